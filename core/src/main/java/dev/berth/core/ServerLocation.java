@@ -1,0 +1,40 @@
+package dev.berth.core;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Where the server's client socket is. A root-run server listens on {@link #SYSTEM_SOCKET} so that
+ * every local user can reach it (a home directory such as /root is not traversable); a server run
+ * by another user listens in its home directory. Clients look, in order, at {@code BERTH_SERVER},
+ * the system socket, then {@code $BERTH_HOME/server.sock} or {@code ~/.berth/server.sock}.
+ */
+public final class ServerLocation {
+  public static final Path SYSTEM_SOCKET = Path.of("/run/berth/server.sock");
+  public static final String SERVER_ENV = "BERTH_SERVER";
+  public static final String HOME_ENV = "BERTH_HOME";
+
+  private ServerLocation() {}
+
+  /** The home directory for state: {@code $BERTH_HOME}, else {@code ~/.berth}. */
+  public static Path home(Map<String, String> env) {
+    String home = env.get(HOME_ENV);
+    if (home != null && !home.isBlank()) {
+      return Path.of(home).toAbsolutePath();
+    }
+    return Path.of(System.getProperty("user.home"), ".berth");
+  }
+
+  /** The socket a client should connect to. */
+  public static Path clientSocket(Map<String, String> env) {
+    String explicit = env.get(SERVER_ENV);
+    if (explicit != null && !explicit.isBlank()) {
+      return Path.of(explicit);
+    }
+    if (env.get(HOME_ENV) == null && Files.exists(SYSTEM_SOCKET)) {
+      return SYSTEM_SOCKET;
+    }
+    return home(env).resolve("server.sock");
+  }
+}

@@ -1,0 +1,99 @@
+package dev.berth.client;
+
+import com.google.protobuf.CodedInputStream;
+import dev.berth.core.ServerLocation;
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+
+/**
+ * A connection to the Berth server: length-delimited Protobuf frames over its Unix socket. One
+ * request at a time; the server identifies the caller from the socket, so nothing here says who the
+ * caller is.
+ */
+public final class BerthClient implements AutoCloseable {
+  /** Replies can be large (qstat -f of 100,000 jobs), but not unbounded. */
+  private static final int MAX_REPLY_BYTES = 512 << 20;
+
+  private final Path socket;
+  private final SocketChannel channel;
+  private final InputStream in;
+  private final OutputStream out;
+  private long nextId = 1;
+
+  private BerthClient(Path socket, SocketChannel channel) {
+    this.socket = socket;
+    this.channel = channel;
+    this.in = new BufferedInputStream(Channels.newInputStream(channel), 1 << 16);
+    this.out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
+  }
+
+  /** Connects to the server the environment points at (see {@link ServerLocation}). */
+  public static BerthClient connect() throws ServerUnavailableException {
+    return connect(ServerLocation.clientSocket(System.getenv()));
+  }
+
+  public static BerthClient connect(Path socket) throws ServerUnavailableException {
+    SocketChannel channel = null;
+    try {
+      channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+      channel.connect(UnixDomainSocketAddress.of(socket));
+      return new BerthClient(socket, channel);
+    } catch (IOException e) {
+      closeQuietly(channel);
+      throw new ServerUnavailableException(socket, e);
+    }
+  }
+
+  /** Sends one request and waits for its response. */
+  public Response call(Request.Builder request) throws ServerUnavailableException {
+    long id = nextId++;
+    try {
+      request.setId(id).build().writeDelimitedTo(out);
+      out.flush();
+      int first = in.read();
+      if (first < 0) {
+        throw new IOException("the server closed the connection without answering");
+      }
+      int size = CodedInputStream.readRawVarint32(first, in);
+      if (size < 0 || size > MAX_REPLY_BYTES) {
+        throw new IOException("reply of " + size + " bytes is over the limit");
+      }
+      Response response = Response.parseFrom(in.readNBytes(size));
+      if (response.getId() != id) {
+        throw new IOException("reply " + response.getId() + " does not answer request " + id);
+      }
+      return response;
+    } catch (IOException e) {
+      throw new ServerUnavailableException(socket, e);
+    }
+  }
+
+  public Path socket() {
+    return socket;
+  }
+
+  @Override
+  public void close() {
+    closeQuietly(channel);
+  }
+
+  private static void closeQuietly(SocketChannel channel) {
+    if (channel != null) {
+      try {
+        channel.close();
+      } catch (IOException ignored) {
+        // nothing to do: the connection is gone either way
+      }
+    }
+  }
+}
