@@ -1,0 +1,12 @@
+package dev.berth.core;
+
+/**
+ * Names under which Berth's actors find each other in the Pekko receptionist. The server and the
+ * moms each make their typed service key from these, without depending on each other.
+ */
+public final class Services {
+  /** The active server's inbox for mom reports (messages of type ServerInbound). */
+  public static final String SERVER = "berth-server";
+
+  private Services() {}
+}

@@ -1,0 +1,30 @@
+package dev.berth.daemon;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code berth} command: start, stop and inspect a Berth installation. */
+@Command(
+    name = "berth",
+    mixinStandardHelpOptions = true,
+    version = "Berth 0.1.0",
+    description = "Start, stop and inspect a Berth cluster.",
+    subcommands = {
+      UpCommand.class,
+      DownCommand.class,
+      StatusCommand.class,
+      ServeCommand.class,
+      JournalCommand.class
+    })
+public final class Berth implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Berth()).execute(args));
+  }
+}

@@ -1,0 +1,56 @@
+package dev.berth.daemon;
+
+import dev.berth.core.ServerLocation;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+
+/**
+ * The home directory of one Berth installation and what lives in it: the journal, each mom's job
+ * records, the pid file and the log. Job TMPDIRs live under /tmp instead, since users must reach
+ * them and a home such as /root is closed to them.
+ */
+public record BerthHome(Path root) {
+  public static BerthHome resolve(Path explicit, Map<String, String> env) {
+    return new BerthHome(explicit != null ? explicit.toAbsolutePath() : ServerLocation.home(env));
+  }
+
+  public Path journal() {
+    return root.resolve("journal");
+  }
+
+  public Path mom(String node) {
+    return root.resolve("mom").resolve(node);
+  }
+
+  public Path pidFile() {
+    return root.resolve("berth.pid");
+  }
+
+  public Path log() {
+    return root.resolve("berth.log");
+  }
+
+  /** Per-installation base for job TMPDIRs: /tmp/berth-HASH (HASH of the home path). */
+  public Path jobTmp() {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(root.toString().getBytes(StandardCharsets.UTF_8));
+      return Path.of("/tmp", "berth-" + HexFormat.of().formatHex(digest, 0, 4));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The client socket: a root-run server with the default home listens on the system socket every
+   * user finds; any other installation listens in its home.
+   */
+  public Path socket(boolean defaultHome, boolean root) {
+    return defaultHome && root ? ServerLocation.SYSTEM_SOCKET : this.root.resolve("server.sock");
+  }
+}

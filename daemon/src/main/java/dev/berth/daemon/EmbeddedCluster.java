@@ -1,0 +1,128 @@
+package dev.berth.daemon;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.berth.mom.MomActor;
+import dev.berth.mom.MomConfig;
+import dev.berth.mom.os.LinuxLauncher;
+import dev.berth.mom.os.LinuxUsers;
+import dev.berth.mom.os.NodeFacts;
+import dev.berth.mom.store.JobRecords;
+import dev.berth.server.BerthServer;
+import dev.berth.server.journal.RocksJournal;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+
+/**
+ * A whole cluster in one JVM: a Pekko cluster of one member holding the server (RocksDB journal
+ * under the home directory), the scheduler and the moms of this host.
+ */
+public final class EmbeddedCluster implements AutoCloseable {
+  private final ActorSystem<Void> system;
+  private final RocksJournal journal;
+  private final BerthServer server;
+
+  /** Everything the embedded cluster needs to start. */
+  public record Settings(
+      BerthHome home,
+      Path socket,
+      String serverName,
+      String host,
+      int port,
+      List<MomConfig> moms) {}
+
+  private EmbeddedCluster(Settings settings) throws IOException {
+    Config config =
+        ConfigFactory.parseMap(Map.of("pekko.remote.artery.canonical.port", settings.port()))
+            .withFallback(ConfigFactory.parseResources("berth.conf"))
+            .withFallback(ConfigFactory.load());
+    system = ActorSystem.create(Behaviors.empty(), "berth", config);
+    Cluster cluster = Cluster.get(system);
+    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    journal = RocksJournal.open(settings.home().journal());
+    try {
+      server =
+          BerthServer.start(
+              system,
+              journal,
+              BerthServer.Config.defaults(
+                  settings.socket(), settings.serverName(), settings.host()));
+      for (MomConfig mom : settings.moms()) {
+        system.systemActorOf(
+            MomActor.create(
+                mom,
+                new LinuxLauncher(mom.starter()),
+                new LinuxUsers(),
+                NodeFacts.linux(),
+                new JobRecords(mom.home().resolve("jobs"))),
+            "mom-" + mom.name(),
+            org.apache.pekko.actor.typed.Props.empty());
+      }
+    } catch (IOException | RuntimeException e) {
+      journal.close();
+      system.terminate();
+      throw e;
+    }
+  }
+
+  public static EmbeddedCluster start(Settings settings) throws IOException {
+    return new EmbeddedCluster(settings);
+  }
+
+  public BerthServer server() {
+    return server;
+  }
+
+  /** Moms for this host: one named after the host, or node1..nodeN each with its CPU share. */
+  public static List<MomConfig> localMoms(
+      BerthHome home, String host, int nodes, List<Integer> cpus, Path starter, String version) {
+    List<MomConfig> moms = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      String name = nodes == 1 ? host : "node" + (i + 1);
+      moms.add(
+          new MomConfig(
+              name,
+              share(cpus, i, nodes),
+              List.of(),
+              home.mom(name),
+              home.jobTmp().resolve(name),
+              starter,
+              Duration.ofSeconds(10),
+              Duration.ofSeconds(5),
+              version));
+    }
+    return moms;
+  }
+
+  /** The i-th of n slices of the CPU list; with more nodes than CPUs, slices wrap around. */
+  static List<Integer> share(List<Integer> cpus, int i, int n) {
+    if (n >= cpus.size()) {
+      return List.of(cpus.get(i % cpus.size()));
+    }
+    int per = cpus.size() / n;
+    int from = i * per;
+    int to = i == n - 1 ? cpus.size() : from + per;
+    return List.copyOf(cpus.subList(from, to));
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    system.terminate();
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      // the journal is closed below either way
+    }
+    journal.close();
+  }
+}

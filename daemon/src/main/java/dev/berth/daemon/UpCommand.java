@@ -1,0 +1,124 @@
+package dev.berth.daemon;
+
+import dev.berth.client.BerthClient;
+import dev.berth.client.ServerUnavailableException;
+import dev.berth.proto.NodeStatus;
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
+import dev.berth.proto.StatNodes;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * Starts the embedded cluster in the background ({@code berth serve} in its own session, output to
+ * berth.log) and returns once it accepts jobs: the socket answers and every local node is up.
+ */
+@Command(name = "up", description = "Start the embedded cluster in the background.")
+final class UpCommand implements Callable<Integer> {
+  @Mixin HomeOptions home;
+
+  @Option(names = "--socket", paramLabel = "PATH", description = "Client socket path.")
+  Path socket;
+
+  @Option(names = "--server-name", description = "Server name in job ids (default: host name).")
+  String serverName;
+
+  @Option(names = "--nodes", defaultValue = "1", description = "Moms to run on this host.")
+  int nodes;
+
+  @Option(names = "--cpus", paramLabel = "LIST", description = "CPU ids to offer (default: all).")
+  String cpus;
+
+  @Option(names = "--port", defaultValue = "0", description = "Cluster (Artery) port; 0 = any.")
+  int port;
+
+  @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for readiness.")
+  int timeout;
+
+  @Override
+  public Integer call() throws Exception {
+    BerthHome h = home.home();
+    Files.createDirectories(h.root());
+    var running = Daemons.running(h);
+    Path sock = home.socket(socket);
+    if (running.isPresent()) {
+      System.out.println(
+          "berth: already running (pid " + running.get().pid() + ", home " + h.root() + ")");
+      return 0;
+    }
+    Process serve = spawn(h, sock);
+    long deadline = System.currentTimeMillis() + timeout * 1000L;
+    while (System.currentTimeMillis() < deadline) {
+      if (!serve.isAlive()) {
+        System.err.println("berth: the server exited during start-up; the end of " + h.log() + ":");
+        Daemons.tail(h.log(), 20).forEach(System.err::println);
+        return 1;
+      }
+      List<NodeStatus> nodesUp = readyNodes(sock);
+      if (nodesUp.size() >= nodes) {
+        System.out.println(
+            "berth: up (pid "
+                + serve.pid()
+                + "), socket "
+                + sock
+                + ", "
+                + nodesUp.size()
+                + " node(s) free, home "
+                + h.root()
+                + ", log "
+                + h.log());
+        if (!sock.equals(dev.berth.core.ServerLocation.clientSocket(System.getenv()))) {
+          System.out.println("berth: point the commands at it with: export BERTH_SERVER=" + sock);
+        }
+        return 0;
+      }
+      Thread.sleep(200);
+    }
+    System.err.println("berth: not ready after " + timeout + " s; see " + h.log());
+    return 1;
+  }
+
+  private Process spawn(BerthHome h, Path sock) throws IOException {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> argv = new ArrayList<>(List.of("setsid", java));
+    argv.add("-Dberth.starter=" + Starter.locate());
+    argv.add("-cp");
+    argv.add(System.getProperty("java.class.path"));
+    argv.add(Berth.class.getName());
+    argv.addAll(List.of("serve", "--home", h.root().toString(), "--socket", sock.toString()));
+    argv.addAll(List.of("--nodes", Integer.toString(nodes), "--port", Integer.toString(port)));
+    if (serverName != null) {
+      argv.addAll(List.of("--server-name", serverName));
+    }
+    if (cpus != null) {
+      argv.addAll(List.of("--cpus", cpus));
+    }
+    return new ProcessBuilder(argv)
+        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(h.log().toFile()))
+        .redirectErrorStream(true)
+        .start();
+  }
+
+  /** Nodes that report and are not down, or an empty list while the server is not answering. */
+  private static List<NodeStatus> readyNodes(Path sock) {
+    if (!Files.exists(sock)) {
+      return List.of();
+    }
+    try (BerthClient client = BerthClient.connect(sock)) {
+      Response r = client.call(Request.newBuilder().setStatNodes(StatNodes.getDefaultInstance()));
+      return r.getNodes().getNodesList().stream()
+          .filter(n -> !n.getState().contains("down"))
+          .toList();
+    } catch (ServerUnavailableException e) {
+      return List.of();
+    }
+  }
+}

@@ -1,0 +1,244 @@
+/*
+ * berth-starter: starts one job process for the Berth mom and reports exactly how it ended.
+ *
+ * It runs as root, makes a new session, joins the given cgroups (so everything it starts is
+ * inside them before any user code runs), forks, and in the child opens the job's standard
+ * input as root, drops to the job owner's uid, gid and groups, opens the output files as that
+ * user, changes to the working directory and execs the program. The parent waits for the
+ * child and writes one status line: "exit CODE", "signal SIG" or "failed MESSAGE", followed by
+ * the child's CPU time and peak memory. The mom reads that file, so a job's exit status stays
+ * exact (256 + signal when the job was killed by a signal) and survives a mom restart: the
+ * starter outlives the mom and the file outlives both.
+ *
+ * Usage: berth-starter [--uid N --gid N [--groups G,G...]] [--cwd DIR] [--stdin FILE]
+ *          [--stdout FILE] [--stderr FILE | --join] [--umask OCTAL] [--cgroup PROCS_FILE]...
+ *          --status FILE [--argv0 NAME] -- PROGRAM [ARG...]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_CGROUPS 16
+#define MAX_GROUPS 256
+#define EXIT_SETUP 250
+
+struct options {
+  long uid, gid;
+  gid_t groups[MAX_GROUPS];
+  int ngroups;
+  const char *cwd, *in, *out, *err, *status, *argv0;
+  const char *cgroups[MAX_CGROUPS];
+  int ncgroups;
+  int join;
+  long umask_value;
+  char **program;
+};
+
+static const char *status_path;
+
+static void write_status(const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (!status_path) {
+    fprintf(stderr, "berth-starter: %s\n", line);
+    return;
+  }
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", status_path);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    fprintf(stderr, "berth-starter: cannot write %s: %s\n", tmp, strerror(errno));
+    return;
+  }
+  dprintf(fd, "%s\n", line);
+  fsync(fd);
+  close(fd);
+  rename(tmp, status_path);
+}
+
+static void fail(const char *fmt, ...) {
+  char msg[900];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  write_status("failed %s", msg);
+  exit(EXIT_SETUP);
+}
+
+static long number(const char *flag, const char *text, int base) {
+  char *end;
+  errno = 0;
+  long n = strtol(text, &end, base);
+  if (errno || *end || n < 0) fail("bad value for %s: %s", flag, text);
+  return n;
+}
+
+static void parse_groups(struct options *o, const char *text) {
+  char *copy = strdup(text), *save = NULL;
+  for (char *g = strtok_r(copy, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
+    if (o->ngroups == MAX_GROUPS) fail("too many groups");
+    o->groups[o->ngroups++] = (gid_t)number("--groups", g, 10);
+  }
+  free(copy);
+}
+
+static void parse(int argc, char **argv, struct options *o) {
+  memset(o, 0, sizeof *o);
+  o->uid = o->gid = o->umask_value = -1;
+  int i = 1;
+  for (; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--")) { i++; break; }
+    if (!strcmp(a, "--join")) { o->join = 1; continue; }
+    if (!v) fail("option %s needs a value", a);
+    i++;
+    if (!strcmp(a, "--uid")) o->uid = number(a, v, 10);
+    else if (!strcmp(a, "--gid")) o->gid = number(a, v, 10);
+    else if (!strcmp(a, "--groups")) parse_groups(o, v);
+    else if (!strcmp(a, "--cwd")) o->cwd = v;
+    else if (!strcmp(a, "--stdin")) o->in = v;
+    else if (!strcmp(a, "--stdout")) o->out = v;
+    else if (!strcmp(a, "--stderr")) o->err = v;
+    else if (!strcmp(a, "--status")) o->status = v;
+    else if (!strcmp(a, "--argv0")) o->argv0 = v;
+    else if (!strcmp(a, "--umask")) o->umask_value = number(a, v, 8);
+    else if (!strcmp(a, "--cgroup")) {
+      if (o->ncgroups == MAX_CGROUPS) fail("too many cgroups");
+      o->cgroups[o->ncgroups++] = v;
+    } else fail("unknown option %s", a);
+  }
+  if (i >= argc) fail("no program given");
+  if ((o->uid < 0) != (o->gid < 0)) fail("--uid and --gid go together");
+  o->program = argv + i;
+}
+
+static void join_cgroups(const struct options *o) {
+  for (int i = 0; i < o->ncgroups; i++) {
+    int fd = open(o->cgroups[i], O_WRONLY | O_CLOEXEC);
+    if (fd < 0) fail("cannot open %s: %s", o->cgroups[i], strerror(errno));
+    if (dprintf(fd, "%d\n", (int)getpid()) < 0) {
+      int e = errno;
+      close(fd);
+      fail("cannot join %s: %s", o->cgroups[i], strerror(e));
+    }
+    close(fd);
+  }
+}
+
+/* In the child: report a setup failure through the pipe and stop. */
+static void child_fail(int pipe_fd, const char *what, const char *path) {
+  dprintf(pipe_fd, "%s %s: %s", what, path ? path : "", strerror(errno));
+  _exit(EXIT_SETUP);
+}
+
+static int open_output(const char *path) {
+  return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+static void child(const struct options *o, int in_fd, int pipe_fd) {
+  setpgid(0, 0); /* the job gets its own process group: signals to it spare the starter */
+  signal(SIGHUP, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  if (in_fd >= 0 && dup2(in_fd, 0) < 0) child_fail(pipe_fd, "cannot attach stdin", o->in);
+  if (o->uid >= 0) {
+    if (setgroups(o->ngroups, o->groups) < 0) child_fail(pipe_fd, "setgroups", NULL);
+    if (setgid((gid_t)o->gid) < 0) child_fail(pipe_fd, "setgid", NULL);
+    if (setuid((uid_t)o->uid) < 0) child_fail(pipe_fd, "setuid", NULL);
+    if (o->uid != 0 && (setuid(0) == 0 || geteuid() == 0)) {
+      errno = EPERM;
+      child_fail(pipe_fd, "could regain root after dropping privileges", NULL);
+    }
+  }
+  if (o->umask_value >= 0) umask((mode_t)o->umask_value);
+  if (o->out) {
+    int fd = open_output(o->out);
+    if (fd < 0 || dup2(fd, 1) < 0) child_fail(pipe_fd, "cannot open output file", o->out);
+  }
+  if (o->join) {
+    if (dup2(1, 2) < 0) child_fail(pipe_fd, "cannot join stderr to stdout", NULL);
+  } else if (o->err) {
+    int fd = open_output(o->err);
+    if (fd < 0 || dup2(fd, 2) < 0) child_fail(pipe_fd, "cannot open error file", o->err);
+  }
+  if (o->cwd && chdir(o->cwd) < 0) {
+    int e = errno;
+    dprintf(2, "berth: cannot change to the working directory %s: %s\n", o->cwd, strerror(e));
+    errno = e;
+    child_fail(pipe_fd, "cannot change to the working directory", o->cwd);
+  }
+  char *const *argv = o->program;
+  char *copy[4096];
+  if (o->argv0) {
+    int n = 0;
+    copy[n++] = (char *)o->argv0;
+    for (int i = 1; o->program[i] && n < 4095; i++) copy[n++] = o->program[i];
+    copy[n] = NULL;
+    argv = copy;
+  }
+  execv(o->program[0], argv);
+  int e = errno;
+  dprintf(2, "berth: cannot run %s: %s\n", o->program[0], strerror(e));
+  errno = e;
+  child_fail(pipe_fd, "cannot run", o->program[0]);
+}
+
+int main(int argc, char **argv) {
+  struct options o;
+  parse(argc, argv, &o);
+  status_path = o.status;
+  if (setsid() < 0 && getpgrp() != getpid()) fail("setsid: %s", strerror(errno));
+  join_cgroups(&o);
+  int in_fd = -1;
+  if (o.in && (in_fd = open(o.in, O_RDONLY | O_CLOEXEC)) < 0)
+    fail("cannot open the job script %s: %s", o.in, strerror(errno));
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) < 0) fail("pipe: %s", strerror(errno));
+  signal(SIGHUP, SIG_IGN); /* the mom going away must not end the job */
+  signal(SIGPIPE, SIG_IGN);
+  pid_t pid = fork();
+  if (pid < 0) fail("fork: %s", strerror(errno));
+  if (pid == 0) {
+    close(report[0]);
+    child(&o, in_fd, report[1]);
+  }
+  close(report[1]);
+  if (in_fd >= 0) close(in_fd);
+  char msg[900] = {0};
+  ssize_t got, total = 0;
+  while ((got = read(report[0], msg + total, sizeof msg - 1 - total)) > 0) total += got;
+  close(report[0]);
+  int status;
+  struct rusage usage;
+  while (wait4(pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) fail("wait: %s", strerror(errno));
+  }
+  long long cpu_us = (long long)usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec +
+                     (long long)usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec;
+  long maxrss_kb = usage.ru_maxrss;
+  if (total > 0) {
+    write_status("failed %s", msg);
+    return EXIT_SETUP;
+  }
+  if (WIFSIGNALED(status)) {
+    write_status("signal %d %lld %ld", WTERMSIG(status), cpu_us, maxrss_kb);
+    return 128 + WTERMSIG(status);
+  }
+  write_status("exit %d %lld %ld", WEXITSTATUS(status), cpu_us, maxrss_kb);
+  return WEXITSTATUS(status);
+}

@@ -1,0 +1,378 @@
+package dev.berth.mom;
+
+import dev.berth.core.Durations;
+import dev.berth.core.Signals;
+import dev.berth.mom.job.StarterStatus;
+import dev.berth.mom.os.JobFiles;
+import dev.berth.mom.os.JobProcess;
+import dev.berth.mom.os.Launcher;
+import dev.berth.mom.os.StartSpec;
+import dev.berth.mom.store.JobRecords;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobObitReport;
+import dev.berth.proto.JobStartedReport;
+import dev.berth.proto.RunJob;
+import dev.berth.proto.RunJobRejected;
+import dev.berth.proto.ServerInbound;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * One job on its mother superior: started (or found again after a mom restart), watched until its
+ * starter exits, killed on qdel or when it passes its walltime, and reported: the start and the
+ * obit are sent again and again until the server acknowledges them. Two behaviors: {@link #running}
+ * and {@link #ended}.
+ */
+final class JobActor {
+  sealed interface Command {}
+
+  record Kill(String reason, int killDelay) implements Command {}
+
+  record Signal(int signal) implements Command {}
+
+  enum Ack implements Command {
+    STARTED,
+    OBIT
+  }
+
+  private record Exited() implements Command {}
+
+  private enum Timer implements Command {
+    RESEND,
+    WALLTIME,
+    ESCALATE
+  }
+
+  /** Torque's JOB_EXEC_OVERLIMIT_WT: killed for running past its walltime. */
+  static final int OVER_WALLTIME = -11;
+
+  /** Torque's JOB_EXEC_INITABT: the job's processes vanished while the mom was away. */
+  static final int LOST = -4;
+
+  private final ActorContext<Command> context;
+  private final TimerScheduler<Command> timers;
+  private final MomConfig config;
+  private final Launcher launcher;
+  private final JobRecords records;
+  private final ActorRef<MomActor.Command> mom;
+  private final Clock clock;
+  private final RunJob run;
+  private final Job job;
+  private JobProcess process;
+  private StartSpec spec;
+  private boolean startAcked;
+  private String killReason;
+  private boolean walltimeExceeded;
+
+  private JobActor(
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers,
+      MomConfig config,
+      Launcher launcher,
+      JobRecords records,
+      ActorRef<MomActor.Command> mom,
+      Clock clock,
+      RunJob run) {
+    this.context = context;
+    this.timers = timers;
+    this.config = config;
+    this.launcher = launcher;
+    this.records = records;
+    this.mom = mom;
+    this.clock = clock;
+    this.run = run;
+    this.job = run.getJob();
+  }
+
+  /** A new job: prepare, start, report. */
+  static Behavior<Command> start(
+      MomConfig config,
+      Launcher launcher,
+      dev.berth.mom.os.Users users,
+      JobRecords records,
+      ActorRef<MomActor.Command> mom,
+      RunJob run) {
+    return Behaviors.withTimers(
+        timers ->
+            Behaviors.setup(
+                ctx -> {
+                  JobActor a =
+                      new JobActor(
+                          ctx, timers, config, launcher, records, mom, Clock.systemUTC(), run);
+                  return a.launch(users);
+                }));
+  }
+
+  /** A job found in the node-local records after a mom restart. */
+  static Behavior<Command> recover(
+      MomConfig config,
+      Launcher launcher,
+      JobRecords records,
+      ActorRef<MomActor.Command> mom,
+      JobRecords.Record record) {
+    return Behaviors.withTimers(
+        timers ->
+            Behaviors.setup(
+                ctx -> {
+                  JobActor a =
+                      new JobActor(
+                          ctx,
+                          timers,
+                          config,
+                          launcher,
+                          records,
+                          mom,
+                          Clock.systemUTC(),
+                          record.run());
+                  return a.resume(record);
+                }));
+  }
+
+  private Behavior<Command> launch(dev.berth.mom.os.Users users) {
+    try {
+      records.create(run);
+      JobLaunch.Prepared prepared = JobLaunch.prepare(job, config, users, records);
+      spec = prepared.spec();
+      process = launcher.start(spec);
+      records.recordProcess(job.getId(), process.pid(), process.startMillis());
+    } catch (JobLaunch.LaunchException | IOException e) {
+      context.getLog().warn("job {} cannot start: {}", job.getId(), e.getMessage());
+      report(
+          ServerInbound.newBuilder()
+              .setRunRejected(
+                  RunJobRejected.newBuilder()
+                      .setNode(config.name())
+                      .setJobId(job.getId())
+                      .setReason(e.getMessage()))
+              .build());
+      cleanUp();
+      removeRecord();
+      return Behaviors.stopped();
+    }
+    context.getLog().info("job {} started as session {}", job.getId(), process.pid());
+    return running();
+  }
+
+  private Behavior<Command> resume(JobRecords.Record record) {
+    if (record.obit().isPresent()) {
+      return ended(record.obit().get());
+    }
+    Optional<JobProcess> alive = record.process().flatMap(p -> launcher.reattach(p[0], p[1]));
+    if (alive.isPresent()) {
+      process = alive.get();
+      context.getLog().info("job {} found running again as session {}", job.getId(), process.pid());
+      return running();
+    }
+    if (record.process().isPresent()) {
+      long[] p = record.process().get();
+      process =
+          new JobProcess(p[0], p[1], java.util.concurrent.CompletableFuture.completedFuture(null));
+    }
+    return finish();
+  }
+
+  private Behavior<Command> running() {
+    context.pipeToSelf(process.exited(), (ok, failure) -> new Exited());
+    long walltime = job.getResources().getWalltime();
+    if (walltime > 0) {
+      long left = walltime * 1000 - (clock.millis() - process.startMillis());
+      timers.startSingleTimer(Timer.WALLTIME, Duration.ofMillis(Math.max(0, left)));
+    }
+    sendStarted();
+    timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
+    return Behaviors.receive(Command.class)
+        .onMessageEquals(
+            Ack.STARTED,
+            () -> {
+              startAcked = true;
+              return Behaviors.same();
+            })
+        .onMessageEquals(
+            Timer.RESEND,
+            () -> {
+              if (!startAcked) {
+                sendStarted();
+              }
+              return Behaviors.same();
+            })
+        .onMessageEquals(Timer.WALLTIME, this::overWalltime)
+        .onMessage(Kill.class, k -> kill(k.reason(), k.killDelay()))
+        .onMessageEquals(
+            Timer.ESCALATE,
+            () -> {
+              launcher.signalJob(process.pid(), Signals.SIGKILL);
+              return Behaviors.same();
+            })
+        .onMessage(
+            Signal.class,
+            s -> {
+              launcher.signalJob(process.pid(), s.signal());
+              return Behaviors.same();
+            })
+        .onMessage(Exited.class, e -> finish())
+        .build();
+  }
+
+  private Behavior<Command> overWalltime() {
+    long limit = job.getResources().getWalltime();
+    long used = (clock.millis() - process.startMillis()) / 1000;
+    String message =
+        "job killed: walltime "
+            + used
+            + " exceeded limit "
+            + limit
+            + " ("
+            + Durations.format(limit)
+            + ")";
+    walltimeExceeded = true;
+    tellUser("=>> PBS: " + message);
+    return kill(message, run.getKillDelay());
+  }
+
+  private Behavior<Command> kill(String reason, int killDelay) {
+    if (killReason == null) {
+      killReason = reason;
+      context.getLog().info("killing job {}: {}", job.getId(), reason);
+      launcher.signalJob(process.pid(), Signals.SIGTERM);
+      timers.startSingleTimer(Timer.ESCALATE, Duration.ofSeconds(Math.max(0, killDelay)));
+    }
+    return Behaviors.same();
+  }
+
+  /** The starter has exited: read its status, clean up, and report the obit. */
+  private Behavior<Command> finish() {
+    timers.cancelAll();
+    if (process != null) {
+      launcher.signalJob(process.pid(), Signals.SIGKILL); // whatever the script left behind
+    }
+    long end = clock.millis();
+    long start = process == null ? end : process.startMillis();
+    Optional<String> line = records.status(job.getId());
+    JobObitReport.Builder obit =
+        JobObitReport.newBuilder()
+            .setNode(config.name())
+            .setJobId(job.getId())
+            .setEndTime(end / 1000);
+    if (line.isEmpty()) {
+      obit.setExitStatus(killReason != null ? 256 + Signals.SIGKILL : LOST)
+          .setReason(
+              killReason != null
+                  ? ""
+                  : "the job's processes ended while the mom could not watch them");
+    } else {
+      StarterStatus status = StarterStatus.parse(line.get());
+      obit.setExitStatus(status.exitStatus()).setResourcesUsed(status.usage((end - start) / 1000));
+      if (status.kind() == StarterStatus.Kind.FAILED) {
+        obit.setReason("could not start the job: " + status.message());
+      }
+    }
+    if (walltimeExceeded) {
+      obit.setExitStatus(OVER_WALLTIME).setReason(killReason);
+    }
+    JobObitReport report = obit.build();
+    try {
+      records.recordObit(job.getId(), report);
+    } catch (IOException e) {
+      context.getLog().warn("job {}: cannot record its obit: {}", job.getId(), e.getMessage());
+    }
+    cleanUp();
+    context.getLog().info("job {} ended with exit status {}", job.getId(), report.getExitStatus());
+    return ended(report);
+  }
+
+  private Behavior<Command> ended(JobObitReport obit) {
+    report(ServerInbound.newBuilder().setObit(obit).build());
+    timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
+    return Behaviors.receive(Command.class)
+        .onMessageEquals(
+            Timer.RESEND,
+            () -> {
+              report(ServerInbound.newBuilder().setObit(obit).build());
+              return Behaviors.same();
+            })
+        .onMessageEquals(
+            Ack.OBIT,
+            () -> {
+              removeRecord();
+              return Behaviors.stopped();
+            })
+        .onMessage(Kill.class, k -> Behaviors.same())
+        .onMessage(Signal.class, s -> Behaviors.same())
+        .onMessage(Exited.class, e -> Behaviors.same())
+        .onMessageEquals(Ack.STARTED, Behaviors::same)
+        .onMessageEquals(Timer.WALLTIME, Behaviors::same)
+        .onMessageEquals(Timer.ESCALATE, Behaviors::same)
+        .build();
+  }
+
+  private void sendStarted() {
+    report(
+        ServerInbound.newBuilder()
+            .setStarted(
+                JobStartedReport.newBuilder()
+                    .setNode(config.name())
+                    .setJobId(job.getId())
+                    .setSessionId(process.pid())
+                    .setStartTime(process.startMillis() / 1000))
+            .build());
+  }
+
+  private void report(ServerInbound message) {
+    mom.tell(new MomActor.ToServer(message));
+  }
+
+  /** Appends a line to the job's stderr file as the job's owner (never as root). */
+  private void tellUser(String line) {
+    if (spec == null) {
+      return;
+    }
+    Path file = spec.joinStderr() ? spec.stdout() : spec.stderr();
+    try {
+      StartSpec append =
+          new StartSpec(
+              spec.user(),
+              spec.gid(),
+              null,
+              null,
+              null,
+              null,
+              false,
+              null,
+              List.of(),
+              records.directory(job.getId()).resolve("notice.status"),
+              null,
+              List.of(
+                  "/bin/sh", "-c", "printf '%s\\n' \"$1\" >> \"$2\"", "sh", line, file.toString()),
+              java.util.Map.of("PATH", "/usr/bin:/bin"));
+      launcher.start(append).exited().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      context.getLog().warn("job {}: cannot write to its stderr: {}", job.getId(), e.toString());
+    }
+  }
+
+  private void cleanUp() {
+    try {
+      JobFiles.removeTree(config.tmpBase().resolve(job.getId()));
+    } catch (IOException e) {
+      context.getLog().warn("job {}: cannot remove its TMPDIR: {}", job.getId(), e.getMessage());
+    }
+  }
+
+  private void removeRecord() {
+    try {
+      records.remove(job.getId());
+    } catch (IOException e) {
+      context.getLog().warn("job {}: cannot remove its record: {}", job.getId(), e.getMessage());
+    }
+    mom.tell(new MomActor.JobGone(job.getId()));
+  }
+}

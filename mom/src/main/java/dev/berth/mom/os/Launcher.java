@@ -1,0 +1,21 @@
+package dev.berth.mom.os;
+
+import java.io.IOException;
+
+/** Starts job processes through the starter and signals them. */
+public interface Launcher {
+  /** Starts the process; the returned handle's pid is also the job's session id. */
+  JobProcess start(StartSpec spec) throws IOException;
+
+  /** Finds a starter that is still running after a mom restart. */
+  java.util.Optional<JobProcess> reattach(long pid, long startMillis);
+
+  /**
+   * Sends {@code signal} to every process of the job: the job's process group and every process in
+   * the job's session, except the starter itself (it must live to record the exit status).
+   */
+  void signalJob(long sessionId, int signal);
+
+  /** Whether any process of the job other than its starter is still alive. */
+  boolean anyAlive(long sessionId);
+}

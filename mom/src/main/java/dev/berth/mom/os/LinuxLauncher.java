@@ -1,0 +1,120 @@
+package dev.berth.mom.os;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Starts job processes with berth-starter (see mom/src/main/c) and signals whole jobs: the job's
+ * session is found in /proc, so children that left the job's process group are reached too.
+ * Processes that start their own session escape this; cgroups (when the job has cgroup_enable)
+ * catch those.
+ */
+public final class LinuxLauncher implements Launcher {
+  private final Path starter;
+  private final ProcTable proc = new ProcTable(Path.of("/proc"));
+
+  public LinuxLauncher(Path starter) {
+    if (!Files.isExecutable(starter)) {
+      throw new IllegalArgumentException(
+          "the job starter " + starter + " is missing or not executable (build the mom module)");
+    }
+    this.starter = starter;
+  }
+
+  @Override
+  public JobProcess start(StartSpec spec) throws IOException {
+    List<String> argv = new ArrayList<>();
+    argv.add(starter.toString());
+    argv.addAll(List.of("--status", spec.statusFile().toString()));
+    if (spec.user() != null) {
+      argv.addAll(List.of("--uid", Integer.toString(spec.user().uid())));
+      argv.addAll(List.of("--gid", Integer.toString(spec.gid())));
+      if (!spec.user().groups().isEmpty()) {
+        argv.addAll(
+            List.of(
+                "--groups",
+                spec.user().groups().stream()
+                    .map(String::valueOf)
+                    .collect(Collectors.joining(","))));
+      }
+    }
+    option(argv, "--cwd", spec.workingDirectory());
+    option(argv, "--stdin", spec.stdin());
+    option(argv, "--stdout", spec.stdout());
+    if (spec.joinStderr()) {
+      argv.add("--join");
+    } else {
+      option(argv, "--stderr", spec.stderr());
+    }
+    if (spec.umask() != null && !spec.umask().isEmpty()) {
+      argv.addAll(List.of("--umask", spec.umask()));
+    }
+    for (Path procs : spec.cgroupProcs()) {
+      option(argv, "--cgroup", procs);
+    }
+    if (spec.argv0() != null) {
+      argv.addAll(List.of("--argv0", spec.argv0()));
+    }
+    argv.add("--");
+    argv.addAll(spec.command());
+    ProcessBuilder pb = new ProcessBuilder(argv);
+    pb.environment().clear();
+    pb.environment().putAll(spec.environment());
+    Path log = spec.statusFile().resolveSibling("starter.log");
+    pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    pb.redirectOutput(log.toFile());
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    long start =
+        p.info().startInstant().map(Instant::toEpochMilli).orElse(System.currentTimeMillis());
+    return new JobProcess(p.pid(), start, p.onExit().thenApply(x -> null));
+  }
+
+  @Override
+  public Optional<JobProcess> reattach(long pid, long startMillis) {
+    return ProcessHandle.of(pid)
+        .filter(h -> h.info().startInstant().map(Instant::toEpochMilli).orElse(-1L) == startMillis)
+        .map(h -> new JobProcess(pid, startMillis, h.onExit().thenApply(x -> null)));
+  }
+
+  @Override
+  public void signalJob(long sessionId, int signal) {
+    List<Long> pids = proc.inSession(sessionId);
+    pids.remove(Long.valueOf(sessionId));
+    if (pids.isEmpty()) {
+      return;
+    }
+    List<String> argv = new ArrayList<>(List.of("kill", "-" + signal));
+    pids.forEach(p -> argv.add(Long.toString(p)));
+    try {
+      Process kill = new ProcessBuilder(argv).redirectErrorStream(true).start();
+      kill.getInputStream().readAllBytes(); // some pids may be gone already; that is fine
+      kill.waitFor(10, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot run kill: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public boolean anyAlive(long sessionId) {
+    List<Long> pids = proc.inSession(sessionId);
+    pids.remove(Long.valueOf(sessionId));
+    return !pids.isEmpty();
+  }
+
+  private static void option(List<String> argv, String flag, Path value) {
+    if (value != null) {
+      argv.add(flag);
+      argv.add(value.toString());
+    }
+  }
+}

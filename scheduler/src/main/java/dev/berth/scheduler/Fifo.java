@@ -1,0 +1,88 @@
+package dev.berth.scheduler;
+
+import dev.berth.proto.Job;
+import dev.berth.proto.NodeAllocation;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The first-in-first-out policy: jobs in eligibility order (priority, then submission), each placed
+ * first-fit on what is free after the jobs before it. A job that does not fit now is passed over,
+ * not waited for (Torque's fifo scheduler with strict_fifo off), and a cycle stops early once no
+ * CPU is free.
+ */
+public final class Fifo {
+  private Fifo() {}
+
+  public static List<RunDecision> plan(ClusterView view, int maxDecisions) {
+    List<NodeCapacity> nodes = new ArrayList<>(view.nodes());
+    List<RunDecision> decisions = new ArrayList<>();
+    Map<String, Integer> runningInArray = new HashMap<>();
+    for (Job job : view.eligibleJobs()) {
+      if (decisions.size() >= maxDecisions || freeCpus(nodes) == 0) {
+        break;
+      }
+      String parent = job.getArrayParent();
+      int limit = job.getArraySlotLimit();
+      if (!parent.isEmpty() && limit > 0) {
+        int running = runningInArray.computeIfAbsent(parent, view::runningSubjobs);
+        if (running >= limit) {
+          continue;
+        }
+      }
+      Optional<List<NodeAllocation>> placed = Placement.place(job, nodes);
+      if (placed.isEmpty()) {
+        continue;
+      }
+      decisions.add(new RunDecision(job.getId(), placed.get()));
+      take(nodes, placed.get());
+      if (!parent.isEmpty()) {
+        runningInArray.merge(parent, 1, Integer::sum);
+      }
+    }
+    return List.copyOf(decisions);
+  }
+
+  private static int freeCpus(List<NodeCapacity> nodes) {
+    int free = 0;
+    for (NodeCapacity n : nodes) {
+      if (n.usable()) {
+        free += n.freeCpus().size();
+      }
+    }
+    return free;
+  }
+
+  /** Removes what the allocations hold from the planning copy of the nodes. */
+  static void take(List<NodeCapacity> nodes, List<NodeAllocation> allocations) {
+    for (NodeAllocation a : allocations) {
+      for (int i = 0; i < nodes.size(); i++) {
+        NodeCapacity n = nodes.get(i);
+        if (n.name().equals(a.getNode())) {
+          nodes.set(i, minus(n, a));
+        }
+      }
+    }
+  }
+
+  private static NodeCapacity minus(NodeCapacity n, NodeAllocation a) {
+    Set<Integer> used = new HashSet<>(a.getCpusList());
+    List<Integer> free = n.freeCpus().stream().filter(c -> !used.contains(c)).toList();
+    return new NodeCapacity(
+        n.name(),
+        n.properties(),
+        n.cpuIds(),
+        free,
+        n.physmem(),
+        n.memFree() - a.getMem(),
+        n.gpus(),
+        n.gpusFree() - a.getGpus(),
+        n.usable(),
+        false);
+  }
+}

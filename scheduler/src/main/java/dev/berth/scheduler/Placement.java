@@ -1,0 +1,105 @@
+package dev.berth.scheduler;
+
+import dev.berth.proto.Job;
+import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.NodeGroup;
+import dev.berth.proto.ResourceRequest;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * First-fit placement of one job's node request onto nodes: each node group takes, in node order,
+ * the first usable nodes that have enough free CPUs, memory, GPUs and all the group's properties,
+ * and the lowest free CPU ids on each. A job never gets the same node twice.
+ */
+public final class Placement {
+  private Placement() {}
+
+  /** The groups a job asks for: {@code nodes=}, else {@code ncpus=} on one node, else 1:ppn=1. */
+  public static List<NodeGroup> groups(ResourceRequest r) {
+    if (r.getNodeGroupsCount() > 0) {
+      return r.getNodeGroupsList();
+    }
+    int ppn = Math.max(1, Math.max(r.getNcpus(), r.getProcs()));
+    return List.of(NodeGroup.newBuilder().setCount(1).setPpn(ppn).build());
+  }
+
+  /**
+   * Bytes the job needs on a node that runs {@code ppn} of its processes: ppn × pmem, else the
+   * job's mem shared across its processes, else nothing.
+   */
+  public static long memoryOnNode(ResourceRequest r, int ppn) {
+    if (r.getPmem() > 0) {
+      return Math.multiplyExact(r.getPmem(), ppn);
+    }
+    if (r.getMem() > 0) {
+      int total = groups(r).stream().mapToInt(g -> g.getCount() * g.getPpn()).sum();
+      return (r.getMem() * ppn + total - 1) / total;
+    }
+    return 0;
+  }
+
+  /**
+   * Allocations for {@code job} on {@code nodes} (as they are now), or empty if it does not fit.
+   */
+  public static Optional<List<NodeAllocation>> place(Job job, List<NodeCapacity> nodes) {
+    ResourceRequest r = job.getResources();
+    boolean exclusive = job.getNodeExclusive();
+    Set<String> taken = new HashSet<>();
+    List<NodeAllocation> result = new ArrayList<>();
+    for (NodeGroup group : groups(r)) {
+      long mem = memoryOnNode(r, group.getPpn());
+      for (int i = 0; i < group.getCount(); i++) {
+        Optional<NodeCapacity> node = firstFit(group, mem, exclusive, nodes, taken);
+        if (node.isEmpty()) {
+          return Optional.empty();
+        }
+        NodeCapacity n = node.get();
+        taken.add(n.name());
+        List<Integer> cpus = exclusive ? n.freeCpus() : n.freeCpus().subList(0, group.getPpn());
+        result.add(
+            NodeAllocation.newBuilder()
+                .setNode(n.name())
+                .addAllCpus(cpus)
+                .setMem(mem)
+                .setGpus(group.getGpus())
+                .build());
+      }
+    }
+    return Optional.of(List.copyOf(result));
+  }
+
+  private static Optional<NodeCapacity> firstFit(
+      NodeGroup group, long mem, boolean exclusive, List<NodeCapacity> nodes, Set<String> taken) {
+    boolean namedHost =
+        !group.getHost().isEmpty()
+            && nodes.stream().anyMatch(n -> n.name().equals(group.getHost()));
+    for (NodeCapacity n : nodes) {
+      if (taken.contains(n.name()) || !n.usable() || (exclusive && !n.idle())) {
+        continue;
+      }
+      if (namedHost ? !n.name().equals(group.getHost()) : !hasProperties(n, group)) {
+        continue;
+      }
+      if (fits(n, group, mem)) {
+        return Optional.of(n);
+      }
+    }
+    return Optional.empty();
+  }
+
+  static boolean hasProperties(NodeCapacity n, NodeGroup group) {
+    if (!group.getHost().isEmpty() && !n.properties().contains(group.getHost())) {
+      return false;
+    }
+    return n.properties().containsAll(group.getPropertiesList());
+  }
+
+  static boolean fits(NodeCapacity n, NodeGroup group, long mem) {
+    boolean memoryOk = n.physmem() == 0 || mem <= n.memFree();
+    return n.freeCpus().size() >= group.getPpn() && memoryOk && n.gpusFree() >= group.getGpus();
+  }
+}

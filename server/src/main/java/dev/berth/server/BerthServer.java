@@ -1,0 +1,210 @@
+package dev.berth.server;
+
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
+import dev.berth.server.command.Caller;
+import dev.berth.server.command.Decider;
+import dev.berth.server.endpoint.ClientEndpoint;
+import dev.berth.server.journal.Journal;
+import dev.berth.server.journal.JournalException;
+import dev.berth.server.query.NodeTelemetry;
+import dev.berth.server.query.Queries;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.StateMachine;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running server: state recovered from the journal (latest snapshot plus the events after it),
+ * the command pipeline actor, and the client socket. Queries are answered on their own threads from
+ * the committed state; commands go through the pipeline.
+ */
+public final class BerthServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(BerthServer.class);
+
+  /** Where the server keeps its socket and what it calls itself. */
+  public record Config(
+      Path socket,
+      String serverName,
+      String host,
+      long snapshotEvery,
+      Duration tick,
+      Duration resend,
+      ClientEndpoint.Limits limits) {
+    public static Config defaults(Path socket, String serverName, String host) {
+      return new Config(
+          socket,
+          serverName,
+          host,
+          100_000,
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(5),
+          ClientEndpoint.Limits.DEFAULT);
+    }
+  }
+
+  private final Journal journal;
+  private final AtomicReference<ClusterState> published;
+  private final ActorRef<ServerActor.Message> actor;
+  private final ClientEndpoint endpoint;
+  private final ExecutorService queryThreads;
+  private final ExecutorService background;
+  private final Queries queries;
+  private final RecoveryReport recovery;
+
+  /** What recovery found, for the log and for the restart benchmark. */
+  public record RecoveryReport(long snapshotSeq, long replayed, long lastSeq, long millis) {}
+
+  private BerthServer(ActorSystem<?> system, Journal journal, Config config, Clock clock)
+      throws IOException {
+    this.journal = journal;
+    long start = System.nanoTime();
+    Recovered r = recover(journal);
+    this.recovery =
+        new RecoveryReport(
+            r.snapshotSeq(),
+            r.replayed(),
+            r.state().lastSeq(),
+            (System.nanoTime() - start) / 1_000_000);
+    log.info(
+        "recovered {} jobs, {} nodes at event {} (snapshot {}, {} events replayed) in {} ms",
+        r.state().jobCount(),
+        r.state().nodes().size(),
+        recovery.lastSeq(),
+        recovery.snapshotSeq(),
+        recovery.replayed(),
+        recovery.millis());
+    this.published = new AtomicReference<>(r.state());
+    NodeTelemetry telemetry = new NodeTelemetry();
+    this.queryThreads = Executors.newFixedThreadPool(2, daemon("berth-query"));
+    this.background = Executors.newSingleThreadExecutor(daemon("berth-snapshot"));
+    this.queries = new Queries(config.serverName(), journal, telemetry);
+    ServerActor.Settings settings =
+        new ServerActor.Settings(
+            config.serverName(),
+            config.host(),
+            config.snapshotEvery(),
+            config.tick(),
+            config.resend(),
+            1000);
+    this.actor =
+        system.systemActorOf(
+            ServerActor.create(settings, journal, published, clock, telemetry, background),
+            "berth-server",
+            Props.empty());
+    this.endpoint =
+        new ClientEndpoint(config.socket(), this::handle, config.limits(), config.host());
+  }
+
+  public static BerthServer start(ActorSystem<?> system, Journal journal, Config config)
+      throws IOException {
+    return new BerthServer(system, journal, config, Clock.systemUTC());
+  }
+
+  private CompletionStage<Response> handle(Request request, Caller caller) {
+    if (Decider.isQuery(request)) {
+      return CompletableFuture.supplyAsync(
+          () -> queries.answer(published.get(), caller, request).build(), queryThreads);
+    }
+    CompletableFuture<Response> reply = new CompletableFuture<>();
+    actor.tell(new ServerActor.Execute(new Decider.ClientCommand(request, caller), caller, reply));
+    return reply;
+  }
+
+  private record Recovered(ClusterState state, long snapshotSeq, long replayed) {}
+
+  /** The latest snapshot, then every event after it, through the same apply. */
+  static Recovered recover(Journal journal) {
+    ClusterState state = ClusterState.EMPTY;
+    long snapshotSeq = 0;
+    try {
+      Optional<Journal.Snapshot> snapshot = journal.latestSnapshot();
+      if (snapshot.isPresent()) {
+        state =
+            StateMachine.restore(ClusterState.EMPTY, snapshot.get().image(), snapshot.get().seq());
+        snapshotSeq = snapshot.get().seq();
+      }
+    } catch (JournalException | IllegalStateException e) {
+      log.warn("the latest snapshot is unusable ({}); replaying the whole journal", e.getMessage());
+      state = ClusterState.EMPTY;
+      snapshotSeq = 0;
+    }
+    AtomicReference<ClusterState> s = new AtomicReference<>(state);
+    long[] count = {0};
+    journal.replay(
+        state.lastSeq(),
+        e -> {
+          s.set(StateMachine.apply(s.get(), e));
+          count[0]++;
+        });
+    if (s.get().lastSeq() != journal.lastSeq()) {
+      throw new JournalException(
+          "replay ended at event "
+              + s.get().lastSeq()
+              + " but the journal holds "
+              + journal.lastSeq());
+    }
+    return new Recovered(s.get(), snapshotSeq, count[0]);
+  }
+
+  public RecoveryReport recovery() {
+    return recovery;
+  }
+
+  public ClusterState state() {
+    return published.get();
+  }
+
+  public Path socket() {
+    return endpoint.socket();
+  }
+
+  /**
+   * Stops taking requests, waits until every accepted command is durable, and writes a snapshot so
+   * the next start replays little.
+   */
+  @Override
+  public void close() {
+    endpoint.close();
+    CompletableFuture<Long> drained = new CompletableFuture<>();
+    actor.tell(new ServerActor.Drain(drained));
+    try {
+      drained.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      ClusterState last = published.get();
+      if (last.lastSeq() > 0) {
+        journal.saveSnapshot(
+            new Journal.Snapshot(last.lastSeq(), dev.berth.server.state.Snapshots.image(last)));
+      }
+    } catch (Exception e) {
+      log.warn("stopping without a final snapshot: {}", e.toString());
+    }
+    queryThreads.shutdown();
+    background.shutdown();
+    try {
+      background.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return runnable -> {
+      Thread t = new Thread(runnable, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

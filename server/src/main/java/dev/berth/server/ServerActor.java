@@ -1,0 +1,500 @@
+package dev.berth.server;
+
+import dev.berth.core.Services;
+import dev.berth.proto.Error;
+import dev.berth.proto.Event;
+import dev.berth.proto.MomInbound;
+import dev.berth.proto.NodeHello;
+import dev.berth.proto.Response;
+import dev.berth.proto.ServerInbound;
+import dev.berth.scheduler.SchedulerActor;
+import dev.berth.server.command.Caller;
+import dev.berth.server.command.CommandException;
+import dev.berth.server.command.Context;
+import dev.berth.server.command.Decider;
+import dev.berth.server.command.Outcome;
+import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.command.StateView;
+import dev.berth.server.journal.Journal;
+import dev.berth.server.query.NodeTelemetry;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.Snapshots;
+import dev.berth.server.state.StateMachine;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+
+/**
+ * The server's command pipeline. Commands queue up while a batch is being made durable; the next
+ * batch takes all of them, decides each against the state as the earlier ones left it, and hands
+ * the events to the journal in one append (group commit). Only when the journal says the batch is
+ * durable does the committed state advance and do replies, mom messages and scheduling follow. A
+ * failed journal write stops the server: nothing it did not record may be acted on (PostgreSQL's
+ * stance on a failed fsync).
+ */
+public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
+  /** Where moms find the server. */
+  public static final ServiceKey<ServerInbound> SERVER_KEY =
+      ServiceKey.create(ServerInbound.class, Services.SERVER);
+
+  public sealed interface Message {}
+
+  /** A state-changing command; {@code reply} (may be null) completes after it is durable. */
+  public record Execute(Decider.Command command, Caller caller, CompletableFuture<Response> reply)
+      implements Message {}
+
+  /** A report from a mom, arriving through the message adapter. */
+  public record FromMom(ServerInbound message) implements Message {}
+
+  /** Completes when no command is queued or being made durable (for a clean stop). */
+  public record Drain(CompletableFuture<Long> done) implements Message {}
+
+  private record PlanMade(SchedulerActor.Plan plan) implements Message {}
+
+  private record BatchDurable(ClusterState state, List<Event> events, List<Completion> done)
+      implements Message {}
+
+  private record BatchFailed(Throwable failure, List<Completion> done) implements Message {}
+
+  private enum Timer implements Message {
+    TICK,
+    SCHEDULE
+  }
+
+  private record Completion(
+      CompletableFuture<Response> reply, Response response, List<Outcome.Notice> notices) {}
+
+  /** The server's fixed settings. */
+  public record Settings(
+      String serverName,
+      String host,
+      long snapshotEvery,
+      Duration tick,
+      Duration resend,
+      int maxRunsPerCycle) {}
+
+  private final Settings settings;
+  private final Journal journal;
+  private final AtomicReference<ClusterState> published;
+  private final Clock clock;
+  private final NodeTelemetry telemetry;
+  private final ActorRef<SchedulerActor.Command> scheduler;
+  private final ActorRef<SchedulerActor.Plan> planAdapter;
+  private final ActorRefResolver resolver;
+  private final Executor background;
+  private final Caller serverCaller;
+  private final ArrayDeque<Execute> pending = new ArrayDeque<>();
+  private final Map<String, ActorRef<MomInbound>> moms = new HashMap<>();
+  private final Map<String, Long> lastHeard = new HashMap<>();
+  private final Deliveries deliveries;
+  private final AtomicBoolean snapshotting = new AtomicBoolean();
+  private ClusterState committed;
+  private boolean inFlight;
+  private boolean scheduling;
+  private boolean scheduleAgain;
+  private long lastSnapshotSeq;
+
+  private ServerActor(
+      ActorContext<Message> context,
+      TimerScheduler<Message> timers,
+      Settings settings,
+      Journal journal,
+      AtomicReference<ClusterState> published,
+      Clock clock,
+      NodeTelemetry telemetry,
+      Executor background) {
+    super(context);
+    this.settings = settings;
+    this.journal = journal;
+    this.published = published;
+    this.clock = clock;
+    this.telemetry = telemetry;
+    this.background = background;
+    this.committed = published.get();
+    this.lastSnapshotSeq = committed.lastSeq();
+    this.resolver = ActorRefResolver.get(context.getSystem());
+    this.scheduler = context.spawn(SchedulerActor.create(), "scheduler");
+    this.planAdapter = context.messageAdapter(SchedulerActor.Plan.class, PlanMade::new);
+    this.serverCaller = Caller.system("server", settings.host());
+    ActorRef<ServerInbound> inbox = context.messageAdapter(ServerInbound.class, FromMom::new);
+    context.getSystem().receptionist().tell(Receptionist.register(SERVER_KEY, inbox));
+    this.deliveries = new Deliveries(settings.resend().toMillis());
+    deliveries.refreshAll(committed);
+    long now = clock.millis();
+    committed.nodes().keySet().forEach(n -> lastHeard.put(n, now));
+    timers.startTimerWithFixedDelay(Timer.TICK, settings.tick());
+    timers.startTimerWithFixedDelay(
+        Timer.SCHEDULE, Duration.ofSeconds(Math.max(1, schedulerIteration())));
+    execute(new Decider.Bootstrap(), serverCaller, null);
+    requestSchedule();
+  }
+
+  public static Behavior<Message> create(
+      Settings settings,
+      Journal journal,
+      AtomicReference<ClusterState> published,
+      Clock clock,
+      NodeTelemetry telemetry,
+      Executor background) {
+    return Behaviors.withTimers(
+        timers ->
+            Behaviors.setup(
+                ctx ->
+                    new ServerActor(
+                        ctx, timers, settings, journal, published, clock, telemetry, background)));
+  }
+
+  @Override
+  public Receive<Message> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Execute.class, e -> enqueue(e))
+        .onMessage(FromMom.class, m -> fromMom(m.message()))
+        .onMessage(PlanMade.class, p -> planMade(p.plan()))
+        .onMessage(BatchDurable.class, this::durable)
+        .onMessage(BatchFailed.class, this::failed)
+        .onMessage(Drain.class, this::drain)
+        .onMessageEquals(Timer.TICK, this::tick)
+        .onMessageEquals(Timer.SCHEDULE, () -> requestSchedule())
+        .build();
+  }
+
+  private final List<CompletableFuture<Long>> drains = new ArrayList<>();
+
+  private Behavior<Message> drain(Drain d) {
+    drains.add(d.done());
+    drained();
+    return this;
+  }
+
+  private void drained() {
+    if (!inFlight && pending.isEmpty()) {
+      drains.forEach(f -> f.complete(committed.lastSeq()));
+      drains.clear();
+    }
+  }
+
+  private Behavior<Message> enqueue(Execute e) {
+    pending.add(e);
+    flush();
+    return this;
+  }
+
+  private void execute(Decider.Command command, Caller caller, CompletableFuture<Response> reply) {
+    enqueue(new Execute(command, caller, reply));
+  }
+
+  /** Decides every queued command into one batch and hands it to the journal. */
+  private void flush() {
+    if (inFlight || pending.isEmpty()) {
+      return;
+    }
+    ClusterState working = committed;
+    List<Event> batch = new ArrayList<>();
+    List<Completion> done = new ArrayList<>();
+    while (!pending.isEmpty()) {
+      Execute e = pending.poll();
+      Context ctx = new Context(clock.millis(), settings.serverName());
+      ClusterState before = working;
+      int mark = batch.size();
+      try {
+        Outcome outcome = Decider.decide(working, e.command(), ctx);
+        List<Outcome.Notice> notices = new ArrayList<>(outcome.notices());
+        working = record(working, outcome.events(), ctx, actor(e), batch);
+        Outcome follow = Decider.cascade(working, batch.subList(mark, batch.size()));
+        for (int round = 0; round < 10 && !follow.events().isEmpty(); round++) {
+          int start = batch.size();
+          working = record(working, follow.events(), ctx, "server", batch);
+          notices.addAll(follow.notices());
+          follow = Decider.cascade(working, batch.subList(start, batch.size()));
+        }
+        done.add(new Completion(e.reply(), outcome.reply().build(), notices));
+      } catch (CommandException ex) {
+        working = before;
+        batch.subList(mark, batch.size()).clear();
+        done.add(new Completion(e.reply(), errorResponse(ex.code(), ex.getMessage()), List.of()));
+      } catch (RuntimeException ex) {
+        getContext().getLog().error("command {} failed", e.command(), ex);
+        working = before;
+        batch.subList(mark, batch.size()).clear();
+        done.add(
+            new Completion(
+                e.reply(), errorResponse(Error.Code.INTERNAL, "internal error: " + ex), List.of()));
+      }
+    }
+    if (batch.isEmpty()) {
+      complete(done);
+      return;
+    }
+    inFlight = true;
+    ClusterState next = working;
+    List<Event> events = List.copyOf(batch);
+    ActorRef<Message> self = getContext().getSelf();
+    journal
+        .append(events)
+        .whenComplete(
+            (ok, failure) ->
+                self.tell(
+                    failure == null
+                        ? new BatchDurable(next, events, done)
+                        : new BatchFailed(failure, done)));
+  }
+
+  private static ClusterState record(
+      ClusterState state, List<Event> events, Context ctx, String actor, List<Event> batch) {
+    ClusterState s = state;
+    for (Event body : events) {
+      Event e =
+          body.toBuilder().setSeq(s.lastSeq() + 1).setTime(ctx.nowMillis()).setActor(actor).build();
+      s = StateMachine.apply(s, e);
+      batch.add(e);
+    }
+    return s;
+  }
+
+  private Behavior<Message> durable(BatchDurable d) {
+    inFlight = false;
+    committed = d.state();
+    published.set(committed);
+    Set<String> jobs = new HashSet<>();
+    boolean reschedule = false;
+    for (Event e : d.events()) {
+      affectedJob(e).ifPresent(jobs::add);
+      reschedule |= freesOrAddsWork(e);
+    }
+    deliveries.refresh(committed, jobs);
+    complete(d.done());
+    sendDue();
+    if (reschedule) {
+      requestSchedule();
+    }
+    maybeSnapshot();
+    flush();
+    drained();
+    return this;
+  }
+
+  private Behavior<Message> failed(BatchFailed f) {
+    getContext()
+        .getLog()
+        .error(
+            "journal write failed; stopping so that nothing unrecorded is acted on", f.failure());
+    for (Completion c : f.done()) {
+      if (c.reply() != null) {
+        c.reply()
+            .complete(
+                errorResponse(
+                    Error.Code.SERVER_DOWN,
+                    "the server's journal failed: " + f.failure().getMessage()));
+      }
+    }
+    pending.forEach(
+        e -> {
+          if (e.reply() != null) {
+            e.reply().complete(errorResponse(Error.Code.SERVER_DOWN, "the server is stopping"));
+          }
+        });
+    getContext().getSystem().terminate();
+    return Behaviors.stopped();
+  }
+
+  private void complete(List<Completion> done) {
+    for (Completion c : done) {
+      if (c.reply() != null) {
+        c.reply().complete(c.response());
+      }
+      c.notices().forEach(n -> send(n.node(), n.message()));
+    }
+  }
+
+  private Behavior<Message> fromMom(ServerInbound m) {
+    String node = nodeOf(m);
+    lastHeard.put(node, clock.millis());
+    switch (m.getBodyCase()) {
+      case HELLO -> {
+        moms.put(node, resolver.resolveActorRef(m.getHello().getMomRef()));
+        deliveries.expedite(node);
+        execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);
+      }
+      case STATUS -> {
+        telemetry.record(node, m.getStatus().getStatusMap());
+        var known = committed.node(node);
+        if (known.isPresent() && known.get().getDown() && moms.containsKey(node)) {
+          getContext().getLog().info("node {} reports again; marking it up", node);
+          ServerInbound hello =
+              ServerInbound.newBuilder()
+                  .setHello(
+                      NodeHello.newBuilder()
+                          .setNode(known.get().toBuilder().clearStatus())
+                          .setMomRef(resolver.toSerializationFormat(moms.get(node)))
+                          .addAllRunningJobs(m.getStatus().getRunningJobsList()))
+                  .build();
+          execute(new Decider.FromNode(hello), Caller.system("node:" + node, node), null);
+        }
+      }
+      default -> execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);
+    }
+    return this;
+  }
+
+  private Behavior<Message> tick() {
+    long now = clock.millis();
+    long timeout = ServerAttributes.number(committed, ServerAttributes.NODE_CHECK_RATE) * 1000;
+    for (var n : committed.nodes().values()) {
+      Long heard = lastHeard.get(n.getName());
+      if (n.getRegistered() && !n.getDown() && heard != null && now - heard > timeout) {
+        getContext()
+            .getLog()
+            .warn(
+                "node {} has not reported for {} s: marking it down",
+                n.getName(),
+                (now - heard) / 1000);
+        execute(new Decider.NodeDown(n.getName()), serverCaller, null);
+      }
+    }
+    execute(new Decider.Tick(), serverCaller, null);
+    sendDue();
+    return this;
+  }
+
+  private void sendDue() {
+    for (Deliveries.Delivery d : deliveries.due(committed, clock.millis())) {
+      send(d.node(), d.message());
+    }
+  }
+
+  private void send(String node, MomInbound message) {
+    ActorRef<MomInbound> mom = moms.get(node);
+    if (mom != null) {
+      mom.tell(message);
+    }
+  }
+
+  private Behavior<Message> requestSchedule() {
+    if (!ServerAttributes.flag(committed, ServerAttributes.SCHEDULING)) {
+      return this;
+    }
+    if (scheduling) {
+      scheduleAgain = true;
+      return this;
+    }
+    scheduling = true;
+    scheduler.tell(
+        new SchedulerActor.Schedule(
+            new StateView(committed), settings.maxRunsPerCycle(), planAdapter));
+    return this;
+  }
+
+  private Behavior<Message> planMade(SchedulerActor.Plan plan) {
+    scheduling = false;
+    if (!plan.decisions().isEmpty()) {
+      execute(
+          new Decider.Schedule(plan.decisions()),
+          Caller.system(Caller.SCHEDULER, settings.host()),
+          null);
+    }
+    if (scheduleAgain) {
+      scheduleAgain = false;
+      requestSchedule();
+    }
+    return this;
+  }
+
+  private void maybeSnapshot() {
+    ClusterState state = committed;
+    if (state.lastSeq() - lastSnapshotSeq < settings.snapshotEvery()
+        || !snapshotting.compareAndSet(false, true)) {
+      return;
+    }
+    lastSnapshotSeq = state.lastSeq();
+    background.execute(
+        () -> {
+          try {
+            journal.saveSnapshot(new Journal.Snapshot(state.lastSeq(), Snapshots.image(state)));
+          } catch (RuntimeException e) {
+            getContext()
+                .getLog()
+                .warn("snapshot at event {} failed: {}", state.lastSeq(), e.getMessage());
+          } finally {
+            snapshotting.set(false);
+          }
+        });
+  }
+
+  private long schedulerIteration() {
+    return ServerAttributes.number(committed, ServerAttributes.SCHEDULER_ITERATION);
+  }
+
+  private static String actor(Execute e) {
+    return e.caller().user().equals("server")
+            || e.caller().user().equals(Caller.SCHEDULER)
+            || e.caller().user().startsWith("node:")
+        ? e.caller().user()
+        : e.caller().principal();
+  }
+
+  private static boolean freesOrAddsWork(Event e) {
+    return switch (e.getBodyCase()) {
+      case JOB_SUBMITTED,
+          JOB_RELEASED,
+          JOB_EXITED,
+          JOB_REQUEUED,
+          JOB_ALTERED,
+          NODE_CREATED,
+          NODE_UPDATED,
+          NODE_DELETED,
+          QUEUE_ATTRIBUTES_CHANGED,
+          SERVER_ATTRIBUTES_CHANGED ->
+          true;
+      default -> false;
+    };
+  }
+
+  private static java.util.Optional<String> affectedJob(Event e) {
+    return switch (e.getBodyCase()) {
+      case JOB_DISPATCHED -> java.util.Optional.of(e.getJobDispatched().getJobId());
+      case JOB_STARTED -> java.util.Optional.of(e.getJobStarted().getJobId());
+      case JOB_EXITED -> java.util.Optional.of(e.getJobExited().getJobId());
+      case JOB_KILL_REQUESTED -> java.util.Optional.of(e.getJobKillRequested().getJobId());
+      case JOB_REQUEUED -> java.util.Optional.of(e.getJobRequeued().getJobId());
+      case JOB_PURGED -> java.util.Optional.of(e.getJobPurged().getJobId());
+      default -> java.util.Optional.empty();
+    };
+  }
+
+  private static String nodeOf(ServerInbound m) {
+    return switch (m.getBodyCase()) {
+      case HELLO -> m.getHello().getNode().getName();
+      case STATUS -> m.getStatus().getNode();
+      case STARTED -> m.getStarted().getNode();
+      case OBIT -> m.getObit().getNode();
+      case RUN_REJECTED -> m.getRunRejected().getNode();
+      default -> "";
+    };
+  }
+
+  static Response errorResponse(Error.Code code, String message) {
+    return Response.newBuilder()
+        .setError(Error.newBuilder().setCode(code).setMessage(message))
+        .build();
+  }
+}

@@ -1,0 +1,160 @@
+package dev.berth.server.command;
+
+import dev.berth.proto.Error;
+import dev.berth.proto.Event;
+import dev.berth.proto.Manage;
+import dev.berth.proto.Queue;
+import dev.berth.proto.QueueCreated;
+import dev.berth.proto.Request;
+import dev.berth.proto.ServerAttributesChanged;
+import dev.berth.proto.ServerInbound;
+import dev.berth.scheduler.RunDecision;
+import dev.berth.server.state.ClusterState;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decides what a command means for the state: the events to record and the answers to send. Reads
+ * the state, mutates nothing, and does no I/O; the server's pipeline makes the events durable and
+ * applies them.
+ */
+public final class Decider {
+  /** Something that may change the state. */
+  public sealed interface Command {}
+
+  /** A client request that changes state (queries never come here). */
+  public record ClientCommand(Request request, Caller caller) implements Command {}
+
+  /** Run decisions from a scheduling cycle. */
+  public record Schedule(List<RunDecision> decisions) implements Command {}
+
+  /** A report from the mom of a node. */
+  public record FromNode(ServerInbound message) implements Command {}
+
+  /** A node whose mom stopped answering for longer than node_check_rate. */
+  public record NodeDown(String node) implements Command {}
+
+  /** The periodic housekeeping pass. */
+  public record Tick() implements Command {}
+
+  /** First start on an empty journal: the default queue and server settings. */
+  public record Bootstrap() implements Command {}
+
+  private Decider() {}
+
+  public static Outcome decide(ClusterState s, Command command, Context ctx) {
+    if (command instanceof ClientCommand c) {
+      return client(s, c.request(), c.caller(), ctx);
+    } else if (command instanceof Schedule sc) {
+      return schedule(s, sc.decisions());
+    } else if (command instanceof FromNode n) {
+      return fromNode(s, n.message(), ctx);
+    } else if (command instanceof NodeDown d) {
+      return Housekeeping.nodeDown(s, d.node(), ctx);
+    } else if (command instanceof Tick) {
+      return Housekeeping.tick(s, ctx);
+    } else {
+      return bootstrap(s);
+    }
+  }
+
+  /** Events that follow from events just applied (jobs waiting on a job that just ended). */
+  public static Outcome cascade(ClusterState after, List<Event> applied) {
+    boolean relevant =
+        applied.stream()
+            .anyMatch(
+                e ->
+                    switch (e.getBodyCase()) {
+                      case JOB_EXITED, JOB_DELETED, JOB_STARTED, JOB_PURGED -> true;
+                      default -> false;
+                    });
+    return relevant ? Housekeeping.dependents(after) : new Outcome();
+  }
+
+  /** Whether a request changes state (and so goes through the journal) or only reads it. */
+  public static boolean isQuery(Request r) {
+    return switch (r.getBodyCase()) {
+      case STAT_JOBS, STAT_QUEUES, STAT_SERVER, STAT_NODES, TRACE_JOB -> true;
+      case MANAGE ->
+          r.getManage().getCommand() == Manage.Command.LIST
+              || r.getManage().getCommand() == Manage.Command.PRINT;
+      default -> false;
+    };
+  }
+
+  private static Outcome client(ClusterState s, Request r, Caller caller, Context ctx) {
+    return switch (r.getBodyCase()) {
+      case SUBMIT -> SubmitJobs.submit(s, caller, r.getSubmit(), ctx);
+      case DELETE ->
+          JobControl.delete(s, caller, r.getDelete().getJobId(), r.getDelete().getPurge(), ctx);
+      case HOLD ->
+          JobControl.hold(s, caller, r.getHold().getJobId(), r.getHold().getHoldTypes(), ctx);
+      case RELEASE ->
+          JobControl.release(
+              s, caller, r.getRelease().getJobId(), r.getRelease().getHoldTypes(), ctx);
+      case ALTER -> AlterJobs.alter(s, caller, r.getAlter(), ctx);
+      case SIGNAL ->
+          JobControl.signal(s, caller, r.getSignal().getJobId(), r.getSignal().getSignal(), ctx);
+      case MANAGE -> ManageCommands.manage(s, caller, r.getManage());
+      default ->
+          throw new CommandException(
+              Error.Code.UNKNOWN_REQUEST, "request " + r.getBodyCase() + " does not change state");
+    };
+  }
+
+  private static Outcome schedule(ClusterState s, List<RunDecision> decisions) {
+    Outcome out = new Outcome();
+    ClusterState view = s;
+    for (RunDecision d : decisions) {
+      var event = RunJobs.dispatch(view, d);
+      if (event.isPresent()) {
+        out.event(event.get());
+        Event applied = event.get().setSeq(view.lastSeq() + 1).build();
+        view = dev.berth.server.state.StateMachine.apply(view, applied);
+      }
+    }
+    return out;
+  }
+
+  private static Outcome fromNode(ClusterState s, ServerInbound m, Context ctx) {
+    return switch (m.getBodyCase()) {
+      case HELLO -> NodeReports.hello(s, m.getHello(), ctx);
+      case STARTED -> NodeReports.started(s, m.getStarted());
+      case OBIT -> NodeReports.obit(s, m.getObit(), ctx);
+      case RUN_REJECTED -> NodeReports.rejected(s, m.getRunRejected(), ctx);
+      default -> new Outcome();
+    };
+  }
+
+  private static Outcome bootstrap(ClusterState s) {
+    Outcome out = new Outcome();
+    if (s.lastSeq() != 0) {
+      return out;
+    }
+    out.event(
+        Event.newBuilder()
+            .setQueueCreated(
+                QueueCreated.newBuilder()
+                    .setQueue(
+                        Queue.newBuilder()
+                            .setName("batch")
+                            .putAllAttributes(
+                                Map.of(
+                                    QueueAttributes.QUEUE_TYPE, "Execution",
+                                    QueueAttributes.ENABLED, "True",
+                                    QueueAttributes.STARTED, "True")))));
+    out.event(
+        Event.newBuilder()
+            .setServerAttributesChanged(
+                ServerAttributesChanged.newBuilder()
+                    .addChanges(
+                        dev.berth.proto.AttributeValue.newBuilder()
+                            .setName(ServerAttributes.DEFAULT_QUEUE)
+                            .setValue("batch"))
+                    .addChanges(
+                        dev.berth.proto.AttributeValue.newBuilder()
+                            .setName(ServerAttributes.SCHEDULING)
+                            .setValue("True"))));
+    return out;
+  }
+}

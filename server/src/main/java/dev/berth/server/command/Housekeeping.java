@@ -1,0 +1,137 @@
+package dev.berth.server.command;
+
+import dev.berth.proto.Event;
+import dev.berth.proto.Holds;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobDeleted;
+import dev.berth.proto.JobPurged;
+import dev.berth.proto.JobReleased;
+import dev.berth.proto.JobState;
+import dev.berth.proto.KillJob;
+import dev.berth.proto.MomInbound;
+import dev.berth.proto.Node;
+import dev.berth.proto.NodeUpdated;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.ClusterState.PurgeKey;
+
+/**
+ * The server's own decisions over time and after other events: purging completed jobs after
+ * keep_completed, starting W jobs at their execution time, releasing or deleting jobs whose
+ * dependencies were decided, and handling a node whose mom stopped answering.
+ */
+final class Housekeeping {
+  /** Bounds the work of one tick so a backlog cannot stall the command pipeline. */
+  private static final int MAX_PURGES_PER_TICK = 1000;
+
+  private Housekeeping() {}
+
+  static Outcome tick(ClusterState s, Context ctx) {
+    Outcome out = new Outcome();
+    long now = ctx.nowSeconds();
+    long minKeep = minKeepCompleted(s);
+    int purged = 0;
+    for (PurgeKey k : s.completed()) {
+      if (purged >= MAX_PURGES_PER_TICK || k.compTime() + minKeep > now) {
+        break; // ordered by completion time: no later job can have expired either
+      }
+      Job job = s.job(k.jobId()).orElseThrow();
+      if (k.compTime() + keepCompleted(s, job) <= now) {
+        out.event(Event.newBuilder().setJobPurged(JobPurged.newBuilder().setJobId(k.jobId())));
+        purged++;
+      }
+    }
+    for (Job job : s.jobs()) {
+      if (job.getState() == JobState.WAITING && job.getExecutionTime() <= now) {
+        out.event(
+            Event.newBuilder()
+                .setJobReleased(
+                    JobReleased.newBuilder()
+                        .setJobId(job.getId())
+                        .setHolds(Holds.getDefaultInstance())));
+      }
+    }
+    return out;
+  }
+
+  private static long minKeepCompleted(ClusterState s) {
+    long min = ServerAttributes.number(s, ServerAttributes.KEEP_COMPLETED);
+    for (var q : s.queues().values()) {
+      var keep = QueueAttributes.get(q, ServerAttributes.KEEP_COMPLETED);
+      if (keep.isPresent()) {
+        min = Math.min(min, Long.parseLong(keep.get()));
+      }
+    }
+    return min;
+  }
+
+  private static long keepCompleted(ClusterState s, Job job) {
+    return s.queue(job.getQueue())
+        .flatMap(q -> QueueAttributes.get(q, ServerAttributes.KEEP_COMPLETED))
+        .map(Long::parseLong)
+        .orElse(ServerAttributes.number(s, ServerAttributes.KEEP_COMPLETED));
+  }
+
+  /** Jobs held for dependencies that are now met are released; impossible ones deleted. */
+  static Outcome dependents(ClusterState s) {
+    Outcome out = new Outcome();
+    for (Job job : s.jobs()) {
+      if (job.getState() != JobState.HELD
+          || !job.getHolds().getSystem()
+          || job.getDependenciesCount() == 0) {
+        continue;
+      }
+      switch (Dependencies.status(job, s)) {
+        case MET ->
+            out.event(
+                Event.newBuilder()
+                    .setJobReleased(
+                        JobReleased.newBuilder()
+                            .setJobId(job.getId())
+                            .setHolds(Holds.newBuilder().setSystem(true))));
+        case IMPOSSIBLE ->
+            out.event(
+                Event.newBuilder()
+                    .setJobDeleted(
+                        JobDeleted.newBuilder()
+                            .setJobId(job.getId())
+                            .setReason(Dependencies.why(job, s))));
+        case PENDING -> {}
+      }
+    }
+    return out;
+  }
+
+  /** The node's mom stopped answering: mark it down and deal with the jobs it ran. */
+  static Outcome nodeDown(ClusterState s, String name, Context ctx) {
+    Outcome out = new Outcome();
+    Node node = s.node(name).orElse(null);
+    if (node == null || node.getDown()) {
+      return out;
+    }
+    out.event(
+        Event.newBuilder()
+            .setNodeUpdated(
+                NodeUpdated.newBuilder()
+                    .setNode(node.toBuilder().setDown(true))
+                    .addChanged("down")));
+    for (Job job : s.jobs()) {
+      if (job.getState() != JobState.RUNNING || !NodeReports.nodesOf(job).contains(name)) {
+        continue;
+      }
+      NodeReports.lost(out, job, "node " + name + " went down", ctx);
+      for (String other : NodeReports.nodesOf(job)) {
+        if (!other.equals(name)) {
+          out.notice(
+              other,
+              MomInbound.newBuilder()
+                  .setKill(
+                      KillJob.newBuilder()
+                          .setJobId(job.getId())
+                          .setReason("node " + name + " of the job went down"))
+                  .build());
+        }
+      }
+    }
+    return out;
+  }
+}

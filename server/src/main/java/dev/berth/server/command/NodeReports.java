@@ -1,0 +1,184 @@
+package dev.berth.server.command;
+
+import dev.berth.proto.Event;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobExited;
+import dev.berth.proto.JobObitReport;
+import dev.berth.proto.JobRequeued;
+import dev.berth.proto.JobStarted;
+import dev.berth.proto.JobStartedReport;
+import dev.berth.proto.JobState;
+import dev.berth.proto.KillJob;
+import dev.berth.proto.MomInbound;
+import dev.berth.proto.Node;
+import dev.berth.proto.NodeCreated;
+import dev.berth.proto.NodeHello;
+import dev.berth.proto.NodeUpdated;
+import dev.berth.proto.ObitAck;
+import dev.berth.proto.ResourcesUsed;
+import dev.berth.proto.RunJobRejected;
+import dev.berth.proto.StartedAck;
+import dev.berth.server.state.ClusterState;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What moms report: a node announcing itself, a job started, a job's obit, a job it could not
+ * start. Every handler is idempotent: a repeated report changes nothing and is acknowledged again,
+ * so moms can resend until they hear back.
+ */
+final class NodeReports {
+  /** Torque's JOB_EXEC_FAIL1: the job could not be started. */
+  static final int EXEC_FAILED = -1;
+
+  /** Torque's JOB_EXEC_INITABT: the job was lost when its mother superior went away. */
+  static final int LOST = -4;
+
+  private NodeReports() {}
+
+  static Outcome hello(ClusterState s, NodeHello hello, Context ctx) {
+    Node reported = hello.getNode();
+    Outcome out = new Outcome();
+    Optional<Node> known = s.node(reported.getName());
+    Node node = merge(known, reported);
+    if (known.isEmpty()) {
+      out.event(Event.newBuilder().setNodeCreated(NodeCreated.newBuilder().setNode(node)));
+    } else if (!known.get().equals(node)) {
+      out.event(
+          Event.newBuilder()
+              .setNodeUpdated(NodeUpdated.newBuilder().setNode(node).addChanged("registered")));
+    }
+    Set<String> running = new HashSet<>(hello.getRunningJobsList());
+    for (Job job : s.jobs()) {
+      if (isMotherSuperior(job, reported.getName())
+          && job.getState() == JobState.RUNNING
+          && job.getStartTime() > 0
+          && !running.contains(job.getId())) {
+        lost(out, job, "its mother superior " + reported.getName() + " restarted without it", ctx);
+      }
+    }
+    for (String id : running) {
+      Optional<Job> job = s.job(id);
+      if (job.isEmpty() || job.get().getState() != JobState.RUNNING) {
+        out.notice(reported.getName(), kill(id, "the server does not know this job as running"));
+      }
+    }
+    return out;
+  }
+
+  /** The node's facts as its mom reports them, keeping what an operator set on the server. */
+  private static Node merge(Optional<Node> known, Node reported) {
+    Node.Builder n = reported.toBuilder().setRegistered(true).setDown(false).setNtype("cluster");
+    n.setNp(reported.getCpuIdsCount());
+    known.ifPresent(
+        k -> {
+          n.setOffline(k.getOffline()).setNote(k.getNote());
+          if (k.getPropertiesCount() > 0) {
+            n.clearProperties().addAllProperties(k.getPropertiesList());
+          }
+          if (k.getGpus() > 0) {
+            n.setGpus(k.getGpus());
+          }
+        });
+    return n.build();
+  }
+
+  /** A job whose mother superior lost it: requeued when rerunnable, else ended. */
+  static void lost(Outcome out, Job job, String why, Context ctx) {
+    if (job.getRerunnable()) {
+      out.event(
+          Event.newBuilder()
+              .setJobRequeued(
+                  JobRequeued.newBuilder().setJobId(job.getId()).setReason("requeued: " + why)));
+    } else {
+      out.event(
+          Event.newBuilder()
+              .setJobExited(
+                  JobExited.newBuilder()
+                      .setJobId(job.getId())
+                      .setExitStatus(LOST)
+                      .setEndTime(ctx.nowSeconds())
+                      .setResourcesUsed(job.getResourcesUsed())
+                      .setReason("job lost: " + why + " (not rerunnable)")));
+    }
+  }
+
+  static Outcome started(ClusterState s, JobStartedReport r) {
+    Outcome out = new Outcome();
+    Optional<Job> job = s.job(r.getJobId());
+    boolean running = job.isPresent() && job.get().getState() == JobState.RUNNING;
+    if (running && job.get().getStartTime() == 0 && isMotherSuperior(job.get(), r.getNode())) {
+      out.event(
+          Event.newBuilder()
+              .setJobStarted(
+                  JobStarted.newBuilder()
+                      .setJobId(r.getJobId())
+                      .setSessionId(r.getSessionId())
+                      .setStartTime(r.getStartTime())));
+    } else if (!running) {
+      out.notice(r.getNode(), kill(r.getJobId(), "the job is no longer running on the server"));
+    }
+    return out.notice(
+        r.getNode(),
+        MomInbound.newBuilder()
+            .setStartedAck(StartedAck.newBuilder().setJobId(r.getJobId()))
+            .build());
+  }
+
+  static Outcome obit(ClusterState s, JobObitReport r, Context ctx) {
+    Outcome out = new Outcome();
+    Optional<Job> job = s.job(r.getJobId());
+    if (job.isPresent()
+        && (job.get().getState() == JobState.RUNNING || job.get().getState() == JobState.EXITING)
+        && isMotherSuperior(job.get(), r.getNode())) {
+      out.event(
+          Event.newBuilder()
+              .setJobExited(
+                  JobExited.newBuilder()
+                      .setJobId(r.getJobId())
+                      .setExitStatus(r.getExitStatus())
+                      .setResourcesUsed(r.getResourcesUsed())
+                      .setEndTime(r.getEndTime())
+                      .setReason(r.getReason())));
+    }
+    return out.notice(
+        r.getNode(),
+        MomInbound.newBuilder().setObitAck(ObitAck.newBuilder().setJobId(r.getJobId())).build());
+  }
+
+  static Outcome rejected(ClusterState s, RunJobRejected r, Context ctx) {
+    Outcome out = new Outcome();
+    Optional<Job> job = s.job(r.getJobId());
+    if (job.isPresent()
+        && job.get().getState() == JobState.RUNNING
+        && job.get().getStartTime() == 0
+        && isMotherSuperior(job.get(), r.getNode())) {
+      out.event(
+          Event.newBuilder()
+              .setJobExited(
+                  JobExited.newBuilder()
+                      .setJobId(r.getJobId())
+                      .setExitStatus(EXEC_FAILED)
+                      .setEndTime(ctx.nowSeconds())
+                      .setResourcesUsed(ResourcesUsed.getDefaultInstance())
+                      .setReason("could not start on " + r.getNode() + ": " + r.getReason())));
+    }
+    return out;
+  }
+
+  static boolean isMotherSuperior(Job job, String node) {
+    return job.getExecNodesCount() > 0 && job.getExecNodes(0).getNode().equals(node);
+  }
+
+  static List<String> nodesOf(Job job) {
+    return job.getExecNodesList().stream().map(a -> a.getNode()).distinct().toList();
+  }
+
+  static MomInbound kill(String jobId, String reason) {
+    return MomInbound.newBuilder()
+        .setKill(KillJob.newBuilder().setJobId(jobId).setReason(reason))
+        .build();
+  }
+}

@@ -1,0 +1,54 @@
+package dev.berth.server.command;
+
+import dev.berth.proto.Event;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobDispatched;
+import dev.berth.proto.JobState;
+import dev.berth.proto.Node;
+import dev.berth.proto.NodeAllocation;
+import dev.berth.scheduler.RunDecision;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.NodeUsage;
+import java.util.Optional;
+
+/**
+ * The scheduler's run decisions, re-checked against the current state (the plan was made from an
+ * older view): the job must still be queued and every CPU still free on a usable node.
+ */
+final class RunJobs {
+  private RunJobs() {}
+
+  /** The JobDispatched event for a decision that still holds, or empty if it no longer does. */
+  static Optional<Event.Builder> dispatch(ClusterState s, RunDecision d) {
+    Optional<Job> job = s.job(d.jobId());
+    if (job.isEmpty() || job.get().getState() != JobState.QUEUED || !stillFree(s, d)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        Event.newBuilder()
+            .setJobDispatched(
+                JobDispatched.newBuilder().setJobId(d.jobId()).addAllExecNodes(d.allocations())));
+  }
+
+  private static boolean stillFree(ClusterState s, RunDecision d) {
+    for (NodeAllocation a : d.allocations()) {
+      Optional<Node> node = s.node(a.getNode());
+      if (node.isEmpty()
+          || !node.get().getRegistered()
+          || node.get().getDown()
+          || node.get().getOffline()) {
+        return false;
+      }
+      NodeUsage u = s.usage(a.getNode());
+      if (a.getCpusList().stream()
+          .anyMatch(c -> u.cpuJobs().containsKey(c) || !node.get().getCpuIdsList().contains(c))) {
+        return false;
+      }
+      long physmem = node.get().getPhysmem();
+      if (physmem > 0 && u.memReserved() + a.getMem() > physmem) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

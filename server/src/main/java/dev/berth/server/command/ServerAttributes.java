@@ -1,0 +1,93 @@
+package dev.berth.server.command;
+
+import dev.berth.proto.Error;
+import dev.berth.server.command.AttributeSpec.Type;
+import dev.berth.server.state.ClusterState;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The server's attributes: what qmgr may set, their defaults, and typed reads for the code that
+ * acts on them. Defaults are not stored; an unset attribute reads as its default.
+ */
+public final class ServerAttributes {
+  public static final String SCHEDULING = "scheduling";
+  public static final String DEFAULT_QUEUE = "default_queue";
+  public static final String MANAGERS = "managers";
+  public static final String OPERATORS = "operators";
+  public static final String QUERY_OTHER_JOBS = "query_other_jobs";
+  public static final String KEEP_COMPLETED = "keep_completed";
+  public static final String CGROUP_ENABLE = "cgroup_enable";
+  public static final String KILL_DELAY = "kill_delay";
+  public static final String MAX_JOB_ARRAY_SIZE = "max_job_array_size";
+  public static final String NODE_CHECK_RATE = "node_check_rate";
+  public static final String SCHEDULER_ITERATION = "scheduler_iteration";
+  public static final String RESOURCES_DEFAULT = "resources_default";
+  public static final String RESOURCES_MAX = "resources_max";
+
+  static final Map<String, AttributeSpec> SPECS =
+      Stream.of(
+              AttributeSpec.of(SCHEDULING, Type.BOOLEAN),
+              AttributeSpec.of(DEFAULT_QUEUE, Type.STRING),
+              AttributeSpec.of(MANAGERS, Type.LIST),
+              AttributeSpec.of(OPERATORS, Type.LIST),
+              AttributeSpec.of(QUERY_OTHER_JOBS, Type.BOOLEAN),
+              AttributeSpec.of(KEEP_COMPLETED, Type.INTEGER),
+              AttributeSpec.of(CGROUP_ENABLE, Type.BOOLEAN),
+              AttributeSpec.of(KILL_DELAY, Type.INTEGER),
+              AttributeSpec.of(MAX_JOB_ARRAY_SIZE, Type.INTEGER),
+              AttributeSpec.of(NODE_CHECK_RATE, Type.INTEGER),
+              AttributeSpec.of(SCHEDULER_ITERATION, Type.INTEGER),
+              AttributeSpec.of(RESOURCES_DEFAULT, Type.RESOURCE),
+              AttributeSpec.of(RESOURCES_MAX, Type.RESOURCE),
+              AttributeSpec.of("next_job_number", Type.INTEGER),
+              AttributeSpec.readOnly("server_state", Type.STRING),
+              AttributeSpec.readOnly("total_jobs", Type.INTEGER),
+              AttributeSpec.readOnly("state_count", Type.STRING),
+              AttributeSpec.readOnly("pbs_version", Type.STRING))
+          .collect(Collectors.toUnmodifiableMap(AttributeSpec::name, Function.identity()));
+
+  /** Defaults shown by qmgr list and used when unset. */
+  static final Map<String, String> DEFAULTS =
+      Map.of(
+          SCHEDULING, "True",
+          QUERY_OTHER_JOBS, "False",
+          KEEP_COMPLETED, "300",
+          CGROUP_ENABLE, "False",
+          KILL_DELAY, "2",
+          MAX_JOB_ARRAY_SIZE, "10000",
+          NODE_CHECK_RATE, "150",
+          SCHEDULER_ITERATION, "60");
+
+  private ServerAttributes() {}
+
+  /** The defaults, for status displays. */
+  public static Map<String, String> defaults() {
+    return DEFAULTS;
+  }
+
+  static AttributeSpec spec(String name) {
+    AttributeSpec spec = SPECS.get(name);
+    if (spec == null) {
+      throw new CommandException(
+          Error.Code.UNKNOWN_ATTRIBUTE,
+          "unknown server attribute '" + name + "' (see docs/qmgr.md for the list)");
+    }
+    return spec;
+  }
+
+  public static String get(ClusterState s, String name) {
+    return s.serverAttribute(name).orElse(DEFAULTS.get(name));
+  }
+
+  public static boolean flag(ClusterState s, String name) {
+    return "True".equals(get(s, name));
+  }
+
+  public static long number(ClusterState s, String name) {
+    String v = get(s, name);
+    return v == null ? 0 : Long.parseLong(v);
+  }
+}

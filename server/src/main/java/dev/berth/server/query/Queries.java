@@ -1,0 +1,274 @@
+package dev.berth.server.query;
+
+import dev.berth.core.BadValueException;
+import dev.berth.core.JobIds;
+import dev.berth.proto.Error;
+import dev.berth.proto.Event;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobList;
+import dev.berth.proto.JobState;
+import dev.berth.proto.Manage;
+import dev.berth.proto.ManageReply;
+import dev.berth.proto.Node;
+import dev.berth.proto.NodeJobSlot;
+import dev.berth.proto.NodeList;
+import dev.berth.proto.NodeStatus;
+import dev.berth.proto.Queue;
+import dev.berth.proto.QueueList;
+import dev.berth.proto.QueueStatus;
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
+import dev.berth.proto.ServerStatus;
+import dev.berth.proto.StatJobs;
+import dev.berth.proto.TraceReply;
+import dev.berth.server.command.Caller;
+import dev.berth.server.command.CommandException;
+import dev.berth.server.command.Permissions;
+import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.journal.Journal;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.NodeUsage;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Read-only requests (qstat, pbsnodes, tracejob, qmgr list and print), answered from one immutable
+ * committed state without going through the journal pipeline.
+ */
+public final class Queries {
+  /** Berth's version as qstat -B and qmgr show it. */
+  public static final String VERSION = "Berth-0.1.0";
+
+  private static final Comparator<Job> JOB_ORDER =
+      Comparator.comparingLong(Job::getNumber)
+          .thenComparing(j -> !j.getArrayParent().isEmpty())
+          .thenComparingInt(Job::getArrayIndex);
+  private static final String[] STATE_NAMES = {
+    "Transit", "Queued", "Held", "Waiting", "Running", "Exiting", "Complete"
+  };
+
+  private final String serverName;
+  private final Journal journal;
+  private final NodeTelemetry telemetry;
+
+  public Queries(String serverName, Journal journal, NodeTelemetry telemetry) {
+    this.serverName = serverName;
+    this.journal = journal;
+    this.telemetry = telemetry;
+  }
+
+  public Response.Builder answer(ClusterState s, Caller caller, Request r) {
+    try {
+      return switch (r.getBodyCase()) {
+        case STAT_JOBS -> Response.newBuilder().setJobs(jobs(s, caller, r.getStatJobs()));
+        case STAT_QUEUES ->
+            Response.newBuilder().setQueues(queues(s, r.getStatQueues().getNamesList()));
+        case STAT_SERVER -> Response.newBuilder().setServer(server(s));
+        case STAT_NODES ->
+            Response.newBuilder().setNodes(nodes(s, r.getStatNodes().getNamesList()));
+        case TRACE_JOB ->
+            Response.newBuilder().setTrace(trace(s, caller, r.getTraceJob().getJobId()));
+        case MANAGE -> Response.newBuilder().setManage(manage(s, r.getManage()));
+        default ->
+            throw new CommandException(
+                Error.Code.UNKNOWN_REQUEST, r.getBodyCase() + " is not a query");
+      };
+    } catch (CommandException e) {
+      return Response.newBuilder().setError(e.toError());
+    }
+  }
+
+  private JobList jobs(ClusterState s, Caller caller, StatJobs q) {
+    List<Job> result = new ArrayList<>();
+    if (q.getJobIdsCount() == 0) {
+      for (Job j : s.jobs()) {
+        boolean subjob = !j.getArrayParent().isEmpty();
+        if ((!subjob || q.getIncludeSubjobs()) && Permissions.maySee(s, caller, j)) {
+          result.add(j);
+        }
+      }
+    } else {
+      for (String text : q.getJobIdsList()) {
+        Job j = visible(s, caller, text);
+        result.add(j);
+        if (q.getIncludeSubjobs() && !j.getArrayRequest().isEmpty()) {
+          s.jobs().stream().filter(x -> x.getArrayParent().equals(j.getId())).forEach(result::add);
+        }
+      }
+    }
+    result.sort(JOB_ORDER);
+    return JobList.newBuilder().addAllJobs(result).setServer(serverName).build();
+  }
+
+  private Job visible(ClusterState s, Caller caller, String text) {
+    String id = canonical(text);
+    Optional<Job> job = s.job(id);
+    if (job.isEmpty() || !Permissions.maySee(s, caller, job.get())) {
+      throw new CommandException(Error.Code.UNKNOWN_JOB, "Unknown Job Id " + id);
+    }
+    return job.get();
+  }
+
+  private String canonical(String text) {
+    try {
+      return JobIds.canonical(text, serverName);
+    } catch (BadValueException e) {
+      throw new CommandException(Error.Code.UNKNOWN_JOB, e.getMessage());
+    }
+  }
+
+  private QueueList queues(ClusterState s, List<String> names) {
+    Map<String, int[]> counts = new TreeMap<>();
+    for (Job j : s.jobs()) {
+      if (j.getArrayRequest().isEmpty()) {
+        counts.computeIfAbsent(j.getQueue(), k -> new int[7])[j.getStateValue()]++;
+      }
+    }
+    QueueList.Builder list = QueueList.newBuilder().setServer(serverName);
+    for (Queue q : selected(s.queues(), names, "queue")) {
+      int[] c = counts.getOrDefault(q.getName(), new int[7]);
+      QueueStatus.Builder status = QueueStatus.newBuilder().setQueue(q);
+      int total = 0;
+      for (JobState state : JobState.values()) {
+        if (state != JobState.JOB_STATE_UNSPECIFIED && state != JobState.UNRECOGNIZED) {
+          status.putStateCount(letter(state), c[state.getNumber()]);
+          total += c[state.getNumber()];
+        }
+      }
+      list.addQueues(status.setTotalJobs(total));
+    }
+    return list.build();
+  }
+
+  ServerStatus server(ClusterState s) {
+    int[] c = new int[7];
+    for (Job j : s.jobs()) {
+      if (j.getArrayRequest().isEmpty()) {
+        c[j.getStateValue()]++;
+      }
+    }
+    Map<String, String> attributes = new TreeMap<>();
+    attributes.put("server_state", "Active");
+    attributes.put("pbs_version", VERSION);
+    ServerAttributes.defaults().forEach(attributes::put);
+    attributes.putAll(s.serverAttributes());
+    attributes.put("next_job_number", Long.toString(s.nextJobNumber()));
+    int total = 0;
+    StringBuilder stateCount = new StringBuilder();
+    ServerStatus.Builder status = ServerStatus.newBuilder().setName(serverName);
+    for (int i = 0; i < STATE_NAMES.length; i++) {
+      int n = i == 0 ? 0 : c[i];
+      total += n;
+      stateCount.append(i == 0 ? "" : " ").append(STATE_NAMES[i]).append(':').append(n);
+      if (i > 0) {
+        status.putStateCount(letter(JobState.forNumber(i)), n);
+      }
+    }
+    attributes.put("total_jobs", Integer.toString(total));
+    attributes.put("state_count", stateCount.toString());
+    return status.putAllAttributes(attributes).setTotalJobs(total).build();
+  }
+
+  private NodeList nodes(ClusterState s, List<String> names) {
+    NodeList.Builder list = NodeList.newBuilder();
+    for (Node n : selected(s.nodes(), names, "node")) {
+      NodeUsage u = s.usage(n.getName());
+      NodeStatus.Builder status =
+          NodeStatus.newBuilder()
+              .setNode(n.toBuilder().putAllStatus(telemetry.status(n.getName())))
+              .setState(stateWords(n, u));
+      u.cpuJobs()
+          .forEach(
+              (cpu, job) -> status.addJobs(NodeJobSlot.newBuilder().setCpu(cpu).setJobId(job)));
+      list.addNodes(status);
+    }
+    return list.build();
+  }
+
+  /** Torque's node state words: down, offline, job-exclusive, or free. */
+  static String stateWords(Node n, NodeUsage u) {
+    List<String> words = new ArrayList<>();
+    if (n.getDown() || !n.getRegistered()) {
+      words.add("down");
+    }
+    if (n.getOffline()) {
+      words.add("offline");
+    }
+    if (!u.idle() && u.cpuJobs().size() >= n.getCpuIdsCount()) {
+      words.add("job-exclusive");
+    }
+    return words.isEmpty() ? "free" : String.join(",", words);
+  }
+
+  private TraceReply trace(ClusterState s, Caller caller, String text) {
+    String id = canonical(text);
+    List<Event> history = journal.history(id);
+    Optional<Job> live = s.job(id);
+    boolean allowed;
+    if (live.isPresent()) {
+      allowed = Permissions.maySee(s, caller, live.get());
+    } else {
+      allowed =
+          !history.isEmpty()
+              && (Permissions.isOperator(s, caller)
+                  || history.stream()
+                      .filter(Event::hasJobSubmitted)
+                      .anyMatch(
+                          e -> e.getJobSubmitted().getJob().getEuser().equals(caller.user())));
+    }
+    if (!allowed || history.isEmpty()) {
+      throw new CommandException(Error.Code.UNKNOWN_JOB, "Unknown Job Id " + id);
+    }
+    return TraceReply.newBuilder().addAllEvents(history).build();
+  }
+
+  private ManageReply manage(ClusterState s, Manage m) {
+    ManageReply.Builder reply = ManageReply.newBuilder();
+    switch (m.getObjectType()) {
+      case SERVER -> {
+        reply.setServer(server(s));
+        if (m.getCommand() == Manage.Command.PRINT) {
+          reply.addAllQueues(s.queues().values()); // print server replays the queues too
+        }
+      }
+      case QUEUE -> reply.addAllQueues(selected(s.queues(), m.getNamesList(), "queue"));
+      case NODE -> reply.addAllNodes(selected(s.nodes(), m.getNamesList(), "node"));
+      default -> throw new CommandException(Error.Code.INVALID_REQUEST, "unknown qmgr object");
+    }
+    return reply.build();
+  }
+
+  private static <T> List<T> selected(Map<String, T> all, List<String> names, String what) {
+    if (names.isEmpty()) {
+      return new ArrayList<>(all.values());
+    }
+    Map<String, T> result = new LinkedHashMap<>();
+    for (String name : names) {
+      T item = all.get(name);
+      if (item == null) {
+        throw new CommandException(
+            what.equals("queue") ? Error.Code.UNKNOWN_QUEUE : Error.Code.UNKNOWN_NODE,
+            "Unknown " + what + " " + name);
+      }
+      result.put(name, item);
+    }
+    return new ArrayList<>(result.values());
+  }
+
+  static String letter(JobState state) {
+    return switch (state) {
+      case QUEUED -> "Q";
+      case HELD -> "H";
+      case WAITING -> "W";
+      case RUNNING -> "R";
+      case EXITING -> "E";
+      case COMPLETED -> "C";
+      default -> "?";
+    };
+  }
+}

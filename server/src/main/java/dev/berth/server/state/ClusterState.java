@@ -1,0 +1,197 @@
+package dev.berth.server.state;
+
+import com.google.protobuf.ByteString;
+import dev.berth.proto.Job;
+import dev.berth.proto.Node;
+import dev.berth.proto.Queue;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.Optional;
+import org.pcollections.HashTreePMap;
+import org.pcollections.PMap;
+import org.pcollections.PSortedMap;
+import org.pcollections.PSortedSet;
+import org.pcollections.TreePMap;
+import org.pcollections.TreePSet;
+
+/**
+ * The whole cluster state the server holds: jobs and their scripts, nodes, queues and server
+ * attributes, plus indexes derived from them (queued jobs in scheduling order, CPUs held per node,
+ * completed jobs by completion time, array subjob counts).
+ *
+ * <p>It is immutable and made of persistent collections: {@link StateMachine#apply} returns a new
+ * state that shares almost everything with the old one, so readers (queries, the scheduler,
+ * snapshots) hold a consistent view without copying and without locks.
+ */
+public final class ClusterState {
+  public static final ClusterState EMPTY =
+      new ClusterState(
+          HashTreePMap.empty(),
+          HashTreePMap.empty(),
+          TreePMap.empty(),
+          TreePMap.empty(),
+          TreePMap.empty(),
+          TreePSet.empty(EligibleKey.ORDER),
+          HashTreePMap.empty(),
+          TreePSet.empty(PurgeKey.ORDER),
+          HashTreePMap.empty(),
+          0,
+          1);
+
+  final PMap<String, Job> jobs;
+  final PMap<String, ByteString> scripts;
+  final PSortedMap<String, Node> nodes;
+  final PSortedMap<String, Queue> queues;
+  final PSortedMap<String, String> server;
+  final PSortedSet<EligibleKey> eligible;
+  final PMap<String, NodeUsage> usage;
+  final PSortedSet<PurgeKey> completed;
+  final PMap<String, ArrayCounts> arrays;
+  final long lastSeq;
+  final long nextJobNumber;
+
+  ClusterState(
+      PMap<String, Job> jobs,
+      PMap<String, ByteString> scripts,
+      PSortedMap<String, Node> nodes,
+      PSortedMap<String, Queue> queues,
+      PSortedMap<String, String> server,
+      PSortedSet<EligibleKey> eligible,
+      PMap<String, NodeUsage> usage,
+      PSortedSet<PurgeKey> completed,
+      PMap<String, ArrayCounts> arrays,
+      long lastSeq,
+      long nextJobNumber) {
+    this.jobs = jobs;
+    this.scripts = scripts;
+    this.nodes = nodes;
+    this.queues = queues;
+    this.server = server;
+    this.eligible = eligible;
+    this.usage = usage;
+    this.completed = completed;
+    this.arrays = arrays;
+    this.lastSeq = lastSeq;
+    this.nextJobNumber = nextJobNumber;
+  }
+
+  /** A completed top-level job, ordered by completion time for keep_completed purging. */
+  public record PurgeKey(long compTime, String jobId) {
+    static final java.util.Comparator<PurgeKey> ORDER =
+        java.util.Comparator.comparingLong(PurgeKey::compTime).thenComparing(PurgeKey::jobId);
+  }
+
+  /** Subjob counts of one array job, from which the array's own state is derived. */
+  public record ArrayCounts(int queued, int held, int running, int completed) {
+    static final ArrayCounts NONE = new ArrayCounts(0, 0, 0, 0);
+
+    public int total() {
+      return queued + held + running + completed;
+    }
+  }
+
+  public Optional<Job> job(String id) {
+    return Optional.ofNullable(jobs.get(id));
+  }
+
+  public Collection<Job> jobs() {
+    return jobs.values();
+  }
+
+  public int jobCount() {
+    return jobs.size();
+  }
+
+  /** The script of a job; subjobs share their array's. */
+  public ByteString script(Job job) {
+    String owner = job.getArrayParent().isEmpty() ? job.getId() : job.getArrayParent();
+    return scripts.getOrDefault(owner, ByteString.EMPTY);
+  }
+
+  public Optional<Node> node(String name) {
+    return Optional.ofNullable(nodes.get(name));
+  }
+
+  public PSortedMap<String, Node> nodes() {
+    return nodes;
+  }
+
+  public NodeUsage usage(String node) {
+    return usage.getOrDefault(node, NodeUsage.NONE);
+  }
+
+  public Optional<Queue> queue(String name) {
+    return Optional.ofNullable(queues.get(name));
+  }
+
+  public PSortedMap<String, Queue> queues() {
+    return queues;
+  }
+
+  public PSortedMap<String, String> serverAttributes() {
+    return server;
+  }
+
+  public Optional<String> serverAttribute(String name) {
+    return Optional.ofNullable(server.get(name));
+  }
+
+  /** Queued jobs in scheduling order. */
+  public PSortedSet<EligibleKey> eligible() {
+    return eligible;
+  }
+
+  /** Completed top-level jobs, oldest completion first. */
+  public PSortedSet<PurgeKey> completed() {
+    return completed;
+  }
+
+  public ArrayCounts arrayCounts(String arrayId) {
+    return arrays.getOrDefault(arrayId, ArrayCounts.NONE);
+  }
+
+  /** The sequence number of the last event applied; 0 for the empty state. */
+  public long lastSeq() {
+    return lastSeq;
+  }
+
+  public long nextJobNumber() {
+    return nextJobNumber;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof ClusterState s)) {
+      return false;
+    }
+    return lastSeq == s.lastSeq
+        && nextJobNumber == s.nextJobNumber
+        && jobs.equals(s.jobs)
+        && scripts.equals(s.scripts)
+        && nodes.equals(s.nodes)
+        && queues.equals(s.queues)
+        && server.equals(s.server)
+        && eligible.equals(s.eligible)
+        && usage.equals(s.usage)
+        && completed.equals(s.completed)
+        && arrays.equals(s.arrays);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(lastSeq, nextJobNumber, jobs.size(), nodes.size());
+  }
+
+  @Override
+  public String toString() {
+    return "ClusterState{seq="
+        + lastSeq
+        + ", jobs="
+        + jobs.size()
+        + ", nodes="
+        + nodes.size()
+        + ", queues="
+        + queues.size()
+        + "}";
+  }
+}

@@ -1,0 +1,73 @@
+package dev.berth.server.state;
+
+import dev.berth.core.ArrayRequest;
+import dev.berth.core.JobIds;
+import dev.berth.proto.Event;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+
+/** Applies the events that add and remove whole jobs, array jobs included. */
+final class Jobs {
+  private Jobs() {}
+
+  /**
+   * A new job: a plain job, or an array job whose subjobs are made here from its request (so the
+   * event stays small and every replay makes the very same subjobs).
+   */
+  static void submitted(StateBuilder b, Job job, Event e) {
+    b.add(job);
+    b.scripts = b.scripts.plus(job.getId(), e.getJobSubmitted().getScript());
+    if (!job.getArrayRequest().isEmpty()) {
+      String server = JobIds.server(job.getId());
+      for (int index : ArrayRequest.parse(job.getArrayRequest(), Integer.MAX_VALUE).indices()) {
+        b.add(subjob(job, index, server));
+      }
+    }
+    b.nextJobNumber = Math.max(b.nextJobNumber, job.getNumber() + 1);
+  }
+
+  /** A job from a snapshot image, exactly as it was (subjobs come as their own images). */
+  static void restored(StateBuilder b, Job job, Event e) {
+    b.add(job);
+    if (job.getState() == JobState.RUNNING || job.getState() == JobState.EXITING) {
+      job.getExecNodesList().forEach(a -> b.hold(a, job.getId()));
+    }
+    if (job.getArrayParent().isEmpty()) {
+      b.scripts = b.scripts.plus(job.getId(), e.getJobRestored().getScript());
+    }
+    b.nextJobNumber = Math.max(b.nextJobNumber, job.getNumber() + 1);
+  }
+
+  /** A completed job leaves the state; an array job takes its subjobs with it. */
+  static void purged(StateBuilder b, String id) {
+    Job job = b.require(id);
+    StateMachine.requireState(job, "purge", JobState.COMPLETED);
+    if (!job.getArrayRequest().isEmpty()) {
+      for (String subjobId : StateMachine.subjobIds(job)) {
+        Job subjob = b.jobs.get(subjobId);
+        if (subjob != null) {
+          b.remove(subjob);
+        }
+      }
+    }
+    b.remove(job);
+  }
+
+  static Job subjob(Job parent, int index, String server) {
+    return parent.toBuilder()
+        .setOutputPath(perSubjob(parent.getOutputPath(), ".o" + parent.getNumber(), index))
+        .setErrorPath(perSubjob(parent.getErrorPath(), ".e" + parent.getNumber(), index))
+        .setId(JobIds.subjobOf(parent.getNumber(), index, server))
+        .setName(parent.getName() + "-" + index)
+        .setArrayIndex(index)
+        .setArrayParent(parent.getId())
+        .clearArrayRequest()
+        .setArraySize(0)
+        .build();
+  }
+
+  /** Default output files get the index ({@code name.o12-3}) so subjobs do not share them. */
+  private static String perSubjob(String path, String defaultSuffix, int index) {
+    return path.endsWith(defaultSuffix) ? path + "-" + index : path;
+  }
+}

@@ -1,0 +1,66 @@
+package dev.berth.server.state;
+
+import dev.berth.proto.AttributeValue;
+import dev.berth.proto.Event;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobRestored;
+import dev.berth.proto.NodeCreated;
+import dev.berth.proto.QueueCreated;
+import dev.berth.proto.ServerAttributesChanged;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A state written back as events (Kafka's way with metadata images): loading a snapshot is {@link
+ * StateMachine#restore} over these events, the same apply code the journal goes through, so
+ * snapshot and replay cannot drift apart.
+ */
+public final class Snapshots {
+  private static final Comparator<Job> JOB_ORDER =
+      Comparator.comparingLong(Job::getNumber)
+          .thenComparing(j -> !j.getArrayParent().isEmpty())
+          .thenComparingInt(Job::getArrayIndex);
+
+  private Snapshots() {}
+
+  public static List<Event> image(ClusterState s) {
+    List<Event> events = new ArrayList<>(s.jobCount() + s.nodes.size() + s.queues.size() + 1);
+    ServerAttributesChanged.Builder server = ServerAttributesChanged.newBuilder();
+    for (Map.Entry<String, String> a : s.server.entrySet()) {
+      server.addChanges(AttributeValue.newBuilder().setName(a.getKey()).setValue(a.getValue()));
+    }
+    server.addChanges(
+        AttributeValue.newBuilder()
+            .setName(StateMachine.NEXT_JOB_NUMBER)
+            .setValue(Long.toString(s.nextJobNumber)));
+    events.add(Event.newBuilder().setServerAttributesChanged(server).build());
+    s.queues
+        .values()
+        .forEach(
+            q ->
+                events.add(
+                    Event.newBuilder()
+                        .setQueueCreated(QueueCreated.newBuilder().setQueue(q))
+                        .build()));
+    s.nodes
+        .values()
+        .forEach(
+            n ->
+                events.add(
+                    Event.newBuilder()
+                        .setNodeCreated(NodeCreated.newBuilder().setNode(n))
+                        .build()));
+    s.jobs.values().stream().sorted(JOB_ORDER).forEach(j -> events.add(restored(s, j)));
+    return events;
+  }
+
+  private static Event restored(ClusterState s, Job job) {
+    JobRestored.Builder r = JobRestored.newBuilder().setJob(job);
+    if (job.getArrayParent().isEmpty()) {
+      r.setScript(s.script(job));
+    }
+    return Event.newBuilder().setJobRestored(r).build();
+  }
+}

@@ -1,0 +1,204 @@
+package dev.berth.server.state;
+
+import com.google.protobuf.ByteString;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+import dev.berth.proto.Node;
+import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.Queue;
+import dev.berth.server.state.ClusterState.ArrayCounts;
+import dev.berth.server.state.ClusterState.PurgeKey;
+import org.pcollections.PMap;
+import org.pcollections.PSortedMap;
+import org.pcollections.PSortedSet;
+
+/**
+ * The next state while one event is applied. Every job change goes through {@link #replace}, so the
+ * derived indexes (queued order, completed order, array counts and the array's own state) can never
+ * drift from the jobs themselves.
+ */
+final class StateBuilder {
+  PMap<String, Job> jobs;
+  PMap<String, ByteString> scripts;
+  PSortedMap<String, Node> nodes;
+  PSortedMap<String, Queue> queues;
+  PSortedMap<String, String> server;
+  PSortedSet<EligibleKey> eligible;
+  PMap<String, NodeUsage> usage;
+  PSortedSet<PurgeKey> completed;
+  PMap<String, ArrayCounts> arrays;
+  long lastSeq;
+  long nextJobNumber;
+
+  StateBuilder(ClusterState s) {
+    jobs = s.jobs;
+    scripts = s.scripts;
+    nodes = s.nodes;
+    queues = s.queues;
+    server = s.server;
+    eligible = s.eligible;
+    usage = s.usage;
+    completed = s.completed;
+    arrays = s.arrays;
+    lastSeq = s.lastSeq;
+    nextJobNumber = s.nextJobNumber;
+  }
+
+  StateBuilder withSeq(long seq) {
+    lastSeq = seq;
+    return this;
+  }
+
+  ClusterState build() {
+    return new ClusterState(
+        jobs,
+        scripts,
+        nodes,
+        queues,
+        server,
+        eligible,
+        usage,
+        completed,
+        arrays,
+        lastSeq,
+        nextJobNumber);
+  }
+
+  Job require(String id) {
+    Job job = jobs.get(id);
+    if (job == null) {
+      throw new IllegalTransitionException("no job " + id);
+    }
+    return job;
+  }
+
+  /** Adds a job that is not in the state yet. */
+  void add(Job job) {
+    if (jobs.containsKey(job.getId())) {
+      throw new IllegalTransitionException("job " + job.getId() + " already exists");
+    }
+    jobs = jobs.plus(job.getId(), job);
+    index(job, +1);
+  }
+
+  /** Replaces {@code old} by {@code next} (same id) and keeps every index in step. */
+  void replace(Job old, Job next) {
+    index(old, -1);
+    jobs = jobs.plus(next.getId(), next);
+    index(next, +1);
+  }
+
+  /** Removes a job and its index entries. */
+  void remove(Job job) {
+    index(job, -1);
+    jobs = jobs.minus(job.getId());
+    scripts = scripts.minus(job.getId());
+  }
+
+  private void index(Job job, int sign) {
+    boolean subjob = !job.getArrayParent().isEmpty();
+    boolean arrayParent = !job.getArrayRequest().isEmpty();
+    if (job.getState() == JobState.QUEUED && !arrayParent) {
+      EligibleKey key = EligibleKey.of(job);
+      eligible = sign > 0 ? eligible.plus(key) : eligible.minus(key);
+    }
+    if (job.getState() == JobState.COMPLETED && !subjob) {
+      PurgeKey key = new PurgeKey(job.getCompTime(), job.getId());
+      completed = sign > 0 ? completed.plus(key) : completed.minus(key);
+    }
+    if (subjob) {
+      count(job, sign);
+    }
+  }
+
+  private void count(Job subjob, int sign) {
+    String parentId = subjob.getArrayParent();
+    ArrayCounts c = arrays.getOrDefault(parentId, ArrayCounts.NONE);
+    int q = c.queued();
+    int h = c.held();
+    int r = c.running();
+    int d = c.completed();
+    switch (subjob.getState()) {
+      case QUEUED -> q += sign;
+      case HELD, WAITING -> h += sign;
+      case RUNNING, EXITING -> r += sign;
+      case COMPLETED -> d += sign;
+      default -> throw new IllegalTransitionException("subjob " + subjob.getId() + " has no state");
+    }
+    ArrayCounts next = new ArrayCounts(q, h, r, d);
+    arrays = next.total() == 0 ? arrays.minus(parentId) : arrays.plus(parentId, next);
+    if (sign > 0) {
+      deriveParentState(parentId, next, subjob);
+    }
+  }
+
+  /** An array job shows R while any subjob runs, then Q, then H, and C once all are done. */
+  private void deriveParentState(String parentId, ArrayCounts c, Job changed) {
+    Job parent = jobs.get(parentId);
+    if (parent == null || c.total() < parent.getArraySize()) {
+      return; // still being built, or being purged
+    }
+    JobState state;
+    if (c.running() > 0) {
+      state = JobState.RUNNING;
+    } else if (c.queued() > 0) {
+      state = JobState.QUEUED;
+    } else if (c.held() > 0) {
+      state = JobState.HELD;
+    } else {
+      state = JobState.COMPLETED;
+    }
+    if (state != parent.getState()) {
+      Job.Builder next = parent.toBuilder().setState(state).setMtime(changed.getMtime());
+      if (state == JobState.COMPLETED) {
+        next.setCompTime(Math.max(changed.getCompTime(), changed.getMtime()));
+      }
+      replace(parent, next.build());
+    }
+  }
+
+  /** Records that {@code jobId} holds the CPUs, memory and GPUs of one allocation. */
+  void hold(NodeAllocation a, String jobId) {
+    if (!nodes.containsKey(a.getNode())) {
+      throw new IllegalTransitionException(
+          "job " + jobId + " placed on unknown node " + a.getNode());
+    }
+    NodeUsage u = usage.getOrDefault(a.getNode(), NodeUsage.NONE);
+    var cpus = u.cpuJobs();
+    for (int cpu : a.getCpusList()) {
+      String holder = cpus.get(cpu);
+      if (holder != null) {
+        throw new IllegalTransitionException(
+            "cpu "
+                + cpu
+                + " of "
+                + a.getNode()
+                + " is held by "
+                + holder
+                + ", not free for "
+                + jobId);
+      }
+      cpus = cpus.plus(cpu, jobId);
+    }
+    usage =
+        usage.plus(
+            a.getNode(),
+            new NodeUsage(cpus, u.memReserved() + a.getMem(), u.gpusReserved() + a.getGpus()));
+  }
+
+  /** Frees everything a running job holds. */
+  void release(Job job) {
+    for (NodeAllocation a : job.getExecNodesList()) {
+      NodeUsage u = usage.getOrDefault(a.getNode(), NodeUsage.NONE);
+      var cpus = u.cpuJobs();
+      for (int cpu : a.getCpusList()) {
+        if (job.getId().equals(cpus.get(cpu))) {
+          cpus = cpus.minus(cpu);
+        }
+      }
+      NodeUsage next =
+          new NodeUsage(cpus, u.memReserved() - a.getMem(), u.gpusReserved() - a.getGpus());
+      usage = next.idle() ? usage.minus(a.getNode()) : usage.plus(a.getNode(), next);
+    }
+  }
+}

@@ -1,0 +1,311 @@
+package dev.berth.server.state;
+
+import dev.berth.core.ArrayRequest;
+import dev.berth.core.JobIds;
+import dev.berth.proto.AttributeValue;
+import dev.berth.proto.Event;
+import dev.berth.proto.Holds;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+import dev.berth.proto.Node;
+import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.Queue;
+import java.util.List;
+
+/**
+ * {@code apply(state, event)}: the only way cluster state changes. Pure and deterministic: every
+ * time and id it needs travels inside the event. The job state machine it enforces is written down
+ * in docs/job-states.md; an event the current state does not allow throws {@link
+ * IllegalTransitionException} naming the event and the job.
+ */
+public final class StateMachine {
+  public static final String NEXT_JOB_NUMBER = "next_job_number";
+
+  private StateMachine() {}
+
+  /** Applies the next event of the journal; its sequence number must follow the state's. */
+  public static ClusterState apply(ClusterState state, Event event) {
+    if (event.getSeq() != state.lastSeq + 1) {
+      throw new IllegalTransitionException(
+          "event " + event.getSeq() + " does not follow event " + state.lastSeq);
+    }
+    return applyBody(state, event).withSeq(event.getSeq()).build();
+  }
+
+  /** Applies a snapshot image (events without their own sequence numbers), then sets seq. */
+  public static ClusterState restore(ClusterState state, List<Event> image, long seq) {
+    ClusterState s = state;
+    for (Event e : image) {
+      s = applyBody(s, e).build();
+    }
+    return new StateBuilder(s).withSeq(seq).build();
+  }
+
+  private static StateBuilder applyBody(ClusterState state, Event e) {
+    StateBuilder b = new StateBuilder(state);
+    long now = e.getTime() / 1000;
+    try {
+      switch (e.getBodyCase()) {
+        case JOB_SUBMITTED -> Jobs.submitted(b, e.getJobSubmitted().getJob(), e);
+        case JOB_RESTORED -> Jobs.restored(b, e.getJobRestored().getJob(), e);
+        case JOB_HELD -> held(b, e.getJobHeld().getJobId(), e.getJobHeld().getHolds(), now);
+        case JOB_RELEASED ->
+            released(b, e.getJobReleased().getJobId(), e.getJobReleased().getHolds(), now);
+        case JOB_ALTERED -> altered(b, e.getJobAltered().getJob(), now);
+        case JOB_DISPATCHED ->
+            dispatched(
+                b, e.getJobDispatched().getJobId(), e.getJobDispatched().getExecNodesList(), now);
+        case JOB_STARTED -> started(b, e);
+        case JOB_EXITED -> exited(b, e);
+        case JOB_DELETED -> deleted(b, e, now);
+        case JOB_KILL_REQUESTED -> killRequested(b, e, now);
+        case JOB_REQUEUED -> requeued(b, e, now);
+        case JOB_PURGED -> Jobs.purged(b, e.getJobPurged().getJobId());
+        case SERVER_ATTRIBUTES_CHANGED ->
+            serverChanged(b, e.getServerAttributesChanged().getChangesList());
+        case QUEUE_CREATED -> queueCreated(b, e.getQueueCreated().getQueue());
+        case QUEUE_ATTRIBUTES_CHANGED -> queueChanged(b, e);
+        case QUEUE_DELETED -> queueDeleted(b, e.getQueueDeleted().getQueue());
+        case NODE_CREATED -> nodeCreated(b, e.getNodeCreated().getNode());
+        case NODE_UPDATED -> nodeUpdated(b, e.getNodeUpdated().getNode());
+        case NODE_DELETED -> nodeDeleted(b, e.getNodeDeleted().getNode());
+        case BODY_NOT_SET ->
+            throw new IllegalTransitionException(
+                "event of an unknown kind (written by a newer Berth?); refusing to skip it");
+      }
+    } catch (IllegalTransitionException ex) {
+      throw new IllegalTransitionException(
+          "event " + e.getSeq() + " (" + e.getBodyCase() + "): " + ex.getMessage());
+    }
+    return b;
+  }
+
+  private static void held(StateBuilder b, String id, Holds holds, long now) {
+    Job job = b.require(id);
+    requireState(job, "hold", JobState.QUEUED, JobState.HELD, JobState.WAITING);
+    Holds merged =
+        Holds.newBuilder()
+            .setUser(job.getHolds().getUser() || holds.getUser())
+            .setOther(job.getHolds().getOther() || holds.getOther())
+            .setSystem(job.getHolds().getSystem() || holds.getSystem())
+            .build();
+    b.replace(job, job.toBuilder().setHolds(merged).setState(JobState.HELD).setMtime(now).build());
+  }
+
+  private static void released(StateBuilder b, String id, Holds holds, long now) {
+    Job job = b.require(id);
+    requireState(job, "release", JobState.QUEUED, JobState.HELD, JobState.WAITING);
+    Holds left =
+        Holds.newBuilder()
+            .setUser(job.getHolds().getUser() && !holds.getUser())
+            .setOther(job.getHolds().getOther() && !holds.getOther())
+            .setSystem(job.getHolds().getSystem() && !holds.getSystem())
+            .build();
+    boolean stillHeld = left.getUser() || left.getOther() || left.getSystem();
+    JobState next =
+        stillHeld
+            ? JobState.HELD
+            : job.getExecutionTime() > now ? JobState.WAITING : JobState.QUEUED;
+    b.replace(job, job.toBuilder().setHolds(left).setState(next).setMtime(now).build());
+  }
+
+  private static void altered(StateBuilder b, Job altered, long now) {
+    Job job = b.require(altered.getId());
+    if (job.getState() != altered.getState()) {
+      throw new IllegalTransitionException(
+          "alter of " + job.getId() + " may not change its state " + job.getState());
+    }
+    b.replace(job, altered.toBuilder().setMtime(now).build());
+  }
+
+  private static void dispatched(
+      StateBuilder b, String id, List<NodeAllocation> allocations, long now) {
+    Job job = b.require(id);
+    requireState(job, "dispatch", JobState.QUEUED);
+    for (NodeAllocation a : allocations) {
+      b.hold(a, id);
+    }
+    b.replace(
+        job,
+        job.toBuilder()
+            .setState(JobState.RUNNING)
+            .clearExecNodes()
+            .addAllExecNodes(allocations)
+            .clearComment()
+            .setMtime(now)
+            .build());
+  }
+
+  private static void started(StateBuilder b, Event e) {
+    var s = e.getJobStarted();
+    Job job = b.require(s.getJobId());
+    requireState(job, "start", JobState.RUNNING);
+    b.replace(
+        job,
+        job.toBuilder()
+            .setSessionId(s.getSessionId())
+            .setStartTime(s.getStartTime())
+            .setRunCount(job.getRunCount() + 1)
+            .setMtime(e.getTime() / 1000)
+            .build());
+  }
+
+  private static void exited(StateBuilder b, Event e) {
+    var x = e.getJobExited();
+    Job job = b.require(x.getJobId());
+    requireState(job, "exit", JobState.RUNNING, JobState.EXITING);
+    b.release(job);
+    Job.Builder done =
+        job.toBuilder()
+            .setState(JobState.COMPLETED)
+            .setExitStatus(x.getExitStatus())
+            .setResourcesUsed(x.getResourcesUsed())
+            .setCompTime(x.getEndTime())
+            .setExitReason(x.getReason())
+            .setMtime(e.getTime() / 1000);
+    if (!x.getReason().isEmpty()) {
+      done.setComment(x.getReason());
+    }
+    b.replace(job, done.build());
+  }
+
+  private static void deleted(StateBuilder b, Event e, long now) {
+    var d = e.getJobDeleted();
+    Job job = b.require(d.getJobId());
+    requireState(job, "delete", JobState.QUEUED, JobState.HELD, JobState.WAITING);
+    b.replace(
+        job,
+        job.toBuilder()
+            .setState(JobState.COMPLETED)
+            .setCompTime(now)
+            .setComment(d.getReason())
+            .setExitReason(d.getReason())
+            .setMtime(now)
+            .build());
+  }
+
+  private static void killRequested(StateBuilder b, Event e, long now) {
+    var k = e.getJobKillRequested();
+    Job job = b.require(k.getJobId());
+    requireState(job, "kill", JobState.RUNNING);
+    b.replace(
+        job,
+        job.toBuilder()
+            .setDeleteRequestedBy(e.getActor())
+            .setComment(k.getReason())
+            .setMtime(now)
+            .build());
+  }
+
+  private static void requeued(StateBuilder b, Event e, long now) {
+    var r = e.getJobRequeued();
+    Job job = b.require(r.getJobId());
+    requireState(job, "requeue", JobState.RUNNING, JobState.EXITING);
+    b.release(job);
+    b.replace(
+        job,
+        job.toBuilder()
+            .setState(JobState.QUEUED)
+            .clearExecNodes()
+            .setSessionId(0)
+            .setStartTime(0)
+            .clearDeleteRequestedBy()
+            .setComment(r.getReason())
+            .setEtime(now)
+            .setMtime(now)
+            .build());
+  }
+
+  private static void queueCreated(StateBuilder b, Queue queue) {
+    if (b.queues.containsKey(queue.getName())) {
+      throw new IllegalTransitionException("queue " + queue.getName() + " already exists");
+    }
+    b.queues = b.queues.plus(queue.getName(), queue);
+  }
+
+  private static void queueChanged(StateBuilder b, Event e) {
+    var c = e.getQueueAttributesChanged();
+    Queue queue = b.queues.get(c.getQueue());
+    if (queue == null) {
+      throw new IllegalTransitionException("no queue " + c.getQueue());
+    }
+    var attributes = new java.util.TreeMap<>(queue.getAttributesMap());
+    for (AttributeValue v : c.getChangesList()) {
+      if (v.getUnset()) {
+        attributes.remove(v.getName());
+      } else {
+        attributes.put(v.getName(), v.getValue());
+      }
+    }
+    b.queues =
+        b.queues.plus(
+            c.getQueue(), queue.toBuilder().clearAttributes().putAllAttributes(attributes).build());
+  }
+
+  private static void queueDeleted(StateBuilder b, String name) {
+    if (!b.queues.containsKey(name)) {
+      throw new IllegalTransitionException("no queue " + name);
+    }
+    b.queues = b.queues.minus(name);
+  }
+
+  private static void nodeCreated(StateBuilder b, Node node) {
+    if (b.nodes.containsKey(node.getName())) {
+      throw new IllegalTransitionException("node " + node.getName() + " already exists");
+    }
+    b.nodes = b.nodes.plus(node.getName(), node);
+  }
+
+  private static void nodeUpdated(StateBuilder b, Node node) {
+    if (!b.nodes.containsKey(node.getName())) {
+      throw new IllegalTransitionException("no node " + node.getName());
+    }
+    b.nodes = b.nodes.plus(node.getName(), node);
+  }
+
+  private static void nodeDeleted(StateBuilder b, String name) {
+    if (!b.nodes.containsKey(name)) {
+      throw new IllegalTransitionException("no node " + name);
+    }
+    if (!b.usage.getOrDefault(name, NodeUsage.NONE).idle()) {
+      throw new IllegalTransitionException("node " + name + " still runs jobs");
+    }
+    b.nodes = b.nodes.minus(name);
+    b.usage = b.usage.minus(name);
+  }
+
+  /**
+   * Server attributes are kept as text, except next_job_number, which is the job id counter itself
+   * (so it survives when the jobs that advanced it are purged).
+   */
+  private static void serverChanged(StateBuilder b, List<AttributeValue> changes) {
+    for (AttributeValue v : changes) {
+      if (v.getName().equals(NEXT_JOB_NUMBER)) {
+        b.nextJobNumber = Long.parseLong(v.getValue());
+      } else if (v.getUnset()) {
+        b.server = b.server.minus(v.getName());
+      } else {
+        b.server = b.server.plus(v.getName(), v.getValue());
+      }
+    }
+  }
+
+  static void requireState(Job job, String what, JobState... allowed) {
+    for (JobState s : allowed) {
+      if (job.getState() == s) {
+        return;
+      }
+    }
+    throw new IllegalTransitionException(
+        "cannot " + what + " job " + job.getId() + " in state " + job.getState());
+  }
+
+  /** The subjob ids of an array job, in index order. */
+  static List<String> subjobIds(Job parent) {
+    long number = parent.getNumber();
+    String server = JobIds.server(parent.getId());
+    return ArrayRequest.parse(parent.getArrayRequest(), Integer.MAX_VALUE).indices().stream()
+        .map(i -> JobIds.subjobOf(number, i, server))
+        .toList();
+  }
+}

@@ -1,0 +1,91 @@
+package dev.berth.tools;
+
+import static java.util.Map.entry;
+
+import dev.berth.client.ExitCodes;
+import dev.berth.client.Invocation;
+import dev.berth.tools.jobctl.Qdel;
+import dev.berth.tools.jobctl.Qhold;
+import dev.berth.tools.jobctl.Qrls;
+import dev.berth.tools.jobctl.Qsig;
+import dev.berth.tools.pbsnodes.Pbsnodes;
+import dev.berth.tools.qmgr.Qmgr;
+import dev.berth.tools.qstat.Qstat;
+import dev.berth.tools.qsub.Qalter;
+import dev.berth.tools.qsub.Qsub;
+import dev.berth.tools.tracejob.Tracejob;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The single entry point of Berth's command-line tools. The launcher script sets the system
+ * property {@code berth.command} from the name it was called by ({@code qstat}, {@code qdel}, ...);
+ * without it the first argument names the command ({@code berth-cli qstat -a}).
+ */
+public final class Main {
+  /** The property the launcher sets to the name it was invoked as. */
+  public static final String COMMAND_PROPERTY = "berth.command";
+
+  private static final Map<String, Command> COMMANDS =
+      Map.ofEntries(
+          entry("qsub", Qsub::run),
+          entry("qalter", Qalter::run),
+          entry("qmgr", Qmgr::run),
+          entry("qstat", Qstat::run),
+          entry("qdel", Qdel::run),
+          entry("qhold", Qhold::run),
+          entry("qrls", Qrls::run),
+          entry("qsig", Qsig::run),
+          entry("pbsnodes", Pbsnodes::run),
+          entry("tracejob", Tracejob::run));
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    int status = dispatch(System.getProperty(COMMAND_PROPERTY), args, COMMANDS, System.err);
+    System.out.flush();
+    System.exit(status);
+  }
+
+  /** The registered commands by name. */
+  public static Map<String, Command> commands() {
+    return COMMANDS;
+  }
+
+  /**
+   * Runs the command named by {@code property} (a name or a path whose last element is the name),
+   * or, when it is absent, by the first argument.
+   */
+  static int dispatch(
+      String property, String[] args, Map<String, Command> commands, PrintStream err) {
+    String name;
+    String[] rest;
+    if (property != null && !property.isBlank()) {
+      name = baseName(property.trim());
+      rest = args;
+    } else if (args.length > 0) {
+      name = baseName(args[0]);
+      rest = Arrays.copyOfRange(args, 1, args.length);
+    } else {
+      err.println("usage: berth-cli COMMAND [ARGS...]; commands: " + names(commands));
+      return ExitCodes.USAGE;
+    }
+    Command command = commands.get(name);
+    if (command == null) {
+      err.println("berth-cli: unknown command '" + name + "'; commands: " + names(commands));
+      return ExitCodes.USAGE;
+    }
+    return command.run(Invocation.ofProcess(name, rest));
+  }
+
+  private static String baseName(String path) {
+    int slash = path.lastIndexOf('/');
+    return slash < 0 ? path : path.substring(slash + 1);
+  }
+
+  private static String names(Map<String, Command> commands) {
+    return String.join(" ", new TreeSet<>(commands.keySet()));
+  }
+}

@@ -1,0 +1,114 @@
+package dev.berth.tools.pbsnodes;
+
+import dev.berth.proto.Node;
+import dev.berth.proto.NodeJobSlot;
+import dev.berth.proto.NodeStatus;
+import dev.berth.tools.format.Attr;
+import dev.berth.tools.format.CpuRanges;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A node as Torque 6's pbsnodes lists it, in the order of Torque's node attribute table: state, np,
+ * properties, ntype, jobs ({@code 0-1/12.srv,2/13.srv}: the CPUs each job holds), status (the mom's
+ * last report), note, gpus. Attributes the node does not have are left out.
+ */
+public final class NodeAttributes {
+  /** The order in which a Torque mom reports its status items; others follow by name. */
+  private static final List<String> STATUS_ORDER =
+      List.of(
+          "opsys",
+          "uname",
+          "sessions",
+          "nsessions",
+          "nusers",
+          "idletime",
+          "totmem",
+          "availmem",
+          "physmem",
+          "ncpus",
+          "loadave",
+          "gres",
+          "netload",
+          "state",
+          "varattr",
+          "cpuclock",
+          "macaddr",
+          "version",
+          "rectime",
+          "jobs");
+
+  private NodeAttributes() {}
+
+  public static List<Attr> of(NodeStatus status) {
+    Node node = status.getNode();
+    List<Attr> attrs = new ArrayList<>();
+    attrs.add(Attr.text("state", status.getState()));
+    attrs.add(Attr.number("np", node.getNp()));
+    if (node.getPropertiesCount() > 0) {
+      attrs.add(Attr.text("properties", String.join(",", node.getPropertiesList())));
+    }
+    attrs.add(Attr.text("ntype", node.getNtype().isEmpty() ? "cluster" : node.getNtype()));
+    List<String> jobs = jobs(status.getJobsList());
+    if (!jobs.isEmpty()) {
+      attrs.add(Attr.list("jobs", String.join(",", jobs), jobs));
+    }
+    List<Map.Entry<String, String>> items = statusItems(node);
+    if (!items.isEmpty()) {
+      attrs.add(Attr.entries("status", statusText(items), items));
+    }
+    if (!node.getNote().isEmpty()) {
+      attrs.add(Attr.text("note", node.getNote()));
+    }
+    if (node.getGpus() > 0) {
+      attrs.add(Attr.number("gpus", node.getGpus()));
+    }
+    return attrs;
+  }
+
+  /** Torque 6's jobs items: per job, in order of first appearance, its CPU ranges and its id. */
+  static List<String> jobs(List<NodeJobSlot> slots) {
+    Map<String, List<Integer>> cpus = new LinkedHashMap<>();
+    for (NodeJobSlot slot : slots) {
+      cpus.computeIfAbsent(slot.getJobId(), id -> new ArrayList<>()).add(slot.getCpu());
+    }
+    List<String> items = new ArrayList<>();
+    cpus.forEach(
+        (id, list) -> {
+          list.sort(null);
+          items.add(CpuRanges.format(list) + "/" + id);
+        });
+    return items;
+  }
+
+  private static List<Map.Entry<String, String>> statusItems(Node node) {
+    Map<String, String> rest = new TreeMap<>(node.getStatusMap());
+    if (!rest.containsKey("rectime") && node.getLastStatusTime() > 0) {
+      rest.put("rectime", Long.toString(node.getLastStatusTime()));
+    }
+    List<Map.Entry<String, String>> items = new ArrayList<>();
+    for (String key : STATUS_ORDER) {
+      String value = rest.remove(key);
+      if (value != null) {
+        items.add(new AbstractMap.SimpleImmutableEntry<>(key, value));
+      }
+    }
+    rest.forEach((key, value) -> items.add(new AbstractMap.SimpleImmutableEntry<>(key, value)));
+    return items;
+  }
+
+  private static String statusText(List<Map.Entry<String, String>> items) {
+    StringBuilder out = new StringBuilder();
+    for (Map.Entry<String, String> item : items) {
+      if (out.length() > 0) {
+        out.append(',');
+      }
+      out.append(item.getKey()).append('=').append(item.getValue());
+    }
+    return out.toString();
+  }
+}

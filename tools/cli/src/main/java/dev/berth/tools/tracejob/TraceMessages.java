@@ -1,0 +1,195 @@
+package dev.berth.tools.tracejob;
+
+import dev.berth.core.Durations;
+import dev.berth.core.Sizes;
+import dev.berth.proto.Event;
+import dev.berth.proto.Holds;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobExited;
+import dev.berth.proto.ResourcesUsed;
+import dev.berth.tools.format.CpuRanges;
+import dev.berth.tools.qstat.JobAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The text of tracejob's lines for one event, worded as Torque's server log and accounting records
+ * word them: server lines ({@code S}: "Job Queued at request of alice@host, owner = ...") and the
+ * accounting record ({@code A}: "queue=batch", the start and end records, "requestor=...").
+ */
+final class TraceMessages {
+  private TraceMessages() {}
+
+  /** The server-log lines for {@code event}, given the job as it was before it. */
+  static List<String> server(Event event, Job job) {
+    String actor = event.getActor();
+    switch (event.getBodyCase()) {
+      case JOB_SUBMITTED:
+        {
+          Job submitted = event.getJobSubmitted().getJob();
+          return List.of(
+              "enqueuing into "
+                  + submitted.getQueue()
+                  + ", state "
+                  + submitted.getStateValue()
+                  + " hop 1",
+              "Job Queued at request of "
+                  + actor
+                  + ", owner = "
+                  + submitted.getOwner()
+                  + ", job name = "
+                  + submitted.getName()
+                  + ", queue = "
+                  + submitted.getQueue());
+        }
+      case JOB_HELD:
+        return List.of(
+            "Holds " + letters(event.getJobHeld().getHolds()) + " set at request of " + actor);
+      case JOB_RELEASED:
+        return List.of(
+            "Holds "
+                + letters(event.getJobReleased().getHolds())
+                + " released at request of "
+                + actor);
+      case JOB_ALTERED:
+        {
+          List<String> changed = event.getJobAltered().getChangedList();
+          return List.of(
+              "Job Modified at request of "
+                  + actor
+                  + (changed.isEmpty() ? "" : ": " + String.join(", ", changed)));
+        }
+      case JOB_DISPATCHED:
+        return List.of(
+            "Job Run at request of "
+                + actor
+                + " on exec_host "
+                + CpuRanges.execHost(event.getJobDispatched().getExecNodesList()));
+      case JOB_STARTED:
+        return List.of("Started, pid = " + event.getJobStarted().getSessionId());
+      case JOB_EXITED:
+        return exited(event.getJobExited(), job);
+      case JOB_DELETED:
+        return List.of(deleted(actor, event.getJobDeleted().getReason()));
+      case JOB_KILL_REQUESTED:
+        return List.of(
+            deleted(actor, event.getJobKillRequested().getReason()),
+            "Job sent signal SIGTERM on delete");
+      case JOB_REQUEUED:
+        {
+          String reason = event.getJobRequeued().getReason();
+          return List.of(
+              "Job requeued at request of " + actor + (reason.isEmpty() ? "" : ": " + reason));
+        }
+      case JOB_PURGED:
+        return List.of("dequeuing from " + job.getQueue() + ", state COMPLETE");
+      case JOB_RESTORED:
+        return List.of("Job restored from a snapshot");
+      case BODY_NOT_SET:
+        return List.of("event " + event.getSeq() + " of a kind this tracejob does not know");
+      default:
+        return List.of(
+            event.getBodyCase().name().toLowerCase(Locale.ROOT) + " at request of " + actor);
+    }
+  }
+
+  /**
+   * The accounting record for {@code event}, or the empty string; {@code job} is the job after it.
+   */
+  static String accounting(Event event, Job job) {
+    switch (event.getBodyCase()) {
+      case JOB_SUBMITTED:
+        return "queue=" + job.getQueue();
+      case JOB_STARTED:
+        return startRecord(job);
+      case JOB_EXITED:
+        return endRecord(job, event.getJobExited());
+      case JOB_DELETED:
+      case JOB_KILL_REQUESTED:
+        return "requestor=" + event.getActor();
+      default:
+        return "";
+    }
+  }
+
+  private static List<String> exited(JobExited exited, Job job) {
+    List<String> lines = new ArrayList<>();
+    String reason = exited.getReason();
+    ResourcesUsed used = exited.getResourcesUsed();
+    if (reason.equals("walltime") && job.getResources().getWalltime() > 0) {
+      lines.add(
+          "walltime " + used.getWalltime() + " exceeded limit " + job.getResources().getWalltime());
+    } else if (reason.equals("memory") && job.getResources().getMem() > 0) {
+      lines.add("mem " + used.getMem() + " exceeded limit " + job.getResources().getMem());
+    } else if (!reason.isEmpty() && !reason.equals("deleted")) {
+      lines.add("Job ended: " + reason);
+    }
+    lines.add("Exit_status=" + exited.getExitStatus() + " " + usage(used));
+    return lines;
+  }
+
+  private static String deleted(String actor, String reason) {
+    return "Job deleted at request of " + actor + (reason.isEmpty() ? "" : ": " + reason);
+  }
+
+  private static String letters(Holds holds) {
+    return JobAttributes.holdTypes(holds);
+  }
+
+  private static String usage(ResourcesUsed used) {
+    return "resources_used.cput="
+        + Durations.format(used.getCput())
+        + " resources_used.mem="
+        + Sizes.formatKb(used.getMem())
+        + " resources_used.vmem="
+        + Sizes.formatKb(used.getVmem())
+        + " resources_used.walltime="
+        + Durations.format(used.getWalltime())
+        + (used.getOomKills() > 0 ? " resources_used.oom_kills=" + used.getOomKills() : "");
+  }
+
+  /** Torque's S record: who, what, when, where. */
+  private static String startRecord(Job job) {
+    StringBuilder out = new StringBuilder();
+    out.append("user=")
+        .append(job.getEuser())
+        .append(" group=")
+        .append(job.getEgroup())
+        .append(" jobname=")
+        .append(job.getName())
+        .append(" queue=")
+        .append(job.getQueue())
+        .append(" ctime=")
+        .append(job.getCtime())
+        .append(" qtime=")
+        .append(job.getQtime())
+        .append(" etime=")
+        .append(job.getEtime())
+        .append(" start=")
+        .append(job.getStartTime())
+        .append(" owner=")
+        .append(job.getOwner())
+        .append(" exec_host=")
+        .append(CpuRanges.execHost(job.getExecNodesList()));
+    Map<String, String> requested = new TreeMap<>(job.getResources().getValuesMap());
+    requested.forEach(
+        (name, value) -> out.append(" Resource_List.").append(name).append('=').append(value));
+    return out.toString();
+  }
+
+  /** Torque's E record: the S record's fields, then session, end, exit status and usage. */
+  private static String endRecord(Job job, JobExited exited) {
+    return startRecord(job)
+        + " session="
+        + job.getSessionId()
+        + " end="
+        + exited.getEndTime()
+        + " Exit_status="
+        + exited.getExitStatus()
+        + " "
+        + usage(exited.getResourcesUsed());
+  }
+}

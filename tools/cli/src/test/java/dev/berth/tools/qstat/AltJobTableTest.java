@@ -1,0 +1,115 @@
+package dev.berth.tools.qstat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.berth.proto.NodeAllocation;
+import dev.berth.tools.format.CpuRanges;
+import dev.berth.tools.testing.FakeServer;
+import dev.berth.tools.testing.Jobs;
+import org.junit.jupiter.api.Test;
+
+class AltJobTableTest {
+  private static final AltJobTable.Style PLAIN =
+      new AltJobTable.Style(false, false, false, SizeUnit.AS_GIVEN);
+  private static final String RUNNING_ROW =
+      "12.srv                  alice       batch    STDIN              4242     1      2       -- "
+          + "  01:00:00 R  00:05:00";
+
+  @Test
+  void headerNamesTheServerAndItsComment() {
+    assertEquals(
+        "\nsrv: all good\n"
+            + " ".repeat(82)
+            + "Req'd       Req'd       Elap\n"
+            + "Job ID                  Username    Queue    Jobname          SessID  NDS   TSK   Memory"
+            + "      Time    S   Time\n"
+            + "----------------------- ----------- -------- ---------------- ------ ----- ------ -----"
+            + "---- --------- - ---------\n",
+        AltJobTable.header("srv", "all good"));
+  }
+
+  @Test
+  void runningRow() {
+    assertEquals(
+        RUNNING_ROW + "\n", AltJobTable.row(Jobs.running().build(), PLAIN, FakeServer.NOW));
+  }
+
+  @Test
+  void queuedRowHasBlanks() {
+    assertEquals(
+        "12.srv                  alice       batch    STDIN               --      1      2       -- "
+            + "  01:00:00 Q       -- \n",
+        AltJobTable.row(Jobs.queued().build(), PLAIN, FakeServer.NOW));
+  }
+
+  @Test
+  void memoryAndCutColumns() {
+    var job =
+        Jobs.queued()
+            .setId("1234567.averylongservername.example.org")
+            .setName("averyveryverylongjobname")
+            .setOwner("averyverylonguser@host")
+            .setQueue("longqueuename");
+    job.getResourcesBuilder().clearNodeGroups().removeValues("nodect").putValues("mem", "2gb");
+    job.getResourcesBuilder().removeValues("nodes");
+    assertEquals(
+        "1234567.averylongserve  averyverylo longqueu averyveryverylon    --    --     --        2gb"
+            + "  01:00:00 Q       -- \n",
+        AltJobTable.row(job.build(), PLAIN, FakeServer.NOW));
+    AltJobTable.Style gigabytes = new AltJobTable.Style(false, false, false, SizeUnit.GB);
+    job.getResourcesBuilder().putValues("mem", "1536mb");
+    assertEquals(
+        "      2gb",
+        AltJobTable.row(job.build(), gigabytes, FakeServer.NOW).substring(82, 91),
+        "-G rounds up to whole gigabytes");
+  }
+
+  @Test
+  void nodesGoUnderTheRowOrOnItWithOneLine() {
+    AltJobTable.Style nodes = new AltJobTable.Style(true, false, false, SizeUnit.AS_GIVEN);
+    assertEquals(
+        RUNNING_ROW + "\n   n1/0-1\n",
+        AltJobTable.row(Jobs.running().build(), nodes, FakeServer.NOW));
+    AltJobTable.Style oneLine = new AltJobTable.Style(true, true, false, SizeUnit.AS_GIVEN);
+    assertEquals(
+        RUNNING_ROW + "   n1/0-1\n",
+        AltJobTable.row(Jobs.running().build(), oneLine, FakeServer.NOW));
+    assertEquals(
+        "    -- \n",
+        AltJobTable.row(Jobs.queued().build(), nodes, FakeServer.NOW).split("\n", 2)[1],
+        "a job without nodes shows Torque's blank");
+  }
+
+  @Test
+  void commentLine() {
+    AltJobTable.Style comment = new AltJobTable.Style(false, false, true, SizeUnit.AS_GIVEN);
+    assertEquals(
+        RUNNING_ROW + "\n   Job started on n1\n",
+        AltJobTable.row(
+            Jobs.running().setComment("Job started on n1").build(), comment, FakeServer.NOW));
+    assertEquals(
+        "    -- \n",
+        AltJobTable.row(Jobs.running().build(), comment, FakeServer.NOW).split("\n", 2)[1]);
+  }
+
+  @Test
+  void longExecHostsBreakBeforeAPlus() {
+    var job = Jobs.running().clearExecNodes();
+    for (int i = 1; i <= 8; i++) {
+      job.addExecNodes(
+          NodeAllocation.newBuilder().setNode("node0" + i).addCpus(0).addCpus(1).addCpus(2));
+    }
+    String execHost = CpuRanges.execHost(job.getExecNodesList());
+    assertEquals(
+        76 + 11, execHost.length(), "seven hosts fill 76 columns, the eighth does not fit");
+    assertEquals(
+        "   node01/0-2+node02/0-2+node03/0-2+node04/0-2+node05/0-2+node06/0-2+node07/0-2\n"
+            + "   +node08/0-2\n",
+        AltJobTable.nodeLines(execHost, 77));
+  }
+
+  @Test
+  void domainsAreLeftOutOfTheNodeList() {
+    assertEquals("   n1+n2\n", AltJobTable.nodeLines("n1.cluster.org/0-1+n2.cluster.org/0", 77));
+  }
+}

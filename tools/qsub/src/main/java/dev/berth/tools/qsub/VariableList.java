@@ -1,0 +1,113 @@
+package dev.berth.tools.qsub;
+
+import static dev.berth.core.AttributeNames.INIT_WORK_DIR;
+import static dev.berth.core.AttributeNames.WORK_DIR;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The job's Variable_List. qsub sends, in this order: the {@code PBS_O_*} variables it makes from
+ * its own environment and location, then the {@code -v} variables, then with {@code -V} every other
+ * variable of its environment. Each name appears once: an explicit {@code -v} value beats the
+ * automatic one (so {@code -v PBS_O_WORKDIR=/x} is what the job sees), and {@code -V} never
+ * overrides either.
+ */
+final class VariableList {
+  /** The qsub environment variables Torque copies as {@code PBS_O_<name>}, in Torque's order. */
+  private static final List<String> COPIED =
+      List.of("HOME", "LANG", "LOGNAME", "PATH", "MAIL", "SHELL", "TZ");
+
+  private VariableList() {}
+
+  /**
+   * Parses a {@code -v} list: comma-separated {@code NAME=value} or {@code NAME} (which takes
+   * qsub's own value). Commas inside {@code '..'} or {@code ".."} belong to the value.
+   */
+  static Map<String, String> parse(String list, Map<String, String> env, List<String> warnings)
+      throws QsubException {
+    Map<String, String> parsed = new LinkedHashMap<>();
+    for (String raw : splitOutsideQuotes(list)) {
+      String item = raw.strip();
+      if (item.isEmpty()) {
+        continue;
+      }
+      int eq = item.indexOf('=');
+      String name = eq < 0 ? item : item.substring(0, eq).strip();
+      if (name.isEmpty() || name.chars().anyMatch(Character::isWhitespace)) {
+        throw new QsubException("-v " + item + ": expected NAME or NAME=value");
+      }
+      if (eq >= 0) {
+        parsed.put(name, item.substring(eq + 1));
+      } else if (env.containsKey(name)) {
+        parsed.put(name, env.get(name));
+      } else {
+        warnings.add("-v " + name + ": " + name + " is not set here; the job gets it empty");
+        parsed.put(name, "");
+      }
+    }
+    return parsed;
+  }
+
+  /** The {@code NAME=value} entries to send, for a job submitted from {@code ctx}. */
+  static List<String> build(JobOptions options, SubmitContext ctx) {
+    Map<String, String> automatic = new LinkedHashMap<>();
+    for (String name : COPIED) {
+      String value = ctx.env().get(name);
+      if (value != null) {
+        automatic.put("PBS_O_" + name, value);
+      }
+    }
+    automatic.put("PBS_O_HOST", ctx.host());
+    automatic.put("PBS_O_WORKDIR", workDir(options, ctx));
+    String initDir = options.attributes().get(INIT_WORK_DIR);
+    if (initDir != null) {
+      automatic.put("PBS_O_INITDIR", initDir);
+    }
+    Map<String, String> all = new LinkedHashMap<>();
+    automatic.forEach((k, v) -> all.put(k, options.variables().getOrDefault(k, v)));
+    all.putAll(options.variables());
+    if (options.exportEnvironment()) {
+      new TreeMap<>(ctx.env()).forEach(all::putIfAbsent);
+    }
+    List<String> entries = new ArrayList<>();
+    all.forEach((k, v) -> entries.add(k + "=" + v));
+    return entries;
+  }
+
+  /** PBS_O_WORKDIR: {@code -w} if given (as Torque), else the directory qsub runs in. */
+  private static String workDir(JobOptions options, SubmitContext ctx) {
+    String w = options.attributes().get(WORK_DIR);
+    return w != null ? w : ctx.cwd().toString();
+  }
+
+  private static List<String> splitOutsideQuotes(String list) throws QsubException {
+    List<String> items = new ArrayList<>();
+    StringBuilder item = new StringBuilder();
+    char quote = 0;
+    for (char c : list.toCharArray()) {
+      if (quote != 0) {
+        if (c == quote) {
+          quote = 0;
+        } else {
+          item.append(c);
+        }
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == ',') {
+        items.add(item.toString());
+        item.setLength(0);
+      } else {
+        item.append(c);
+      }
+    }
+    if (quote != 0) {
+      throw new QsubException("-v " + list + ": unmatched " + quote);
+    }
+    items.add(item.toString());
+    return items;
+  }
+}
