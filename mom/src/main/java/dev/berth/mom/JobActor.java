@@ -143,7 +143,8 @@ final class JobActor {
       JobLaunch.Prepared prepared = JobLaunch.prepare(job, config, users, records);
       spec = prepared.spec();
       process = launcher.start(spec);
-      records.recordProcess(job.getId(), process.pid(), process.startMillis());
+      records.recordProcess(
+          job.getId(), process.pid(), process.identity(), process.launchedMillis());
     } catch (JobLaunch.LaunchException | IOException e) {
       context.getLog().warn("job {} cannot start: {}", job.getId(), e.getMessage());
       report(
@@ -166,7 +167,7 @@ final class JobActor {
     if (record.obit().isPresent()) {
       return ended(record.obit().get());
     }
-    Optional<JobProcess> alive = record.process().flatMap(p -> launcher.reattach(p[0], p[1]));
+    Optional<JobProcess> alive = record.process().flatMap(p -> launcher.reattach(p[0], p[1], p[2]));
     if (alive.isPresent()) {
       process = alive.get();
       context.getLog().info("job {} found running again as session {}", job.getId(), process.pid());
@@ -175,7 +176,8 @@ final class JobActor {
     if (record.process().isPresent()) {
       long[] p = record.process().get();
       process =
-          new JobProcess(p[0], p[1], java.util.concurrent.CompletableFuture.completedFuture(null));
+          new JobProcess(
+              p[0], p[1], p[2], java.util.concurrent.CompletableFuture.completedFuture(null));
     }
     return finish();
   }
@@ -184,7 +186,7 @@ final class JobActor {
     context.pipeToSelf(process.exited(), (ok, failure) -> new Exited());
     long walltime = job.getResources().getWalltime();
     if (walltime > 0) {
-      long left = walltime * 1000 - (clock.millis() - process.startMillis());
+      long left = walltime * 1000 - (clock.millis() - process.launchedMillis());
       timers.startSingleTimer(Timer.WALLTIME, Duration.ofMillis(Math.max(0, left)));
     }
     sendStarted();
@@ -224,7 +226,7 @@ final class JobActor {
 
   private Behavior<Command> overWalltime() {
     long limit = job.getResources().getWalltime();
-    long used = (clock.millis() - process.startMillis()) / 1000;
+    long used = (clock.millis() - process.launchedMillis()) / 1000;
     String message =
         "job killed: walltime "
             + used
@@ -255,7 +257,7 @@ final class JobActor {
       launcher.signalJob(process.pid(), Signals.SIGKILL); // whatever the script left behind
     }
     long end = clock.millis();
-    long start = process == null ? end : process.startMillis();
+    long start = process == null ? end : process.launchedMillis();
     Optional<String> line = records.status(job.getId());
     JobObitReport.Builder obit =
         JobObitReport.newBuilder()
@@ -322,7 +324,7 @@ final class JobActor {
                     .setNode(config.name())
                     .setJobId(job.getId())
                     .setSessionId(process.pid())
-                    .setStartTime(process.startMillis() / 1000))
+                    .setStartTime(process.launchedMillis() / 1000))
             .build());
   }
 

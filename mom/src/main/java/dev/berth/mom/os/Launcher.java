@@ -8,7 +8,7 @@ public interface Launcher {
   JobProcess start(StartSpec spec) throws IOException;
 
   /** Finds a starter that is still running after a mom restart. */
-  java.util.Optional<JobProcess> reattach(long pid, long startMillis);
+  java.util.Optional<JobProcess> reattach(long pid, long identity, long launchedMillis);
 
   /**
    * Sends {@code signal} to every process of the job: the job's process group and every process in

@@ -71,17 +71,21 @@ public final class LinuxLauncher implements Launcher {
     pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     pb.redirectOutput(log.toFile());
     pb.redirectErrorStream(true);
+    long launched = System.currentTimeMillis();
     Process p = pb.start();
-    long start =
-        p.info().startInstant().map(Instant::toEpochMilli).orElse(System.currentTimeMillis());
-    return new JobProcess(p.pid(), start, p.onExit().thenApply(x -> null));
+    return new JobProcess(
+        p.pid(), identity(p.toHandle()), launched, p.onExit().thenApply(x -> null));
   }
 
   @Override
-  public Optional<JobProcess> reattach(long pid, long startMillis) {
+  public Optional<JobProcess> reattach(long pid, long identity, long launchedMillis) {
     return ProcessHandle.of(pid)
-        .filter(h -> h.info().startInstant().map(Instant::toEpochMilli).orElse(-1L) == startMillis)
-        .map(h -> new JobProcess(pid, startMillis, h.onExit().thenApply(x -> null)));
+        .filter(h -> identity(h) == identity)
+        .map(h -> new JobProcess(pid, identity, launchedMillis, h.onExit().thenApply(x -> null)));
+  }
+
+  private static long identity(ProcessHandle h) {
+    return h.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
   }
 
   @Override

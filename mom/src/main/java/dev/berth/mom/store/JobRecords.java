@@ -32,7 +32,7 @@ public final class JobRecords {
   public record Record(
       String jobId,
       RunJob run,
-      Optional<long[]> process,
+      Optional<long[]> process, // pid, identity, launched millis
       Optional<String> status,
       Optional<JobObitReport> obit) {}
 
@@ -64,8 +64,11 @@ public final class JobRecords {
     write(dir.resolve(RUN), run.toByteArray());
   }
 
-  public void recordProcess(String jobId, long pid, long startMillis) throws IOException {
-    write(directory(jobId).resolve(PROCESS), (pid + " " + startMillis + "\n").getBytes());
+  public void recordProcess(String jobId, long pid, long identity, long launchedMillis)
+      throws IOException {
+    write(
+        directory(jobId).resolve(PROCESS),
+        (pid + " " + identity + " " + launchedMillis + "\n").getBytes());
   }
 
   public void recordObit(String jobId, JobObitReport obit) throws IOException {
@@ -107,7 +110,9 @@ public final class JobRecords {
         Optional<long[]> process = Optional.empty();
         if (Files.exists(dir.resolve(PROCESS))) {
           String[] f = Files.readString(dir.resolve(PROCESS)).strip().split(" ");
-          process = Optional.of(new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])});
+          process =
+              Optional.of(
+                  new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])});
         }
         Optional<JobObitReport> obit =
             Files.exists(dir.resolve(OBIT))

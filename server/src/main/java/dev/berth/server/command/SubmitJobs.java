@@ -34,6 +34,7 @@ final class SubmitJobs {
             .setJoinPath("n")
             .setKeepFiles("n")
             .setMailPoints("a")
+            .setCheckpoint("u")
             .setRerunnable(true);
     for (Attribute a : request.getAttributesList()) {
       JobAttributes.apply(job, a);
@@ -170,6 +171,13 @@ final class SubmitJobs {
     }
     job.setResources(ResourceLimits.withDefaults(job.getResources(), queue, s));
     ResourceLimits.check(job.build(), queue, s);
+    var r = job.getResourcesBuilder();
+    int nodect =
+        dev.berth.scheduler.Placement.groups(r.build()).stream().mapToInt(g -> g.getCount()).sum();
+    r.putValues("nodect", Integer.toString(nodect));
+    if (r.containsValues("nodes")) {
+      r.putValues("neednodes", r.getValuesOrThrow("nodes"));
+    }
   }
 
   private static void array(Job.Builder job, ClusterState s, long number, String server) {

@@ -1,0 +1,251 @@
+package dev.berth.it;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.berth.client.BerthClient;
+import dev.berth.client.Invocation;
+import dev.berth.core.Hosts;
+import dev.berth.daemon.BerthHome;
+import dev.berth.daemon.EmbeddedCluster;
+import dev.berth.mom.MomConfig;
+import dev.berth.mom.os.JobFiles;
+import dev.berth.mom.os.NodeFacts;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
+import dev.berth.proto.StatJobs;
+import dev.berth.tools.Main;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A real Berth cluster in the test JVM: the embedded server with its RocksDB journal under a fresh
+ * home in /tmp, and one mom for this host that runs jobs through berth-starter. Commands run
+ * in-process as root, or as real processes of other users through runuser.
+ */
+final class TestCluster implements AutoCloseable {
+  static final Path ROOT =
+      Path.of(System.getProperty("berth.root", "..")).toAbsolutePath().normalize();
+  static final Path STARTER = ROOT.resolve("mom/target/native/berth-starter");
+  static final String SERVER = "itsrv";
+
+  final BerthHome home;
+  final Path socket;
+  final String node = Hosts.localName();
+  private final EmbeddedCluster cluster;
+
+  private TestCluster(BerthHome home, List<MomConfig> moms) throws IOException {
+    this.home = home;
+    this.socket = home.root().resolve("server.sock");
+    JobFiles.prepareBase(home.jobTmp());
+    for (MomConfig m : moms) {
+      JobFiles.prepareBase(m.tmpBase());
+    }
+    cluster =
+        EmbeddedCluster.start(
+            new EmbeddedCluster.Settings(home, socket, SERVER, Hosts.localName(), 0, moms));
+  }
+
+  /** A cluster with one mom for this host offering every online CPU. */
+  static TestCluster start() throws IOException {
+    return start(true);
+  }
+
+  /** A cluster with a mom ({@code withMom}) or only the server (jobs then stay queued). */
+  static TestCluster start(boolean withMom) throws IOException {
+    Path dir = Files.createTempDirectory(Path.of("/tmp"), "berth-it-");
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    BerthHome home = new BerthHome(dir);
+    List<MomConfig> moms = new ArrayList<>();
+    if (withMom) {
+      String name = Hosts.localName();
+      moms.add(
+          new MomConfig(
+              name,
+              NodeFacts.linux().onlineCpus(),
+              List.of(),
+              home.mom(name),
+              home.jobTmp().resolve(name),
+              STARTER,
+              Duration.ofSeconds(1),
+              Duration.ofSeconds(1),
+              "Berth-test"));
+    }
+    TestCluster c = new TestCluster(home, moms);
+    if (withMom) {
+      c.awaitNodeUp();
+    }
+    return c;
+  }
+
+  private void awaitNodeUp() {
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (System.currentTimeMillis() < deadline) {
+      Result r = cli("pbsnodes", "-a");
+      if (r.exit() == 0 && r.out().contains("state = free")) {
+        return;
+      }
+      sleep(100);
+    }
+    fail("the node did not come up: " + cli("pbsnodes", "-a"));
+  }
+
+  Map<String, String> env() {
+    Map<String, String> env = new HashMap<>();
+    env.put("BERTH_SERVER", socket.toString());
+    env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
+    env.put("HOME", "/root");
+    env.put("LOGNAME", "root");
+    env.put("SHELL", "/bin/bash");
+    return env;
+  }
+
+  /** Runs a Berth command in this JVM (the caller is root) from {@code home}. */
+  Result cli(String command, String... args) {
+    return cliIn(home.root(), command, args);
+  }
+
+  Result cliIn(Path cwd, String command, String... args) {
+    return cliWithInput(cwd, "", command, args);
+  }
+
+  Result cliWithInput(Path cwd, String stdin, String command, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Invocation inv =
+        new Invocation(
+            command,
+            List.of(args),
+            env(),
+            cwd,
+            new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    int exit = Main.commands().get(command).run(inv);
+    return new Result(
+        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** Runs ops/bin/COMMAND as a real process of {@code user}, as that user would. */
+  Result runAs(String user, Path cwd, String command, String... args) {
+    List<String> argv =
+        new ArrayList<>(List.of("runuser", "-u", user, "--", "env", "BERTH_SERVER=" + socket));
+    argv.add(ROOT.resolve("ops/bin").resolve(command).toString());
+    argv.addAll(List.of(args));
+    return exec(cwd, argv);
+  }
+
+  static Result exec(Path cwd, List<String> argv) {
+    try {
+      Process p =
+          new ProcessBuilder(argv)
+              .directory(cwd.toFile())
+              .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+              .start();
+      var out = p.getInputStream();
+      var err = p.getErrorStream();
+      byte[][] captured = new byte[2][];
+      Thread t = new Thread(() -> captured[1] = readAll(err));
+      t.start();
+      captured[0] = readAll(out);
+      if (!p.waitFor(120, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        fail("timed out: " + argv);
+      }
+      t.join();
+      return new Result(
+          p.exitValue(),
+          new String(captured[0], StandardCharsets.UTF_8),
+          new String(captured[1], StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static byte[] readAll(java.io.InputStream in) {
+    try {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      return new byte[0];
+    }
+  }
+
+  /** The job as the server has it now. */
+  Job job(String id) {
+    try (BerthClient client = BerthClient.connect(socket)) {
+      Response r =
+          client.call(Request.newBuilder().setStatJobs(StatJobs.newBuilder().addJobIds(id)));
+      if (r.hasError()) {
+        fail("stat " + id + ": " + r.getError().getMessage());
+      }
+      return r.getJobs().getJobs(0);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Waits until the job satisfies {@code condition}, failing with the job's state if not. */
+  Job await(String id, Predicate<Job> condition, Duration timeout) {
+    long deadline = System.currentTimeMillis() + timeout.toMillis();
+    Job last = null;
+    while (System.currentTimeMillis() < deadline) {
+      last = job(id);
+      if (condition.test(last)) {
+        return last;
+      }
+      sleep(100);
+    }
+    return fail("job " + id + " did not reach the expected state in " + timeout + ": " + last);
+  }
+
+  Job awaitState(String id, JobState state) {
+    return await(id, j -> j.getState() == state, Duration.ofSeconds(60));
+  }
+
+  /** Submits a script from {@code cwd} as root; returns the job id qsub printed. */
+  String submit(Path cwd, String script, String... args) throws IOException {
+    Path file = cwd.resolve("job-" + System.nanoTime() + ".sh");
+    Files.writeString(file, script);
+    List<String> argv = new ArrayList<>(List.of(args));
+    argv.add(file.toString());
+    Result r = cliIn(cwd, "qsub", argv.toArray(String[]::new));
+    if (r.exit() != 0) {
+      fail("qsub failed: " + r);
+    }
+    return r.out().trim();
+  }
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    cluster.close();
+    JobFiles.removeTree(home.jobTmp());
+    JobFiles.removeTree(home.root());
+  }
+
+  record Result(int exit, String out, String err) {}
+}
