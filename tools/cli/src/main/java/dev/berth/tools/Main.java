@@ -43,8 +43,15 @@ public final class Main {
 
   private Main() {}
 
+  /** The command name under which ops/bin/berth-cli-archive trains the class-data archive. */
+  static final String TRAIN = "berth-cli-train";
+
   public static void main(String[] args) {
-    int status = dispatch(System.getProperty(COMMAND_PROPERTY), args, COMMANDS, System.err);
+    String command = System.getProperty(COMMAND_PROPERTY);
+    int status =
+        TRAIN.equals(command)
+            ? Training.run(COMMANDS)
+            : dispatch(command, args, COMMANDS, System.err);
     System.out.flush();
     System.exit(status);
   }

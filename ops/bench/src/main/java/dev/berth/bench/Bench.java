@@ -1,0 +1,168 @@
+package dev.berth.bench;
+
+import dev.berth.client.BerthClient;
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
+ * measured; nothing is asserted. Usage: ops/bench/run [submit|cli|restart|all].
+ */
+public final class Bench {
+  private final Path root;
+
+  private Bench(Path root) {
+    this.root = root;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Path root = Path.of(System.getProperty("berth.root", ".")).toAbsolutePath().normalize();
+    String what = args.length > 0 ? args[0] : "all";
+    Bench bench = new Bench(root);
+    System.out.printf(
+        "Berth benchmarks on %d CPUs, %s%n", Runtime.getRuntime().availableProcessors(), machine());
+    switch (what) {
+      case "submit" -> bench.submit();
+      case "cli" -> bench.cli();
+      case "restart" -> bench.restart();
+      case "all" -> {
+        bench.submit();
+        bench.cli();
+        bench.restart();
+      }
+      default -> {
+        System.err.println("usage: ops/bench/run [submit|cli|restart|all]");
+        System.exit(2);
+      }
+    }
+  }
+
+  /** Durable submissions per second with 1, 8 and 64 concurrent clients. */
+  void submit() throws Exception {
+    System.out.printf("%nfsync of a 4 KiB write on /tmp: median %.2f ms%n", fsyncMillis());
+    System.out.println("durable submissions through the socket (each answered after fsync):");
+    System.out.println("clients      jobs   seconds     jobs/s   p50 ms   p99 ms");
+    try (BenchServer server = new BenchServer(root)) {
+      server.start();
+      server.defineNode();
+      for (int clients : new int[] {1, 8, 64}) {
+        Submissions.Result r = Submissions.run(server.socket, clients, 2, 10);
+        System.out.printf(
+            "%7d %9d %9.1f %10.0f %8.2f %8.2f%n",
+            r.clients(), r.jobs(), r.seconds(), r.perSecond(), r.p50(), r.p99());
+      }
+    }
+  }
+
+  /** Wall time of qsub and qstat as a user runs them from the shell. */
+  void cli() throws Exception {
+    try (BenchServer server = new BenchServer(root)) {
+      server.start();
+      server.defineNode();
+      Submissions.run(server.socket, 8, 0, 0.5);
+      long jobs = jobCount(server);
+      Path work = Files.createTempDirectory(server.home, "work");
+      Files.writeString(
+          work.resolve("job.pbs"), "#!/bin/sh\n#PBS -N clibench\n#PBS -l walltime=1:00:00\ntrue\n");
+      String oneJob = "1";
+      Path launch = root.resolve("tools/cli/target/berth-cli.launch");
+      String how =
+          Files.exists(launch)
+              ? Files.readString(launch).replace('\n', ' ').trim()
+              : "no class-data archive (run ops/bin/berth-cli-archive)";
+      System.out.printf(
+          "%ncommand wall time from the shell, %d jobs in the server; %s%n", jobs, how);
+      System.out.println("command                              runs  median ms   p90 ms   min ms");
+      for (Commands.Result r :
+          Commands.time(
+              root,
+              work,
+              Map.of("BERTH_SERVER", server.socket.toString()),
+              List.of(
+                  List.of("qsub", "job.pbs"),
+                  List.of("qstat", oneJob),
+                  List.of("qstat"),
+                  List.of("qstat", "-f", oneJob)),
+              30)) {
+        System.out.printf(
+            "%-36s %4d %10.0f %8.0f %8.0f%n", r.command(), r.runs(), r.median(), r.p90(), r.min());
+      }
+    }
+  }
+
+  /** Restart time with 100,000 jobs in the journal. */
+  void restart() throws Exception {
+    try (BenchServer server = new BenchServer(root)) {
+      server.start();
+      server.defineNode();
+      long begin = System.nanoTime();
+      while (jobCount(server) < 100_000) {
+        Submissions.run(server.socket, 64, 0, 5);
+      }
+      double filled = (System.nanoTime() - begin) / 1e9;
+      long jobs = jobCount(server);
+      System.out.printf(
+          "%nrestart with %d jobs in the journal (filled in %.0f s):%n", jobs, filled);
+      server.stop();
+      long clean = server.start();
+      System.out.printf(
+          "  after berth down (snapshot): ready in %d ms; %s%n", clean, server.recoveryLine());
+      Submissions.run(server.socket, 64, 0, 2);
+      server.kill();
+      long crashed = server.start();
+      System.out.printf(
+          "  after SIGKILL (snapshot + tail): ready in %d ms; %s%n",
+          crashed, server.recoveryLine());
+      long all = jobCount(server);
+      System.out.printf("  jobs after the crash: %d%n", all);
+    }
+  }
+
+  private static long jobCount(BenchServer server) throws Exception {
+    try (BerthClient c = BerthClient.connect(server.socket)) {
+      Response r =
+          c.call(
+              Request.newBuilder().setStatServer(dev.berth.proto.StatServer.getDefaultInstance()));
+      return r.getServer().getTotalJobs();
+    }
+  }
+
+  private static double fsyncMillis() throws IOException {
+    Path file = Files.createTempFile(Path.of("/tmp"), "berth-fsync", ".bin");
+    double[] samples = new double[50];
+    try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+      byte[] block = new byte[4096];
+      for (int i = 0; i < samples.length; i++) {
+        f.write(block);
+        long begin = System.nanoTime();
+        f.getFD().sync();
+        samples[i] = (System.nanoTime() - begin) / 1e6;
+      }
+    } finally {
+      Files.deleteIfExists(file);
+    }
+    Arrays.sort(samples);
+    return samples[samples.length / 2];
+  }
+
+  private static String machine() {
+    try {
+      List<String> lines = new ArrayList<>(Files.readAllLines(Path.of("/proc/cpuinfo")));
+      return lines.stream()
+          .filter(l -> l.startsWith("model name"))
+          .findFirst()
+          .orElse("")
+          .replaceFirst(".*: ", "");
+    } catch (IOException e) {
+      return "";
+    }
+  }
+}

@@ -1,0 +1,139 @@
+package dev.berth.bench;
+
+import com.google.protobuf.ByteString;
+import dev.berth.client.BerthClient;
+import dev.berth.client.ServerUnavailableException;
+import dev.berth.proto.Attribute;
+import dev.berth.proto.Manage;
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
+import dev.berth.proto.StatServer;
+import dev.berth.proto.SubmitJob;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real server process ({@code ops/bin/berth serve}, no moms) in a scratch home, with one node
+ * defined so submissions are feasible; nothing runs, so only the server is measured.
+ */
+final class BenchServer implements AutoCloseable {
+  final Path root;
+  final Path home;
+  final Path socket;
+  private Process process;
+
+  BenchServer(Path root) throws IOException {
+    this.root = root;
+    this.home = Files.createTempDirectory(Path.of("/tmp"), "berth-bench-");
+    this.socket = home.resolve("server.sock");
+  }
+
+  /** Starts the server; returns the milliseconds from exec to the first answered request. */
+  long start() throws IOException, InterruptedException {
+    long begin = System.nanoTime();
+    process =
+        new ProcessBuilder(
+                root.resolve("ops/bin/berth").toString(),
+                "serve",
+                "--home",
+                home.toString(),
+                "--socket",
+                socket.toString(),
+                "--nodes",
+                "0",
+                "--server-name",
+                "bench")
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()))
+            .start();
+    while (true) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the server exited; see " + home.resolve("serve.log"));
+      }
+      if (answers()) {
+        return (System.nanoTime() - begin) / 1_000_000;
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  void defineNode() throws ServerUnavailableException {
+    try (BerthClient c = BerthClient.connect(socket)) {
+      Response r =
+          c.call(
+              Request.newBuilder()
+                  .setManage(
+                      Manage.newBuilder()
+                          .setCommand(Manage.Command.CREATE)
+                          .setObjectType(Manage.ObjectType.NODE)
+                          .addNames("n1")
+                          .addAttributes(Attribute.newBuilder().setName("np").setValue("64"))));
+      if (r.hasError()) {
+        throw new IllegalStateException(r.getError().getMessage());
+      }
+    }
+  }
+
+  private boolean answers() {
+    if (!Files.exists(socket)) {
+      return false;
+    }
+    try (BerthClient c = BerthClient.connect(socket)) {
+      return !c.call(Request.newBuilder().setStatServer(StatServer.getDefaultInstance()))
+          .hasError();
+    } catch (ServerUnavailableException e) {
+      return false;
+    }
+  }
+
+  /** The server's own account of its last recovery, from its log. */
+  String recoveryLine() throws IOException {
+    List<String> lines = Files.readAllLines(home.resolve("serve.log"));
+    for (int i = lines.size() - 1; i >= 0; i--) {
+      if (lines.get(i).contains("recovered")) {
+        return lines.get(i).replaceFirst(".*\\] ", "");
+      }
+    }
+    return "(no recovery line)";
+  }
+
+  void stop() throws InterruptedException {
+    process.destroy();
+    process.waitFor(120, TimeUnit.SECONDS);
+  }
+
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(60, TimeUnit.SECONDS);
+  }
+
+  static Request.Builder submission(String name) {
+    return Request.newBuilder()
+        .setSubmit(
+            SubmitJob.newBuilder()
+                .addAttributes(Attribute.newBuilder().setName("Job_Name").setValue(name))
+                .addAttributes(
+                    Attribute.newBuilder()
+                        .setName("Resource_List")
+                        .setResource("walltime")
+                        .setValue("01:00:00"))
+                .addAttributes(
+                    Attribute.newBuilder().setName("Variable_List").setValue("PBS_O_WORKDIR=/tmp"))
+                .addAttributes(
+                    Attribute.newBuilder().setName("Variable_List").setValue("PBS_O_HOST=bench"))
+                .setScript(ByteString.copyFromUtf8("#!/bin/sh\n#PBS -N bench\ntrue\n")));
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (process != null && process.isAlive()) {
+      kill();
+    }
+    try (var files = Files.walk(home)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}
