@@ -115,7 +115,7 @@ static void parse(int argc, char **argv, struct options *o) {
     else if (!strcmp(a, "--stdin")) o->in = v;
     else if (!strcmp(a, "--stdout")) o->out = v;
     else if (!strcmp(a, "--stderr")) o->err = v;
-    else if (!strcmp(a, "--status")) o->status = v;
+    else if (!strcmp(a, "--status")) o->status = status_path = v; /* later errors go there */
     else if (!strcmp(a, "--argv0")) o->argv0 = v;
     else if (!strcmp(a, "--umask")) o->umask_value = number(a, v, 8);
     else if (!strcmp(a, "--cgroup")) {

@@ -183,7 +183,9 @@ final class JobActor {
   }
 
   private Behavior<Command> running() {
-    context.pipeToSelf(process.exited(), (ok, failure) -> new Exited());
+    // A non-null value: Pekko's dead-letter logging fails on a null one if this actor has stopped.
+    context.pipeToSelf(
+        process.exited().thenApply(v -> Boolean.TRUE), (ok, failure) -> new Exited());
     long walltime = job.getResources().getWalltime();
     if (walltime > 0) {
       long left = walltime * 1000 - (clock.millis() - process.launchedMillis());

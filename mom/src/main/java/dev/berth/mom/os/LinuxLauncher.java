@@ -3,7 +3,6 @@ package dev.berth.mom.os;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -73,19 +72,24 @@ public final class LinuxLauncher implements Launcher {
     pb.redirectErrorStream(true);
     long launched = System.currentTimeMillis();
     Process p = pb.start();
-    return new JobProcess(
-        p.pid(), identity(p.toHandle()), launched, p.onExit().thenApply(x -> null));
+    return new JobProcess(p.pid(), identity(p.pid()), launched, p.onExit().thenApply(x -> null));
   }
 
   @Override
   public Optional<JobProcess> reattach(long pid, long identity, long launchedMillis) {
     return ProcessHandle.of(pid)
-        .filter(h -> identity(h) == identity)
+        .filter(h -> identity(pid) == identity)
         .map(h -> new JobProcess(pid, identity, launchedMillis, h.onExit().thenApply(x -> null)));
   }
 
-  private static long identity(ProcessHandle h) {
-    return h.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
+  /**
+   * The kernel's start time of the process, in clock ticks since boot: fixed for the life of the
+   * process. (ProcessHandle.Info.startInstant() derives a wall-clock time from the boot time in
+   * /proc/stat, which moves when the clock is stepped, e.g. by NTP or a leap second; a restarted
+   * mom would then no longer recognise its jobs.)
+   */
+  private long identity(long pid) {
+    return proc.startTicks(pid);
   }
 
   @Override

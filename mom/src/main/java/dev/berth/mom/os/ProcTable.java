@@ -31,11 +31,27 @@ final class ProcTable {
     return result;
   }
 
-  /** Field 6 of /proc/PID/stat, or -1 if the process is gone. */
+  /** Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot; or -1. */
+  long startTicks(long pid) {
+    try {
+      String s = Files.readString(proc.resolve(Long.toString(pid)).resolve("stat"));
+      return Long.parseLong(s.substring(s.lastIndexOf(')') + 2).split(" ")[19]);
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * Field 6 of /proc/PID/stat, or -1 if the process is gone or a zombie (it has exited and cannot
+   * be signalled; an orphan stays one until init reaps it, which some inits do only lazily).
+   */
   static long session(Path stat) {
     try {
       String s = Files.readString(stat);
       String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+      if (f[0].equals("Z") || f[0].equals("X")) {
+        return -1;
+      }
       return Long.parseLong(f[3]);
     } catch (IOException | RuntimeException e) {
       return -1;

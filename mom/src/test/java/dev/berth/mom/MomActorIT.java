@@ -1,0 +1,353 @@
+package dev.berth.mom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import dev.berth.core.Services;
+import dev.berth.core.Signals;
+import dev.berth.mom.os.JobFiles;
+import dev.berth.mom.os.LinuxLauncher;
+import dev.berth.mom.os.LinuxUsers;
+import dev.berth.mom.os.NodeFacts;
+import dev.berth.mom.os.Sessions;
+import dev.berth.mom.store.JobRecords;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobObitReport;
+import dev.berth.proto.JobStartedReport;
+import dev.berth.proto.KillJob;
+import dev.berth.proto.MomInbound;
+import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.NodeHello;
+import dev.berth.proto.ObitAck;
+import dev.berth.proto.ResourceRequest;
+import dev.berth.proto.RunJob;
+import dev.berth.proto.ServerInbound;
+import dev.berth.proto.SignalJobTask;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The mom with real job processes, talking to a fake server: a test probe registered in the
+ * receptionist under the server's service key.
+ */
+@Tag("integration")
+class MomActorIT {
+  private static final Path STARTER = Path.of("target/native/berth-starter").toAbsolutePath();
+  private static final ServiceKey<ServerInbound> SERVER_KEY =
+      ServiceKey.create(ServerInbound.class, Services.SERVER);
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration RESEND = Duration.ofMillis(300);
+
+  @TempDir Path dir;
+  private ActorTestKit kit;
+  private TestProbe<ServerInbound> server;
+  private MomConfig config;
+  private JobRecords records;
+  private final List<Long> sessions = new ArrayList<>();
+
+  /** A running mom: its actor, the inbox it announced, and its hello. */
+  private record Mom(
+      ActorRef<MomActor.Command> actor, ActorRef<MomInbound> inbox, NodeHello hello) {
+    void tell(MomInbound.Builder message) {
+      inbox.tell(message.build());
+    }
+  }
+
+  @BeforeEach
+  void setUp() throws IOException {
+    kit = ActorTestKit.create();
+    server = kit.createTestProbe(ServerInbound.class);
+    kit.system().receptionist().tell(Receptionist.register(SERVER_KEY, server.ref()));
+    JobFiles.prepareBase(dir.resolve("tmp"));
+    config =
+        new MomConfig(
+            "node1",
+            List.of(0, 1),
+            List.of("test"),
+            dir.resolve("home"),
+            dir.resolve("tmp"),
+            STARTER,
+            Duration.ofMillis(200),
+            RESEND,
+            "0.1-test");
+    records = new JobRecords(dir.resolve("home/jobs"));
+  }
+
+  @AfterEach
+  void tearDown() {
+    sessions.forEach(Sessions::kill);
+    kit.shutdownTestKit();
+  }
+
+  private Mom startMom() throws IOException {
+    ActorRef<MomActor.Command> actor =
+        kit.spawn(
+            MomActor.create(
+                config, new LinuxLauncher(STARTER), new LinuxUsers(), NodeFacts.linux(), records));
+    NodeHello hello = expect(ServerInbound::hasHello, TIMEOUT).getHello();
+    ActorRef<MomInbound> inbox =
+        ActorRefResolver.get(kit.system()).resolveActorRef(hello.getMomRef());
+    return new Mom(actor, inbox, hello);
+  }
+
+  /** The next message {@code wanted} accepts, skipping others (heartbeats, resends). */
+  private ServerInbound expect(Predicate<ServerInbound> wanted, Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (true) {
+      Duration left = Duration.ofNanos(deadline - System.nanoTime());
+      if (left.isNegative()) {
+        throw new AssertionError("no matching message from the mom within " + within);
+      }
+      ServerInbound m = server.receiveMessage(left);
+      if (wanted.test(m)) {
+        return m;
+      }
+    }
+  }
+
+  private JobStartedReport expectStarted(String jobId) {
+    JobStartedReport started =
+        expect(m -> m.hasStarted() && m.getStarted().getJobId().equals(jobId), TIMEOUT)
+            .getStarted();
+    sessions.add(started.getSessionId());
+    return started;
+  }
+
+  private JobObitReport expectObit(String jobId, Duration within) {
+    return expect(m -> m.hasObit() && m.getObit().getJobId().equals(jobId), within).getObit();
+  }
+
+  /** Waits for a heartbeat sent after the mom forgot the job, so no report of it can follow. */
+  private void expectForgotten(String jobId) {
+    expect(m -> m.hasStatus() && !m.getStatus().getRunningJobsList().contains(jobId), TIMEOUT);
+  }
+
+  private Job.Builder job(String id) {
+    return Job.newBuilder()
+        .setId(id)
+        .setNumber(Long.parseLong(id.substring(0, id.indexOf('.'))))
+        .setName("t")
+        .setEuser("root")
+        .setQueue("batch")
+        .setServer("test")
+        .setShell("/bin/sh")
+        .setInitWorkDir(dir.toString())
+        .setOutputPath("node1:" + dir.resolve(id + ".o"))
+        .setErrorPath("node1:" + dir.resolve(id + ".e"))
+        .addExecNodes(NodeAllocation.newBuilder().setNode("node1").addCpus(0));
+  }
+
+  private static MomInbound.Builder run(Job.Builder job, String script, int killDelay) {
+    return MomInbound.newBuilder()
+        .setRun(
+            RunJob.newBuilder()
+                .setJob(job)
+                .setScript(ByteString.copyFromUtf8(script + "\n"))
+                .setKillDelay(killDelay));
+  }
+
+  private static MomInbound.Builder kill(String jobId, int killDelay) {
+    return MomInbound.newBuilder()
+        .setKill(KillJob.newBuilder().setJobId(jobId).setReason("deleted").setKillDelay(killDelay));
+  }
+
+  private static MomInbound.Builder obitAck(String jobId) {
+    return MomInbound.newBuilder().setObitAck(ObitAck.newBuilder().setJobId(jobId));
+  }
+
+  @Test
+  void runsAJobReportsItAndForgetsItWhenTheObitIsAcknowledged() throws Exception {
+    Mom mom = startMom();
+    assertEquals("node1", mom.hello().getNode().getName());
+    assertEquals(List.of(0, 1), mom.hello().getNode().getCpuIdsList());
+
+    mom.tell(run(job("1.test"), "echo hi; exit 3", 5));
+    JobStartedReport started = expectStarted("1.test");
+    assertEquals("node1", started.getNode());
+    assertTrue(started.getSessionId() > 1);
+    JobObitReport obit = expectObit("1.test", TIMEOUT);
+    assertEquals(3, obit.getExitStatus());
+    assertEquals("", obit.getReason());
+    assertEquals("hi\n", Files.readString(dir.resolve("1.test.o")));
+    assertFalse(Files.exists(dir.resolve("tmp/1.test")), "TMPDIR removed");
+    assertTrue(Files.exists(records.directory("1.test")), "kept until the server has the obit");
+
+    mom.tell(obitAck("1.test"));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("1.test"))));
+    expectForgotten("1.test");
+    long quiet = System.nanoTime() + RESEND.multipliedBy(4).toNanos();
+    while (System.nanoTime() < quiet) {
+      ServerInbound m = server.receiveMessage(TIMEOUT);
+      assertFalse(m.hasObit(), "obit sent again after its acknowledgement: " + m);
+    }
+  }
+
+  @Test
+  void aDuplicateRunJobIsIgnored() throws Exception {
+    Mom mom = startMom();
+    Path runs = dir.resolve("runs");
+    MomInbound.Builder run = run(job("2.test"), "echo run >> " + runs + "; sleep 1", 5);
+    mom.tell(run);
+    mom.tell(run);
+    Set<Long> sessionIds = new HashSet<>();
+    ServerInbound m;
+    do {
+      m = expect(x -> x.hasStarted() || x.hasObit() || x.hasRunRejected(), TIMEOUT);
+      if (m.hasStarted()) {
+        sessionIds.add(m.getStarted().getSessionId());
+        sessions.add(m.getStarted().getSessionId());
+      }
+    } while (!m.hasObit());
+    assertEquals(0, m.getObit().getExitStatus());
+    assertEquals(1, sessionIds.size(), "started once: " + sessionIds);
+
+    mom.tell(run); // again while the obit waits for its acknowledgement
+    expectObit("2.test", TIMEOUT);
+    expectObit("2.test", TIMEOUT);
+    assertEquals("run\n", Files.readString(runs));
+    mom.tell(obitAck("2.test"));
+    expectForgotten("2.test");
+  }
+
+  @Test
+  void killOfAnUnknownJobAnswersWithAnObit() throws Exception {
+    Mom mom = startMom();
+    mom.tell(kill("99.test", 5));
+    JobObitReport obit = expectObit("99.test", TIMEOUT);
+    assertEquals(-1, obit.getExitStatus());
+    assertEquals("node1", obit.getNode());
+  }
+
+  @Test
+  void aJobOfAnUnknownUserIsRejected() throws Exception {
+    Mom mom = startMom();
+    mom.tell(run(job("3.test").setEuser("berth-no-such-user"), "true", 5));
+    ServerInbound m = expect(x -> x.hasRunRejected() || x.hasStarted(), TIMEOUT);
+    assertTrue(m.hasRunRejected(), m.toString());
+    assertTrue(m.getRunRejected().getReason().contains("does not exist"), m.toString());
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("3.test"))));
+  }
+
+  @Test
+  void killEndsARunningJobAndEverythingInItsSession() throws Exception {
+    Mom mom = startMom();
+    mom.tell(run(job("4.test"), "sleep 100", 30));
+    long sid = expectStarted("4.test").getSessionId();
+    assertTrue(
+        Sessions.await(TIMEOUT, () -> Sessions.members(sid).size() >= 3), "starter, sh, sleep");
+
+    mom.tell(kill("4.test", 30));
+    JobObitReport obit = expectObit("4.test", TIMEOUT);
+    assertEquals(256 + 15, obit.getExitStatus());
+    assertTrue(
+        Sessions.await(TIMEOUT, () -> Sessions.members(sid).isEmpty()),
+        "left in the session: " + Sessions.members(sid));
+    mom.tell(obitAck("4.test"));
+  }
+
+  @Test
+  void aJobPastItsWalltimeIsKilledAndTold() throws Exception {
+    Mom mom = startMom();
+    Job.Builder job = job("5.test").setResources(ResourceRequest.newBuilder().setWalltime(2));
+    mom.tell(run(job, "sleep 100", 5));
+    long sid = expectStarted("5.test").getSessionId();
+
+    JobObitReport obit = expectObit("5.test", TIMEOUT.plusSeconds(5));
+    assertEquals(JobActor.OVER_WALLTIME, obit.getExitStatus());
+    assertEquals(-11, obit.getExitStatus());
+    assertTrue(obit.getReason().contains("walltime"), obit.getReason());
+    String stderr = Files.readString(dir.resolve("5.test.e"));
+    assertTrue(stderr.contains("exceeded limit"), stderr);
+    assertTrue(Sessions.await(TIMEOUT, () -> Sessions.members(sid).isEmpty()));
+    mom.tell(obitAck("5.test"));
+  }
+
+  @Test
+  void aRestartedMomFindsItsRunningJobAgain() throws Exception {
+    Mom first = startMom();
+    first.tell(run(job("6.test"), "sleep 5; echo done", 5));
+    long sid = expectStarted("6.test").getSessionId();
+    kit.stop(first.actor(), TIMEOUT);
+    assertTrue(Sessions.members(sid).contains(sid), "the job outlives its mom");
+
+    Mom second = startMom();
+    assertNotEquals(first.hello().getMomRef(), second.hello().getMomRef());
+    assertEquals(List.of("6.test"), second.hello().getRunningJobsList());
+    assertEquals(sid, expectStarted("6.test").getSessionId());
+
+    JobObitReport obit = expectObit("6.test", TIMEOUT.plusSeconds(5));
+    assertEquals(0, obit.getExitStatus(), obit.toString());
+    assertEquals("done\n", Files.readString(dir.resolve("6.test.o")));
+    second.tell(obitAck("6.test"));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("6.test"))));
+  }
+
+  @Test
+  void aSignalReachesTheJob() throws Exception {
+    Mom mom = startMom();
+    mom.tell(run(job("7.test"), "trap 'echo got it; exit 5' USR1\nsleep 100 &\nwait", 5));
+    long sid = expectStarted("7.test").getSessionId();
+    assertTrue(
+        Sessions.await(TIMEOUT, () -> Sessions.members(sid).size() >= 3), "starter, sh, sleep");
+
+    mom.tell(
+        MomInbound.newBuilder()
+            .setSignal(
+                SignalJobTask.newBuilder().setJobId("7.test").setSignal(Signals.parse("USR1"))));
+    assertEquals(5, expectObit("7.test", TIMEOUT).getExitStatus());
+    assertEquals("got it\n", Files.readString(dir.resolve("7.test.o")));
+    mom.tell(obitAck("7.test"));
+  }
+
+  @Test
+  void aJobThatEndedWhileTheMomWasAwayIsReportedWithItsStatus() throws Exception {
+    Mom first = startMom();
+    first.tell(run(job("8.test"), "sleep 1; exit 4", 5));
+    long sid = expectStarted("8.test").getSessionId();
+    kit.stop(first.actor(), TIMEOUT);
+    assertTrue(Sessions.await(TIMEOUT, () -> Sessions.members(sid).isEmpty()), "job ended");
+
+    Mom second = startMom();
+    assertEquals(List.of("8.test"), second.hello().getRunningJobsList());
+    JobObitReport obit = expectObit("8.test", TIMEOUT);
+    assertEquals(4, obit.getExitStatus(), obit.toString());
+    second.tell(obitAck("8.test"));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("8.test"))));
+  }
+
+  @Test
+  void anUnacknowledgedObitIsSentAgainAfterARestart() throws Exception {
+    Mom first = startMom();
+    first.tell(run(job("9.test"), "exit 6", 5));
+    expectStarted("9.test");
+    assertEquals(6, expectObit("9.test", TIMEOUT).getExitStatus());
+    kit.stop(first.actor(), TIMEOUT);
+
+    Mom second = startMom();
+    assertEquals(List.of("9.test"), second.hello().getRunningJobsList());
+    assertEquals(6, expectObit("9.test", TIMEOUT).getExitStatus());
+    second.tell(obitAck("9.test"));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("9.test"))));
+  }
+}

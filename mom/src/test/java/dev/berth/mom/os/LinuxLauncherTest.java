@@ -1,0 +1,265 @@
+package dev.berth.mom.os;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.berth.core.Signals;
+import dev.berth.mom.job.StarterStatus;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * berth-starter run for real through LinuxLauncher (the tests run as root on Linux). Every test
+ * starts short-lived processes and kills whatever is left of its sessions afterwards.
+ */
+class LinuxLauncherTest {
+  static final Path STARTER = Path.of("target/native/berth-starter").toAbsolutePath();
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  @TempDir Path dir;
+  private LinuxLauncher launcher;
+  private final List<JobProcess> started = new ArrayList<>();
+
+  /** What to start; the defaults run {@code script} with /bin/sh as the test's own user. */
+  private final class Spec {
+    UserInfo user;
+    int gid;
+    Path cwd = dir;
+    Path stdout = dir.resolve("out");
+    Path stderr = dir.resolve("err");
+    boolean join;
+    String umask;
+    String argv0;
+    List<String> command = List.of("/bin/sh");
+    Map<String, String> env = Map.of("PATH", "/usr/bin:/bin");
+
+    Spec(String script) throws IOException {
+      Files.writeString(dir.resolve("script"), script + "\n");
+    }
+
+    JobProcess start() throws IOException {
+      JobProcess p =
+          launcher.start(
+              new StartSpec(
+                  user,
+                  gid,
+                  cwd,
+                  dir.resolve("script"),
+                  stdout,
+                  stderr,
+                  join,
+                  umask,
+                  List.of(),
+                  dir.resolve("status"),
+                  argv0,
+                  command,
+                  env));
+      started.add(p);
+      return p;
+    }
+  }
+
+  @BeforeEach
+  void setUp() {
+    launcher = new LinuxLauncher(STARTER);
+  }
+
+  @AfterEach
+  void killLeftovers() throws Exception {
+    for (JobProcess p : started) {
+      Sessions.kill(p.pid());
+      p.exited().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    }
+  }
+
+  private StarterStatus run(Spec spec) throws Exception {
+    spec.start().exited().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    return StarterStatus.parse(status());
+  }
+
+  private String status() throws IOException {
+    return Files.readString(dir.resolve("status"));
+  }
+
+  private String read(String name) throws IOException {
+    return Files.readString(dir.resolve(name));
+  }
+
+  @Test
+  void refusesAMissingStarter() {
+    assertThrows(IllegalArgumentException.class, () -> new LinuxLauncher(dir.resolve("none")));
+  }
+
+  @Test
+  void recordsTheExitCode() throws Exception {
+    StarterStatus s = run(new Spec("exit 7"));
+    assertEquals(StarterStatus.Kind.EXIT, s.kind());
+    assertEquals(7, s.exitStatus());
+    assertTrue(status().matches("exit 7 \\d+ \\d+\n"), status());
+  }
+
+  @Test
+  void recordsTheSignalThatKilledTheJob() throws Exception {
+    StarterStatus s = run(new Spec("kill -9 $$"));
+    assertTrue(status().matches("signal 9 \\d+ \\d+\n"), status());
+    assertEquals(265, s.exitStatus());
+  }
+
+  @Test
+  void theScriptIsStdinAndTheEnvironmentIsExactlyTheGivenOne() throws Exception {
+    Files.createDirectory(dir.resolve("work"));
+    Spec spec = new Spec("echo \"$0 $FOO ${HOME-unset}\"\npwd");
+    spec.env = Map.of("PATH", "/usr/bin:/bin", "FOO", "bar");
+    spec.argv0 = "berth-job";
+    spec.cwd = dir.resolve("work");
+    assertEquals(0, run(spec).exitStatus());
+    assertEquals("berth-job bar unset\n" + dir.resolve("work") + "\n", read("out"));
+  }
+
+  @Test
+  void outputAndErrorGoToTheirFiles() throws Exception {
+    assertEquals(0, run(new Spec("echo out; echo err >&2")).exitStatus());
+    assertEquals("out\n", read("out"));
+    assertEquals("err\n", read("err"));
+  }
+
+  @Test
+  void joinSendsErrorToTheOutputFile() throws Exception {
+    Spec spec = new Spec("echo out; echo err >&2");
+    spec.join = true;
+    assertEquals(0, run(spec).exitStatus());
+    assertEquals("out\nerr\n", read("out"));
+    assertFalse(Files.exists(dir.resolve("err")));
+  }
+
+  @Test
+  void aMissingWorkingDirectoryFailsTheLaunchAndTellsTheUser() throws Exception {
+    Spec spec = new Spec("echo should not run");
+    spec.cwd = dir.resolve("nope");
+    StarterStatus s = run(spec);
+    assertEquals(StarterStatus.Kind.FAILED, s.kind());
+    assertEquals(-1, s.exitStatus());
+    assertTrue(s.message().contains("working directory"), s.message());
+    assertTrue(read("err").contains("cannot change to the working directory"), read("err"));
+    assertEquals("", read("out"));
+  }
+
+  @Test
+  void aMissingProgramFailsTheLaunch() throws Exception {
+    Spec spec = new Spec("true");
+    spec.command = List.of(dir.resolve("no-shell").toString());
+    StarterStatus s = run(spec);
+    assertEquals(StarterStatus.Kind.FAILED, s.kind());
+    assertTrue(s.message().contains("cannot run"), s.message());
+  }
+
+  @Test
+  void aBadOptionIsReportedInTheStatusFile() throws Exception {
+    Spec spec = new Spec("true");
+    spec.umask = "9z";
+    StarterStatus s = run(spec);
+    assertEquals(StarterStatus.Kind.FAILED, s.kind());
+    assertTrue(s.message().contains("--umask"), s.message());
+  }
+
+  @Test
+  void runsAsTheUserWithTheirGroupsAndUmask() throws Exception {
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+    UserInfo nobody = new LinuxUsers().user("nobody").orElseThrow();
+    assertEquals(65534, nobody.uid());
+    Spec spec = new Spec("id -un; id -u; id -G");
+    spec.user = nobody;
+    spec.gid = nobody.gid();
+    spec.umask = "077";
+    assertEquals(0, run(spec).exitStatus(), status());
+    assertEquals(
+        "nobody\n65534\n" + nobody.groups().get(0) + "\n", read("out"), "no root groups kept");
+    Path out = dir.resolve("out");
+    assertEquals(65534, Files.getAttribute(out, "unix:uid", LinkOption.NOFOLLOW_LINKS));
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(out)));
+  }
+
+  @Test
+  void anOutputPathThatIsASymbolicLinkIsRefused() throws Exception {
+    Path precious = Files.writeString(dir.resolve("precious"), "keep me\n");
+    Files.createSymbolicLink(dir.resolve("out"), precious);
+    StarterStatus s = run(new Spec("echo overwritten"));
+    assertEquals(StarterStatus.Kind.FAILED, s.kind());
+    assertTrue(s.message().contains("cannot open output file"), s.message());
+    assertEquals("keep me\n", Files.readString(precious));
+  }
+
+  @Test
+  void signalJobReachesAChildThatLeftTheJobsProcessGroup() throws Exception {
+    Path bgPid = dir.resolve("bg.pid");
+    Spec spec =
+        new Spec(
+            "set -m\nsleep 100 &\necho $! > "
+                + bgPid
+                + ".tmp\nmv "
+                + bgPid
+                + ".tmp "
+                + bgPid
+                + "\nwait");
+    spec.command = List.of("/bin/bash");
+    JobProcess p = spec.start();
+    assertTrue(Sessions.await(TIMEOUT, () -> Files.exists(bgPid)), "the job never started");
+    long bg = Long.parseLong(Files.readString(bgPid).strip());
+    long shell =
+        Sessions.members(p.pid()).stream()
+            .filter(pid -> pid != p.pid() && pid != bg)
+            .findFirst()
+            .orElseThrow();
+    assertNotEquals(Sessions.processGroup(shell), Sessions.processGroup(bg));
+    assertTrue(Sessions.members(p.pid()).contains(bg), "the child is still in the session");
+
+    launcher.signalJob(p.pid(), Signals.SIGKILL);
+
+    p.exited().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    assertTrue(status().startsWith("signal 9 "), status());
+    assertTrue(Sessions.await(TIMEOUT, () -> !Sessions.alive(bg)), "the background child lives");
+  }
+
+  @Test
+  void reattachFindsARunningStarterByPidAndIdentity() throws Exception {
+    JobProcess p = new Spec("sleep 100").start();
+    assertTrue(Sessions.await(TIMEOUT, () -> launcher.anyAlive(p.pid())));
+
+    assertTrue(p.identity() > 0, "identity " + p.identity());
+    Optional<JobProcess> again = launcher.reattach(p.pid(), p.identity(), p.launchedMillis());
+    assertTrue(again.isPresent());
+    assertEquals(p.pid(), again.get().pid());
+    assertEquals(p.launchedMillis(), again.get().launchedMillis());
+    assertTrue(launcher.reattach(p.pid(), p.identity() + 1, p.launchedMillis()).isEmpty());
+    assertTrue(launcher.reattach(Integer.MAX_VALUE, p.identity(), 0).isEmpty());
+
+    launcher.signalJob(p.pid(), Signals.SIGTERM);
+    again.get().exited().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    assertEquals(256 + 15, StarterStatus.parse(status()).exitStatus(), status());
+    assertTrue(Sessions.await(TIMEOUT, () -> !launcher.anyAlive(p.pid())));
+  }
+
+  @Test
+  void nothingIsAliveInASessionThatEnded() throws Exception {
+    JobProcess p = new Spec("exit 0").start();
+    p.exited().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    assertFalse(launcher.anyAlive(p.pid()));
+    launcher.signalJob(p.pid(), Signals.SIGKILL); // nothing to signal: no error
+  }
+}

@@ -1,0 +1,58 @@
+package dev.berth.mom.os;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/** Test helpers for real processes: who is left in a session, and cleaning up after a test. */
+public final class Sessions {
+  private static final ProcTable PROC = new ProcTable(Path.of("/proc"));
+
+  private Sessions() {}
+
+  /** Live (non-zombie) processes whose session id is {@code sid}, the leader included. */
+  public static List<Long> members(long sid) {
+    return PROC.inSession(sid);
+  }
+
+  /** Whether {@code pid} exists and is not a zombie. */
+  public static boolean alive(long pid) {
+    return ProcTable.session(Path.of("/proc", Long.toString(pid), "stat")) >= 0;
+  }
+
+  /** The process group of {@code pid}, or -1. */
+  public static long processGroup(long pid) {
+    try {
+      String s = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      return Long.parseLong(s.substring(s.lastIndexOf(')') + 2).split(" ")[2]);
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  /** SIGKILLs every process of the session, the leader included. */
+  public static void kill(long sid) {
+    for (long pid : members(sid)) {
+      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    }
+  }
+
+  /** Waits until {@code condition} holds; false if it did not within {@code timeout}. */
+  public static boolean await(Duration timeout, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return true;
+  }
+}

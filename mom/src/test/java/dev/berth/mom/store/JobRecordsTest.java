@@ -1,0 +1,91 @@
+package dev.berth.mom.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobObitReport;
+import dev.berth.proto.RunJob;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class JobRecordsTest {
+  @TempDir Path dir;
+
+  private static RunJob run(String id) {
+    return RunJob.newBuilder()
+        .setJob(Job.newBuilder().setId(id).setName("j"))
+        .setScript(ByteString.copyFromUtf8("echo hi\n"))
+        .setKillDelay(7)
+        .build();
+  }
+
+  @Test
+  void roundTrip() throws IOException {
+    JobRecords records = new JobRecords(dir.resolve("jobs"));
+    assertEquals(
+        "rwx------",
+        PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("jobs"))));
+    RunJob run = run("12[3].srv");
+    records.create(run);
+    assertEquals("echo hi\n", Files.readString(records.script("12[3].srv")));
+
+    JobRecords.Record r = records.all().get(0);
+    assertEquals("12[3].srv", r.jobId());
+    assertEquals(run, r.run());
+    assertTrue(r.process().isEmpty());
+    assertTrue(r.status().isEmpty());
+    assertTrue(r.obit().isEmpty());
+
+    records.recordProcess("12[3].srv", 4242, 1_700_000_000_123L, 1_700_000_000_100L);
+    Files.writeString(records.statusFile("12[3].srv"), "exit 3 10 20\n");
+    JobObitReport obit =
+        JobObitReport.newBuilder().setJobId("12[3].srv").setExitStatus(3).setNode("n1").build();
+    records.recordObit("12[3].srv", obit);
+
+    r = new JobRecords(dir.resolve("jobs")).all().get(0); // as a restarted mom sees it
+    assertArrayEquals(
+        new long[] {4242, 1_700_000_000_123L, 1_700_000_000_100L}, r.process().orElseThrow());
+    assertEquals("exit 3 10 20", r.status().orElseThrow());
+    assertEquals(obit, r.obit().orElseThrow());
+
+    records.remove("12[3].srv");
+    assertEquals(List.of(), records.all());
+    assertFalse(Files.exists(records.directory("12[3].srv")));
+    records.remove("12[3].srv"); // twice is fine
+  }
+
+  @Test
+  void severalJobsAndStrayDirectories() throws IOException {
+    JobRecords records = new JobRecords(dir);
+    records.create(run("1.srv"));
+    records.create(run("2.srv"));
+    Files.createDirectories(dir.resolve("not-a-job"));
+    Files.writeString(dir.resolve("stray-file"), "x");
+    assertEquals(
+        List.of("1.srv", "2.srv"),
+        records.all().stream().map(JobRecords.Record::jobId).sorted().toList());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", ".", "..", "../etc", "a/b", ".hidden", "/abs"})
+  void unsafeIdsAreRefused(String id) throws IOException {
+    JobRecords records = new JobRecords(dir.resolve("jobs"));
+    assertThrows(IllegalArgumentException.class, () -> records.directory(id));
+    assertThrows(IllegalArgumentException.class, () -> records.create(run(id)));
+    assertThrows(IllegalArgumentException.class, () -> records.recordProcess(id, 1, 2, 3));
+    assertThrows(IllegalArgumentException.class, () -> records.remove(id));
+    assertFalse(Files.exists(dir.resolve("etc")));
+  }
+}
