@@ -72,6 +72,7 @@ final class JobActor {
   private boolean startAcked;
   private String killReason;
   private boolean walltimeExceeded;
+  private boolean sessionReused;
 
   private JobActor(
       ActorContext<Command> context,
@@ -143,8 +144,7 @@ final class JobActor {
       JobLaunch.Prepared prepared = JobLaunch.prepare(job, config, users, records);
       spec = prepared.spec();
       process = launcher.start(spec);
-      records.recordProcess(
-          job.getId(), process.pid(), process.identity(), process.launchedMillis());
+      recordProcessOrKill();
     } catch (JobLaunch.LaunchException | IOException e) {
       context.getLog().warn("job {} cannot start: {}", job.getId(), e.getMessage());
       report(
@@ -163,6 +163,18 @@ final class JobActor {
     return running();
   }
 
+  /** A job the mom could not record must not run unwatched: it is killed before reporting. */
+  private void recordProcessOrKill() throws IOException {
+    try {
+      records.recordProcess(
+          job.getId(), process.pid(), process.identity(), process.launchedMillis());
+    } catch (IOException e) {
+      launcher.signalJob(process.pid(), Signals.SIGKILL);
+      throw new IOException(
+          "cannot record the job's process (" + e.getMessage() + "); killed it", e);
+    }
+  }
+
   private Behavior<Command> resume(JobRecords.Record record) {
     if (record.obit().isPresent()) {
       return ended(record.obit().get());
@@ -178,6 +190,9 @@ final class JobActor {
       process =
           new JobProcess(
               p[0], p[1], p[2], java.util.concurrent.CompletableFuture.completedFuture(null));
+      // The starter is gone. If its pid now belongs to another process, that process's session
+      // is not this job's: leave it alone.
+      sessionReused = ProcessHandle.of(p[0]).isPresent();
     }
     return finish();
   }
@@ -255,7 +270,7 @@ final class JobActor {
   /** The starter has exited: read its status, clean up, and report the obit. */
   private Behavior<Command> finish() {
     timers.cancelAll();
-    if (process != null) {
+    if (process != null && !sessionReused) {
       launcher.signalJob(process.pid(), Signals.SIGKILL); // whatever the script left behind
     }
     long end = clock.millis();

@@ -75,6 +75,9 @@ final class JobLaunch {
             tmpdir,
             nodefile,
             config.version());
+    if (job.getOutputPath().isEmpty() || job.getErrorPath().isEmpty()) {
+      throw new LaunchException("the job has no output or error path");
+    }
     OutputFiles.Paths out = OutputFiles.of(job, env, Files::isDirectory);
     Path cwd = Path.of(job.getInitWorkDir().isEmpty() ? user.home() : job.getInitWorkDir());
     String argv0 = "-" + Path.of(shell).getFileName();

@@ -14,7 +14,9 @@ import dev.berth.proto.NodeStatusReport;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.ServerInbound;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -112,7 +114,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
 
   private void recoverJobs() {
     try {
-      for (JobRecords.Record r : records.all()) {
+      List<String> damaged = new ArrayList<>();
+      for (JobRecords.Record r : records.all(damaged)) {
         jobs.put(
             r.jobId(),
             getContext()
@@ -121,6 +124,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                     actorName(r.jobId()),
                     DispatcherSelector.blocking()));
       }
+      damaged.forEach(
+          d -> getContext().getLog().error("damaged job record set aside (*.damaged): {}", d));
     } catch (IOException e) {
       getContext()
           .getLog()

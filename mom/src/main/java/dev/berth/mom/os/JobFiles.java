@@ -1,14 +1,16 @@
 package dev.berth.mom.os;
 
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -50,34 +52,49 @@ public final class JobFiles {
     Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
   }
 
-  /** Removes a tree without following symbolic links. */
+  /**
+   * Removes a tree that its user could be changing at the same time (the job's TMPDIR): entries are
+   * opened relative to their already-open parent directory, never by path, so a directory swapped
+   * for a symbolic link mid-way cannot steer root's deletions elsewhere.
+   */
   public static void removeTree(Path root) throws IOException {
     if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    Files.walkFileTree(
-        root,
-        new SimpleFileVisitor<>() {
-          @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
-              throws IOException {
-            Files.deleteIfExists(file);
-            return FileVisitResult.CONTINUE;
-          }
+    if (Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+      try (DirectoryStream<Path> stream = Files.newDirectoryStream(root)) {
+        if (!(stream instanceof SecureDirectoryStream<Path> secure)) {
+          throw new IOException("this platform cannot remove " + root + " safely (no openat)");
+        }
+        clear(secure);
+      }
+    }
+    Files.deleteIfExists(root);
+  }
 
-          @Override
-          public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-            if (e instanceof NoSuchFileException) {
-              return FileVisitResult.CONTINUE;
-            }
-            throw e;
-          }
-
-          @Override
-          public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-            Files.deleteIfExists(dir);
-            return FileVisitResult.CONTINUE;
-          }
-        });
+  private static void clear(SecureDirectoryStream<Path> dir) throws IOException {
+    List<Path> names = new ArrayList<>();
+    for (Path entry : dir) {
+      names.add(entry.getFileName());
+    }
+    for (Path name : names) {
+      BasicFileAttributes attributes;
+      try {
+        attributes =
+            dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                .readAttributes();
+      } catch (NoSuchFileException e) {
+        continue;
+      }
+      if (attributes.isDirectory()) {
+        try (SecureDirectoryStream<Path> sub =
+            dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+          clear(sub);
+        }
+        dir.deleteDirectory(name);
+      } else {
+        dir.deleteFile(name);
+      }
+    }
   }
 }

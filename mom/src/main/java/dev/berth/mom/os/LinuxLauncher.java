@@ -66,7 +66,7 @@ public final class LinuxLauncher implements Launcher {
     ProcessBuilder pb = new ProcessBuilder(argv);
     pb.environment().clear();
     pb.environment().putAll(spec.environment());
-    Path log = spec.statusFile().resolveSibling("starter.log");
+    Path log = spec.statusFile().resolveSibling(spec.statusFile().getFileName() + ".log");
     pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     pb.redirectOutput(log.toFile());
     pb.redirectErrorStream(true);

@@ -4,10 +4,13 @@ import dev.berth.proto.JobObitReport;
 import dev.berth.proto.RunJob;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,8 +100,12 @@ public final class JobRecords {
     Files.deleteIfExists(dir);
   }
 
-  /** Every job record on disk; unreadable ones are reported by their id with no run request. */
-  public List<Record> all() throws IOException {
+  /**
+   * Every readable job record on disk. A record that cannot be read (a damaged file) is moved aside
+   * to {@code JOBID.damaged} and named in {@code damaged}, so one bad record cannot keep the mom
+   * from finding the others.
+   */
+  public List<Record> all(List<String> damaged) throws IOException {
     List<Record> result = new ArrayList<>();
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root)) {
       for (Path dir : dirs) {
@@ -106,27 +113,51 @@ public final class JobRecords {
           continue;
         }
         String id = dir.getFileName().toString();
-        RunJob run = RunJob.parseFrom(Files.readAllBytes(dir.resolve(RUN)));
-        Optional<long[]> process = Optional.empty();
-        if (Files.exists(dir.resolve(PROCESS))) {
-          String[] f = Files.readString(dir.resolve(PROCESS)).strip().split(" ");
-          process =
-              Optional.of(
-                  new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])});
+        try {
+          result.add(read(id, dir));
+        } catch (IOException | RuntimeException e) {
+          damaged.add(id + ": " + e.getMessage());
+          Files.move(dir, dir.resolveSibling(id + ".damaged"), StandardCopyOption.REPLACE_EXISTING);
         }
-        Optional<JobObitReport> obit =
-            Files.exists(dir.resolve(OBIT))
-                ? Optional.of(JobObitReport.parseFrom(Files.readAllBytes(dir.resolve(OBIT))))
-                : Optional.empty();
-        result.add(new Record(id, run, process, status(id), obit));
       }
     }
     return result;
   }
 
+  private Record read(String id, Path dir) throws IOException {
+    RunJob run = RunJob.parseFrom(Files.readAllBytes(dir.resolve(RUN)));
+    Optional<long[]> process = Optional.empty();
+    if (Files.exists(dir.resolve(PROCESS))) {
+      String[] f = Files.readString(dir.resolve(PROCESS)).strip().split(" ");
+      if (f.length != 3) {
+        throw new IOException("process record '" + String.join(" ", f) + "' is malformed");
+      }
+      process =
+          Optional.of(
+              new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])});
+    }
+    Optional<JobObitReport> obit =
+        Files.exists(dir.resolve(OBIT))
+            ? Optional.of(JobObitReport.parseFrom(Files.readAllBytes(dir.resolve(OBIT))))
+            : Optional.empty();
+    return new Record(id, run, process, status(id), obit);
+  }
+
+  /** Writes durably: the data, then the rename, then the directory entry reach the disk. */
   private static void write(Path file, byte[] bytes) throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    Files.write(tmp, bytes);
+    try (FileChannel ch =
+        FileChannel.open(
+            tmp,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING)) {
+      ch.write(ByteBuffer.wrap(bytes));
+      ch.force(true);
+    }
     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+      dir.force(true);
+    }
   }
 }

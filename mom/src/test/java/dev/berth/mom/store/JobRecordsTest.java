@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +42,7 @@ class JobRecordsTest {
     records.create(run);
     assertEquals("echo hi\n", Files.readString(records.script("12[3].srv")));
 
-    JobRecords.Record r = records.all().get(0);
+    JobRecords.Record r = records.all(new ArrayList<>()).get(0);
     assertEquals("12[3].srv", r.jobId());
     assertEquals(run, r.run());
     assertTrue(r.process().isEmpty());
@@ -54,14 +55,17 @@ class JobRecordsTest {
         JobObitReport.newBuilder().setJobId("12[3].srv").setExitStatus(3).setNode("n1").build();
     records.recordObit("12[3].srv", obit);
 
-    r = new JobRecords(dir.resolve("jobs")).all().get(0); // as a restarted mom sees it
+    r =
+        new JobRecords(dir.resolve("jobs"))
+            .all(new ArrayList<>())
+            .get(0); // as a restarted mom sees it
     assertArrayEquals(
         new long[] {4242, 1_700_000_000_123L, 1_700_000_000_100L}, r.process().orElseThrow());
     assertEquals("exit 3 10 20", r.status().orElseThrow());
     assertEquals(obit, r.obit().orElseThrow());
 
     records.remove("12[3].srv");
-    assertEquals(List.of(), records.all());
+    assertEquals(List.of(), records.all(new ArrayList<>()));
     assertFalse(Files.exists(records.directory("12[3].srv")));
     records.remove("12[3].srv"); // twice is fine
   }
@@ -75,7 +79,7 @@ class JobRecordsTest {
     Files.writeString(dir.resolve("stray-file"), "x");
     assertEquals(
         List.of("1.srv", "2.srv"),
-        records.all().stream().map(JobRecords.Record::jobId).sorted().toList());
+        records.all(new ArrayList<>()).stream().map(JobRecords.Record::jobId).sorted().toList());
   }
 
   @ParameterizedTest
@@ -87,5 +91,22 @@ class JobRecordsTest {
     assertThrows(IllegalArgumentException.class, () -> records.recordProcess(id, 1, 2, 3));
     assertThrows(IllegalArgumentException.class, () -> records.remove(id));
     assertFalse(Files.exists(dir.resolve("etc")));
+  }
+
+  @Test
+  void aDamagedRecordIsSetAsideAndTheOthersStillLoad() throws IOException {
+    JobRecords records = new JobRecords(dir.resolve("jobs"));
+    records.create(run("1.srv"));
+    records.create(run("2.srv"));
+    Files.write(dir.resolve("jobs/1.srv/run.pb"), new byte[] {(byte) 0xff, 0x01});
+    records.recordProcess("2.srv", 10, 20, 30);
+    Files.writeString(dir.resolve("jobs/2.srv/process"), "10 20\n"); // an older, shorter layout
+    records.create(run("3.srv"));
+    List<String> damaged = new ArrayList<>();
+    List<JobRecords.Record> loaded = records.all(damaged);
+    assertEquals(List.of("3.srv"), loaded.stream().map(JobRecords.Record::jobId).toList());
+    assertEquals(2, damaged.size(), damaged.toString());
+    assertTrue(Files.isDirectory(dir.resolve("jobs/1.srv.damaged")));
+    assertTrue(Files.isDirectory(dir.resolve("jobs/2.srv.damaged")));
   }
 }
