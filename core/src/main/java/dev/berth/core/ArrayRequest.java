@@ -29,11 +29,12 @@ public record ArrayRequest(List<Integer> indices, int slotLimit) {
       if (high < low) {
         throw bad(text, "range " + item + " runs backwards");
       }
-      if ((long) high - low + 1 + indices.size() > maxSize) {
+      long added = (long) high - low + 1 - indices.subSet(low, true, high, true).size();
+      if (indices.size() + added > maxSize) {
         throw bad(text, "more than max_job_array_size (" + maxSize + ") subjobs");
       }
-      for (int i = low; i <= high; i++) {
-        indices.add(i);
+      for (long i = low; i <= high; i++) {
+        indices.add((int) i);
       }
     }
     return new ArrayRequest(List.copyOf(new ArrayList<>(indices)), slotLimit);

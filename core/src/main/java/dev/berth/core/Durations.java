@@ -22,10 +22,14 @@ public final class Durations {
           "time value '" + text + "' has too many fields; expected [[[DD:]HH:]MM:]SS");
     }
     long seconds = 0;
-    for (int i = 0; i < fields.length; i++) {
-      boolean last = i == fields.length - 1;
-      long unit = UNITS[fields.length - 1 - i];
-      seconds = Math.addExact(seconds, Math.multiplyExact(field(text, fields[i], last), unit));
+    try {
+      for (int i = 0; i < fields.length; i++) {
+        boolean last = i == fields.length - 1;
+        long unit = UNITS[fields.length - 1 - i];
+        seconds = Math.addExact(seconds, Math.multiplyExact(field(text, fields[i], last), unit));
+      }
+    } catch (ArithmeticException e) {
+      throw new BadValueException("time value '" + text + "' is too large");
     }
     return seconds;
   }
@@ -55,7 +59,7 @@ public final class Durations {
     }
     try {
       long n = whole.isEmpty() ? 0 : Long.parseLong(whole);
-      return roundUp ? n + 1 : n;
+      return roundUp ? Math.addExact(n, 1) : n;
     } catch (NumberFormatException e) {
       throw new BadValueException("time value '" + text + "' is too large");
     }

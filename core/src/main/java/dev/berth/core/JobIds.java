@@ -41,7 +41,14 @@ public final class JobIds {
   /** The number before any {@code [..]} or server name; -1 if {@code id} has none. */
   public static long number(String id) {
     Matcher m = ID.matcher(id);
-    return m.matches() ? Long.parseLong(m.group(1)) : -1;
+    if (!m.matches()) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(m.group(1));
+    } catch (NumberFormatException e) {
+      return -1; // more digits than a long holds
+    }
   }
 
   /** The server part of a canonical id, or the empty string. */

@@ -8,7 +8,8 @@ import java.util.Map;
  * Where the server's client socket is. A root-run server listens on {@link #SYSTEM_SOCKET} so that
  * every local user can reach it (a home directory such as /root is not traversable); a server run
  * by another user listens in its home directory. Clients look, in order, at {@code BERTH_SERVER},
- * the system socket, then {@code $BERTH_HOME/server.sock} or {@code ~/.berth/server.sock}.
+ * then {@code $BERTH_HOME/server.sock} when {@code BERTH_HOME} is set, then the system socket if it
+ * exists, then {@code ~/.berth/server.sock}.
  */
 public final class ServerLocation {
   public static final Path SYSTEM_SOCKET = Path.of("/run/berth/server.sock");
@@ -28,12 +29,17 @@ public final class ServerLocation {
 
   /** The socket a client should connect to. */
   public static Path clientSocket(Map<String, String> env) {
+    return clientSocket(env, SYSTEM_SOCKET);
+  }
+
+  /** {@link #clientSocket(Map)} with the system socket at {@code systemSocket}, for tests. */
+  static Path clientSocket(Map<String, String> env, Path systemSocket) {
     String explicit = env.get(SERVER_ENV);
     if (explicit != null && !explicit.isBlank()) {
       return Path.of(explicit);
     }
-    if (env.get(HOME_ENV) == null && Files.exists(SYSTEM_SOCKET)) {
-      return SYSTEM_SOCKET;
+    if (env.get(HOME_ENV) == null && Files.exists(systemSocket)) {
+      return systemSocket;
     }
     return home(env).resolve("server.sock");
   }

@@ -50,7 +50,12 @@ public final class Signals {
   public static int parse(String text) {
     String name = text.trim().toUpperCase(Locale.ROOT);
     if (!name.isEmpty() && name.chars().allMatch(Character::isDigit)) {
-      int n = Integer.parseInt(name);
+      int n;
+      try {
+        n = Integer.parseInt(name);
+      } catch (NumberFormatException e) {
+        n = -1; // more digits than an int holds: out of range like any other
+      }
       if (n >= 1 && n <= 64) {
         return n;
       }

@@ -84,7 +84,7 @@ public final class Feasibility {
   private static List<NodeCapacity> matching(NodeGroup group, List<NodeCapacity> all) {
     boolean named = all.stream().anyMatch(n -> n.name().equals(group.getHost()));
     return all.stream()
-        .filter(n -> named ? n.name().equals(group.getHost()) : Placement.hasProperties(n, group))
+        .filter(n -> named ? Placement.isNamedHost(n, group) : Placement.hasProperties(n, group))
         .toList();
   }
 

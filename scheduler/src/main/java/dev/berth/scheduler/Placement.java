@@ -59,7 +59,8 @@ public final class Placement {
         }
         NodeCapacity n = node.get();
         taken.add(n.name());
-        List<Integer> cpus = exclusive ? n.freeCpus() : n.freeCpus().subList(0, group.getPpn());
+        List<Integer> free = n.freeCpus().stream().sorted().toList();
+        List<Integer> cpus = exclusive ? free : free.subList(0, group.getPpn());
         result.add(
             NodeAllocation.newBuilder()
                 .setNode(n.name())
@@ -81,7 +82,7 @@ public final class Placement {
       if (taken.contains(n.name()) || !n.usable() || (exclusive && !n.idle())) {
         continue;
       }
-      if (namedHost ? !n.name().equals(group.getHost()) : !hasProperties(n, group)) {
+      if (namedHost ? !isNamedHost(n, group) : !hasProperties(n, group)) {
         continue;
       }
       if (fits(n, group, mem)) {
@@ -89,6 +90,12 @@ public final class Placement {
       }
     }
     return Optional.empty();
+  }
+
+  /** The node the group names, if it also has the group's other properties. */
+  static boolean isNamedHost(NodeCapacity n, NodeGroup group) {
+    return n.name().equals(group.getHost())
+        && n.properties().containsAll(group.getPropertiesList());
   }
 
   static boolean hasProperties(NodeCapacity n, NodeGroup group) {
