@@ -41,7 +41,7 @@ public record ArrayRequest(List<Integer> indices, int slotLimit) {
   }
 
   private static int number(String text, String item) {
-    if (item.isEmpty() || !item.chars().allMatch(Character::isDigit)) {
+    if (item.isEmpty() || !Ascii.allDigits(item)) {
       throw bad(text, "'" + item + "' is not a non-negative number");
     }
     try {

@@ -45,7 +45,7 @@ public final class Durations {
       }
       whole = field.substring(0, dot);
       String fraction = field.substring(dot + 1);
-      if (!fraction.chars().allMatch(Character::isDigit)) {
+      if (!Ascii.allDigits(fraction)) {
         throw new BadValueException("time value '" + text + "' has a malformed fraction");
       }
       roundUp = !fraction.isEmpty() && fraction.charAt(0) >= '5';
@@ -53,7 +53,7 @@ public final class Durations {
     if (whole.isEmpty() && dot < 0) {
       throw new BadValueException("time value '" + text + "' has an empty field");
     }
-    if (!whole.chars().allMatch(Character::isDigit)) {
+    if (!Ascii.allDigits(whole)) {
       throw new BadValueException(
           "time value '" + text + "' is not [[[DD:]HH:]MM:]SS (field '" + field + "')");
     }

@@ -34,8 +34,16 @@ public final class JobIds {
     }
     String suffix = m.group(4);
     String host = suffix == null || isPrefixOf(suffix, server) ? server : suffix;
-    String array = m.group(2) == null ? "" : m.group(2);
-    return m.group(1) + array + "." + host;
+    String index = m.group(3);
+    String array =
+        m.group(2) == null ? "" : "[" + (index.isEmpty() ? "" : withoutZeros(index)) + "]";
+    return withoutZeros(m.group(1)) + array + "." + host;
+  }
+
+  /** {@code 0123} and {@code 123} name the same job. */
+  private static String withoutZeros(String digits) {
+    String s = digits.replaceFirst("^0+", "");
+    return s.isEmpty() ? "0" : s;
   }
 
   /** The number before any {@code [..]} or server name; -1 if {@code id} has none. */

@@ -59,7 +59,7 @@ public final class NodeSpec {
     if (first.isEmpty()) {
       throw new BadValueException("nodes '" + text + "' has an empty node group");
     }
-    if (first.chars().allMatch(Character::isDigit)) {
+    if (Ascii.allDigits(first)) {
       int count = positive(text, "node count", first);
       g.setCount(count);
     } else if (NAME.matcher(first).matches()) {

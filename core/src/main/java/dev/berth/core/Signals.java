@@ -49,7 +49,7 @@ public final class Signals {
    */
   public static int parse(String text) {
     String name = text.trim().toUpperCase(Locale.ROOT);
-    if (!name.isEmpty() && name.chars().allMatch(Character::isDigit)) {
+    if (!name.isEmpty() && Ascii.allDigits(name)) {
       int n;
       try {
         n = Integer.parseInt(name);

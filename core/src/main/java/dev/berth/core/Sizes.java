@@ -34,7 +34,7 @@ public final class Sizes {
   public static Size parse(String text) {
     String value = text.trim().toLowerCase(Locale.ROOT);
     int digits = 0;
-    while (digits < value.length() && Character.isDigit(value.charAt(digits))) {
+    while (digits < value.length() && Ascii.isDigit(value.charAt(digits))) {
       digits++;
     }
     if (digits == 0) {
