@@ -5,6 +5,8 @@ import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeGroup;
 import dev.berth.proto.ResourceRequest;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -44,14 +46,25 @@ public final class Placement {
 
   /**
    * Allocations for {@code job} on {@code nodes} (as they are now), or empty if it does not fit.
+   * The most demanding groups choose first (a named host, then more CPUs, GPUs, memory), so a small
+   * group cannot take the only node a big one fits on; the result is in request order, since its
+   * first node is the job's mother superior.
    */
   public static Optional<List<NodeAllocation>> place(Job job, List<NodeCapacity> nodes) {
     ResourceRequest r = job.getResources();
     boolean exclusive = job.getNodeExclusive();
+    List<NodeGroup> groups = groups(r);
+    List<Integer> order = new ArrayList<>();
+    for (int g = 0; g < groups.size(); g++) {
+      order.add(g);
+    }
+    order.sort(Comparator.comparing((Integer g) -> demand(groups.get(g), r)).reversed());
     Set<String> taken = new HashSet<>();
-    List<NodeAllocation> result = new ArrayList<>();
-    for (NodeGroup group : groups(r)) {
+    List<List<NodeAllocation>> byGroup = new ArrayList<>(Collections.nCopies(groups.size(), null));
+    for (int g : order) {
+      NodeGroup group = groups.get(g);
       long mem = memoryOnNode(r, group.getPpn());
+      List<NodeAllocation> chosen = new ArrayList<>();
       for (int i = 0; i < group.getCount(); i++) {
         Optional<NodeCapacity> node = firstFit(group, mem, exclusive, nodes, taken);
         if (node.isEmpty()) {
@@ -61,7 +74,7 @@ public final class Placement {
         taken.add(n.name());
         List<Integer> free = n.freeCpus().stream().sorted().toList();
         List<Integer> cpus = exclusive ? free : free.subList(0, group.getPpn());
-        result.add(
+        chosen.add(
             NodeAllocation.newBuilder()
                 .setNode(n.name())
                 .addAllCpus(cpus)
@@ -69,8 +82,27 @@ public final class Placement {
                 .setGpus(group.getGpus())
                 .build());
       }
+      byGroup.set(g, chosen);
     }
+    List<NodeAllocation> result = new ArrayList<>();
+    byGroup.forEach(result::addAll);
     return Optional.of(List.copyOf(result));
+  }
+
+  /** How hard a group is to place: named hosts first, then by CPUs, GPUs and memory. */
+  private record Demand(boolean named, int ppn, int gpus, long mem) implements Comparable<Demand> {
+    @Override
+    public int compareTo(Demand o) {
+      return Comparator.comparing(Demand::named)
+          .thenComparingInt(Demand::ppn)
+          .thenComparingInt(Demand::gpus)
+          .thenComparingLong(Demand::mem)
+          .compare(this, o);
+    }
+  }
+
+  private static Demand demand(NodeGroup g, ResourceRequest r) {
+    return new Demand(!g.getHost().isEmpty(), g.getPpn(), g.getGpus(), memoryOnNode(r, g.getPpn()));
   }
 
   private static Optional<NodeCapacity> firstFit(

@@ -365,4 +365,15 @@ class PlacementTest {
     List<NodeAllocation> a = placed(job("1", group(1, 1)), node("n1", 1).build());
     assertThrows(UnsupportedOperationException.class, () -> a.add(alloc("n2", 0)));
   }
+
+  @Test
+  void bigGroupsChooseFirstButAllocationsKeepRequestOrder() {
+    // n1 has 4 CPUs, n2 one: nodes=1:ppn=1+1:ppn=4 fits only if the ppn=4 group takes n1.
+    Job job = job("1.s", group(1, 1), group(1, 4));
+    List<NodeAllocation> a = place(job, node("n1", 4).build(), node("n2", 1).build()).orElseThrow();
+    assertEquals("n2", a.get(0).getNode(), "the first group still comes first (mother superior)");
+    assertEquals(List.of(0), a.get(0).getCpusList());
+    assertEquals("n1", a.get(1).getNode());
+    assertEquals(List.of(0, 1, 2, 3), a.get(1).getCpusList());
+  }
 }
