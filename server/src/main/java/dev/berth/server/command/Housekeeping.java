@@ -77,8 +77,9 @@ final class Housekeeping {
     for (Job job : s.jobs()) {
       if (job.getState() != JobState.HELD
           || !job.getHolds().getSystem()
-          || job.getDependenciesCount() == 0) {
-        continue;
+          || job.getDependenciesCount() == 0
+          || !job.getArrayRequest().isEmpty()) {
+        continue; // an array's state follows its subjobs, which carry the dependencies
       }
       switch (Dependencies.status(job, s)) {
         case MET ->

@@ -49,7 +49,8 @@ final class ManageCommands {
           m.getCommand().name().toLowerCase() + " server is not allowed");
     }
     Permissions.requireManager(s, caller, "change server attributes");
-    Map<String, String> values = new TreeMap<>(s.serverAttributes());
+    Map<String, String> values = new TreeMap<>(ServerAttributes.DEFAULTS); // += starts from them
+    values.putAll(s.serverAttributes());
     values.put(StateMachine.NEXT_JOB_NUMBER, Long.toString(s.nextJobNumber()));
     ServerAttributesChanged.Builder changes = ServerAttributesChanged.newBuilder();
     for (Attribute a : attributes(m)) {

@@ -21,7 +21,10 @@ final class RunJobs {
   /** The JobDispatched event for a decision that still holds, or empty if it no longer does. */
   static Optional<Event.Builder> dispatch(ClusterState s, RunDecision d) {
     Optional<Job> job = s.job(d.jobId());
-    if (job.isEmpty() || job.get().getState() != JobState.QUEUED || !stillFree(s, d)) {
+    if (job.isEmpty()
+        || job.get().getState() != JobState.QUEUED
+        || !job.get().getArrayRequest().isEmpty() // an array runs only as its subjobs
+        || !stillFree(s, d)) {
       return Optional.empty();
     }
     return Optional.of(

@@ -51,40 +51,40 @@ final class FrameReader {
   Frame poll() throws FrameException {
     buffer.flip();
     try {
-      int length = 0;
+      long length = 0; // five varint bytes hold 35 bits: no overflow, no wrap to a small size
       int shift = 0;
       int pos = buffer.position();
       int i = 0;
       while (true) {
-        if (i >= buffer.remaining()) {
-          return null; // length not complete yet
-        }
         if (i >= MAX_VARINT_BYTES) {
           throw new FrameException(Error.Code.PROTOCOL, "malformed frame length");
         }
+        if (i >= buffer.remaining()) {
+          return null; // length not complete yet
+        }
         byte b = buffer.get(pos + i);
-        length |= (b & 0x7f) << shift;
+        length |= (long) (b & 0x7f) << shift;
         shift += 7;
         i++;
         if ((b & 0x80) == 0) {
           break;
         }
       }
-      if (length < 0 || length > maxFrameBytes) {
+      if (length > maxFrameBytes) {
         throw new FrameException(
             Error.Code.PROTOCOL,
             "request frame of "
-                + Integer.toUnsignedString(length)
+                + length
                 + " bytes exceeds the limit of "
                 + maxFrameBytes
                 + " bytes");
       }
       if (buffer.remaining() < i + length) {
-        needed = i + length;
+        needed = i + (int) length;
         return null;
       }
       needed = 0;
-      byte[] body = new byte[length];
+      byte[] body = new byte[(int) length];
       buffer.position(pos + i);
       buffer.get(body);
       return new Frame(ByteBuffer.wrap(body));

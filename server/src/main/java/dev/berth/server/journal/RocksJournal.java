@@ -128,11 +128,13 @@ public final class RocksJournal implements Journal {
   @Override
   public CompletableFuture<Void> append(List<Event> batch) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    if (closed) {
-      done.completeExceptionally(new JournalException("the journal is closed"));
-      return done;
+    synchronized (queue) { // so that no batch lands in the queue after the writer has left
+      if (closed) {
+        done.completeExceptionally(new JournalException("the journal is closed"));
+        return done;
+      }
+      queue.add(new Pending(List.copyOf(batch), done));
     }
-    queue.add(new Pending(List.copyOf(batch), done));
     return done;
   }
 
@@ -301,10 +303,12 @@ public final class RocksJournal implements Journal {
 
   @Override
   public void close() {
-    if (closed) {
-      return;
+    synchronized (queue) {
+      if (closed) {
+        return;
+      }
+      closed = true;
     }
-    closed = true;
     try {
       writer.join(10_000);
     } catch (InterruptedException e) {

@@ -42,6 +42,11 @@ final class Jobs {
   static void purged(StateBuilder b, String id) {
     Job job = b.require(id);
     StateMachine.requireState(job, "purge", JobState.COMPLETED);
+    if (b.jobs.containsKey(job.getArrayParent())) {
+      // alone it would leave its array's counts short and the array's state stuck
+      throw new IllegalTransitionException(
+          "subjob " + id + " leaves only with its array " + job.getArrayParent());
+    }
     if (!job.getArrayRequest().isEmpty()) {
       for (String subjobId : StateMachine.subjobIds(job)) {
         Job subjob = b.jobs.get(subjobId);

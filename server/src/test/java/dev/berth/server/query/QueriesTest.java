@@ -1,0 +1,151 @@
+package dev.berth.server.query;
+
+import static dev.berth.server.testing.Driver.ALICE;
+import static dev.berth.server.testing.Driver.BOB;
+import static dev.berth.server.testing.Driver.ROOT;
+import static dev.berth.server.testing.Driver.attr;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.berth.core.AttributeNames;
+import dev.berth.proto.Error;
+import dev.berth.proto.Event;
+import dev.berth.proto.Job;
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
+import dev.berth.proto.StatJobs;
+import dev.berth.proto.StatNodes;
+import dev.berth.proto.TraceJob;
+import dev.berth.server.command.Caller;
+import dev.berth.server.journal.RocksJournal;
+import dev.berth.server.testing.Driver;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** qstat, pbsnodes and tracejob: who sees which jobs. */
+class QueriesTest {
+  @TempDir Path dir;
+
+  private Driver d;
+  private RocksJournal journal;
+  private Queries queries;
+  private String alices;
+  private String bobs;
+
+  @BeforeEach
+  void cluster() {
+    d = Driver.withTwoNodes();
+    alices = d.submit(ALICE);
+    bobs = d.submit(BOB);
+    journal = RocksJournal.open(dir.resolve("journal"));
+    queries = new Queries(Driver.SERVER, journal, new NodeTelemetry());
+  }
+
+  @AfterEach
+  void close() {
+    journal.close();
+  }
+
+  private void persist() throws Exception {
+    journal
+        .append(d.journal.subList((int) journal.lastSeq(), d.journal.size()))
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  private Response ask(Caller caller, Request.Builder request) {
+    return queries.answer(d.state, caller, request.build()).build();
+  }
+
+  private List<String> qstat(Caller caller, String... ids) {
+    Response r =
+        ask(
+            caller,
+            Request.newBuilder().setStatJobs(StatJobs.newBuilder().addAllJobIds(List.of(ids))));
+    assertTrue(r.hasJobs(), r.toString());
+    return r.getJobs().getJobsList().stream().map(Job::getId).toList();
+  }
+
+  private Response trace(Caller caller, String id) {
+    return ask(caller, Request.newBuilder().setTraceJob(TraceJob.newBuilder().setJobId(id)));
+  }
+
+  @Test
+  void usersSeeTheirOwnJobsUnlessQueryOtherJobsIsOn() {
+    assertEquals(List.of(alices), qstat(ALICE));
+    assertEquals(List.of(bobs), qstat(BOB));
+    assertEquals(List.of(alices, bobs), qstat(ROOT));
+    Response hidden =
+        ask(BOB, Request.newBuilder().setStatJobs(StatJobs.newBuilder().addJobIds(alices)));
+    assertEquals(Error.Code.UNKNOWN_JOB, hidden.getError().getCode());
+    assertEquals("Unknown Job Id " + alices, hidden.getError().getMessage());
+    Response missing =
+        ask(BOB, Request.newBuilder().setStatJobs(StatJobs.newBuilder().addJobIds("99")));
+    assertEquals(hidden.getError().getCode(), missing.getError().getCode(), "hidden = unknown");
+
+    d.setServer(ROOT, attr("query_other_jobs", "true"));
+    assertEquals(List.of(alices, bobs), qstat(BOB));
+    assertEquals(List.of(alices), qstat(BOB, alices));
+  }
+
+  @Test
+  void operatorsSeeEveryJob() {
+    d.setServer(ROOT, attr("operators", "olga@*"));
+    assertEquals(List.of(alices, bobs), qstat(new Caller("olga", "staff", "login9")));
+  }
+
+  @Test
+  void subjobsShowOnlyWhenAsked() {
+    String array = d.submit(ALICE, attr(AttributeNames.JOB_ARRAY_REQUEST, "1-2"));
+    String n = array.substring(0, array.indexOf('['));
+    assertEquals(List.of(alices, array), qstat(ALICE));
+    Response r =
+        ask(
+            ALICE,
+            Request.newBuilder()
+                .setStatJobs(StatJobs.newBuilder().addJobIds(array).setIncludeSubjobs(true)));
+    assertEquals(
+        List.of(array, n + "[1].srv", n + "[2].srv"),
+        r.getJobs().getJobsList().stream().map(Job::getId).toList());
+  }
+
+  @Test
+  void tracejobFollowsTheJobAfterItIsPurgedForItsOwnerAndOperatorsOnly() throws Exception {
+    d.runToEnd(alices, 0);
+    d.advance(301);
+    d.tick();
+    assertTrue(d.state.job(alices).isEmpty(), "purged");
+    persist();
+
+    Response own = trace(ALICE, alices);
+    assertTrue(own.hasTrace(), own.toString());
+    assertEquals(
+        List.of(
+            Event.BodyCase.JOB_SUBMITTED,
+            Event.BodyCase.JOB_DISPATCHED,
+            Event.BodyCase.JOB_STARTED,
+            Event.BodyCase.JOB_EXITED,
+            Event.BodyCase.JOB_PURGED),
+        own.getTrace().getEventsList().stream().map(Event::getBodyCase).toList());
+    assertTrue(trace(ROOT, alices).hasTrace());
+    assertEquals(Error.Code.UNKNOWN_JOB, trace(BOB, alices).getError().getCode());
+    assertEquals(Error.Code.UNKNOWN_JOB, trace(ALICE, "77").getError().getCode());
+  }
+
+  @Test
+  void nodesShowTheJobsOnTheirCpus() {
+    d.schedule();
+    Response r = ask(ALICE, Request.newBuilder().setStatNodes(StatNodes.newBuilder()));
+    var n1 = r.getNodes().getNodes(0);
+    assertEquals("n1", n1.getNode().getName());
+    assertEquals(List.of(alices, bobs), n1.getJobsList().stream().map(s -> s.getJobId()).toList());
+    assertEquals("free", n1.getState());
+    Response unknown =
+        ask(ALICE, Request.newBuilder().setStatNodes(StatNodes.newBuilder().addNames("n7")));
+    assertEquals(Error.Code.UNKNOWN_NODE, unknown.getError().getCode());
+  }
+}
