@@ -30,7 +30,10 @@ final class AlterJobs {
           AttributeNames.JOB_ARRAY_REQUEST,
           AttributeNames.SUBMIT_HOST,
           AttributeNames.SUBMIT_ARGS,
-          AttributeNames.INTERACTIVE);
+          AttributeNames.INTERACTIVE,
+          // A new execution time would have to move the job between Q and W, which an alter
+          // never does; resubmit with qsub -a instead.
+          AttributeNames.EXECUTION_TIME);
 
   private AlterJobs() {}
 

@@ -52,6 +52,11 @@ final class Dependencies {
               Error.Code.BAD_DEPENDENCY,
               "job " + id + " in dependency " + type + " does not exist");
         }
+        if (!s.job(id).get().getArrayRequest().isEmpty()) {
+          throw new CommandException(
+              Error.Code.BAD_DEPENDENCY,
+              "dependencies on a whole job array (" + id + ") are not supported yet; name subjobs");
+        }
         d.addJobIds(id);
       }
       result.add(d.build());

@@ -51,6 +51,10 @@ final class RunJobs {
       if (physmem > 0 && u.memReserved() + a.getMem() > physmem) {
         return false;
       }
+      if (u.gpusReserved() + a.getGpus() > node.get().getGpus()
+          || a.getCpusList().stream().distinct().count() != a.getCpusCount()) {
+        return false;
+      }
     }
     return true;
   }

@@ -70,23 +70,29 @@ public final class RocksJournal implements Journal {
     this.dir = dir;
     try {
       Files.createDirectories(dir);
-      options =
-          new DBOptions()
-              .setCreateIfMissing(true)
-              .setCreateMissingColumnFamilies(true)
-              .setParanoidChecks(true)
-              .setWalRecoveryMode(mode)
-              .setMaxBackgroundJobs(2);
-      familyOptions = new ColumnFamilyOptions().setWriteBufferSize(64L << 20);
-      List<ColumnFamilyDescriptor> descriptors =
-          List.of(
-              new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
-              new ColumnFamilyDescriptor(EVENTS, familyOptions),
-              new ColumnFamilyDescriptor(JOBS, familyOptions),
-              new ColumnFamilyDescriptor(SNAPSHOTS, familyOptions));
-      handles = new ArrayList<>();
+    } catch (IOException e) {
+      throw new JournalException("cannot create the journal directory " + dir, e);
+    }
+    options =
+        new DBOptions()
+            .setCreateIfMissing(true)
+            .setCreateMissingColumnFamilies(true)
+            .setParanoidChecks(true)
+            .setWalRecoveryMode(mode)
+            .setMaxBackgroundJobs(2);
+    familyOptions = new ColumnFamilyOptions().setWriteBufferSize(64L << 20);
+    List<ColumnFamilyDescriptor> descriptors =
+        List.of(
+            new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
+            new ColumnFamilyDescriptor(EVENTS, familyOptions),
+            new ColumnFamilyDescriptor(JOBS, familyOptions),
+            new ColumnFamilyDescriptor(SNAPSHOTS, familyOptions));
+    handles = new ArrayList<>();
+    try {
       db = RocksDB.open(options, dir.toString(), descriptors, handles);
     } catch (RocksDBException e) {
+      familyOptions.close();
+      options.close();
       throw new JournalException(
           "cannot open the journal in "
               + dir
@@ -96,8 +102,6 @@ public final class RocksJournal implements Journal {
               + "`berth journal recover` keeps the events that are intact and reports where "
               + "it cut; back up the directory first.",
           e);
-    } catch (IOException e) {
-      throw new JournalException("cannot create the journal directory " + dir, e);
     }
     events = handles.get(1);
     jobs = handles.get(2);
