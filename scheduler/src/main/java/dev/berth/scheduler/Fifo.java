@@ -22,18 +22,14 @@ public final class Fifo {
   public static List<RunDecision> plan(ClusterView view, int maxDecisions) {
     List<NodeCapacity> nodes = new ArrayList<>(view.nodes());
     List<RunDecision> decisions = new ArrayList<>();
-    Map<String, Integer> runningInArray = new HashMap<>();
+    Map<String, Integer> running = new HashMap<>();
     for (Job job : view.eligibleJobs()) {
       if (decisions.size() >= maxDecisions || freeCpus(nodes) == 0) {
         break;
       }
-      String parent = job.getArrayParent();
-      int limit = job.getArraySlotLimit();
-      if (!parent.isEmpty() && limit > 0) {
-        int running = runningInArray.computeIfAbsent(parent, view::runningSubjobs);
-        if (running >= limit) {
-          continue;
-        }
+      Map<String, Integer> limits = view.limits(job);
+      if (atALimit(view, limits, running)) {
+        continue;
       }
       Optional<List<NodeAllocation>> placed = Placement.place(job, nodes);
       if (placed.isEmpty()) {
@@ -41,11 +37,21 @@ public final class Fifo {
       }
       decisions.add(new RunDecision(job.getId(), placed.get()));
       take(nodes, placed.get());
-      if (!parent.isEmpty()) {
-        runningInArray.merge(parent, 1, Integer::sum);
-      }
+      limits.keySet().forEach(key -> running.merge(key, 1, Integer::sum));
     }
     return List.copyOf(decisions);
+  }
+
+  /** Whether starting the job would pass one of its limits (counting this cycle's starts). */
+  private static boolean atALimit(
+      ClusterView view, Map<String, Integer> limits, Map<String, Integer> running) {
+    for (Map.Entry<String, Integer> limit : limits.entrySet()) {
+      int now = running.computeIfAbsent(limit.getKey(), view::running);
+      if (now >= limit.getValue()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static int freeCpus(List<NodeCapacity> nodes) {

@@ -52,9 +52,18 @@ final class FakeView implements ClusterView {
         };
   }
 
+  /** Only arrays have limits here: the key is the array's id, the maximum its slot limit. */
   @Override
-  public int runningSubjobs(String arrayParentId) {
-    askedAbout.add(arrayParentId);
-    return running.getOrDefault(arrayParentId, 0);
+  public Map<String, Integer> limits(Job job) {
+    if (job.getArrayParent().isEmpty() || job.getArraySlotLimit() == 0) {
+      return Map.of();
+    }
+    return Map.of(job.getArrayParent(), job.getArraySlotLimit());
+  }
+
+  @Override
+  public int running(String key) {
+    askedAbout.add(key);
+    return running.getOrDefault(key, 0);
   }
 }

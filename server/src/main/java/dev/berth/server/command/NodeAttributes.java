@@ -58,7 +58,13 @@ final class NodeAttributes {
         String note = NOTE.combine(a, node.getNote());
         n.setNote(note == null ? "" : note);
       }
-      case "ntype", "jobs", "status", "physmem" ->
+      case "ntype" -> {
+        // Every Berth node is a cluster node; accepting the one value lets `print node` replay.
+        if (a.getOp() != Attribute.Op.SET || !a.getValue().trim().equals("cluster")) {
+          throw new CommandException(Error.Code.BAD_VALUE, "ntype can only be cluster");
+        }
+      }
+      case "jobs", "status", "physmem" ->
           throw new CommandException(
               Error.Code.READ_ONLY_ATTRIBUTE, "node attribute " + a.getName() + " is read-only");
       default ->

@@ -26,6 +26,9 @@ public final class ServerAttributes {
   public static final String SCHEDULER_ITERATION = "scheduler_iteration";
   public static final String RESOURCES_DEFAULT = "resources_default";
   public static final String RESOURCES_MAX = "resources_max";
+  public static final String MAX_RUNNING = "max_running";
+  public static final String MAX_USER_RUN = "max_user_run";
+  public static final String COMMENT = "comment";
 
   static final Map<String, AttributeSpec> SPECS =
       Stream.of(
@@ -42,6 +45,9 @@ public final class ServerAttributes {
               AttributeSpec.of(SCHEDULER_ITERATION, Type.INTEGER),
               AttributeSpec.of(RESOURCES_DEFAULT, Type.RESOURCE),
               AttributeSpec.of(RESOURCES_MAX, Type.RESOURCE),
+              AttributeSpec.of(MAX_RUNNING, Type.INTEGER),
+              AttributeSpec.of(MAX_USER_RUN, Type.INTEGER),
+              AttributeSpec.of(COMMENT, Type.STRING),
               AttributeSpec.of("next_job_number", Type.INTEGER),
               AttributeSpec.readOnly("server_state", Type.STRING),
               AttributeSpec.readOnly("total_jobs", Type.INTEGER),

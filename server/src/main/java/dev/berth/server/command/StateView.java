@@ -1,6 +1,7 @@
 package dev.berth.server.command;
 
 import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
 import dev.berth.scheduler.ClusterView;
 import dev.berth.scheduler.NodeCapacity;
@@ -8,9 +9,12 @@ import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.EligibleKey;
 import dev.berth.server.state.NodeUsage;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -18,8 +22,11 @@ import java.util.Set;
  * nodes and what jobs hold on them, and the queued jobs of started queues in order.
  */
 public final class StateView implements ClusterView {
+  private static final String ARRAY = "array:";
+
   private final ClusterState state;
   private final List<NodeCapacity> nodes;
+  private Map<String, Integer> running;
 
   public StateView(ClusterState state) {
     this.state = state;
@@ -95,7 +102,60 @@ public final class StateView implements ClusterView {
   }
 
   @Override
-  public int runningSubjobs(String arrayParentId) {
-    return state.arrayCounts(arrayParentId).running();
+  public Map<String, Integer> limits(Job job) {
+    Map<String, Integer> limits = new HashMap<>(4);
+    if (!job.getArrayParent().isEmpty() && job.getArraySlotLimit() > 0) {
+      limits.put(ARRAY + job.getArrayParent(), job.getArraySlotLimit());
+    }
+    limit(limits, "server", state.serverAttribute(ServerAttributes.MAX_RUNNING));
+    limit(limits, "user:" + job.getEuser(), state.serverAttribute(ServerAttributes.MAX_USER_RUN));
+    state
+        .queue(job.getQueue())
+        .ifPresent(
+            q -> {
+              limit(
+                  limits,
+                  "queue:" + q.getName(),
+                  QueueAttributes.get(q, ServerAttributes.MAX_RUNNING));
+              limit(
+                  limits,
+                  "queue-user:" + q.getName() + ":" + job.getEuser(),
+                  QueueAttributes.get(q, ServerAttributes.MAX_USER_RUN));
+            });
+    return limits;
+  }
+
+  private static void limit(Map<String, Integer> limits, String key, Optional<String> max) {
+    max.ifPresent(m -> limits.put(key, (int) Math.min(Integer.MAX_VALUE, Long.parseLong(m))));
+  }
+
+  @Override
+  public int running(String key) {
+    if (key.startsWith(ARRAY)) {
+      return state.arrayCounts(key.substring(ARRAY.length())).running();
+    }
+    if (running == null) {
+      running = countRunning(state);
+    }
+    return running.getOrDefault(key, 0);
+  }
+
+  /** Running jobs by limit key, counted once per view and only if a limit asks. */
+  private static Map<String, Integer> countRunning(ClusterState s) {
+    Map<String, Integer> counts = new HashMap<>();
+    for (Job j : s.jobs()) {
+      boolean holdsNodes = j.getState() == JobState.RUNNING || j.getState() == JobState.EXITING;
+      if (holdsNodes && j.getArrayRequest().isEmpty()) {
+        for (String key :
+            List.of(
+                "server",
+                "user:" + j.getEuser(),
+                "queue:" + j.getQueue(),
+                "queue-user:" + j.getQueue() + ":" + j.getEuser())) {
+          counts.merge(key, 1, Integer::sum);
+        }
+      }
+    }
+    return counts;
   }
 }

@@ -29,6 +29,7 @@ import dev.berth.server.journal.Journal;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.NodeUsage;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,9 +49,6 @@ public final class Queries {
       Comparator.comparingLong(Job::getNumber)
           .thenComparing(j -> !j.getArrayParent().isEmpty())
           .thenComparingInt(Job::getArrayIndex);
-  private static final String[] STATE_NAMES = {
-    "Transit", "Queued", "Held", "Waiting", "Running", "Exiting", "Complete"
-  };
 
   private final String serverName;
   private final Journal journal;
@@ -132,21 +130,16 @@ public final class Queries {
     QueueList.Builder list = QueueList.newBuilder().setServer(serverName);
     for (Queue q : selected(s.queues(), names, "queue")) {
       int[] c = counts.getOrDefault(q.getName(), new int[7]);
-      QueueStatus.Builder status = QueueStatus.newBuilder().setQueue(q);
-      int total = 0;
-      for (JobState state : JobState.values()) {
-        if (state != JobState.JOB_STATE_UNSPECIFIED && state != JobState.UNRECOGNIZED) {
-          status.putStateCount(letter(state), c[state.getNumber()]);
-          total += c[state.getNumber()];
-        }
-      }
+      QueueStatus.Builder status =
+          QueueStatus.newBuilder().setQueue(q).putAllStateCount(stateCounts(c));
+      int total = Arrays.stream(c).sum();
       list.addQueues(status.setTotalJobs(total));
     }
     return list.build();
   }
 
   ServerStatus server(ClusterState s) {
-    int[] c = new int[7];
+    int[] c = new int[JobState.COMPLETED.getNumber() + 1];
     for (Job j : s.jobs()) {
       if (j.getArrayRequest().isEmpty()) {
         c[j.getStateValue()]++;
@@ -158,20 +151,24 @@ public final class Queries {
     ServerAttributes.defaults().forEach(attributes::put);
     attributes.putAll(s.serverAttributes());
     attributes.put("next_job_number", Long.toString(s.nextJobNumber()));
-    int total = 0;
-    StringBuilder stateCount = new StringBuilder();
     ServerStatus.Builder status = ServerStatus.newBuilder().setName(serverName);
-    for (int i = 0; i < STATE_NAMES.length; i++) {
-      int n = i == 0 ? 0 : c[i];
-      total += n;
-      stateCount.append(i == 0 ? "" : " ").append(STATE_NAMES[i]).append(':').append(n);
-      if (i > 0) {
-        status.putStateCount(letter(JobState.forNumber(i)), n);
+    // total_jobs and state_count travel in their own fields, not among the attributes.
+    return status
+        .putAllStateCount(stateCounts(c))
+        .setTotalJobs(Arrays.stream(c).sum())
+        .putAllAttributes(attributes)
+        .build();
+  }
+
+  /** Counts by state letter (Q H W R E C), zeros included. */
+  private static Map<String, Integer> stateCounts(int[] byState) {
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    for (JobState state : JobState.values()) {
+      if (state != JobState.JOB_STATE_UNSPECIFIED && state != JobState.UNRECOGNIZED) {
+        counts.put(letter(state), byState[state.getNumber()]);
       }
     }
-    attributes.put("total_jobs", Integer.toString(total));
-    attributes.put("state_count", stateCount.toString());
-    return status.putAllAttributes(attributes).setTotalJobs(total).build();
+    return counts;
   }
 
   private NodeList nodes(ClusterState s, List<String> names) {

@@ -105,8 +105,8 @@ class ManageCommandsTest {
   void unknownAndReadOnlyAttributesAreRefused() {
     refused(
         Error.Code.UNKNOWN_ATTRIBUTE,
-        () -> d.setServer(ROOT, attr("max_running", "4")),
-        "unknown server attribute 'max_running'");
+        () -> d.setServer(ROOT, attr("no_such_attribute", "4")),
+        "unknown server attribute 'no_such_attribute'");
     refused(
         Error.Code.READ_ONLY_ATTRIBUTE,
         () -> d.setServer(ROOT, attr("server_state", "Idle")),
@@ -279,10 +279,11 @@ class ManageCommandsTest {
     node(Manage.Command.UNSET, "n1", attr("note", ""));
     assertEquals("", n("n1").getNote());
 
+    node(Manage.Command.SET, "n1", attr("ntype", "cluster")); // what `print node` replays
     refused(
-        Error.Code.READ_ONLY_ATTRIBUTE,
+        Error.Code.BAD_VALUE,
         () -> node(Manage.Command.SET, "n1", attr("ntype", "cloud")),
-        "node attribute ntype is read-only");
+        "ntype can only be cluster");
     refused(
         Error.Code.UNKNOWN_ATTRIBUTE,
         () -> node(Manage.Command.SET, "n1", attr("color", "red")),

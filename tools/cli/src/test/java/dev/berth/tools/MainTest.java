@@ -29,9 +29,19 @@ class MainTest {
   }
 
   @Test
-  void registersTheStatusAndControlCommands() {
+  void registersEveryCommand() {
     assertEquals(
-        Set.of("qstat", "qdel", "qhold", "qrls", "qsig", "pbsnodes", "tracejob"),
+        Set.of(
+            "qsub",
+            "qalter",
+            "qmgr",
+            "qstat",
+            "qdel",
+            "qhold",
+            "qrls",
+            "qsig",
+            "pbsnodes",
+            "tracejob"),
         Main.commands().keySet());
   }
 

@@ -11,6 +11,7 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerStatus;
 import dev.berth.proto.StatJobs;
+import dev.berth.proto.StatQueues;
 import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
@@ -89,12 +90,24 @@ final class QstatJobs {
   }
 
   private void list(String queue) throws ServerUnavailableException {
+    if (!queue.isEmpty() && !queueExists(queue)) {
+      return;
+    }
     Optional<JobList> reply = stat(StatJobs.newBuilder(), null);
     reply.ifPresent(
         list ->
             add(
                 list,
                 new JobFilter(options.users(), options.states(), options.noCompleted(), queue)));
+  }
+
+  /** A destination operand must name a queue (Torque answers PBSE_UNKQUE otherwise). */
+  private boolean queueExists(String queue) throws ServerUnavailableException {
+    Response response =
+        transport.call(Request.newBuilder().setStatQueues(StatQueues.newBuilder().addNames(queue)));
+    Optional<Error> failure = Replies.failure(response, Response.BodyCase.QUEUES);
+    failure.ifPresent(error -> fail(ErrorText.general("qstat", error), ExitCodes.of(error)));
+    return failure.isEmpty();
   }
 
   private Optional<JobList> stat(StatJobs.Builder request, String id)
