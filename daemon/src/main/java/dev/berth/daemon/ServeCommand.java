@@ -11,48 +11,34 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 /** Runs the embedded cluster in the foreground until SIGTERM (what {@code berth up} starts). */
 @Command(name = "serve", description = "Run the embedded cluster in the foreground.")
 final class ServeCommand implements Callable<Integer> {
   @Mixin HomeOptions home;
 
-  @Option(names = "--socket", paramLabel = "PATH", description = "Client socket path.")
-  Path socket;
-
-  @Option(names = "--server-name", description = "Server name in job ids (default: host name).")
-  String serverName;
-
-  @Option(names = "--nodes", defaultValue = "1", description = "Moms to run on this host.")
-  int nodes;
-
-  @Option(
-      names = "--cpus",
-      paramLabel = "LIST",
-      description = "CPU ids to offer (default: all online).")
-  String cpus;
-
-  @Option(names = "--port", defaultValue = "0", description = "Cluster (Artery) port; 0 = any.")
-  int port;
+  @Mixin ClusterOptions options;
 
   @Override
   public Integer call() throws Exception {
     BerthHome h = home.home();
     Files.createDirectories(h.root());
     String host = Hosts.localName();
-    String name = serverName != null ? serverName : host;
+    String name = options.serverName != null ? options.serverName : host;
     List<Integer> cpuIds =
-        cpus != null ? NodeFacts.parseCpuList(cpus) : NodeFacts.linux().onlineCpus();
+        options.cpus != null
+            ? NodeFacts.parseCpuList(options.cpus)
+            : NodeFacts.linux().onlineCpus();
     Path starter = Starter.locate();
     JobFiles.prepareBase(h.jobTmp());
-    var moms = EmbeddedCluster.localMoms(h, host, nodes, cpuIds, starter, Queries.VERSION);
+    var moms = EmbeddedCluster.localMoms(h, host, options.nodes, cpuIds, starter, Queries.VERSION);
     for (var mom : moms) {
       JobFiles.prepareBase(mom.tmpBase());
     }
     EmbeddedCluster cluster =
         EmbeddedCluster.start(
-            new EmbeddedCluster.Settings(h, home.socket(socket), name, host, port, moms));
+            new EmbeddedCluster.Settings(
+                h, home.socket(options.socket), name, host, options.port, moms));
     Files.writeString(h.pidFile(), ProcessHandle.current().pid() + "\n");
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

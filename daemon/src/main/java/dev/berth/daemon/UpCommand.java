@@ -24,20 +24,7 @@ import picocli.CommandLine.Option;
 final class UpCommand implements Callable<Integer> {
   @Mixin HomeOptions home;
 
-  @Option(names = "--socket", paramLabel = "PATH", description = "Client socket path.")
-  Path socket;
-
-  @Option(names = "--server-name", description = "Server name in job ids (default: host name).")
-  String serverName;
-
-  @Option(names = "--nodes", defaultValue = "1", description = "Moms to run on this host.")
-  int nodes;
-
-  @Option(names = "--cpus", paramLabel = "LIST", description = "CPU ids to offer (default: all).")
-  String cpus;
-
-  @Option(names = "--port", defaultValue = "0", description = "Cluster (Artery) port; 0 = any.")
-  int port;
+  @Mixin ClusterOptions options;
 
   @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for readiness.")
   int timeout;
@@ -47,7 +34,7 @@ final class UpCommand implements Callable<Integer> {
     BerthHome h = home.home();
     Files.createDirectories(h.root());
     var running = Daemons.running(h);
-    Path sock = home.socket(socket);
+    Path sock = home.socket(options.socket);
     if (running.isPresent()) {
       System.out.println(
           "berth: already running (pid " + running.get().pid() + ", home " + h.root() + ")");
@@ -62,7 +49,7 @@ final class UpCommand implements Callable<Integer> {
         return 1;
       }
       List<NodeStatus> nodesUp = readyNodes(sock);
-      if (nodesUp.size() >= nodes) {
+      if (nodesUp.size() >= options.nodes) {
         System.out.println(
             "berth: up (pid "
                 + serve.pid()
@@ -93,12 +80,14 @@ final class UpCommand implements Callable<Integer> {
     argv.add(System.getProperty("java.class.path"));
     argv.add(Berth.class.getName());
     argv.addAll(List.of("serve", "--home", h.root().toString(), "--socket", sock.toString()));
-    argv.addAll(List.of("--nodes", Integer.toString(nodes), "--port", Integer.toString(port)));
-    if (serverName != null) {
-      argv.addAll(List.of("--server-name", serverName));
+    argv.addAll(
+        List.of(
+            "--nodes", Integer.toString(options.nodes), "--port", Integer.toString(options.port)));
+    if (options.serverName != null) {
+      argv.addAll(List.of("--server-name", options.serverName));
     }
-    if (cpus != null) {
-      argv.addAll(List.of("--cpus", cpus));
+    if (options.cpus != null) {
+      argv.addAll(List.of("--cpus", options.cpus));
     }
     return new ProcessBuilder(argv)
         .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))

@@ -20,7 +20,7 @@ import java.nio.file.Path;
  * request at a time; the server identifies the caller from the socket, so nothing here says who the
  * caller is.
  */
-public final class BerthClient implements AutoCloseable {
+public final class BerthClient implements ServerConnection {
   /** Replies can be large (qstat -f of 100,000 jobs), but not unbounded. */
   private static final int MAX_REPLY_BYTES = 512 << 20;
 
@@ -55,6 +55,7 @@ public final class BerthClient implements AutoCloseable {
   }
 
   /** Sends one request and waits for its response. */
+  @Override
   public Response call(Request.Builder request) throws ServerUnavailableException {
     long id = nextId++;
     try {

@@ -1,5 +1,6 @@
 package dev.berth.tools.cli;
 
+import dev.berth.client.Connector;
 import dev.berth.client.Invocation;
 import java.time.Clock;
 import java.time.DateTimeException;

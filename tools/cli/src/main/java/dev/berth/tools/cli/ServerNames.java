@@ -1,5 +1,6 @@
 package dev.berth.tools.cli;
 
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.BadValueException;
 import dev.berth.core.JobIds;
@@ -15,11 +16,11 @@ import java.util.Optional;
  * default server name.
  */
 public final class ServerNames {
-  private final Transport transport;
+  private final ServerConnection transport;
   private ServerStatus status;
   private boolean asked;
 
-  public ServerNames(Transport transport) {
+  public ServerNames(ServerConnection transport) {
     this.transport = transport;
   }
 

@@ -3,10 +3,10 @@ package dev.berth.tools.jobctl;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Request;
 import dev.berth.tools.cli.CliContext;
-import dev.berth.tools.cli.Transport;
 
 /**
  * qhold and qrls read the same flags: {@code -h} with letters of {@code uos} (Torque's check; an
@@ -48,7 +48,7 @@ final class HoldCommand {
       return ExitCodes.USAGE;
     }
     String types = holdTypes;
-    try (Transport transport = context.connector().connect(invocation)) {
+    try (ServerConnection transport = context.connector().connect(invocation)) {
       JobRequests requests = new JobRequests(program, invocation, transport);
       for (String id : parsed.operands()) {
         requests.send(id, jobId -> request.build(jobId, types));

@@ -2,6 +2,7 @@ package dev.berth.tools.jobctl;
 
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.BadValueException;
 import dev.berth.proto.Error;
@@ -10,7 +11,6 @@ import dev.berth.proto.Response;
 import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
 import dev.berth.tools.cli.ServerNames;
-import dev.berth.tools.cli.Transport;
 import java.util.Optional;
 
 /**
@@ -27,18 +27,18 @@ final class JobRequests {
 
   private final String program;
   private final Invocation invocation;
-  private final Transport transport;
+  private final ServerConnection transport;
   private final ServerNames names;
   private int status = ExitCodes.OK;
 
-  JobRequests(String program, Invocation invocation, Transport transport) {
+  JobRequests(String program, Invocation invocation, ServerConnection transport) {
     this.program = program;
     this.invocation = invocation;
     this.transport = transport;
     this.names = new ServerNames(transport);
   }
 
-  Transport transport() {
+  ServerConnection transport() {
     return transport;
   }
 

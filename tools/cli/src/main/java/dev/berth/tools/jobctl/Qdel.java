@@ -3,6 +3,7 @@ package dev.berth.tools.jobctl;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.DeleteJob;
 import dev.berth.proto.Error;
@@ -14,7 +15,6 @@ import dev.berth.proto.StatJobs;
 import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
-import dev.berth.tools.cli.Transport;
 import java.util.List;
 import java.util.Optional;
 
@@ -53,7 +53,7 @@ public final class Qdel {
       invocation.err().print(USAGE);
       return ExitCodes.USAGE;
     }
-    try (Transport transport = context.connector().connect(invocation)) {
+    try (ServerConnection transport = context.connector().connect(invocation)) {
       JobRequests requests = new JobRequests("qdel", invocation, transport);
       for (String id : parsed.operands()) {
         if (id.equals("all") || id.equals("ALL")) {

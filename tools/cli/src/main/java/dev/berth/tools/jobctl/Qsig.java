@@ -3,11 +3,11 @@ package dev.berth.tools.jobctl;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Request;
 import dev.berth.proto.SignalJob;
 import dev.berth.tools.cli.CliContext;
-import dev.berth.tools.cli.Transport;
 
 /**
  * {@code qsig [-a] [-s signal] job_identifier...}: sends a signal (SIGTERM by default) to running
@@ -45,7 +45,7 @@ public final class Qsig {
       return ExitCodes.USAGE;
     }
     String chosen = signal;
-    try (Transport transport = context.connector().connect(invocation)) {
+    try (ServerConnection transport = context.connector().connect(invocation)) {
       JobRequests requests = new JobRequests("qsig", invocation, transport);
       for (String id : parsed.operands()) {
         requests.send(

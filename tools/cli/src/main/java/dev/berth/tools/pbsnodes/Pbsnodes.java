@@ -3,6 +3,7 @@ package dev.berth.tools.pbsnodes;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
@@ -15,7 +16,6 @@ import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
 import dev.berth.tools.cli.ServerNames;
-import dev.berth.tools.cli.Transport;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +49,7 @@ public final class Pbsnodes {
       invocation.err().print(PbsnodesOptions.USAGE);
       return ExitCodes.USAGE;
     }
-    try (Transport transport = context.connector().connect(invocation)) {
+    try (ServerConnection transport = context.connector().connect(invocation)) {
       int status = ExitCodes.OK;
       if (options.note() != null) {
         for (String node : options.nodes()) {
@@ -90,7 +90,7 @@ public final class Pbsnodes {
   private static int mark(
       Invocation invocation,
       PbsnodesOptions options,
-      Transport transport,
+      ServerConnection transport,
       String node,
       Attribute attribute,
       int status)
@@ -121,7 +121,10 @@ public final class Pbsnodes {
 
   /** -a, -l, -x, -F json: one status request per node named (or one for all nodes). */
   private static int list(
-      Invocation invocation, CliContext context, PbsnodesOptions options, Transport transport)
+      Invocation invocation,
+      CliContext context,
+      PbsnodesOptions options,
+      ServerConnection transport)
       throws ServerUnavailableException {
     List<String> names = options.nodes().isEmpty() ? List.of("") : options.nodes();
     List<NodeStatus> nodes = new ArrayList<>();
@@ -155,7 +158,7 @@ public final class Pbsnodes {
       Invocation invocation,
       CliContext context,
       PbsnodesOptions options,
-      Transport transport,
+      ServerConnection transport,
       List<NodeStatus> nodes)
       throws ServerUnavailableException {
     PrintStream out = invocation.out();

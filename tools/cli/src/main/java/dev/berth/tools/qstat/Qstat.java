@@ -3,9 +3,9 @@ package dev.berth.tools.qstat;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.tools.cli.CliContext;
-import dev.berth.tools.cli.Transport;
 
 /**
  * {@code qstat}: status of jobs, queues ({@code -Q}, {@code -q}) or the server ({@code -B}) in
@@ -33,7 +33,7 @@ public final class Qstat {
       invocation.err().print(QstatOptions.USAGE);
       return ExitCodes.USAGE;
     }
-    try (Transport transport = context.connector().connect(invocation)) {
+    try (ServerConnection transport = context.connector().connect(invocation)) {
       switch (options.mode()) {
         case QUEUES:
           return new QstatQueues(invocation, context, options, transport).run();

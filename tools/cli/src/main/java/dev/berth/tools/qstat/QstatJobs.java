@@ -2,6 +2,7 @@ package dev.berth.tools.qstat;
 
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.BadValueException;
 import dev.berth.proto.Error;
@@ -16,7 +17,6 @@ import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
 import dev.berth.tools.cli.ServerNames;
-import dev.berth.tools.cli.Transport;
 import dev.berth.tools.format.AttrText;
 import java.io.PrintStream;
 import java.time.ZoneId;
@@ -35,14 +35,15 @@ final class QstatJobs {
   private final Invocation invocation;
   private final CliContext context;
   private final QstatOptions options;
-  private final Transport transport;
+  private final ServerConnection transport;
   private final ServerNames names;
   private final List<Job> shown = new ArrayList<>();
   private final List<String> errors = new ArrayList<>();
   private String server = "";
   private int status = ExitCodes.OK;
 
-  QstatJobs(Invocation invocation, CliContext context, QstatOptions options, Transport transport) {
+  QstatJobs(
+      Invocation invocation, CliContext context, QstatOptions options, ServerConnection transport) {
     this.invocation = invocation;
     this.context = context;
     this.options = options;

@@ -2,6 +2,7 @@ package dev.berth.tools.qstat;
 
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Error;
 import dev.berth.proto.QueueList;
@@ -12,7 +13,6 @@ import dev.berth.proto.StatQueues;
 import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
-import dev.berth.tools.cli.Transport;
 import dev.berth.tools.format.AttrDocuments;
 import dev.berth.tools.format.AttrText;
 import dev.berth.tools.format.JsonWriter;
@@ -29,14 +29,14 @@ final class QstatQueues {
   private final Invocation invocation;
   private final CliContext context;
   private final QstatOptions options;
-  private final Transport transport;
+  private final ServerConnection transport;
   private final List<QueueStatus> queues = new ArrayList<>();
   private final List<String> errors = new ArrayList<>();
   private String server = "";
   private int status = ExitCodes.OK;
 
   QstatQueues(
-      Invocation invocation, CliContext context, QstatOptions options, Transport transport) {
+      Invocation invocation, CliContext context, QstatOptions options, ServerConnection transport) {
     this.invocation = invocation;
     this.context = context;
     this.options = options;

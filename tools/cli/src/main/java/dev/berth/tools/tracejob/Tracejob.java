@@ -3,6 +3,7 @@ package dev.berth.tools.tracejob;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.BadValueException;
 import dev.berth.proto.Error;
@@ -13,7 +14,6 @@ import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
 import dev.berth.tools.cli.ServerNames;
-import dev.berth.tools.cli.Transport;
 import dev.berth.tools.format.JsonWriter;
 import dev.berth.tools.qstat.JobDocuments;
 import java.time.ZoneId;
@@ -70,7 +70,7 @@ public final class Tracejob {
       return ExitCodes.USAGE;
     }
     TraceFormat.Style style = new TraceFormat.Style(server, accounting, columns);
-    try (Transport transport = context.connector().connect(invocation)) {
+    try (ServerConnection transport = context.connector().connect(invocation)) {
       return trace(invocation, context, transport, parsed, style, json);
     } catch (ServerUnavailableException e) {
       invocation.error(e.getMessage());
@@ -81,7 +81,7 @@ public final class Tracejob {
   private static int trace(
       Invocation invocation,
       CliContext context,
-      Transport transport,
+      ServerConnection transport,
       Getopt.Result parsed,
       TraceFormat.Style style,
       boolean json)

@@ -1,5 +1,7 @@
 package dev.berth.tools.testing;
 
+import dev.berth.client.Connector;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Ack;
 import dev.berth.proto.Error;
@@ -7,8 +9,6 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerStatus;
 import dev.berth.tools.cli.CliContext;
-import dev.berth.tools.cli.Connector;
-import dev.berth.tools.cli.Transport;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -96,7 +96,7 @@ public final class FakeServer {
                 Path.of("/tmp/test.sock"), new IOException("Connection refused"));
           }
           connections++;
-          return new Transport() {
+          return new ServerConnection() {
             @Override
             public Response call(Request.Builder request) {
               Request built = request.clearId().build();

@@ -1,5 +1,6 @@
 package dev.berth.tools.qmgr;
 
+import dev.berth.client.Connector;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
@@ -41,14 +42,14 @@ public final class Qmgr {
   }
 
   public static int run(Invocation invocation) {
-    return run(invocation, Connection.to(invocation), System.console() != null);
+    return run(invocation, Connector.SERVER, System.console() != null);
   }
 
   /**
-   * @param opener how to reach the server
+   * @param connector how to reach the server
    * @param terminal whether standard input and output are a terminal (then qmgr prompts)
    */
-  static int run(Invocation invocation, Connection.Opener opener, boolean terminal) {
+  static int run(Invocation invocation, Connector connector, boolean terminal) {
     Options options;
     try {
       options = options(invocation);
@@ -67,7 +68,13 @@ public final class Qmgr {
     String server = options.server() != null ? options.server() : "default";
     try (Session session =
         new Session(
-            invocation.out(), err, opener, server, options.syntaxOnly(), ZoneId.systemDefault())) {
+            invocation.out(),
+            err,
+            connector,
+            invocation,
+            server,
+            options.syntaxOnly(),
+            ZoneId.systemDefault())) {
       return loop(reader, session, options, invocation.out(), err);
     } catch (IOException e) {
       if (err != null) {

@@ -1,6 +1,9 @@
 package dev.berth.tools.qmgr;
 
+import dev.berth.client.Connector;
 import dev.berth.client.ExitCodes;
+import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
@@ -28,12 +31,13 @@ final class Session implements AutoCloseable {
 
   private final PrintStream out;
   private final PrintStream err;
-  private final Connection.Opener opener;
+  private final Connector connector;
+  private final Invocation invocation;
   private final String server;
   private final boolean syntaxOnly;
   private final ZoneId zone;
   private final Map<ObjectType, Target> active = new EnumMap<>(ObjectType.class);
-  private Connection connection;
+  private ServerConnection connection;
 
   /**
    * @param err where errors go, or null to print none ({@code -z})
@@ -44,13 +48,15 @@ final class Session implements AutoCloseable {
   Session(
       PrintStream out,
       PrintStream err,
-      Connection.Opener opener,
+      Connector connector,
+      Invocation invocation,
       String server,
       boolean syntaxOnly,
       ZoneId zone) {
     this.out = out;
     this.err = err;
-    this.opener = opener;
+    this.connector = connector;
+    this.invocation = invocation;
     this.server = server;
     this.syntaxOnly = syntaxOnly;
     this.zone = zone;
@@ -230,9 +236,9 @@ final class Session implements AutoCloseable {
     }
   }
 
-  private Connection connection() throws ServerUnavailableException {
+  private ServerConnection connection() throws ServerUnavailableException {
     if (connection == null) {
-      connection = opener.open();
+      connection = connector.connect(invocation);
     }
     return connection;
   }

@@ -1,5 +1,8 @@
 package dev.berth.tools.qmgr;
 
+import dev.berth.client.Connector;
+import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Ack;
 import dev.berth.proto.Request;
@@ -11,7 +14,7 @@ import java.util.List;
 import java.util.function.Function;
 
 /** An in-process stand-in for the server: records requests, answers with a function. */
-final class FakeServer implements Connection.Opener {
+final class FakeServer implements Connector {
   final List<Request> requests = new ArrayList<>();
   int opened;
   int closed;
@@ -33,13 +36,13 @@ final class FakeServer implements Connection.Opener {
   }
 
   @Override
-  public Connection open() throws ServerUnavailableException {
+  public ServerConnection connect(Invocation invocation) throws ServerUnavailableException {
     if (down) {
       throw new ServerUnavailableException(
           Path.of("/run/berth/server.sock"), new IOException("Connection refused"));
     }
     opened++;
-    return new Connection() {
+    return new ServerConnection() {
       @Override
       public Response call(Request.Builder request) {
         Request sent = request.setId(requests.size() + 1).build();

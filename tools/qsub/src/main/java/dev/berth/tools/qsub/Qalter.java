@@ -1,8 +1,10 @@
 package dev.berth.tools.qsub;
 
+import dev.berth.client.Connector;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.BadValueException;
 import dev.berth.core.JobIds;
@@ -32,10 +34,10 @@ public final class Qalter {
   }
 
   public static int run(Invocation inv) {
-    return run(inv, SubmitContext.of(inv), JobServer.of(inv));
+    return run(inv, SubmitContext.of(inv), Connector.SERVER);
   }
 
-  static int run(Invocation inv, SubmitContext ctx, JobServer.Connector connector) {
+  static int run(Invocation inv, SubmitContext ctx, Connector connector) {
     Getopt.Result cmd;
     try {
       cmd = Getopt.parse(QsubFlags.QALTER, inv.args());
@@ -78,9 +80,9 @@ public final class Qalter {
   }
 
   private static int alter(
-      Invocation inv, JobServer.Connector connector, List<String> ids, List<Attribute> attrs) {
+      Invocation inv, Connector connector, List<String> ids, List<Attribute> attrs) {
     int status = ExitCodes.OK;
-    try (JobServer server = connector.connect()) {
+    try (ServerConnection server = connector.connect(inv)) {
       for (String id : ids) {
         AlterJob alter = AlterJob.newBuilder().setJobId(id).addAllAttributes(attrs).build();
         Response response = server.call(Request.newBuilder().setAlter(alter));

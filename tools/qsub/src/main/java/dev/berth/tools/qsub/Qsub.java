@@ -1,8 +1,10 @@
 package dev.berth.tools.qsub;
 
+import dev.berth.client.Connector;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -27,10 +29,10 @@ public final class Qsub {
   }
 
   public static int run(Invocation inv) {
-    return run(inv, SubmitContext.of(inv), JobServer.of(inv));
+    return run(inv, SubmitContext.of(inv), Connector.SERVER);
   }
 
-  static int run(Invocation inv, SubmitContext ctx, JobServer.Connector connector) {
+  static int run(Invocation inv, SubmitContext ctx, Connector connector) {
     QsubCommandLine cmd;
     try {
       cmd = QsubCommandLine.parse(inv.args());
@@ -61,8 +63,8 @@ public final class Qsub {
     return submit(inv, connector, prepared.get());
   }
 
-  private static int submit(Invocation inv, JobServer.Connector connector, Prepared prepared) {
-    try (JobServer server = connector.connect()) {
+  private static int submit(Invocation inv, Connector connector, Prepared prepared) {
+    try (ServerConnection server = connector.connect(inv)) {
       Response response = server.call(Request.newBuilder().setSubmit(prepared.request()));
       return switch (response.getBodyCase()) {
         case SUBMITTED -> {

@@ -1,5 +1,7 @@
 package dev.berth.tools.qsub;
 
+import dev.berth.client.Connector;
+import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -8,7 +10,7 @@ import java.util.List;
 import java.util.function.Function;
 
 /** A server in memory: records requests and answers each with {@code reply}. */
-final class FakeServer implements JobServer {
+final class FakeServer implements ServerConnection {
   final List<Request> requests = new ArrayList<>();
   int connections;
   boolean closed;
@@ -18,15 +20,15 @@ final class FakeServer implements JobServer {
     this.reply = reply;
   }
 
-  JobServer.Connector connector() {
-    return () -> {
+  Connector connector() {
+    return inv -> {
       connections++;
       return this;
     };
   }
 
-  static JobServer.Connector unavailable() {
-    return () -> {
+  static Connector unavailable() {
+    return inv -> {
       throw new ServerUnavailableException(
           java.nio.file.Path.of("/run/berth/server.sock"),
           new java.io.IOException("Connection refused"));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.client.Connector;
 import dev.berth.client.Invocation;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
@@ -33,7 +34,7 @@ class QsubTest {
   private byte[] stdin = new byte[0];
   private SubmitContext ctx = Fixtures.CTX;
 
-  private int qsub(JobServer.Connector connector, String... args) {
+  private int qsub(Connector connector, String... args) {
     Invocation inv =
         new Invocation(
             "qsub",

@@ -1,0 +1,25 @@
+package dev.berth.daemon;
+
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** What an embedded cluster is: the options {@code berth up} passes on to {@code berth serve}. */
+final class ClusterOptions {
+  @Option(names = "--socket", paramLabel = "PATH", description = "Client socket path.")
+  Path socket;
+
+  @Option(names = "--server-name", description = "Server name in job ids (default: host name).")
+  String serverName;
+
+  @Option(names = "--nodes", defaultValue = "1", description = "Moms to run on this host.")
+  int nodes;
+
+  @Option(
+      names = "--cpus",
+      paramLabel = "LIST",
+      description = "CPU ids to offer (default: all online).")
+  String cpus;
+
+  @Option(names = "--port", defaultValue = "0", description = "Cluster (Artery) port; 0 = any.")
+  int port;
+}
