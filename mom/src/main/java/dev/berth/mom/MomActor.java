@@ -140,6 +140,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       server = found.get();
       getContext().getLog().info("node {} reports to server {}", config.name(), server.path());
       hello();
+      heartbeat(); // so pbsnodes shows the node's status from the start, not a heartbeat later
     } else if (found.isEmpty()) {
       server = null;
     }
