@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -48,15 +49,15 @@ final class UpCommand implements Callable<Integer> {
         Daemons.tail(h.log(), 20).forEach(System.err::println);
         return 1;
       }
-      List<NodeStatus> nodesUp = readyNodes(sock);
-      if (nodesUp.size() >= options.nodes) {
+      Optional<List<NodeStatus>> nodesUp = readyNodes(sock);
+      if (nodesUp.isPresent() && nodesUp.get().size() >= options.nodes) {
         System.out.println(
             "berth: up (pid "
                 + serve.pid()
                 + "), socket "
                 + sock
                 + ", "
-                + nodesUp.size()
+                + nodesUp.get().size()
                 + " node(s) free, home "
                 + h.root()
                 + ", log "
@@ -96,18 +97,19 @@ final class UpCommand implements Callable<Integer> {
         .start();
   }
 
-  /** Nodes that report and are not down, or an empty list while the server is not answering. */
-  private static List<NodeStatus> readyNodes(Path sock) {
+  /** Nodes that report and are not down; empty while the server does not answer yet. */
+  private static Optional<List<NodeStatus>> readyNodes(Path sock) {
     if (!Files.exists(sock)) {
-      return List.of();
+      return Optional.empty();
     }
     try (BerthClient client = BerthClient.connect(sock)) {
       Response r = client.call(Request.newBuilder().setStatNodes(StatNodes.getDefaultInstance()));
-      return r.getNodes().getNodesList().stream()
-          .filter(n -> !n.getState().contains("down"))
-          .toList();
+      return Optional.of(
+          r.getNodes().getNodesList().stream()
+              .filter(n -> !n.getState().contains("down"))
+              .toList());
     } catch (ServerUnavailableException e) {
-      return List.of();
+      return Optional.empty();
     }
   }
 }

@@ -62,7 +62,10 @@ public final class Bench {
     }
   }
 
-  /** Wall time of qsub and qstat as a user runs them from the shell. */
+  /**
+   * Wall time of qsub and qstat as a user runs them from the shell: plain Java 17, then with a Java
+   * 17 AppCDS archive, then with the Java 25 AOT cache if that JVM is installed.
+   */
   void cli() throws Exception {
     try (BenchServer server = new BenchServer(root)) {
       server.start();
@@ -72,30 +75,51 @@ public final class Bench {
       Path work = Files.createTempDirectory(server.home, "work");
       Files.writeString(
           work.resolve("job.pbs"), "#!/bin/sh\n#PBS -N clibench\n#PBS -l walltime=1:00:00\ntrue\n");
-      String oneJob = "1";
-      Path launch = root.resolve("tools/cli/target/berth-cli.launch");
-      String how =
-          Files.exists(launch)
-              ? Files.readString(launch).replace('\n', ' ').trim()
-              : "no class-data archive (run ops/bin/berth-cli-archive)";
-      System.out.printf(
-          "%ncommand wall time from the shell, %d jobs in the server; %s%n", jobs, how);
-      System.out.println("command                              runs  median ms   p90 ms   min ms");
-      for (Commands.Result r :
-          Commands.time(
-              root,
-              work,
-              Map.of("BERTH_SERVER", server.socket.toString()),
-              List.of(
-                  List.of("qsub", "job.pbs"),
-                  List.of("qstat", oneJob),
-                  List.of("qstat"),
-                  List.of("qstat", "-f", oneJob)),
-              30)) {
-        System.out.printf(
-            "%-36s %4d %10.0f %8.0f %8.0f%n", r.command(), r.runs(), r.median(), r.p90(), r.min());
+      Map<String, String> env = Map.of("BERTH_SERVER", server.socket.toString());
+      System.out.printf("%ncommand wall time from the shell, %d jobs in the server:%n", jobs);
+      System.out.println(
+          "setup                     command              runs  median ms   p90 ms   min ms");
+      Files.deleteIfExists(root.resolve("tools/cli/target/berth-cli.launch"));
+      timeCommands("java 17, no archive", work, env);
+      archive(env, "java");
+      timeCommands("java 17 + AppCDS", work, env);
+      if (archive(env, "")) {
+        timeCommands("java 25 + AOT cache", work, env);
       }
     }
+  }
+
+  private void timeCommands(String setup, Path work, Map<String, String> env) throws Exception {
+    for (Commands.Result r :
+        Commands.time(
+            root,
+            work,
+            env,
+            List.of(
+                List.of("qsub", "job.pbs"),
+                List.of("qstat", "1"),
+                List.of("qstat"),
+                List.of("qstat", "-f", "1")),
+            30)) {
+      System.out.printf(
+          "%-25s %-20s %4d %10.0f %8.0f %8.0f%n",
+          setup, r.command(), r.runs(), r.median(), r.p90(), r.min());
+    }
+  }
+
+  /** Runs ops/bin/berth-cli-archive; {@code java} empty lets it pick; false if no Java 25+. */
+  private boolean archive(Map<String, String> env, String java) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(root.resolve("ops/bin/berth-cli-archive").toString());
+    pb.environment().putAll(env);
+    if (!java.isEmpty()) {
+      pb.environment().put("BERTH_CLI_JAVA", java);
+    }
+    Process p = pb.redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes()).trim();
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("berth-cli-archive failed: " + out);
+    }
+    return java.isEmpty() ? out.contains("Java 2") && !out.contains("Java 17") : true;
   }
 
   /** Restart time with 100,000 jobs in the journal. */
