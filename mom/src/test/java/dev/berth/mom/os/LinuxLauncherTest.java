@@ -239,7 +239,9 @@ class LinuxLauncherTest {
   @Test
   void reattachFindsARunningStarterByPidAndIdentity() throws Exception {
     JobProcess p = new Spec("sleep 100").start();
-    assertTrue(Sessions.await(TIMEOUT, () -> launcher.anyAlive(p.pid())));
+    // starter, the shell and its sleep: signal only once the sleep exists, or it would be
+    // forked after the signal and outlive the test
+    assertTrue(Sessions.await(TIMEOUT, () -> Sessions.members(p.pid()).size() == 3));
 
     assertTrue(p.identity() > 0, "identity " + p.identity());
     Optional<JobProcess> again = launcher.reattach(p.pid(), p.identity(), p.launchedMillis());
