@@ -30,9 +30,9 @@ final class ServeCommand implements Callable<Integer> {
             ? NodeFacts.parseCpuList(options.cpus)
             : NodeFacts.linux().onlineCpus();
     Path starter = Starter.locate();
-    JobFiles.prepareBase(h.jobTmp());
     var moms = EmbeddedCluster.localMoms(h, host, options.nodes, cpuIds, starter, Queries.VERSION);
     for (var mom : moms) {
+      JobFiles.prepareBase(h.jobTmp());
       JobFiles.prepareBase(mom.tmpBase());
     }
     EmbeddedCluster cluster =
