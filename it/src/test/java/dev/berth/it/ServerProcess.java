@@ -28,7 +28,7 @@ final class ServerProcess implements AutoCloseable {
 
   /** Starts the server and waits until it answers; returns false if it exited instead. */
   boolean start() throws IOException {
-    process =
+    ProcessBuilder builder =
         new ProcessBuilder(
                 List.of(
                     TestCluster.ROOT.resolve("ops/bin/berth").toString(),
@@ -42,8 +42,11 @@ final class ServerProcess implements AutoCloseable {
                     "--server-name",
                     TestCluster.SERVER))
             .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()))
-            .start();
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()));
+    // RocksDB unpacks its native library into the temp directory; a SIGKILLed server cannot
+    // delete it, so it goes into the home this test removes.
+    builder.environment().put("BERTH_JAVA_OPTS", "-Djava.io.tmpdir=" + home);
+    process = builder.start();
     long deadline = System.currentTimeMillis() + 60_000;
     while (System.currentTimeMillis() < deadline) {
       if (!process.isAlive()) {

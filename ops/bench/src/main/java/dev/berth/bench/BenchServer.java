@@ -34,7 +34,7 @@ final class BenchServer implements AutoCloseable {
   /** Starts the server; returns the milliseconds from exec to the first answered request. */
   long start() throws IOException, InterruptedException {
     long begin = System.nanoTime();
-    process =
+    ProcessBuilder builder =
         new ProcessBuilder(
                 root.resolve("ops/bin/berth").toString(),
                 "serve",
@@ -47,8 +47,10 @@ final class BenchServer implements AutoCloseable {
                 "--server-name",
                 "bench")
             .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()))
-            .start();
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()));
+    // RocksDB's native library is unpacked into the temp directory; keep it in the scratch home.
+    builder.environment().put("BERTH_JAVA_OPTS", "-Djava.io.tmpdir=" + home);
+    process = builder.start();
     while (true) {
       if (!process.isAlive()) {
         throw new IllegalStateException("the server exited; see " + home.resolve("serve.log"));
