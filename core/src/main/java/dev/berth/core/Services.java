@@ -8,5 +8,8 @@ public final class Services {
   /** The active server's inbox for mom reports (messages of type ServerInbound). */
   public static final String SERVER = "berth-server";
 
+  /** The inbox of the mom of one node (messages of type MomInbound): this prefix + node name. */
+  public static final String MOM_PREFIX = "berth-mom-";
+
   private Services() {}
 }

@@ -3,7 +3,6 @@ package dev.berth.mom;
 import dev.berth.core.Durations;
 import dev.berth.core.Signals;
 import dev.berth.mom.job.StarterStatus;
-import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.StartSpec;
@@ -11,9 +10,11 @@ import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JobStartedReport;
+import dev.berth.proto.JoinJobReply;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.RunJobRejected;
 import dev.berth.proto.ServerInbound;
+import dev.berth.proto.SisterDone;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -44,13 +45,24 @@ final class JobActor {
     OBIT
   }
 
+  /** A sister's answer to JOIN_JOB. */
+  record Joined(JoinJobReply reply) implements Command {}
+
+  /** A sister's answer to KILL_JOB: nothing of the job is left there. */
+  record SisterReport(SisterDone done) implements Command {}
+
   private record Exited() implements Command {}
 
   private enum Timer implements Command {
     RESEND,
     WALLTIME,
-    ESCALATE
+    ESCALATE,
+    JOIN_TIMEOUT,
+    DONE_TIMEOUT
   }
+
+  /** How long sisters have to join, and to confirm the job is gone from them. */
+  static final Duration SISTER_TIMEOUT = Duration.ofSeconds(60);
 
   /** Torque's JOB_EXEC_OVERLIMIT_WT: killed for running past its walltime. */
   static final int OVER_WALLTIME = -11;
@@ -67,6 +79,7 @@ final class JobActor {
   private final Clock clock;
   private final RunJob run;
   private final Job job;
+  private final Sisters sisters;
   private JobProcess process;
   private StartSpec spec;
   private boolean startAcked;
@@ -84,6 +97,8 @@ final class JobActor {
       Clock clock,
       RunJob run) {
     this.context = context;
+    // Behaviors built with Behaviors.receive would otherwise log under Pekko's internal names.
+    context.setLoggerName(JobActor.class);
     this.timers = timers;
     this.config = config;
     this.launcher = launcher;
@@ -92,6 +107,12 @@ final class JobActor {
     this.clock = clock;
     this.run = run;
     this.job = run.getJob();
+    this.sisters =
+        new Sisters(
+            job,
+            config.name(),
+            run.getKillDelay(),
+            (node, message) -> mom.tell(new MomActor.ToPeer(node, message)));
   }
 
   /** A new job: prepare, start, report. */
@@ -141,26 +162,96 @@ final class JobActor {
   private Behavior<Command> launch(dev.berth.mom.os.Users users) {
     try {
       records.create(run);
-      JobLaunch.Prepared prepared = JobLaunch.prepare(job, config, users, records);
-      spec = prepared.spec();
+      NodeJob nodeJob = NodeJob.prepare(job, config, users);
+      spec = JobLaunch.prepare(nodeJob, config, records).spec();
+    } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
+      return abandon(e.getMessage());
+    }
+    return sisters.none() ? startScript() : joining();
+  }
+
+  /** JOIN_JOB to every sister until all have joined; the script starts only then. */
+  private Behavior<Command> joining() {
+    sisters.askToJoin();
+    timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
+    timers.startSingleTimer(Timer.JOIN_TIMEOUT, SISTER_TIMEOUT);
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            Joined.class,
+            j -> {
+              Optional<String> refused = sisters.joined(j.reply());
+              if (refused.isPresent()) {
+                return abandon(refused.get());
+              }
+              if (!sisters.allJoined()) {
+                return Behaviors.same();
+              }
+              timers.cancelAll();
+              return startScript();
+            })
+        .onMessageEquals(
+            Timer.RESEND,
+            () -> {
+              sisters.askToJoin();
+              return Behaviors.same();
+            })
+        .onMessageEquals(
+            Timer.JOIN_TIMEOUT,
+            () ->
+                abandon(
+                    "sisters "
+                        + sisters.waitingToJoin()
+                        + " did not answer JOIN_JOB within "
+                        + SISTER_TIMEOUT.toSeconds()
+                        + " s"))
+        .onMessage(
+            Kill.class,
+            k -> {
+              sisters.kill(k.reason());
+              return ended(notStarted("killed before it started: " + k.reason()));
+            })
+        .onAnyMessage(m -> Behaviors.same())
+        .build();
+  }
+
+  private Behavior<Command> startScript() {
+    try {
       process = launcher.start(spec);
       recordProcessOrKill();
-    } catch (JobLaunch.LaunchException | IOException e) {
-      context.getLog().warn("job {} cannot start: {}", job.getId(), e.getMessage());
-      report(
-          ServerInbound.newBuilder()
-              .setRunRejected(
-                  RunJobRejected.newBuilder()
-                      .setNode(config.name())
-                      .setJobId(job.getId())
-                      .setReason(e.getMessage()))
-              .build());
-      cleanUp();
-      removeRecord();
-      return Behaviors.stopped();
+    } catch (IOException e) {
+      return abandon(e.getMessage());
     }
     context.getLog().info("job {} started as session {}", job.getId(), process.pid());
     return running();
+  }
+
+  /** The job cannot start here: the sisters let it go, the server hears why. */
+  private Behavior<Command> abandon(String reason) {
+    timers.cancelAll();
+    context.getLog().warn("job {} cannot start: {}", job.getId(), reason);
+    sisters.kill("the job could not start");
+    report(
+        ServerInbound.newBuilder()
+            .setRunRejected(
+                RunJobRejected.newBuilder()
+                    .setNode(config.name())
+                    .setJobId(job.getId())
+                    .setReason(reason))
+            .build());
+    cleanUp();
+    removeRecord();
+    return Behaviors.stopped();
+  }
+
+  private JobObitReport notStarted(String reason) {
+    cleanUp();
+    return JobObitReport.newBuilder()
+        .setNode(config.name())
+        .setJobId(job.getId())
+        .setEndTime(clock.millis() / 1000)
+        .setExitStatus(StarterStatus.EXEC_FAILED)
+        .setReason(reason)
+        .build();
   }
 
   /** A job the mom could not record must not run unwatched: it is killed before reporting. */
@@ -185,7 +276,11 @@ final class JobActor {
       context.getLog().info("job {} found running again as session {}", job.getId(), process.pid());
       return running();
     }
-    if (record.process().isPresent()) {
+    if (record.process().isEmpty()) {
+      sisters.kill("the mom restarted before the job started");
+      return ended(notStarted("not started: the mom restarted while preparing it"));
+    }
+    {
       long[] p = record.process().get();
       process =
           new JobProcess(
@@ -224,7 +319,12 @@ final class JobActor {
               return Behaviors.same();
             })
         .onMessageEquals(Timer.WALLTIME, this::overWalltime)
-        .onMessage(Kill.class, k -> kill(k.reason(), k.killDelay()))
+        .onMessage(
+            Kill.class,
+            k -> {
+              sisters.kill(k.reason());
+              return kill(k.reason(), k.killDelay());
+            })
         .onMessageEquals(
             Timer.ESCALATE,
             () -> {
@@ -238,6 +338,7 @@ final class JobActor {
               return Behaviors.same();
             })
         .onMessage(Exited.class, e -> finish())
+        .onAnyMessage(m -> Behaviors.same())
         .build();
   }
 
@@ -297,18 +398,62 @@ final class JobActor {
     if (walltimeExceeded) {
       obit.setExitStatus(OVER_WALLTIME).setReason(killReason);
     }
-    JobObitReport report = obit.build();
+    cleanUp();
+    return sisters.none() ? ended(obit.build()) : collecting(obit);
+  }
+
+  /**
+   * KILL_JOB to every sister until each says nothing of the job is left there; their usage joins
+   * the obit. A sister that stays silent past the timeout is named in the obit's reason.
+   */
+  private Behavior<Command> collecting(JobObitReport.Builder obit) {
+    sisters.kill(killReason != null ? killReason : "the job ended");
+    timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
+    timers.startSingleTimer(Timer.DONE_TIMEOUT, SISTER_TIMEOUT);
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            SisterReport.class,
+            r -> sisters.done(r.done()) ? ended(withSisters(obit).build()) : Behaviors.same())
+        .onMessageEquals(
+            Timer.RESEND,
+            () -> {
+              sisters.kill(killReason != null ? killReason : "the job ended");
+              return Behaviors.same();
+            })
+        .onMessageEquals(
+            Timer.DONE_TIMEOUT,
+            () -> {
+              String note = "sisters " + sisters.waitingForDone() + " did not confirm the cleanup";
+              context.getLog().warn("job {}: {}", job.getId(), note);
+              JobObitReport.Builder o = withSisters(obit);
+              return ended(
+                  o.setReason(o.getReason().isEmpty() ? note : o.getReason() + "; " + note)
+                      .build());
+            })
+        .onAnyMessage(m -> Behaviors.same())
+        .build();
+  }
+
+  private JobObitReport.Builder withSisters(JobObitReport.Builder obit) {
+    var mine = obit.getResourcesUsed();
+    var theirs = sisters.usage();
+    return obit.setResourcesUsed(
+        mine.toBuilder()
+            .setCput(mine.getCput() + theirs.getCput())
+            .setMem(mine.getMem() + theirs.getMem())
+            .setVmem(mine.getVmem() + theirs.getVmem())
+            .setOomKills(mine.getOomKills() + theirs.getOomKills()));
+  }
+
+  /** The obit is recorded, then sent until the server acknowledges it. */
+  private Behavior<Command> ended(JobObitReport obit) {
+    timers.cancelAll();
     try {
-      records.recordObit(job.getId(), report);
+      records.recordObit(job.getId(), obit);
     } catch (IOException e) {
       context.getLog().warn("job {}: cannot record its obit: {}", job.getId(), e.getMessage());
     }
-    cleanUp();
-    context.getLog().info("job {} ended with exit status {}", job.getId(), report.getExitStatus());
-    return ended(report);
-  }
-
-  private Behavior<Command> ended(JobObitReport obit) {
+    context.getLog().info("job {} ended with exit status {}", job.getId(), obit.getExitStatus());
     report(ServerInbound.newBuilder().setObit(obit).build());
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     return Behaviors.receive(Command.class)
@@ -324,12 +469,7 @@ final class JobActor {
               removeRecord();
               return Behaviors.stopped();
             })
-        .onMessage(Kill.class, k -> Behaviors.same())
-        .onMessage(Signal.class, s -> Behaviors.same())
-        .onMessage(Exited.class, e -> Behaviors.same())
-        .onMessageEquals(Ack.STARTED, Behaviors::same)
-        .onMessageEquals(Timer.WALLTIME, Behaviors::same)
-        .onMessageEquals(Timer.ESCALATE, Behaviors::same)
+        .onAnyMessage(m -> Behaviors.same())
         .build();
   }
 
@@ -379,10 +519,9 @@ final class JobActor {
   }
 
   private void cleanUp() {
-    try {
-      JobFiles.removeTree(config.tmpBase().resolve(job.getId()));
-    } catch (IOException e) {
-      context.getLog().warn("job {}: cannot remove its TMPDIR: {}", job.getId(), e.getMessage());
+    String problem = NodeJob.release(config, job.getId());
+    if (!problem.isEmpty()) {
+      context.getLog().warn("job {}: {}", job.getId(), problem);
     }
   }
 

@@ -6,7 +6,6 @@ import dev.berth.mom.job.OutputFiles;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.UserInfo;
-import dev.berth.mom.os.Users;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
 import java.io.IOException;
@@ -16,9 +15,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Everything between "run this job" and a process: who it runs as, its TMPDIR and nodefile, its
+ * Everything between a prepared {@link NodeJob} and the job script's process: the nodefile, the
  * environment, output files and working directory. Each step is a small piece of its own
- * (JobEnvironment, NodeFile, OutputFiles, JobFiles); this class puts them in order.
+ * (JobEnvironment, NodeFile, OutputFiles); this class puts them in order.
  */
 final class JobLaunch {
   /** The job cannot start on this node; the message says why. */
@@ -30,39 +29,19 @@ final class JobLaunch {
     }
   }
 
-  record Prepared(StartSpec spec, Path tmpdir) {}
+  record Prepared(StartSpec spec) {}
 
   private JobLaunch() {}
 
-  static Prepared prepare(Job job, MomConfig config, Users users, JobRecords records)
+  static Prepared prepare(NodeJob nodeJob, MomConfig config, JobRecords records)
       throws LaunchException {
-    UserInfo user =
-        users
-            .user(job.getEuser())
-            .orElseThrow(
-                () ->
-                    new LaunchException(
-                        "user " + job.getEuser() + " does not exist on node " + config.name()));
-    boolean asRoot = users.self().equals("root");
-    if (!asRoot && !users.self().equals(user.name())) {
-      throw new LaunchException(
-          "the mom on "
-              + config.name()
-              + " runs as "
-              + users.self()
-              + " and cannot run jobs of "
-              + user.name());
-    }
-    int gid = group(job, user, users);
-    Path tmpdir = config.tmpBase().resolve(job.getId());
-    Path nodefile = tmpdir.resolve("nodefile");
+    Job job = nodeJob.job();
+    UserInfo user = nodeJob.user();
+    Path nodefile = nodeJob.tmpdir().resolve("nodefile");
     try {
-      JobFiles.removeTree(tmpdir);
-      JobFiles.createUserDirectory(tmpdir, asRoot ? user : null, gid);
       JobFiles.writeReadable(nodefile, NodeFile.lines(job));
     } catch (IOException e) {
-      throw new LaunchException(
-          "cannot create the job directory " + tmpdir + ": " + e.getMessage());
+      throw new LaunchException("cannot write the nodefile " + nodefile + ": " + e.getMessage());
     }
     String shell =
         !job.getShell().isEmpty()
@@ -72,7 +51,7 @@ final class JobLaunch {
         JobEnvironment.build(
             job,
             new JobEnvironment.Owner(user.name(), user.home(), shell),
-            tmpdir,
+            nodeJob.tmpdir(),
             nodefile,
             config.version());
     if (job.getOutputPath().isEmpty() || job.getErrorPath().isEmpty()) {
@@ -83,8 +62,8 @@ final class JobLaunch {
     String argv0 = "-" + Path.of(shell).getFileName();
     StartSpec spec =
         new StartSpec(
-            asRoot ? user : null,
-            gid,
+            nodeJob.runAs(),
+            nodeJob.gid(),
             cwd,
             records.script(job.getId()),
             out.stdout(),
@@ -96,14 +75,6 @@ final class JobLaunch {
             argv0,
             List.of(shell),
             env);
-    return new Prepared(spec, tmpdir);
-  }
-
-  /** The job's egroup if the user belongs to it, else the user's primary group. */
-  private static int group(Job job, UserInfo user, Users users) {
-    return users
-        .groupId(job.getEgroup())
-        .filter(g -> g == user.gid() || user.groups().contains(g))
-        .orElse(user.gid());
+    return new Prepared(spec);
   }
 }

@@ -6,6 +6,7 @@ import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.Users;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.JobObitReport;
+import dev.berth.proto.JoinJob;
 import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.Node;
@@ -48,7 +49,13 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   /** A job actor finished: its obit was acknowledged or it never started. */
   record JobGone(String jobId) implements Command {}
 
-  private record ServersChanged(Receptionist.Listing listing) implements Command {}
+  /** A message a job actor wants delivered to the mom of another node of the job. */
+  record ToPeer(String node, MomInbound message) implements Command {}
+
+  /** A sister job actor finished: the job is gone from this node. */
+  record SisterGone(String jobId) implements Command {}
+
+  private record Listed(Receptionist.Listing listing) implements Command {}
 
   private enum Heartbeat implements Command {
     TICK
@@ -64,6 +71,10 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private final JobRecords records;
   private final ActorRef<MomInbound> inbox;
   private final Map<String, ActorRef<JobActor.Command>> jobs = new HashMap<>();
+  private final Map<String, ActorRef<SisterJobActor.Command>> sisterJobs = new HashMap<>();
+  private final Map<String, ActorRef<MomInbound>> peers = new HashMap<>();
+  private final Map<String, List<MomInbound>> waiting = new HashMap<>();
+  private final ActorRef<Receptionist.Listing> listings;
   private ActorRef<ServerInbound> server;
 
   private MomActor(
@@ -80,10 +91,20 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     this.users = users;
     this.facts = facts;
     this.records = records;
-    this.inbox = context.messageAdapter(MomInbound.class, FromServer::new);
+    // The inbox is a child of its own: an actor's message adapters share one reference, and
+    // the receptionist cannot watch one reference both as a service and as a subscriber.
+    ActorRef<Command> self = context.getSelf();
+    this.inbox =
+        context.spawn(
+            Behaviors.receiveMessage(
+                (MomInbound m) -> {
+                  self.tell(new FromServer(m));
+                  return Behaviors.same();
+                }),
+            "inbox");
+    this.listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
+    context.getSystem().receptionist().tell(Receptionist.register(momKey(config.name()), inbox));
     recoverJobs();
-    ActorRef<Receptionist.Listing> listings =
-        context.messageAdapter(Receptionist.Listing.class, ServersChanged::new);
     context.getSystem().receptionist().tell(Receptionist.subscribe(SERVER_KEY, listings));
     timers.startTimerWithFixedDelay(Heartbeat.TICK, config.heartbeat());
   }
@@ -107,7 +128,19 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
               jobs.remove(g.jobId());
               return this;
             })
-        .onMessage(ServersChanged.class, this::serversChanged)
+        .onMessage(
+            SisterGone.class,
+            g -> {
+              sisterJobs.remove(g.jobId());
+              return this;
+            })
+        .onMessage(ToPeer.class, this::toPeer)
+        .onMessage(
+            Listed.class,
+            l ->
+                l.listing().isForKey(SERVER_KEY)
+                    ? serversChanged(l.listing())
+                    : peersChanged(l.listing()))
         .onMessageEquals(Heartbeat.TICK, this::heartbeat)
         .build();
   }
@@ -116,13 +149,23 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     try {
       List<String> damaged = new ArrayList<>();
       for (JobRecords.Record r : records.all(damaged)) {
-        jobs.put(
-            r.jobId(),
-            getContext()
-                .spawn(
-                    JobActor.recover(config, launcher, records, getContext().getSelf(), r),
-                    actorName(r.jobId()),
-                    DispatcherSelector.blocking()));
+        if (r.sister()) {
+          sisterJobs.put(
+              r.jobId(),
+              getContext()
+                  .spawn(
+                      SisterJobActor.recover(config, records, getContext().getSelf(), r),
+                      "sister-" + actorName(r.jobId()),
+                      DispatcherSelector.blocking()));
+        } else {
+          jobs.put(
+              r.jobId(),
+              getContext()
+                  .spawn(
+                      JobActor.recover(config, launcher, records, getContext().getSelf(), r),
+                      actorName(r.jobId()),
+                      DispatcherSelector.blocking()));
+        }
       }
       damaged.forEach(
           d -> getContext().getLog().error("damaged job record set aside (*.damaged): {}", d));
@@ -133,9 +176,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     }
   }
 
-  private Behavior<Command> serversChanged(ServersChanged changed) {
+  private Behavior<Command> serversChanged(Receptionist.Listing listing) {
     Optional<ActorRef<ServerInbound>> found =
-        changed.listing().getServiceInstances(SERVER_KEY).stream().findFirst();
+        listing.getServiceInstances(SERVER_KEY).stream().findFirst();
     if (found.isPresent() && !found.get().equals(server)) {
       server = found.get();
       getContext().getLog().info("node {} reports to server {}", config.name(), server.path());
@@ -191,7 +234,12 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
           forward(m.getSignal().getJobId(), new JobActor.Signal(m.getSignal().getSignal()));
       case OBIT_ACK -> forward(m.getObitAck().getJobId(), JobActor.Ack.OBIT);
       case STARTED_ACK -> forward(m.getStartedAck().getJobId(), JobActor.Ack.STARTED);
-      default -> getContext().getLog().warn("unknown message from the server: {}", m.getBodyCase());
+      case JOIN -> join(m.getJoin());
+      case JOIN_REPLY ->
+          forward(m.getJoinReply().getJobId(), new JobActor.Joined(m.getJoinReply()));
+      case SISTER_DONE ->
+          forward(m.getSisterDone().getJobId(), new JobActor.SisterReport(m.getSisterDone()));
+      default -> getContext().getLog().warn("message {} is not handled yet", m.getBodyCase());
     }
     return this;
   }
@@ -211,10 +259,42 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                 DispatcherSelector.blocking()));
   }
 
+  /** JOIN_JOB from a mother superior: this node becomes a sister of the job (idempotent). */
+  private void join(JoinJob join) {
+    String id = join.getJob().getId();
+    ActorRef<SisterJobActor.Command> sister = sisterJobs.get(id);
+    if (sister != null) {
+      sister.tell(new SisterJobActor.Join(join));
+      return;
+    }
+    sisterJobs.put(
+        id,
+        getContext()
+            .spawn(
+                SisterJobActor.join(config, users, records, getContext().getSelf(), join),
+                "sister-" + actorName(id),
+                DispatcherSelector.blocking()));
+  }
+
   private void kill(KillJob kill) {
     ActorRef<JobActor.Command> job = jobs.get(kill.getJobId());
     if (job != null) {
       job.tell(new JobActor.Kill(kill.getReason(), kill.getKillDelay()));
+      return;
+    }
+    ActorRef<SisterJobActor.Command> sister = sisterJobs.get(kill.getJobId());
+    if (sister != null) {
+      sister.tell(new SisterJobActor.Kill(kill));
+      return;
+    }
+    if (!kill.getFrom().isEmpty()) {
+      // A mother superior asks about a job this sister does not have (any more): nothing is left.
+      SisterJobActor.done(
+          getContext().getSelf(),
+          kill.getFrom(),
+          kill.getJobId(),
+          config.name(),
+          dev.berth.proto.ResourcesUsed.getDefaultInstance());
       return;
     }
     // Not here (never started, or long gone): answer with an obit so the server can move on.
@@ -235,6 +315,47 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     if (job != null) {
       job.tell(command);
     }
+  }
+
+  /** Delivers to another node's mom once the receptionist has named it; until then retries do. */
+  /** Delivers to another node's mom once the receptionist has named it. */
+  private Behavior<Command> toPeer(ToPeer m) {
+    ActorRef<MomInbound> peer = peers.get(m.node());
+    if (peer != null) {
+      peer.tell(m.message());
+      return this;
+    }
+    // Held until the listing names the node's mom; a bounded few, since everything sent between
+    // moms is sent again until it is answered.
+    List<MomInbound> held = waiting.computeIfAbsent(m.node(), n -> new ArrayList<>());
+    if (held.size() < 100) {
+      held.add(m.message());
+    }
+    if (!peers.containsKey(m.node())) {
+      peers.put(m.node(), null);
+      getContext()
+          .getSystem()
+          .receptionist()
+          .tell(Receptionist.subscribe(momKey(m.node()), listings));
+    }
+    return this;
+  }
+
+  private Behavior<Command> peersChanged(Receptionist.Listing listing) {
+    @SuppressWarnings("unchecked")
+    ServiceKey<MomInbound> key = (ServiceKey<MomInbound>) listing.getKey();
+    String node = key.id().substring(Services.MOM_PREFIX.length());
+    ActorRef<MomInbound> peer = listing.getServiceInstances(key).stream().findFirst().orElse(null);
+    peers.put(node, peer);
+    if (peer != null) {
+      waiting.getOrDefault(node, List.of()).forEach(peer::tell);
+      waiting.remove(node);
+    }
+    return this;
+  }
+
+  static ServiceKey<MomInbound> momKey(String node) {
+    return ServiceKey.create(MomInbound.class, Services.MOM_PREFIX + node);
   }
 
   private Behavior<Command> toServer(ServerInbound message) {

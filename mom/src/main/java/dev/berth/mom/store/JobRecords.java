@@ -1,11 +1,13 @@
 package dev.berth.mom.store;
 
 import dev.berth.proto.JobObitReport;
+import dev.berth.proto.JoinJob;
 import dev.berth.proto.RunJob;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +30,7 @@ public final class JobRecords {
   private static final String PROCESS = "process";
   private static final String STATUS = "status";
   private static final String OBIT = "obit.pb";
+  private static final String SISTER = "sister";
 
   private final Path root;
 
@@ -37,7 +40,13 @@ public final class JobRecords {
       RunJob run,
       Optional<long[]> process, // pid, identity, launched millis
       Optional<String> status,
-      Optional<JobObitReport> obit) {}
+      Optional<JobObitReport> obit,
+      Optional<String> motherSuperior) {
+    /** Whether this node is a sister of the job (not its mother superior). */
+    public boolean sister() {
+      return motherSuperior.isPresent();
+    }
+  }
 
   public JobRecords(Path root) throws IOException {
     this.root = root;
@@ -65,6 +74,20 @@ public final class JobRecords {
     Files.createDirectories(dir);
     write(dir.resolve(SCRIPT), run.getScript().toByteArray());
     write(dir.resolve(RUN), run.toByteArray());
+  }
+
+  /** A sister's record: the job it joined and the mother superior to answer to. */
+  public void createSister(JoinJob join) throws IOException {
+    Path dir = directory(join.getJob().getId());
+    Files.createDirectories(dir);
+    write(
+        dir.resolve(RUN),
+        RunJob.newBuilder()
+            .setJob(join.getJob())
+            .setKillDelay(join.getKillDelay())
+            .build()
+            .toByteArray());
+    write(dir.resolve(SISTER), join.getMotherSuperior().getBytes(StandardCharsets.UTF_8));
   }
 
   public void recordProcess(String jobId, long pid, long identity, long launchedMillis)
@@ -140,7 +163,11 @@ public final class JobRecords {
         Files.exists(dir.resolve(OBIT))
             ? Optional.of(JobObitReport.parseFrom(Files.readAllBytes(dir.resolve(OBIT))))
             : Optional.empty();
-    return new Record(id, run, process, status(id), obit);
+    Optional<String> motherSuperior =
+        Files.exists(dir.resolve(SISTER))
+            ? Optional.of(Files.readString(dir.resolve(SISTER)).strip())
+            : Optional.empty();
+    return new Record(id, run, process, status(id), obit, motherSuperior);
   }
 
   /** Writes durably: the data, then the rename, then the directory entry reach the disk. */

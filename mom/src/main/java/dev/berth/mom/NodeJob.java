@@ -1,0 +1,81 @@
+package dev.berth.mom;
+
+import dev.berth.mom.os.JobFiles;
+import dev.berth.mom.os.UserInfo;
+import dev.berth.mom.os.Users;
+import dev.berth.proto.Job;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * A job's footprint on one node, mother superior or sister: the account it runs as (checked on this
+ * node), and its private TMPDIR. Made before anything of the job runs here and released after
+ * everything of it has ended.
+ *
+ * @param user the job's owner as this node knows them
+ * @param runAs the owner, or null when the mom is not root and runs jobs as itself
+ * @param gid the group the job runs with: its egroup if the owner belongs to it
+ */
+record NodeJob(Job job, UserInfo user, UserInfo runAs, int gid, Path tmpdir) {
+  /** The job cannot run on this node; the message says why. */
+  static final class RefusedException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    RefusedException(String message) {
+      super(message);
+    }
+  }
+
+  static NodeJob prepare(Job job, MomConfig config, Users users) throws RefusedException {
+    UserInfo user =
+        users
+            .user(job.getEuser())
+            .orElseThrow(
+                () ->
+                    new RefusedException(
+                        "user " + job.getEuser() + " does not exist on node " + config.name()));
+    boolean asRoot = users.self().equals("root");
+    if (!asRoot && !users.self().equals(user.name())) {
+      throw new RefusedException(
+          "the mom on "
+              + config.name()
+              + " runs as "
+              + users.self()
+              + " and cannot run jobs of "
+              + user.name());
+    }
+    int gid =
+        users
+            .groupId(job.getEgroup())
+            .filter(g -> g == user.gid() || user.groups().contains(g))
+            .orElse(user.gid());
+    Path tmpdir = config.tmpBase().resolve(job.getId());
+    try {
+      JobFiles.removeTree(tmpdir);
+      JobFiles.createUserDirectory(tmpdir, asRoot ? user : null, gid);
+    } catch (IOException e) {
+      throw new RefusedException(
+          "cannot create the job directory "
+              + tmpdir
+              + " on "
+              + config.name()
+              + ": "
+              + e.getMessage());
+    }
+    return new NodeJob(job, user, asRoot ? user : null, gid, tmpdir);
+  }
+
+  /**
+   * Removes what a job had on this node, whether this mom prepared it or found it after a restart;
+   * reports a failure instead of throwing, since the job is over either way.
+   */
+  static String release(MomConfig config, String jobId) {
+    Path tmpdir = config.tmpBase().resolve(jobId);
+    try {
+      JobFiles.removeTree(tmpdir);
+      return "";
+    } catch (IOException e) {
+      return "cannot remove " + tmpdir + ": " + e.getMessage();
+    }
+  }
+}
