@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
       DownCommand.class,
       StatusCommand.class,
       ServeCommand.class,
+      MomCommand.class,
       JournalCommand.class
     })
 public final class Berth implements Runnable {

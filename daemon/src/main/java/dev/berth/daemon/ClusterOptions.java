@@ -22,4 +22,10 @@ final class ClusterOptions {
 
   @Option(names = "--port", defaultValue = "0", description = "Cluster (Artery) port; 0 = any.")
   int port;
+
+  @Option(
+      names = "--host",
+      defaultValue = "127.0.0.1",
+      description = "Address other cluster members reach this process at.")
+  String host;
 }

@@ -1,7 +1,7 @@
 package dev.berth.daemon;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
+import dev.berth.mom.Isolation;
 import dev.berth.mom.MomActor;
 import dev.berth.mom.MomConfig;
 import dev.berth.mom.os.LinuxLauncher;
@@ -15,8 +15,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -37,14 +37,14 @@ public final class EmbeddedCluster implements AutoCloseable {
       Path socket,
       String serverName,
       String host,
+      String clusterHost,
       int port,
-      List<MomConfig> moms) {}
+      List<MomConfig> moms,
+      Function<String, Isolation> isolation) {}
 
   private EmbeddedCluster(Settings settings) throws IOException {
     Config config =
-        ConfigFactory.parseMap(Map.of("pekko.remote.artery.canonical.port", settings.port()))
-            .withFallback(ConfigFactory.parseResources("berth.conf"))
-            .withFallback(ConfigFactory.load());
+        ClusterConfig.of(settings.clusterHost(), settings.port(), List.of("server"), null);
     system = ActorSystem.create(Behaviors.empty(), "berth", config);
     Cluster cluster = Cluster.get(system);
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
@@ -63,7 +63,8 @@ public final class EmbeddedCluster implements AutoCloseable {
                 new LinuxLauncher(mom.starter()),
                 new LinuxUsers(),
                 NodeFacts.linux(),
-                new JobRecords(mom.home().resolve("jobs"))),
+                new JobRecords(mom.home().resolve("jobs")),
+                settings.isolation().apply(mom.name())),
             "mom-" + mom.name(),
             org.apache.pekko.actor.typed.Props.empty());
       }

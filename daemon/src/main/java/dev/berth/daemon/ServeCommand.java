@@ -19,6 +19,8 @@ final class ServeCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions options;
 
+  @Mixin CgroupOptions cgroups;
+
   @Override
   public Integer call() throws Exception {
     BerthHome h = home.home();
@@ -38,7 +40,14 @@ final class ServeCommand implements Callable<Integer> {
     EmbeddedCluster cluster =
         EmbeddedCluster.start(
             new EmbeddedCluster.Settings(
-                h, home.socket(options.socket), name, host, options.port, moms));
+                h,
+                home.socket(options.socket),
+                name,
+                host,
+                options.host,
+                options.port,
+                moms,
+                cgroups::isolation));
     Files.writeString(h.pidFile(), ProcessHandle.current().pid() + "\n");
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

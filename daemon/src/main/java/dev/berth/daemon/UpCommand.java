@@ -27,6 +27,8 @@ final class UpCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions options;
 
+  @Mixin CgroupOptions cgroups;
+
   @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for readiness.")
   int timeout;
 
@@ -81,6 +83,11 @@ final class UpCommand implements Callable<Integer> {
     argv.add(System.getProperty("java.class.path"));
     argv.add(Berth.class.getName());
     argv.addAll(List.of("serve", "--home", h.root().toString(), "--socket", sock.toString()));
+    argv.addAll(List.of("--host", options.host));
+    argv.addAll(List.of("--cgroup-mode", cgroups.mode, "--cgroup-root", cgroups.root));
+    if (cgroups.parent != null) {
+      argv.addAll(List.of("--cgroup-parent", cgroups.parent));
+    }
     argv.addAll(
         List.of(
             "--nodes", Integer.toString(options.nodes), "--port", Integer.toString(options.port)));

@@ -7,9 +7,11 @@ import dev.berth.client.Invocation;
 import dev.berth.core.Hosts;
 import dev.berth.daemon.BerthHome;
 import dev.berth.daemon.EmbeddedCluster;
+import dev.berth.mom.Isolation;
 import dev.berth.mom.MomConfig;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
+import dev.berth.mom.os.cgroup.CgroupConfig;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Request;
@@ -57,7 +59,20 @@ final class TestCluster implements AutoCloseable {
     }
     cluster =
         EmbeddedCluster.start(
-            new EmbeddedCluster.Settings(home, socket, SERVER, Hosts.localName(), 0, moms));
+            new EmbeddedCluster.Settings(
+                home,
+                socket,
+                SERVER,
+                Hosts.localName(),
+                "127.0.0.1",
+                0,
+                moms,
+                node -> Isolation.open(CgroupConfig.of(cgroupRoot(home) + "/" + node))));
+  }
+
+  /** Each test cluster keeps its job cgroups under a root of its own. */
+  static String cgroupRoot(BerthHome home) {
+    return "berth-it-" + home.root().getFileName();
   }
 
   /** A cluster with one mom for this host offering every online CPU. */

@@ -6,6 +6,7 @@ import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.StartSpec;
+import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobObitReport;
@@ -75,6 +76,7 @@ final class JobActor {
   private final MomConfig config;
   private final Launcher launcher;
   private final JobRecords records;
+  private final Isolation isolation;
   private final ActorRef<MomActor.Command> mom;
   private final Clock clock;
   private final RunJob run;
@@ -93,6 +95,7 @@ final class JobActor {
       MomConfig config,
       Launcher launcher,
       JobRecords records,
+      Isolation isolation,
       ActorRef<MomActor.Command> mom,
       Clock clock,
       RunJob run) {
@@ -103,6 +106,7 @@ final class JobActor {
     this.config = config;
     this.launcher = launcher;
     this.records = records;
+    this.isolation = isolation;
     this.mom = mom;
     this.clock = clock;
     this.run = run;
@@ -121,6 +125,7 @@ final class JobActor {
       Launcher launcher,
       dev.berth.mom.os.Users users,
       JobRecords records,
+      Isolation isolation,
       ActorRef<MomActor.Command> mom,
       RunJob run) {
     return Behaviors.withTimers(
@@ -129,7 +134,15 @@ final class JobActor {
                 ctx -> {
                   JobActor a =
                       new JobActor(
-                          ctx, timers, config, launcher, records, mom, Clock.systemUTC(), run);
+                          ctx,
+                          timers,
+                          config,
+                          launcher,
+                          records,
+                          isolation,
+                          mom,
+                          Clock.systemUTC(),
+                          run);
                   return a.launch(users);
                 }));
   }
@@ -139,6 +152,7 @@ final class JobActor {
       MomConfig config,
       Launcher launcher,
       JobRecords records,
+      Isolation isolation,
       ActorRef<MomActor.Command> mom,
       JobRecords.Record record) {
     return Behaviors.withTimers(
@@ -152,6 +166,7 @@ final class JobActor {
                           config,
                           launcher,
                           records,
+                          isolation,
                           mom,
                           Clock.systemUTC(),
                           record.run());
@@ -163,7 +178,9 @@ final class JobActor {
     try {
       records.create(run);
       NodeJob nodeJob = NodeJob.prepare(job, config, users);
-      spec = JobLaunch.prepare(nodeJob, config, records).spec();
+      List<Path> cgroup =
+          isolation.create(job, config.name()).map(JobCgroup::procsFiles).orElse(List.of());
+      spec = JobLaunch.prepare(nodeJob, cgroup, config, records).spec();
     } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
       return abandon(e.getMessage());
     }
@@ -398,8 +415,32 @@ final class JobActor {
     if (walltimeExceeded) {
       obit.setExitStatus(OVER_WALLTIME).setReason(killReason);
     }
+    memoryAccounting(obit);
     cleanUp();
     return sisters.none() ? ended(obit.build()) : collecting(obit);
+  }
+
+  /**
+   * With a cgroup, what it measured replaces the starter's figures, and processes it OOM-killed are
+   * reported in the obit's reason and on the job's stderr.
+   */
+  private void memoryAccounting(JobObitReport.Builder obit) {
+    try {
+      isolation
+          .tearDown(job.getId())
+          .ifPresent(
+              usage -> {
+                obit.setResourcesUsed(Isolation.merge(obit.getResourcesUsed(), usage));
+                if (usage.oomKills() > 0) {
+                  String reason = Isolation.memoryReason(job, config.name(), usage.oomKills());
+                  tellUser("=>> PBS: " + reason);
+                  obit.setReason(
+                      obit.getReason().isEmpty() ? reason : obit.getReason() + "; " + reason);
+                }
+              });
+    } catch (IOException e) {
+      context.getLog().warn("job {}: cannot remove its cgroup: {}", job.getId(), e.getMessage());
+    }
   }
 
   /**
@@ -518,10 +559,16 @@ final class JobActor {
     }
   }
 
+  /** Removes the job's TMPDIR and, if still there, its cgroup (and anything left in it). */
   private void cleanUp() {
     String problem = NodeJob.release(config, job.getId());
     if (!problem.isEmpty()) {
       context.getLog().warn("job {}: {}", job.getId(), problem);
+    }
+    try {
+      isolation.tearDown(job.getId());
+    } catch (IOException e) {
+      context.getLog().warn("job {}: cannot remove its cgroup: {}", job.getId(), e.getMessage());
     }
   }
 

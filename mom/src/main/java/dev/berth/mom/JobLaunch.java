@@ -33,7 +33,8 @@ final class JobLaunch {
 
   private JobLaunch() {}
 
-  static Prepared prepare(NodeJob nodeJob, MomConfig config, JobRecords records)
+  static Prepared prepare(
+      NodeJob nodeJob, List<Path> cgroupProcs, MomConfig config, JobRecords records)
       throws LaunchException {
     Job job = nodeJob.job();
     UserInfo user = nodeJob.user();
@@ -70,7 +71,7 @@ final class JobLaunch {
             out.stderr(),
             out.join(),
             job.getExtensionsOrDefault("umask", ""),
-            List.of(),
+            cgroupProcs,
             records.statusFile(job.getId()),
             argv0,
             List.of(shell),

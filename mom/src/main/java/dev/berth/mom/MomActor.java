@@ -69,6 +69,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private final Users users;
   private final NodeFacts facts;
   private final JobRecords records;
+  private final Isolation isolation;
   private final ActorRef<MomInbound> inbox;
   private final Map<String, ActorRef<JobActor.Command>> jobs = new HashMap<>();
   private final Map<String, ActorRef<SisterJobActor.Command>> sisterJobs = new HashMap<>();
@@ -84,13 +85,15 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       Launcher launcher,
       Users users,
       NodeFacts facts,
-      JobRecords records) {
+      JobRecords records,
+      Isolation isolation) {
     super(context);
     this.config = config;
     this.launcher = launcher;
     this.users = users;
     this.facts = facts;
     this.records = records;
+    this.isolation = isolation;
     // The inbox is a child of its own: an actor's message adapters share one reference, and
     // the receptionist cannot watch one reference both as a service and as a subscriber.
     ActorRef<Command> self = context.getSelf();
@@ -105,16 +108,39 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     this.listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
     context.getSystem().receptionist().tell(Receptionist.register(momKey(config.name()), inbox));
     recoverJobs();
+    context.getLog().info("node {}: {}", config.name(), isolation.describe());
+    removeOrphanCgroups();
     context.getSystem().receptionist().tell(Receptionist.subscribe(SERVER_KEY, listings));
     timers.startTimerWithFixedDelay(Heartbeat.TICK, config.heartbeat());
   }
 
   public static Behavior<Command> create(
-      MomConfig config, Launcher launcher, Users users, NodeFacts facts, JobRecords records) {
+      MomConfig config,
+      Launcher launcher,
+      Users users,
+      NodeFacts facts,
+      JobRecords records,
+      Isolation isolation) {
     return Behaviors.withTimers(
         timers ->
             Behaviors.setup(
-                ctx -> new MomActor(ctx, timers, config, launcher, users, facts, records)));
+                ctx ->
+                    new MomActor(ctx, timers, config, launcher, users, facts, records, isolation)));
+  }
+
+  /** Cgroups of jobs this mom has no record of were left by a crash: nothing may stay in them. */
+  private void removeOrphanCgroups() {
+    java.util.Set<String> known = new java.util.HashSet<>(jobs.keySet());
+    known.addAll(sisterJobs.keySet());
+    try {
+      for (String orphan : isolation.removeOrphans(known)) {
+        getContext()
+            .getLog()
+            .warn("removed the cgroup of unknown job {} and its processes", orphan);
+      }
+    } catch (IOException e) {
+      getContext().getLog().error("cannot clean up old job cgroups: {}", e.getMessage());
+    }
   }
 
   @Override
@@ -154,7 +180,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
               r.jobId(),
               getContext()
                   .spawn(
-                      SisterJobActor.recover(config, records, getContext().getSelf(), r),
+                      SisterJobActor.recover(config, records, isolation, getContext().getSelf(), r),
                       "sister-" + actorName(r.jobId()),
                       DispatcherSelector.blocking()));
         } else {
@@ -162,7 +188,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
               r.jobId(),
               getContext()
                   .spawn(
-                      JobActor.recover(config, launcher, records, getContext().getSelf(), r),
+                      JobActor.recover(
+                          config, launcher, records, isolation, getContext().getSelf(), r),
                       actorName(r.jobId()),
                       DispatcherSelector.blocking()));
         }
@@ -254,7 +281,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         id,
         getContext()
             .spawn(
-                JobActor.start(config, launcher, users, records, getContext().getSelf(), run),
+                JobActor.start(
+                    config, launcher, users, records, isolation, getContext().getSelf(), run),
                 actorName(id),
                 DispatcherSelector.blocking()));
   }
@@ -271,7 +299,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         id,
         getContext()
             .spawn(
-                SisterJobActor.join(config, users, records, getContext().getSelf(), join),
+                SisterJobActor.join(
+                    config, users, records, isolation, getContext().getSelf(), join),
                 "sister-" + actorName(id),
                 DispatcherSelector.blocking()));
   }

@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.mom.os.Users;
+import dev.berth.mom.os.cgroup.Usage;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
 import dev.berth.proto.JoinJob;
@@ -10,6 +11,7 @@ import dev.berth.proto.MomInbound;
 import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.SisterDone;
 import java.io.IOException;
+import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -30,6 +32,7 @@ final class SisterJobActor {
   private final ActorContext<Command> context;
   private final MomConfig config;
   private final JobRecords records;
+  private final Isolation isolation;
   private final ActorRef<MomActor.Command> mom;
   private final Job job;
   private final String motherSuperior;
@@ -38,12 +41,14 @@ final class SisterJobActor {
       ActorContext<Command> context,
       MomConfig config,
       JobRecords records,
+      Isolation isolation,
       ActorRef<MomActor.Command> mom,
       Job job,
       String motherSuperior) {
     this.context = context;
     this.config = config;
     this.records = records;
+    this.isolation = isolation;
     this.mom = mom;
     this.job = job;
     this.motherSuperior = motherSuperior;
@@ -54,6 +59,7 @@ final class SisterJobActor {
       MomConfig config,
       Users users,
       JobRecords records,
+      Isolation isolation,
       ActorRef<MomActor.Command> mom,
       JoinJob join) {
     return Behaviors.setup(
@@ -63,8 +69,10 @@ final class SisterJobActor {
           try {
             NodeJob.prepare(job, config, users);
             records.createSister(join);
+            isolation.create(job, config.name());
             SisterJobActor a =
-                new SisterJobActor(ctx, config, records, mom, job, join.getMotherSuperior());
+                new SisterJobActor(
+                    ctx, config, records, isolation, mom, job, join.getMotherSuperior());
             a.reply(true, "");
             ctx.getLog()
                 .info("job {} joined as a sister of {}", job.getId(), join.getMotherSuperior());
@@ -72,6 +80,7 @@ final class SisterJobActor {
           } catch (NodeJob.RefusedException | IOException e) {
             ctx.getLog().warn("job {} refused on this sister: {}", job.getId(), e.getMessage());
             tell(mom, join.getMotherSuperior(), job.getId(), config.name(), false, e.getMessage());
+            NodeJob.release(config, job.getId());
             try {
               records.remove(job.getId());
             } catch (IOException ignored) {
@@ -87,6 +96,7 @@ final class SisterJobActor {
   static Behavior<Command> recover(
       MomConfig config,
       JobRecords records,
+      Isolation isolation,
       ActorRef<MomActor.Command> mom,
       JobRecords.Record record) {
     return Behaviors.setup(
@@ -96,6 +106,7 @@ final class SisterJobActor {
                   ctx,
                   config,
                   records,
+                  isolation,
                   mom,
                   record.run().getJob(),
                   record.motherSuperior().orElseThrow())
@@ -121,12 +132,16 @@ final class SisterJobActor {
     if (!problem.isEmpty()) {
       context.getLog().warn("job {}: {}", job.getId(), problem);
     }
-    done(
-        mom,
-        kill.getFrom().isEmpty() ? motherSuperior : kill.getFrom(),
-        job.getId(),
-        config.name(),
-        ResourcesUsed.getDefaultInstance());
+    ResourcesUsed used = ResourcesUsed.getDefaultInstance();
+    try {
+      Optional<Usage> usage = isolation.tearDown(job.getId());
+      if (usage.isPresent()) {
+        used = Isolation.merge(used, usage.get());
+      }
+    } catch (IOException e) {
+      context.getLog().warn("job {}: cannot remove its cgroup: {}", job.getId(), e.getMessage());
+    }
+    done(mom, motherSuperior, job.getId(), config.name(), used);
     try {
       records.remove(job.getId());
     } catch (IOException e) {

@@ -104,7 +104,12 @@ class MomActorIT {
     ActorRef<MomActor.Command> actor =
         kit.spawn(
             MomActor.create(
-                config, new LinuxLauncher(STARTER), new LinuxUsers(), NodeFacts.linux(), records));
+                config,
+                new LinuxLauncher(STARTER),
+                new LinuxUsers(),
+                NodeFacts.linux(),
+                records,
+                Isolation.none("this test runs jobs without cgroups")));
     NodeHello hello = expect(ServerInbound::hasHello, TIMEOUT).getHello();
     ActorRef<MomInbound> inbox =
         ActorRefResolver.get(kit.system()).resolveActorRef(hello.getMomRef());

@@ -1,0 +1,84 @@
+package dev.berth.daemon;
+
+import dev.berth.core.Hosts;
+import dev.berth.mom.MomConfig;
+import dev.berth.mom.os.JobFiles;
+import dev.berth.mom.os.NodeFacts;
+import dev.berth.server.query.Queries;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * Runs one mom in the foreground: it joins the server's cluster, registers its node and runs that
+ * node's part of jobs. Several may run on one host, each with its own name, CPUs and cgroup root.
+ */
+@Command(name = "mom", description = "Run a mom (node agent) that joins a server's cluster.")
+final class MomCommand implements Callable<Integer> {
+  @Mixin HomeOptions home;
+
+  @Mixin CgroupOptions cgroups;
+
+  @Option(
+      names = "--server",
+      required = true,
+      paramLabel = "HOST:PORT",
+      description = "The server's cluster address (berth serve --host/--port).")
+  String server;
+
+  @Option(names = "--name", description = "Node name (default: host name).")
+  String name;
+
+  @Option(names = "--cpus", paramLabel = "LIST", description = "CPU ids to offer (default: all).")
+  String cpus;
+
+  @Option(names = "--properties", split = ",", description = "Node properties, comma separated.")
+  List<String> properties = List.of();
+
+  @Option(
+      names = "--host",
+      defaultValue = "127.0.0.1",
+      description = "Address the server reaches this mom at.")
+  String host;
+
+  @Option(names = "--port", defaultValue = "0", description = "Cluster (Artery) port; 0 = any.")
+  int port;
+
+  @Option(
+      names = "--heartbeat",
+      defaultValue = "10",
+      description = "Seconds between status reports to the server.")
+  int heartbeat;
+
+  @Override
+  public Integer call() throws Exception {
+    BerthHome h = home.home();
+    String node = name != null ? name : Hosts.localName();
+    List<Integer> cpuIds =
+        cpus != null ? NodeFacts.parseCpuList(cpus) : NodeFacts.linux().onlineCpus();
+    MomConfig config =
+        new MomConfig(
+            node,
+            cpuIds,
+            properties,
+            h.mom(node),
+            h.jobTmp().resolve(node),
+            Starter.locate(),
+            Duration.ofSeconds(heartbeat),
+            Duration.ofSeconds(5),
+            Queries.VERSION);
+    JobFiles.prepareBase(h.jobTmp());
+    JobFiles.prepareBase(config.tmpBase());
+    MomProcess mom =
+        new MomProcess(
+            config, cgroups.isolation(node), ClusterConfig.of(host, port, List.of("mom"), server));
+    Runtime.getRuntime().addShutdownHook(new Thread(mom::stop));
+    System.out.println(
+        "berth: mom " + node + " (CPUs " + cpuIds + ") joining the server at " + server);
+    mom.run();
+    return 0;
+  }
+}

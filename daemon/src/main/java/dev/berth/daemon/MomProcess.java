@@ -1,0 +1,83 @@
+package dev.berth.daemon;
+
+import com.typesafe.config.Config;
+import dev.berth.mom.Isolation;
+import dev.berth.mom.MomActor;
+import dev.berth.mom.MomConfig;
+import dev.berth.mom.os.LinuxLauncher;
+import dev.berth.mom.os.LinuxUsers;
+import dev.berth.mom.os.NodeFacts;
+import dev.berth.mom.store.JobRecords;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A mom's life in its own process: a cluster member that runs the MomActor. When the cluster
+ * removes it (the server was unreachable long enough, or restarted), it joins again with a new
+ * actor system; its jobs run on meanwhile under their starters and the new MomActor finds them in
+ * the node-local records.
+ */
+final class MomProcess {
+  private static final Logger log = LoggerFactory.getLogger(MomProcess.class);
+
+  private final MomConfig config;
+  private final Isolation isolation;
+  private final Config pekko;
+  private volatile boolean stopping;
+  private volatile ActorSystem<Void> system;
+
+  MomProcess(MomConfig config, Isolation isolation, Config pekko) {
+    this.config = config;
+    this.isolation = isolation;
+    this.pekko = pekko;
+  }
+
+  void run() throws IOException, InterruptedException {
+    JobRecords records = new JobRecords(config.home().resolve("jobs"));
+    while (!stopping) {
+      system = ActorSystem.create(Behaviors.empty(), "berth", pekko);
+      system.systemActorOf(
+          MomActor.create(
+              config,
+              new LinuxLauncher(config.starter()),
+              new LinuxUsers(),
+              NodeFacts.linux(),
+              records,
+              isolation),
+          "mom-" + config.name(),
+          Props.empty());
+      awaitTermination();
+      if (!stopping) {
+        log.warn(
+            "mom {} left the cluster; joining again in 5 s (its jobs keep running)", config.name());
+        TimeUnit.SECONDS.sleep(5);
+      }
+    }
+  }
+
+  private void awaitTermination() throws InterruptedException {
+    try {
+      system.getWhenTerminated().toCompletableFuture().get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      log.warn("actor system ended with {}", e.getCause().toString());
+    }
+  }
+
+  void stop() {
+    stopping = true;
+    ActorSystem<Void> s = system;
+    if (s != null) {
+      s.terminate();
+      try {
+        s.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        log.warn("mom {} did not stop cleanly: {}", config.name(), e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,149 @@
+package dev.berth.mom;
+
+import dev.berth.core.Sizes;
+import dev.berth.mom.os.cgroup.CgroupConfig;
+import dev.berth.mom.os.cgroup.CgroupDriver;
+import dev.berth.mom.os.cgroup.Cgroups;
+import dev.berth.mom.os.cgroup.JobCgroup;
+import dev.berth.mom.os.cgroup.Usage;
+import dev.berth.proto.Job;
+import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.ResourcesUsed;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A mom's use of cgroups: each job whose own cgroup_enable attribute is True gets a cgroup on every
+ * node it runs on, with this node's CPUs of the job and its memory; other jobs get none. A mom on a
+ * host without usable cgroups still runs jobs that do not ask for isolation, and refuses, with the
+ * reason, those that do.
+ */
+public final class Isolation {
+  static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
+  static final Duration REMOVE_TIMEOUT = Duration.ofSeconds(10);
+
+  private final CgroupDriver driver;
+  private final String unavailable;
+
+  private Isolation(CgroupDriver driver, String unavailable) {
+    this.driver = driver;
+    this.unavailable = unavailable;
+  }
+
+  /** Opens the cgroup driver; a host without usable cgroups gives an Isolation that refuses. */
+  public static Isolation open(CgroupConfig config) {
+    try {
+      return new Isolation(Cgroups.open(config), "");
+    } catch (IOException | RuntimeException e) {
+      return new Isolation(null, e.getMessage());
+    }
+  }
+
+  public static Isolation none(String why) {
+    return new Isolation(null, why);
+  }
+
+  public String describe() {
+    return driver != null ? driver.describe() : "no cgroups: " + unavailable;
+  }
+
+  /** The job's cgroup on {@code node} if the job asks for one; a refusal says why it cannot. */
+  Optional<JobCgroup> create(Job job, String node) throws NodeJob.RefusedException {
+    if (!job.getCgroupEnable()) {
+      return Optional.empty();
+    }
+    if (driver == null) {
+      throw new NodeJob.RefusedException(
+          "the job has cgroup_enable = True but node "
+              + node
+              + " has no usable cgroups: "
+              + unavailable);
+    }
+    NodeAllocation here =
+        job.getExecNodesList().stream()
+            .filter(a -> a.getNode().equals(node))
+            .findFirst()
+            .orElseThrow(() -> new NodeJob.RefusedException("the job holds no CPUs on " + node));
+    try {
+      return Optional.of(driver.create(job.getId(), here.getCpusList(), here.getMem()));
+    } catch (IOException e) {
+      throw new NodeJob.RefusedException(
+          "cannot make the job's cgroup on " + node + ": " + e.getMessage());
+    }
+  }
+
+  Optional<JobCgroup> find(String jobId) {
+    return driver == null ? Optional.empty() : driver.find(jobId);
+  }
+
+  /**
+   * Ends whatever is left of the job in its cgroup (also processes that left its session), reads
+   * what the cgroup used, and removes it. Empty when the job had no cgroup here.
+   */
+  Optional<Usage> tearDown(String jobId) throws IOException {
+    Optional<JobCgroup> cgroup = find(jobId);
+    if (cgroup.isEmpty()) {
+      return Optional.empty();
+    }
+    JobCgroup c = cgroup.get();
+    c.killAll(KILL_TIMEOUT);
+    Usage usage = c.usage();
+    c.remove(REMOVE_TIMEOUT);
+    return Optional.of(usage);
+  }
+
+  /** Removes the cgroups of jobs this mom does not know (left by a crash); returns their ids. */
+  List<String> removeOrphans(Set<String> known) throws IOException {
+    List<String> removed = new ArrayList<>();
+    if (driver == null) {
+      return removed;
+    }
+    for (String jobId : driver.jobs()) {
+      if (!known.contains(jobId)) {
+        tearDown(jobId);
+        removed.add(jobId);
+      }
+    }
+    return removed;
+  }
+
+  /** Usage with what the cgroup measured in place of the starter's own figures. */
+  static ResourcesUsed merge(ResourcesUsed base, Usage cgroup) {
+    ResourcesUsed.Builder u = base.toBuilder();
+    if (cgroup.cpuNanos() >= 0) {
+      u.setCput(cgroup.cpuNanos() / 1_000_000_000L);
+    }
+    if (cgroup.memoryPeakBytes() >= 0) {
+      u.setMem(cgroup.memoryPeakBytes());
+    }
+    if (cgroup.memswPeakBytes() >= 0) {
+      u.setVmem(cgroup.memswPeakBytes());
+    }
+    if (cgroup.oomKills() >= 0) {
+      u.setOomKills((int) cgroup.oomKills());
+    }
+    return u.build();
+  }
+
+  /** The reason an OOM kill gives: which node, how many processes, and the limit. */
+  static String memoryReason(Job job, String node, long oomKills) {
+    long limit =
+        job.getExecNodesList().stream()
+            .filter(a -> a.getNode().equals(node))
+            .mapToLong(NodeAllocation::getMem)
+            .findFirst()
+            .orElse(0);
+    return "memory: "
+        + oomKills
+        + " process"
+        + (oomKills == 1 ? " was" : "es were")
+        + " killed on "
+        + node
+        + " for exceeding the job's memory limit"
+        + (limit > 0 ? " of " + Sizes.format(limit) : "");
+  }
+}

@@ -1,0 +1,163 @@
+package dev.berth.mom.os.cgroup;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** Ending a job's cgroup: killing everything in it, then removing its directories. */
+final class Teardown {
+  private static final long ROUND_NANOS = Duration.ofMillis(100).toNanos();
+
+  private Teardown() {}
+
+  /** Stops a cgroup's processes from running (and forking) while they are killed. */
+  interface Freezer {
+    /** Freezes; returns once frozen, or after a short wait for tasks that cannot freeze yet. */
+    void freeze() throws IOException;
+
+    void thaw() throws IOException;
+
+    Freezer NONE =
+        new Freezer() {
+          @Override
+          public void freeze() {}
+
+          @Override
+          public void thaw() {}
+        };
+  }
+
+  /**
+   * SIGKILLs every pid in {@code procsFiles} while frozen, thaws, and repeats until none is left or
+   * the timeout has passed (at least one round even with a zero timeout); returns whether none is
+   * left.
+   */
+  static boolean killAll(
+      Kernel kernel, Collection<Path> procsFiles, Freezer freezer, Duration timeout)
+      throws IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!ControlFiles.pids(procsFiles).isEmpty()) {
+      freezer.freeze();
+      try {
+        for (long pid : ControlFiles.pids(procsFiles)) {
+          kernel.kill(pid);
+        }
+      } finally {
+        freezer.thaw();
+      }
+      long round = System.nanoTime() + ROUND_NANOS;
+      if (awaitEmpty(procsFiles, round - deadline < 0 ? round : deadline)) {
+        return true;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Polls until no pid is left in {@code procsFiles} or {@code deadline} (nanoTime). */
+  static boolean awaitEmpty(Collection<Path> procsFiles, long deadline) throws IOException {
+    long pause = 1;
+    while (!ControlFiles.pids(procsFiles).isEmpty()) {
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
+      sleep(pause);
+      pause = Math.min(pause * 2, 20);
+    }
+    return true;
+  }
+
+  /**
+   * Removes each directory with the cgroups below it (deepest first), retrying while the kernel
+   * reports one busy (a process that was killed has not finished exiting yet).
+   */
+  static void remove(Kernel kernel, Collection<Path> dirs, Duration timeout) throws IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (Path dir : dirs) {
+      long pause = 1;
+      while (true) {
+        try {
+          removeTree(kernel, dir);
+          break;
+        } catch (FileSystemException e) {
+          if (e instanceof NoSuchFileException) {
+            break;
+          }
+          if (System.nanoTime() - deadline >= 0) {
+            throw new IOException(
+                "cannot remove the cgroup "
+                    + dir
+                    + " within "
+                    + timeout.toMillis()
+                    + " ms: "
+                    + (e.getReason() != null ? e.getReason() : e.getMessage()),
+                e);
+          }
+          sleep(pause);
+          pause = Math.min(pause * 2, 50);
+        }
+      }
+    }
+  }
+
+  private static void removeTree(Kernel kernel, Path dir) throws IOException {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    List<Path> children = new ArrayList<>();
+    try (Stream<Path> list = Files.list(dir)) {
+      list.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).forEach(children::add);
+    } catch (NoSuchFileException e) {
+      return;
+    }
+    for (Path child : children) {
+      removeTree(kernel, child);
+    }
+    try {
+      kernel.rmdir(dir);
+    } catch (NoSuchFileException e) {
+      // removed meanwhile
+    }
+  }
+
+  /**
+   * Removes the levels of a mom's root below {@code parent} deepest first, stopping at a level that
+   * still holds cgroups (another mom's root or a job); returns whether all are gone.
+   */
+  static boolean removeLevels(Kernel kernel, Path parent, List<String> levels) throws IOException {
+    for (int i = levels.size(); i > 0; i--) {
+      Path dir = parent.resolve(String.join("/", levels.subList(0, i)));
+      try {
+        kernel.rmdir(dir);
+      } catch (NoSuchFileException e) {
+        // already gone
+      } catch (FileSystemException e) {
+        return i < levels.size();
+      }
+    }
+    return true;
+  }
+
+  static void sleep(long millis) throws InterruptedIOException {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      InterruptedIOException x =
+          new InterruptedIOException("interrupted while tearing a cgroup down");
+      x.initCause(e);
+      throw x;
+    }
+  }
+}

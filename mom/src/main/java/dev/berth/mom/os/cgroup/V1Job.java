@@ -1,0 +1,108 @@
+package dev.berth.mom.os.cgroup;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** A job's cgroup v1 directories, one per controller (co-mounted controllers share one). */
+final class V1Job implements JobCgroup {
+  private static final long FREEZE_WAIT_NANOS = Duration.ofMillis(100).toNanos();
+
+  private final String jobId;
+  private final Map<String, Path> dirs;
+  private final Kernel kernel;
+
+  V1Job(String jobId, Map<String, Path> dirs, Kernel kernel) {
+    this.jobId = jobId;
+    this.dirs = Collections.unmodifiableMap(new LinkedHashMap<>(dirs));
+    this.kernel = kernel;
+  }
+
+  @Override
+  public String jobId() {
+    return jobId;
+  }
+
+  Path dir(String controller) {
+    return dirs.get(controller);
+  }
+
+  boolean exists() {
+    return distinctDirs().stream().anyMatch(Files::isDirectory);
+  }
+
+  @Override
+  public List<Path> procsFiles() {
+    return distinctDirs().stream().map(d -> d.resolve("cgroup.procs")).toList();
+  }
+
+  @Override
+  public Usage usage() throws IOException {
+    Path cpuacct = dirs.get(CgroupV1.CPUACCT);
+    Path memory = dirs.get(CgroupV1.MEMORY);
+    Path memsw = memory.resolve("memory.memsw.max_usage_in_bytes");
+    return new Usage(
+        cpuacct == null ? Usage.UNKNOWN : ControlFiles.readLong(cpuacct.resolve("cpuacct.usage")),
+        ControlFiles.readLong(memory.resolve("memory.max_usage_in_bytes")),
+        Files.exists(memsw) ? ControlFiles.readLong(memsw) : Usage.UNKNOWN,
+        ControlFiles.field(memory.resolve("memory.oom_control"), "oom_kill"));
+  }
+
+  @Override
+  public boolean empty() throws IOException {
+    return ControlFiles.pids(procsFiles()).isEmpty();
+  }
+
+  @Override
+  public boolean killAll(Duration timeout) throws IOException {
+    Path freezer = dirs.get(CgroupV1.FREEZER);
+    Path state = freezer == null ? null : freezer.resolve("freezer.state");
+    Teardown.Freezer f =
+        state == null || !Files.exists(state) ? Teardown.Freezer.NONE : new StateFreezer(state);
+    return Teardown.killAll(kernel, procsFiles(), f, timeout);
+  }
+
+  @Override
+  public void remove(Duration timeout) throws IOException {
+    Teardown.remove(kernel, distinctDirs(), timeout);
+  }
+
+  private Set<Path> distinctDirs() {
+    return new LinkedHashSet<>(dirs.values());
+  }
+
+  /** The v1 freezer: FROZEN, then THAWED, through freezer.state. */
+  private final class StateFreezer implements Teardown.Freezer {
+    private final Path state;
+
+    StateFreezer(Path state) {
+      this.state = state;
+    }
+
+    @Override
+    public void freeze() throws IOException {
+      kernel.write(state, "FROZEN");
+      long deadline = System.nanoTime() + FREEZE_WAIT_NANOS;
+      while (!ControlFiles.read(state).equals("FROZEN") && System.nanoTime() - deadline < 0) {
+        Teardown.sleep(1);
+      }
+    }
+
+    @Override
+    public void thaw() throws IOException {
+      kernel.write(state, "THAWED");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "cgroup v1 " + jobId + " " + distinctDirs();
+  }
+}
