@@ -83,6 +83,12 @@ public final class EmbeddedCluster implements AutoCloseable {
     return server;
   }
 
+  /** Where moms on other hosts join: {@code host:port} of this process's cluster endpoint. */
+  public String clusterAddress() {
+    var address = Cluster.get(system).selfMember().address();
+    return address.getHost().orElse("?") + ":" + address.getPort().orElse(0);
+  }
+
   /** Moms for this host: one named after the host, or node1..nodeN each with its CPU share. */
   public static List<MomConfig> localMoms(
       BerthHome home, String host, int nodes, List<Integer> cpus, Path starter, String version) {

@@ -70,7 +70,9 @@ final class ServeCommand implements Callable<Integer> {
             + " with "
             + moms.size()
             + " node(s); state in "
-            + h.root());
+            + h.root()
+            + "; moms join at "
+            + cluster.clusterAddress());
     stopped.await();
     return 0;
   }

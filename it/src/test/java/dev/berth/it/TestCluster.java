@@ -120,6 +120,11 @@ final class TestCluster implements AutoCloseable {
   }
 
   Map<String, String> env() {
+    return clientEnv(socket);
+  }
+
+  /** What a root shell's environment would give the commands, pointed at {@code socket}. */
+  static Map<String, String> clientEnv(Path socket) {
     Map<String, String> env = new HashMap<>();
     env.put("BERTH_SERVER", socket.toString());
     env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
@@ -139,13 +144,19 @@ final class TestCluster implements AutoCloseable {
   }
 
   Result cliWithInput(Path cwd, String stdin, String command, String... args) {
+    return runCli(env(), cwd, stdin, command, args);
+  }
+
+  /** Runs a Berth command in this JVM (the caller is root) with the given environment. */
+  static Result runCli(
+      Map<String, String> env, Path cwd, String stdin, String command, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     Invocation inv =
         new Invocation(
             command,
             List.of(args),
-            env(),
+            env,
             cwd,
             new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
             new PrintStream(out, true, StandardCharsets.UTF_8),

@@ -111,6 +111,13 @@ public final class Isolation {
     return removed;
   }
 
+  /** At mom stop: removes this mom's (now empty) root levels, leaving other moms' alone. */
+  void removeRoot() throws IOException {
+    if (driver != null) {
+      driver.removeRoot();
+    }
+  }
+
   /** Usage with what the cgroup measured in place of the starter's own figures. */
   static ResourcesUsed merge(ResourcesUsed base, Usage cgroup) {
     ResourcesUsed.Builder u = base.toBuilder();

@@ -62,8 +62,14 @@ final class JobActor {
     DONE_TIMEOUT
   }
 
-  /** How long sisters have to join, and to confirm the job is gone from them. */
+  /** How long sisters have to join the job. */
   static final Duration SISTER_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * How long sisters have to confirm the job is gone from them; kept short, because until then this
+   * node cannot take the job again if it is requeued.
+   */
+  static final Duration DONE_TIMEOUT = Duration.ofSeconds(15);
 
   /** Torque's JOB_EXEC_OVERLIMIT_WT: killed for running past its walltime. */
   static final int OVER_WALLTIME = -11;
@@ -450,7 +456,7 @@ final class JobActor {
   private Behavior<Command> collecting(JobObitReport.Builder obit) {
     sisters.kill(killReason != null ? killReason : "the job ended");
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
-    timers.startSingleTimer(Timer.DONE_TIMEOUT, SISTER_TIMEOUT);
+    timers.startSingleTimer(Timer.DONE_TIMEOUT, DONE_TIMEOUT);
     return Behaviors.receive(Command.class)
         .onMessage(
             SisterReport.class,

@@ -24,6 +24,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -168,7 +169,18 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                     ? serversChanged(l.listing())
                     : peersChanged(l.listing()))
         .onMessageEquals(Heartbeat.TICK, this::heartbeat)
+        .onSignal(PostStop.class, s -> stopped())
         .build();
+  }
+
+  /** The mom stops (its jobs keep running): empty cgroup levels of its own go. */
+  private Behavior<Command> stopped() {
+    try {
+      isolation.removeRoot();
+    } catch (IOException e) {
+      getContext().getLog().warn("cannot remove this mom's cgroup root: {}", e.getMessage());
+    }
+    return this;
   }
 
   private void recoverJobs() {
@@ -234,8 +246,18 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                     .setNode(node)
                     .setMomRef(
                         ActorRefResolver.get(getContext().getSystem()).toSerializationFormat(inbox))
-                    .addAllRunningJobs(jobs.keySet()))
+                    .addAllRunningJobs(runningJobs()))
             .build());
+  }
+
+  /**
+   * Every job this node has a part of, as mother superior or sister: the server tells it to kill
+   * any the server no longer runs (a sister that was away when its job ended learns it here).
+   */
+  private List<String> runningJobs() {
+    List<String> all = new ArrayList<>(jobs.keySet());
+    all.addAll(sisterJobs.keySet());
+    return all;
   }
 
   private Behavior<Command> heartbeat() {
@@ -246,8 +268,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                   NodeStatusReport.newBuilder()
                       .setNode(config.name())
                       .putAllStatus(facts.status())
-                      .putStatus("jobs", String.join(" ", jobs.keySet()))
-                      .addAllRunningJobs(jobs.keySet()))
+                      .putStatus("jobs", String.join(" ", runningJobs()))
+                      .addAllRunningJobs(runningJobs()))
               .build());
     }
     return this;

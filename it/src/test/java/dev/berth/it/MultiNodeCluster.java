@@ -1,0 +1,204 @@
+package dev.berth.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.berth.daemon.BerthHome;
+import dev.berth.mom.os.JobFiles;
+import dev.berth.proto.Job;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * A cluster of real processes on this host: {@code berth serve} (no local moms) and one {@code
+ * berth mom} process per node, each with its own CPUs and cgroup root below a root of this
+ * cluster's own, so a test can SIGKILL a node's mom.
+ */
+final class MultiNodeCluster implements AutoCloseable {
+  private static final Pattern JOIN_AT = Pattern.compile("moms join at (\\S+)");
+
+  final Path home;
+  final Path socket;
+  final String cgroupRoot;
+  private final ServerProcess server;
+  private final Map<String, Process> moms = new LinkedHashMap<>();
+  private String address;
+
+  private MultiNodeCluster(Path home) {
+    this.home = home;
+    this.socket = home.resolve("server.sock");
+    this.cgroupRoot = "berth-it-" + home.getFileName();
+    this.server = new ServerProcess(home);
+  }
+
+  static MultiNodeCluster start() throws IOException {
+    Path home = Files.createTempDirectory(Path.of("/tmp"), "berth-multi-");
+    Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwxr-xr-x"));
+    MultiNodeCluster c = new MultiNodeCluster(home);
+    if (!c.server.start()) {
+      fail("the server did not start: " + c.server.log());
+    }
+    Matcher m = JOIN_AT.matcher(c.server.log());
+    if (!m.find()) {
+      fail("the server did not say where moms join: " + c.server.log());
+    }
+    c.address = m.group(1);
+    c.qmgr("set server node_check_rate = 4");
+    return c;
+  }
+
+  /** Starts the mom of {@code node} offering {@code cpus} and waits until the node is free. */
+  void startMom(String node, String cpus) throws IOException {
+    Process p =
+        new ProcessBuilder(
+                TestCluster.ROOT.resolve("ops/bin/berth").toString(),
+                "mom",
+                "--home",
+                home.toString(),
+                "--server",
+                address,
+                "--name",
+                node,
+                "--cpus",
+                cpus,
+                "--heartbeat",
+                "1",
+                "--cgroup-root",
+                cgroupRoot)
+            .redirectErrorStream(true)
+            .redirectOutput(
+                ProcessBuilder.Redirect.appendTo(home.resolve("mom-" + node + ".log").toFile()))
+            .start();
+    moms.put(node, p);
+    awaitNode(node, "free");
+  }
+
+  void awaitNode(String node, String state) {
+    long deadline = System.currentTimeMillis() + 60_000;
+    String last = "";
+    while (System.currentTimeMillis() < deadline) {
+      last = cli("pbsnodes", "-a", node).out();
+      if (last.contains("state = " + state + "\n")) {
+        return;
+      }
+      TestCluster.sleep(200);
+    }
+    fail("node " + node + " did not become " + state + ": " + last + "\n" + momLog(node));
+  }
+
+  void killMom(String node) throws InterruptedException {
+    Process p = moms.remove(node);
+    p.destroyForcibly();
+    p.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  String momLog(String node) {
+    try {
+      return Files.readString(home.resolve("mom-" + node + ".log"));
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  TestCluster.Result cli(String command, String... args) {
+    return TestCluster.runCli(TestCluster.clientEnv(socket), home, "", command, args);
+  }
+
+  void qmgr(String command) {
+    TestCluster.Result r = cli("qmgr", "-c", command);
+    assertEquals(0, r.exit(), r.toString());
+  }
+
+  String submit(Path cwd, String script, String... args) throws IOException {
+    Path file = cwd.resolve("job-" + System.nanoTime() + ".sh");
+    Files.writeString(file, script);
+    List<String> argv = new ArrayList<>(List.of(args));
+    argv.add(file.toString());
+    TestCluster.Result r =
+        TestCluster.runCli(
+            TestCluster.clientEnv(socket), cwd, "", "qsub", argv.toArray(String[]::new));
+    if (r.exit() != 0) {
+      fail("qsub failed: " + r);
+    }
+    return r.out().trim();
+  }
+
+  Job job(String id) {
+    TestCluster.Result r = cli("qstat", "-f", "-F", "json", id);
+    assertEquals(0, r.exit(), r.toString());
+    return jobProto(id);
+  }
+
+  private Job jobProto(String id) {
+    try (var client = dev.berth.client.BerthClient.connect(socket)) {
+      var response =
+          client.call(
+              dev.berth.proto.Request.newBuilder()
+                  .setStatJobs(dev.berth.proto.StatJobs.newBuilder().addJobIds(id)));
+      return response.getJobs().getJobs(0);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  Job await(String id, Predicate<Job> condition, Duration timeout) {
+    long deadline = System.currentTimeMillis() + timeout.toMillis();
+    Job last = null;
+    while (System.currentTimeMillis() < deadline) {
+      last = jobProto(id);
+      if (condition.test(last)) {
+        return last;
+      }
+      TestCluster.sleep(100);
+    }
+    return fail("job " + id + " did not reach the expected state in " + timeout + ": " + last);
+  }
+
+  /** This cluster's job cgroup directories in the cpuset hierarchy: node -> job ids. */
+  Map<String, List<String>> cpusetJobCgroups() throws IOException {
+    Map<String, List<String>> result = new LinkedHashMap<>();
+    Path root = Path.of("/sys/fs/cgroup/cpuset").resolve(cgroupRoot);
+    if (!Files.isDirectory(root)) {
+      return result;
+    }
+    try (Stream<Path> nodes = Files.list(root)) {
+      for (Path node : nodes.filter(Files::isDirectory).toList()) {
+        try (Stream<Path> jobs = Files.list(node)) {
+          result.put(
+              node.getFileName().toString(),
+              jobs.filter(Files::isDirectory)
+                  .map(p -> p.getFileName().toString())
+                  .sorted()
+                  .toList());
+        }
+      }
+    }
+    return result;
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (Process p : moms.values()) {
+      p.destroy();
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    }
+    server.close();
+    Cgroups.removeTree(cgroupRoot);
+    JobFiles.removeTree(new BerthHome(home).jobTmp());
+    JobFiles.removeTree(home);
+  }
+}
