@@ -2,16 +2,28 @@
  * berth-starter: starts one job process for the Berth mom and reports exactly how it ended.
  *
  * It runs as root, makes a new session, joins the given cgroups (so everything it starts is
- * inside them before any user code runs), forks, and in the child opens the job's standard
- * input as root, drops to the job owner's uid, gid and groups, opens the output files as that
- * user, changes to the working directory and execs the program. The parent waits for the
+ * inside them before any user code runs), opens the job script as root (the mom keeps it where
+ * users cannot read it), forks, and in the child drops to the job owner's uid, gid and groups,
+ * opens the output files as that user, changes to the working directory and execs the program.
+ * The script reaches the program as a file argument, a private in-memory copy named
+ * /dev/fd/N, and stdin is /dev/null: a script fed on stdin would be eaten by the first command
+ * that reads stdin (mpirun forwards its stdin to rank 0), ending the job after that line. The parent waits for the
  * child and writes one status line: "exit CODE", "signal SIG" or "failed MESSAGE", followed by
  * the child's CPU time and peak memory. The mom reads that file, so a job's exit status stays
  * exact (256 + signal when the job was killed by a signal) and survives a mom restart: the
  * starter outlives the mom and the file outlives both.
  *
- * Usage: berth-starter [--uid N --gid N [--groups G,G...]] [--cwd DIR] [--stdin FILE]
- *          [--stdout FILE] [--stderr FILE | --join] [--umask OCTAL] [--cgroup PROCS_FILE]...
+ * Output files are opened for appending, so that task output the mom adds to a job's files
+ * while the job script writes to them lands after what is there; --append also keeps what the
+ * file held (for tasks), otherwise it is truncated first. Without --stdout or --stderr
+ * the process keeps the starter's own (the mom passes pipes for tasks whose output it relays).
+ * --search-path looks the program up in the PATH of the environment it is given, as a shell
+ * would; --hostname gives the process a UTS namespace of its own with that host name (several
+ * nodes on one machine, for tests and demonstrations).
+ *
+ * Usage: berth-starter [--uid N --gid N [--groups G,G...]] [--cwd DIR] [--script FILE]
+ *          [--stdout FILE] [--stderr FILE | --join] [--append] [--umask OCTAL]
+ *          [--cgroup PROCS_FILE]... [--hostname NAME] [--search-path]
  *          --status FILE [--argv0 NAME] -- PROGRAM [ARG...]
  */
 #define _GNU_SOURCE
@@ -23,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -37,10 +51,10 @@ struct options {
   long uid, gid;
   gid_t groups[MAX_GROUPS];
   int ngroups;
-  const char *cwd, *in, *out, *err, *status, *argv0;
+  const char *cwd, *script, *out, *err, *status, *argv0, *hostname;
   const char *cgroups[MAX_CGROUPS];
   int ncgroups;
-  int join;
+  int join, append, search_path;
   long umask_value;
   char **program;
 };
@@ -106,17 +120,20 @@ static void parse(int argc, char **argv, struct options *o) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--")) { i++; break; }
     if (!strcmp(a, "--join")) { o->join = 1; continue; }
+    if (!strcmp(a, "--append")) { o->append = 1; continue; }
+    if (!strcmp(a, "--search-path")) { o->search_path = 1; continue; }
     if (!v) fail("option %s needs a value", a);
     i++;
     if (!strcmp(a, "--uid")) o->uid = number(a, v, 10);
     else if (!strcmp(a, "--gid")) o->gid = number(a, v, 10);
     else if (!strcmp(a, "--groups")) parse_groups(o, v);
     else if (!strcmp(a, "--cwd")) o->cwd = v;
-    else if (!strcmp(a, "--stdin")) o->in = v;
+    else if (!strcmp(a, "--script")) o->script = v;
     else if (!strcmp(a, "--stdout")) o->out = v;
     else if (!strcmp(a, "--stderr")) o->err = v;
     else if (!strcmp(a, "--status")) o->status = status_path = v; /* later errors go there */
     else if (!strcmp(a, "--argv0")) o->argv0 = v;
+    else if (!strcmp(a, "--hostname")) o->hostname = v;
     else if (!strcmp(a, "--umask")) o->umask_value = number(a, v, 8);
     else if (!strcmp(a, "--cgroup")) {
       if (o->ncgroups == MAX_CGROUPS) fail("too many cgroups");
@@ -147,15 +164,42 @@ static void child_fail(int pipe_fd, const char *what, const char *path) {
   _exit(EXIT_SETUP);
 }
 
-static int open_output(const char *path) {
-  return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+static int open_output(const char *path, int append) {
+  int flags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (append ? 0 : O_TRUNC);
+  return open(path, flags, 0644);
 }
 
-static void child(const struct options *o, int in_fd, int pipe_fd) {
+static void own_hostname(const char *name) {
+  if (unshare(CLONE_NEWUTS) < 0) fail("cannot make a UTS namespace: %s", strerror(errno));
+  if (sethostname(name, strlen(name)) < 0) fail("cannot set the host name %s: %s", name, strerror(errno));
+}
+
+/* A copy of the script the owner can read, as /dev/fd/N; stdin becomes /dev/null. */
+static void script_copy(const struct options *o, int script_fd, int pipe_fd, char *path,
+                        size_t size) {
+  int copy = memfd_create("job-script", 0); /* no close-on-exec: the shell opens it by name */
+  if (copy < 0) child_fail(pipe_fd, "cannot copy the job script", o->script);
+  char buffer[65536];
+  ssize_t n;
+  while ((n = read(script_fd, buffer, sizeof buffer)) > 0) {
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = write(copy, buffer + done, n - done);
+      if (w < 0) child_fail(pipe_fd, "cannot copy the job script", o->script);
+      done += w;
+    }
+  }
+  if (n < 0) child_fail(pipe_fd, "cannot read the job script", o->script);
+  close(script_fd);
+  snprintf(path, size, "/dev/fd/%d", copy);
+  int null = open("/dev/null", O_RDONLY);
+  if (null < 0 || dup2(null, 0) < 0) child_fail(pipe_fd, "cannot open /dev/null", NULL);
+  if (null != 0) close(null);
+}
+
+static void child(const struct options *o, int script_fd, int pipe_fd) {
   setpgid(0, 0); /* the job gets its own process group: signals to it spare the starter */
   signal(SIGHUP, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
-  if (in_fd >= 0 && dup2(in_fd, 0) < 0) child_fail(pipe_fd, "cannot attach stdin", o->in);
   if (o->uid >= 0) {
     if (setgroups(o->ngroups, o->groups) < 0) child_fail(pipe_fd, "setgroups", NULL);
     if (setgid((gid_t)o->gid) < 0) child_fail(pipe_fd, "setgid", NULL);
@@ -166,14 +210,16 @@ static void child(const struct options *o, int in_fd, int pipe_fd) {
     }
   }
   if (o->umask_value >= 0) umask((mode_t)o->umask_value);
+  char script_path[64] = {0};
+  if (script_fd >= 0) script_copy(o, script_fd, pipe_fd, script_path, sizeof script_path);
   if (o->out) {
-    int fd = open_output(o->out);
+    int fd = open_output(o->out, o->append);
     if (fd < 0 || dup2(fd, 1) < 0) child_fail(pipe_fd, "cannot open output file", o->out);
   }
   if (o->join) {
     if (dup2(1, 2) < 0) child_fail(pipe_fd, "cannot join stderr to stdout", NULL);
   } else if (o->err) {
-    int fd = open_output(o->err);
+    int fd = open_output(o->err, o->append);
     if (fd < 0 || dup2(fd, 2) < 0) child_fail(pipe_fd, "cannot open error file", o->err);
   }
   if (o->cwd && chdir(o->cwd) < 0) {
@@ -182,16 +228,14 @@ static void child(const struct options *o, int in_fd, int pipe_fd) {
     errno = e;
     child_fail(pipe_fd, "cannot change to the working directory", o->cwd);
   }
-  char *const *argv = o->program;
-  char *copy[4096];
-  if (o->argv0) {
-    int n = 0;
-    copy[n++] = (char *)o->argv0;
-    for (int i = 1; o->program[i] && n < 4095; i++) copy[n++] = o->program[i];
-    copy[n] = NULL;
-    argv = copy;
-  }
-  execv(o->program[0], argv);
+  static char *argv[4096];
+  int n = 0;
+  argv[n++] = o->argv0 ? (char *)o->argv0 : o->program[0];
+  for (int i = 1; o->program[i] && n < 4094; i++) argv[n++] = o->program[i];
+  if (script_fd >= 0) argv[n++] = script_path;
+  argv[n] = NULL;
+  if (o->search_path) execvp(o->program[0], argv);
+  else execv(o->program[0], argv);
   int e = errno;
   dprintf(2, "berth: cannot run %s: %s\n", o->program[0], strerror(e));
   errno = e;
@@ -204,9 +248,10 @@ int main(int argc, char **argv) {
   status_path = o.status;
   if (setsid() < 0 && getpgrp() != getpid()) fail("setsid: %s", strerror(errno));
   join_cgroups(&o);
-  int in_fd = -1;
-  if (o.in && (in_fd = open(o.in, O_RDONLY | O_CLOEXEC)) < 0)
-    fail("cannot open the job script %s: %s", o.in, strerror(errno));
+  if (o.hostname) own_hostname(o.hostname);
+  int script_fd = -1;
+  if (o.script && (script_fd = open(o.script, O_RDONLY | O_CLOEXEC)) < 0)
+    fail("cannot open the job script %s: %s", o.script, strerror(errno));
   int report[2];
   if (pipe2(report, O_CLOEXEC) < 0) fail("pipe: %s", strerror(errno));
   signal(SIGHUP, SIG_IGN); /* the mom going away must not end the job */
@@ -215,10 +260,10 @@ int main(int argc, char **argv) {
   if (pid < 0) fail("fork: %s", strerror(errno));
   if (pid == 0) {
     close(report[0]);
-    child(&o, in_fd, report[1]);
+    child(&o, script_fd, report[1]);
   }
   close(report[1]);
-  if (in_fd >= 0) close(in_fd);
+  if (script_fd >= 0) close(script_fd);
   char msg[900] = {0};
   ssize_t got, total = 0;
   while ((got = read(report[0], msg + total, sizeof msg - 1 - total)) > 0) total += got;

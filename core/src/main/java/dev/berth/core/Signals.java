@@ -5,6 +5,7 @@ import java.util.Map;
 
 /** Signal names and numbers on Linux x86-64, for qsig and the moms. */
 public final class Signals {
+  public static final int SIGHUP = 1;
   public static final int SIGKILL = 9;
   public static final int SIGTERM = 15;
 

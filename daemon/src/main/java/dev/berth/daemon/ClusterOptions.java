@@ -20,6 +20,14 @@ final class ClusterOptions {
       description = "CPU ids to offer (default: all online).")
   String cpus;
 
+  @Option(
+      names = "--node-hostnames",
+      negatable = true,
+      description =
+          "Jobs see their node's name as host name (a UTS namespace each), so MPI takes the"
+              + " nodes for separate hosts. Default: on with more than one node.")
+  Boolean nodeHostnames;
+
   @Option(names = "--port", defaultValue = "0", description = "Cluster (Artery) port; 0 = any.")
   int port;
 
@@ -28,4 +36,8 @@ final class ClusterOptions {
       defaultValue = "127.0.0.1",
       description = "Address other cluster members reach this process at.")
   String host;
+
+  boolean nodeHostnames() {
+    return nodeHostnames != null ? nodeHostnames : nodes > 1;
+  }
 }

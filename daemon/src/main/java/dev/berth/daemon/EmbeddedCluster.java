@@ -89,9 +89,15 @@ public final class EmbeddedCluster implements AutoCloseable {
     return address.getHost().orElse("?") + ":" + address.getPort().orElse(0);
   }
 
+  /**
+   * What every local mom shares: the job starter, the job tools (or null), whether jobs see their
+   * node's name as host name, and the version jobs are told.
+   */
+  public record Install(Path starter, Path tools, boolean nodeHostnames, String version) {}
+
   /** Moms for this host: one named after the host, or node1..nodeN each with its CPU share. */
   public static List<MomConfig> localMoms(
-      BerthHome home, String host, int nodes, List<Integer> cpus, Path starter, String version) {
+      BerthHome home, String host, int nodes, List<Integer> cpus, Install install) {
     List<MomConfig> moms = new ArrayList<>();
     for (int i = 0; i < nodes; i++) {
       String name = nodes == 1 ? host : "node" + (i + 1);
@@ -102,10 +108,12 @@ public final class EmbeddedCluster implements AutoCloseable {
               List.of(),
               home.mom(name),
               home.jobTmp().resolve(name),
-              starter,
+              install.starter(),
               Duration.ofSeconds(10),
               Duration.ofSeconds(5),
-              version));
+              install.version(),
+              install.tools(),
+              install.nodeHostnames()));
     }
     return moms;
   }

@@ -32,6 +32,13 @@ final class MomCommand implements Callable<Integer> {
   @Option(names = "--name", description = "Node name (default: host name).")
   String name;
 
+  @Option(
+      names = "--node-hostname",
+      description =
+          "Jobs see the node's name as host name (a UTS namespace each), for several moms on one"
+              + " machine that MPI must take for separate hosts.")
+  boolean nodeHostname;
+
   @Option(names = "--cpus", paramLabel = "LIST", description = "CPU ids to offer (default: all).")
   String cpus;
 
@@ -66,10 +73,12 @@ final class MomCommand implements Callable<Integer> {
             properties,
             h.mom(node),
             h.jobTmp().resolve(node),
-            Starter.locate(),
+            Installation.starter(),
             Duration.ofSeconds(heartbeat),
             Duration.ofSeconds(5),
-            Queries.VERSION);
+            Queries.VERSION,
+            Installation.tools(),
+            nodeHostname);
     JobFiles.prepareBase(h.jobTmp());
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =

@@ -31,8 +31,15 @@ final class ServeCommand implements Callable<Integer> {
         options.cpus != null
             ? NodeFacts.parseCpuList(options.cpus)
             : NodeFacts.linux().onlineCpus();
-    Path starter = Starter.locate();
-    var moms = EmbeddedCluster.localMoms(h, host, options.nodes, cpuIds, starter, Queries.VERSION);
+    Path starter = Installation.starter();
+    var moms =
+        EmbeddedCluster.localMoms(
+            h,
+            host,
+            options.nodes,
+            cpuIds,
+            new EmbeddedCluster.Install(
+                starter, Installation.tools(), options.nodeHostnames(), Queries.VERSION));
     for (var mom : moms) {
       JobFiles.prepareBase(h.jobTmp());
       JobFiles.prepareBase(mom.tmpBase());
@@ -59,6 +66,11 @@ final class ServeCommand implements Callable<Integer> {
                     Files.deleteIfExists(h.pidFile());
                   } catch (java.io.IOException ignored) {
                     // the next start checks whether that pid still runs
+                  }
+                  try {
+                    Files.deleteIfExists(h.jobTmp()); // the moms removed theirs if empty
+                  } catch (java.io.IOException ignored) {
+                    // a job that runs on still has its TMPDIR there
                   }
                   stopped.countDown();
                 }));

@@ -78,7 +78,10 @@ final class UpCommand implements Callable<Integer> {
   private Process spawn(BerthHome h, Path sock) throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> argv = new ArrayList<>(List.of("setsid", java));
-    argv.add("-Dberth.starter=" + Starter.locate());
+    argv.add("-Dberth.starter=" + Installation.starter());
+    if (Installation.tools() != null) {
+      argv.add("-Dberth.tools=" + Installation.tools());
+    }
     argv.add("-cp");
     argv.add(System.getProperty("java.class.path"));
     argv.add(Berth.class.getName());
@@ -97,6 +100,7 @@ final class UpCommand implements Callable<Integer> {
     if (options.cpus != null) {
       argv.addAll(List.of("--cpus", options.cpus));
     }
+    argv.add(options.nodeHostnames() ? "--node-hostnames" : "--no-node-hostnames");
     return new ProcessBuilder(argv)
         .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
         .redirectOutput(ProcessBuilder.Redirect.appendTo(h.log().toFile()))

@@ -5,6 +5,7 @@ import dev.berth.core.Signals;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
+import dev.berth.mom.os.PeerCredentials;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.store.JobRecords;
@@ -12,19 +13,26 @@ import dev.berth.proto.Job;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JobStartedReport;
 import dev.berth.proto.JoinJobReply;
+import dev.berth.proto.MomInbound;
+import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.RunJobRejected;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SisterDone;
+import dev.berth.proto.TmRequest;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
@@ -52,6 +60,17 @@ final class JobActor {
   /** A sister's answer to KILL_JOB: nothing of the job is left there. */
   record SisterReport(SisterDone done) implements Command {}
 
+  /** A request on the job's task-manager socket. */
+  record TmCall(long connection, TmRequest request) implements Command {}
+
+  /** A task-manager connection has closed. */
+  record TmClosed(long connection) implements Command {}
+
+  /** TASK_STARTED, TASK_OUTPUT or TASK_OBIT from a node of the job, this one included. */
+  record FromTaskHost(MomInbound message) implements Command {}
+
+  private record TasksEnded(ResourcesUsed usage) implements Command {}
+
   private record Exited() implements Command {}
 
   private enum Timer implements Command {
@@ -59,7 +78,8 @@ final class JobActor {
     WALLTIME,
     ESCALATE,
     JOIN_TIMEOUT,
-    DONE_TIMEOUT
+    DONE_TIMEOUT,
+    TASKS_TIMEOUT
   }
 
   /** How long sisters have to join the job. */
@@ -88,6 +108,17 @@ final class JobActor {
   private final RunJob run;
   private final Job job;
   private final Sisters sisters;
+  private final dev.berth.mom.os.Users users;
+
+  /** Sessions whose processes may use the task manager: the script's and local tasks'. */
+  private final Set<Long> sessions = ConcurrentHashMap.newKeySet();
+
+  private NodeJob nodeJob;
+  private List<Path> cgroupProcs = List.of();
+  private Path tmSocket;
+  private TaskManager taskManager;
+  private ActorRef<TaskHost.Command> localTasks;
+  private ResourcesUsed taskUsage = ResourcesUsed.getDefaultInstance();
   private JobProcess process;
   private StartSpec spec;
   private boolean startAcked;
@@ -95,17 +126,24 @@ final class JobActor {
   private boolean walltimeExceeded;
   private boolean sessionReused;
 
+  /** For the log lines the benchmarks read: when JOIN_JOB went out, when the script ended. */
+  private long joinSentNanos;
+
+  private long scriptEndedNanos;
+
   private JobActor(
       ActorContext<Command> context,
       TimerScheduler<Command> timers,
       MomConfig config,
       Launcher launcher,
+      dev.berth.mom.os.Users users,
       JobRecords records,
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
       Clock clock,
       RunJob run) {
     this.context = context;
+    this.users = users;
     // Behaviors built with Behaviors.receive would otherwise log under Pekko's internal names.
     context.setLoggerName(JobActor.class);
     this.timers = timers;
@@ -144,12 +182,13 @@ final class JobActor {
                           timers,
                           config,
                           launcher,
+                          users,
                           records,
                           isolation,
                           mom,
                           Clock.systemUTC(),
                           run);
-                  return a.launch(users);
+                  return a.launch();
                 }));
   }
 
@@ -157,6 +196,7 @@ final class JobActor {
   static Behavior<Command> recover(
       MomConfig config,
       Launcher launcher,
+      dev.berth.mom.os.Users users,
       JobRecords records,
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
@@ -171,6 +211,7 @@ final class JobActor {
                           timers,
                           config,
                           launcher,
+                          users,
                           records,
                           isolation,
                           mom,
@@ -180,13 +221,14 @@ final class JobActor {
                 }));
   }
 
-  private Behavior<Command> launch(dev.berth.mom.os.Users users) {
+  private Behavior<Command> launch() {
     try {
       records.create(run);
-      NodeJob nodeJob = NodeJob.prepare(job, config, users);
-      List<Path> cgroup =
+      nodeJob = NodeJob.prepare(job, config, users);
+      cgroupProcs =
           isolation.create(job, config.name()).map(JobCgroup::procsFiles).orElse(List.of());
-      spec = JobLaunch.prepare(nodeJob, cgroup, config, records).spec();
+      tmSocket = PeerCredentials.loaded() ? JobTasks.socket(config, job.getId()) : null;
+      spec = JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket).spec();
     } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
       return abandon(e.getMessage());
     }
@@ -195,6 +237,7 @@ final class JobActor {
 
   /** JOIN_JOB to every sister until all have joined; the script starts only then. */
   private Behavior<Command> joining() {
+    joinSentNanos = System.nanoTime();
     sisters.askToJoin();
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     timers.startSingleTimer(Timer.JOIN_TIMEOUT, SISTER_TIMEOUT);
@@ -239,12 +282,24 @@ final class JobActor {
 
   private Behavior<Command> startScript() {
     try {
+      openTasks(); // before the script: its socket must answer as soon as the script runs
       process = launcher.start(spec);
+      sessions.add(process.pid());
       recordProcessOrKill();
     } catch (IOException e) {
       return abandon(e.getMessage());
     }
-    context.getLog().info("job {} started as session {}", job.getId(), process.pid());
+    if (joinSentNanos > 0) {
+      context
+          .getLog()
+          .info(
+              "job {} started as session {}, {} ms after JOIN_JOB",
+              job.getId(),
+              process.pid(),
+              String.format("%.1f", (System.nanoTime() - joinSentNanos) / 1e6));
+    } else {
+      context.getLog().info("job {} started as session {}", job.getId(), process.pid());
+    }
     return running();
   }
 
@@ -293,9 +348,12 @@ final class JobActor {
     if (record.obit().isPresent()) {
       return ended(record.obit().get());
     }
+    restoreLaunch();
     Optional<JobProcess> alive = record.process().flatMap(p -> launcher.reattach(p[0], p[1], p[2]));
     if (alive.isPresent()) {
       process = alive.get();
+      sessions.add(process.pid());
+      openTasks();
       context.getLog().info("job {} found running again as session {}", job.getId(), process.pid());
       return running();
     }
@@ -312,7 +370,154 @@ final class JobActor {
       // is not this job's: leave it alone.
       sessionReused = ProcessHandle.of(p[0]).isPresent();
     }
-    return finish();
+    openTasks(); // ends tasks an earlier mom process left
+    return endTasks();
+  }
+
+  /**
+   * After a mom restart: the job's account, cgroup and environment as they were made, for its tasks
+   * and its stderr notices. A job whose owner has gone runs on without them.
+   */
+  private void restoreLaunch() {
+    try {
+      nodeJob = NodeJob.existing(job, config, users);
+      cgroupProcs = isolation.find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
+      tmSocket = PeerCredentials.loaded() ? JobTasks.socket(config, job.getId()) : null;
+      spec = JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket).spec();
+    } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
+      context
+          .getLog()
+          .warn("job {}: cannot serve its tasks again: {}", job.getId(), e.getMessage());
+      nodeJob = null;
+    }
+  }
+
+  /**
+   * The task host for this node and the task manager with its socket; without a socket (no JNI
+   * library to check peers with) tasks cannot be asked for, and the script runs anyway.
+   */
+  private void openTasks() {
+    if (nodeJob == null || localTasks != null) {
+      return;
+    }
+    ActorRef<Command> self = context.getSelf();
+    ActorRef<TaskHost.Command> host =
+        context.spawn(
+            TaskHost.create(
+                JobTasks.context(nodeJob, config, true, cgroupProcs),
+                launcher,
+                records,
+                config.resend(),
+                m -> self.tell(new FromTaskHost(m))),
+            "tasks",
+            DispatcherSelector.sameAsParent());
+    localTasks = host;
+    TmEndpoint endpoint = null;
+    if (tmSocket != null) {
+      try {
+        endpoint =
+            TmEndpoint.open(
+                tmSocket,
+                JobTasks.admit(nodeJob, sessions, cgroupProcs),
+                new TmEndpoint.Handler() {
+                  @Override
+                  public void request(long connection, TmRequest request) {
+                    self.tell(new TmCall(connection, request));
+                  }
+
+                  @Override
+                  public void closed(long connection) {
+                    self.tell(new TmClosed(connection));
+                  }
+                },
+                context.getLog());
+      } catch (IOException e) {
+        context.getLog().warn("job {}: no task manager: {}", job.getId(), e.getMessage());
+      }
+    }
+    String here = config.name();
+    taskManager =
+        new TaskManager(
+            job,
+            here,
+            spec.environment(),
+            () -> records.nextTaskId(job.getId()),
+            (node, m) -> {
+              if (node.equals(here)) {
+                host.tell(new TaskHost.FromMotherSuperior(m));
+              } else {
+                mom.tell(new MomActor.ToPeer(node, m));
+              }
+            },
+            endpoint,
+            new JobOutput(
+                spec,
+                stream -> records.directory(job.getId()).resolve("output-" + stream + ".status"),
+                launcher,
+                context.getLog()),
+            sessions,
+            context.getLog());
+  }
+
+  /** Task-manager requests and task reports, wherever the job's tasks may still be heard of. */
+  private BehaviorBuilder<Command> withTasks(BehaviorBuilder<Command> behavior) {
+    return behavior
+        .onMessage(
+            TmCall.class,
+            c -> {
+              if (taskManager != null) {
+                taskManager.request(c.connection(), c.request());
+              }
+              return Behaviors.same();
+            })
+        .onMessage(
+            TmClosed.class,
+            c -> {
+              if (taskManager != null) {
+                taskManager.closed(c.connection());
+              }
+              return Behaviors.same();
+            })
+        .onMessage(
+            FromTaskHost.class,
+            f -> {
+              if (taskManager != null) {
+                taskManager.fromNode(f.message());
+              }
+              return Behaviors.same();
+            });
+  }
+
+  /** The script has ended: no more task requests, and every task here is ended before the obit. */
+  private Behavior<Command> endTasks() {
+    scriptEndedNanos = System.nanoTime();
+    timers.cancelAll();
+    if (taskManager != null) {
+      taskManager.close();
+    }
+    if (localTasks == null) {
+      return finish();
+    }
+    localTasks.tell(
+        new TaskHost.EndAll(
+            context.messageAdapter(TaskHost.Ended.class, e -> new TasksEnded(e.usage()))));
+    timers.startSingleTimer(Timer.TASKS_TIMEOUT, TaskHost.END_TIMEOUT.plusSeconds(5));
+    return withTasks(Behaviors.receive(Command.class))
+        .onMessage(
+            TasksEnded.class,
+            t -> {
+              taskUsage = t.usage();
+              return finish();
+            })
+        .onMessageEquals(Timer.TASKS_TIMEOUT, this::finish)
+        .onMessage(
+            Kill.class,
+            k -> {
+              sisters.kill(k.reason());
+              return Behaviors.same();
+            })
+        .onAnyMessage(m -> Behaviors.same())
+        .build();
   }
 
   private Behavior<Command> running() {
@@ -326,7 +531,7 @@ final class JobActor {
     }
     sendStarted();
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
-    return Behaviors.receive(Command.class)
+    return withTasks(Behaviors.receive(Command.class))
         .onMessageEquals(
             Ack.STARTED,
             () -> {
@@ -338,6 +543,9 @@ final class JobActor {
             () -> {
               if (!startAcked) {
                 sendStarted();
+              }
+              if (taskManager != null) {
+                taskManager.resend();
               }
               return Behaviors.same();
             })
@@ -360,7 +568,7 @@ final class JobActor {
               launcher.signalJob(process.pid(), s.signal());
               return Behaviors.same();
             })
-        .onMessage(Exited.class, e -> finish())
+        .onMessage(Exited.class, e -> endTasks())
         .onAnyMessage(m -> Behaviors.same())
         .build();
   }
@@ -421,6 +629,11 @@ final class JobActor {
     if (walltimeExceeded) {
       obit.setExitStatus(OVER_WALLTIME).setReason(killReason);
     }
+    ResourcesUsed script = obit.getResourcesUsed();
+    obit.setResourcesUsed(
+        script.toBuilder()
+            .setCput(script.getCput() + taskUsage.getCput())
+            .setMem(script.getMem() + taskUsage.getMem()));
     memoryAccounting(obit);
     cleanUp();
     return sisters.none() ? ended(obit.build()) : collecting(obit);
@@ -457,7 +670,7 @@ final class JobActor {
     sisters.kill(killReason != null ? killReason : "the job ended");
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     timers.startSingleTimer(Timer.DONE_TIMEOUT, DONE_TIMEOUT);
-    return Behaviors.receive(Command.class)
+    return withTasks(Behaviors.receive(Command.class))
         .onMessage(
             SisterReport.class,
             r -> sisters.done(r.done()) ? ended(withSisters(obit).build()) : Behaviors.same())
@@ -481,9 +694,19 @@ final class JobActor {
         .build();
   }
 
+  /** The sisters' usage joins the obit, and their OOM kills its reason and the job's stderr. */
   private JobObitReport.Builder withSisters(JobObitReport.Builder obit) {
     var mine = obit.getResourcesUsed();
     var theirs = sisters.usage();
+    sisters
+        .oomKills()
+        .forEach(
+            (node, kills) -> {
+              String reason = Isolation.memoryReason(job, node, kills);
+              tellUser("=>> PBS: " + reason);
+              obit.setReason(
+                  obit.getReason().isEmpty() ? reason : obit.getReason() + "; " + reason);
+            });
     return obit.setResourcesUsed(
         mine.toBuilder()
             .setCput(mine.getCput() + theirs.getCput())
@@ -495,12 +718,25 @@ final class JobActor {
   /** The obit is recorded, then sent until the server acknowledges it. */
   private Behavior<Command> ended(JobObitReport obit) {
     timers.cancelAll();
+    if (taskManager != null) {
+      taskManager.closeOutput();
+    }
     try {
       records.recordObit(job.getId(), obit);
     } catch (IOException e) {
       context.getLog().warn("job {}: cannot record its obit: {}", job.getId(), e.getMessage());
     }
-    context.getLog().info("job {} ended with exit status {}", job.getId(), obit.getExitStatus());
+    if (scriptEndedNanos > 0) {
+      context
+          .getLog()
+          .info(
+              "job {} ended with exit status {}, torn down on every node in {} ms",
+              job.getId(),
+              obit.getExitStatus(),
+              String.format("%.1f", (System.nanoTime() - scriptEndedNanos) / 1e6));
+    } else {
+      context.getLog().info("job {} ended with exit status {}", job.getId(), obit.getExitStatus());
+    }
     report(ServerInbound.newBuilder().setObit(obit).build());
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     return Behaviors.receive(Command.class)
@@ -558,7 +794,10 @@ final class JobActor {
               null,
               List.of(
                   "/bin/sh", "-c", "printf '%s\\n' \"$1\" >> \"$2\"", "sh", line, file.toString()),
-              java.util.Map.of("PATH", "/usr/bin:/bin"));
+              java.util.Map.of("PATH", "/usr/bin:/bin"),
+              false,
+              false,
+              null);
       launcher.start(append).exited().get(10, java.util.concurrent.TimeUnit.SECONDS);
     } catch (Exception e) {
       context.getLog().warn("job {}: cannot write to its stderr: {}", job.getId(), e.toString());

@@ -33,17 +33,30 @@ final class JobLaunch {
 
   private JobLaunch() {}
 
-  static Prepared prepare(
-      NodeJob nodeJob, List<Path> cgroupProcs, MomConfig config, JobRecords records)
-      throws LaunchException {
-    Job job = nodeJob.job();
-    UserInfo user = nodeJob.user();
-    Path nodefile = nodeJob.tmpdir().resolve("nodefile");
+  /**
+   * @param tmSocket the job's task-manager socket, or null when this mom cannot serve one
+   */
+  /** PBS_NODEFILE in the job's TMPDIR on this node (every node has one, for its tasks). */
+  static Path writeNodefile(NodeJob nodeJob) throws LaunchException {
+    Path nodefile = nodefile(nodeJob);
     try {
-      JobFiles.writeReadable(nodefile, NodeFile.lines(job));
+      JobFiles.writeReadable(nodefile, NodeFile.lines(nodeJob.job()));
     } catch (IOException e) {
       throw new LaunchException("cannot write the nodefile " + nodefile + ": " + e.getMessage());
     }
+    return nodefile;
+  }
+
+  static Path nodefile(NodeJob nodeJob) {
+    return nodeJob.tmpdir().resolve("nodefile");
+  }
+
+  static Prepared prepare(
+      NodeJob nodeJob, List<Path> cgroupProcs, MomConfig config, JobRecords records, Path tmSocket)
+      throws LaunchException {
+    Job job = nodeJob.job();
+    UserInfo user = nodeJob.user();
+    Path nodefile = writeNodefile(nodeJob);
     String shell =
         !job.getShell().isEmpty()
             ? job.getShell()
@@ -55,6 +68,9 @@ final class JobLaunch {
             nodeJob.tmpdir(),
             nodefile,
             config.version());
+    if (tmSocket != null) {
+      JobEnvironment.addTaskManager(env, tmSocket, config.tools(), config.nodeHostname());
+    }
     if (job.getOutputPath().isEmpty() || job.getErrorPath().isEmpty()) {
       throw new LaunchException("the job has no output or error path");
     }
@@ -75,7 +91,10 @@ final class JobLaunch {
             records.statusFile(job.getId()),
             argv0,
             List.of(shell),
-            env);
+            env,
+            false,
+            false,
+            config.hostname());
     return new Prepared(spec);
   }
 }

@@ -3,6 +3,7 @@ package dev.berth.mom;
 import dev.berth.core.Services;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.NodeFacts;
+import dev.berth.mom.os.PeerCredentials;
 import dev.berth.mom.os.Users;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.JobObitReport;
@@ -15,6 +16,8 @@ import dev.berth.proto.NodeStatusReport;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.ServerInbound;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -108,6 +111,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             "inbox");
     this.listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
     context.getSystem().receptionist().tell(Receptionist.register(momKey(config.name()), inbox));
+    loadNativeLibrary();
     recoverJobs();
     context.getLog().info("node {}: {}", config.name(), isolation.describe());
     removeOrphanCgroups();
@@ -127,6 +131,20 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             Behaviors.setup(
                 ctx ->
                     new MomActor(ctx, timers, config, launcher, users, facts, records, isolation)));
+  }
+
+  /** Without it the task manager cannot tell who connects, so jobs get none. */
+  private void loadNativeLibrary() {
+    try {
+      PeerCredentials.load(config.nativeLibrary());
+    } catch (RuntimeException | UnsatisfiedLinkError e) {
+      getContext()
+          .getLog()
+          .error(
+              "node {}: jobs get no task manager (pbsdsh, MPI launch): {}",
+              config.name(),
+              e.getMessage());
+    }
   }
 
   /** Cgroups of jobs this mom has no record of were left by a crash: nothing may stay in them. */
@@ -173,8 +191,15 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         .build();
   }
 
-  /** The mom stops (its jobs keep running): empty cgroup levels of its own go. */
+  /** The mom stops (its jobs keep running): empty cgroup levels and directories of its own go. */
   private Behavior<Command> stopped() {
+    for (Path dir : List.of(config.tmpBase().resolve(".tm"), config.tmpBase())) {
+      try {
+        Files.deleteIfExists(dir);
+      } catch (IOException e) {
+        // still in use by a job that runs on
+      }
+    }
     try {
       isolation.removeRoot();
     } catch (IOException e) {
@@ -192,7 +217,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
               r.jobId(),
               getContext()
                   .spawn(
-                      SisterJobActor.recover(config, records, isolation, getContext().getSelf(), r),
+                      SisterJobActor.recover(
+                          config, launcher, users, records, isolation, getContext().getSelf(), r),
                       "sister-" + actorName(r.jobId()),
                       DispatcherSelector.blocking()));
         } else {
@@ -201,7 +227,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
               getContext()
                   .spawn(
                       JobActor.recover(
-                          config, launcher, records, isolation, getContext().getSelf(), r),
+                          config, launcher, users, records, isolation, getContext().getSelf(), r),
                       actorName(r.jobId()),
                       DispatcherSelector.blocking()));
         }
@@ -288,7 +314,15 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
           forward(m.getJoinReply().getJobId(), new JobActor.Joined(m.getJoinReply()));
       case SISTER_DONE ->
           forward(m.getSisterDone().getJobId(), new JobActor.SisterReport(m.getSisterDone()));
-      default -> getContext().getLog().warn("message {} is not handled yet", m.getBodyCase());
+      case TASK_STARTED -> forward(m.getTaskStarted().getJobId(), new JobActor.FromTaskHost(m));
+      case TASK_OUTPUT -> forward(m.getTaskOutput().getJobId(), new JobActor.FromTaskHost(m));
+      case TASK_OBIT -> forward(m.getTaskObit().getJobId(), new JobActor.FromTaskHost(m));
+      case SPAWN -> toSister(m.getSpawn().getJobId(), m);
+      case SIGNAL_TASK -> toSister(m.getSignalTask().getJobId(), m);
+      case TASK_INPUT -> toSister(m.getTaskInput().getJobId(), m);
+      case TASK_OUTPUT_ACK -> toSister(m.getTaskOutputAck().getJobId(), m);
+      case TASK_OBIT_ACK -> toSister(m.getTaskObitAck().getJobId(), m);
+      default -> getContext().getLog().warn("message {} is not handled", m.getBodyCase());
     }
     return this;
   }
@@ -322,7 +356,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         getContext()
             .spawn(
                 SisterJobActor.join(
-                    config, users, records, isolation, getContext().getSelf(), join),
+                    config, launcher, users, records, isolation, getContext().getSelf(), join),
                 "sister-" + actorName(id),
                 DispatcherSelector.blocking()));
   }
@@ -359,6 +393,26 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                     .setEndTime(System.currentTimeMillis() / 1000)
                     .setReason("killed before it started on " + config.name()))
             .build());
+  }
+
+  /** A task message for a job this node is a sister of; a spawn for a job it lacks is refused. */
+  private void toSister(String jobId, MomInbound m) {
+    ActorRef<SisterJobActor.Command> sister = sisterJobs.get(jobId);
+    if (sister != null) {
+      sister.tell(new SisterJobActor.Tasks(m));
+    } else if (m.hasSpawn()) {
+      toPeer(
+          new ToPeer(
+              m.getSpawn().getFrom(),
+              MomInbound.newBuilder()
+                  .setTaskStarted(
+                      dev.berth.proto.TaskStarted.newBuilder()
+                          .setJobId(jobId)
+                          .setTaskId(m.getSpawn().getTaskId())
+                          .setNode(config.name())
+                          .setError("job " + jobId + " is not on node " + config.name()))
+                  .build()));
+    }
   }
 
   private void forward(String jobId, JobActor.Command command) {

@@ -11,7 +11,11 @@ import java.util.List;
  * @param cpus the CPU ids this mom offers to jobs
  * @param home the mom's own durable directory (job records)
  * @param tmpBase where per-job TMPDIRs are made
- * @param starter the berth-starter binary
+ * @param starter the berth-starter binary; the mom's JNI library is built next to it
+ * @param tools the directory holding pbsdsh and pbs_tmrsh, added to the end of every job's PATH and
+ *     given to MPI launchers; null when this installation has none
+ * @param nodeHostname whether job processes see the node's name as their host name (a UTS namespace
+ *     each), so that several moms on one machine look like separate hosts to MPI
  */
 public record MomConfig(
     String name,
@@ -22,9 +26,34 @@ public record MomConfig(
     Path starter,
     Duration heartbeat,
     Duration resend,
-    String version) {
+    String version,
+    Path tools,
+    boolean nodeHostname) {
   public MomConfig {
     cpus = List.copyOf(cpus);
     properties = List.copyOf(properties);
+  }
+
+  /** A mom without job-side tools and with the machine's host name. */
+  public MomConfig(
+      String name,
+      List<Integer> cpus,
+      List<String> properties,
+      Path home,
+      Path tmpBase,
+      Path starter,
+      Duration heartbeat,
+      Duration resend,
+      String version) {
+    this(name, cpus, properties, home, tmpBase, starter, heartbeat, resend, version, null, false);
+  }
+
+  /** The host name job processes get, or null for the machine's own. */
+  String hostname() {
+    return nodeHostname ? name : null;
+  }
+
+  Path nativeLibrary() {
+    return starter.resolveSibling("libberth-native.so");
   }
 }

@@ -27,6 +27,24 @@ record NodeJob(Job job, UserInfo user, UserInfo runAs, int gid, Path tmpdir) {
   }
 
   static NodeJob prepare(Job job, MomConfig config, Users users) throws RefusedException {
+    NodeJob found = existing(job, config, users);
+    try {
+      JobFiles.removeTree(found.tmpdir());
+      JobFiles.createUserDirectory(found.tmpdir(), found.runAs(), found.gid());
+    } catch (IOException e) {
+      throw new RefusedException(
+          "cannot create the job directory "
+              + found.tmpdir()
+              + " on "
+              + config.name()
+              + ": "
+              + e.getMessage());
+    }
+    return found;
+  }
+
+  /** The job as a mom that restarted finds it: the account checked again, nothing made. */
+  static NodeJob existing(Job job, MomConfig config, Users users) throws RefusedException {
     UserInfo user =
         users
             .user(job.getEuser())
@@ -50,18 +68,6 @@ record NodeJob(Job job, UserInfo user, UserInfo runAs, int gid, Path tmpdir) {
             .filter(g -> g == user.gid() || user.groups().contains(g))
             .orElse(user.gid());
     Path tmpdir = config.tmpBase().resolve(job.getId());
-    try {
-      JobFiles.removeTree(tmpdir);
-      JobFiles.createUserDirectory(tmpdir, asRoot ? user : null, gid);
-    } catch (IOException e) {
-      throw new RefusedException(
-          "cannot create the job directory "
-              + tmpdir
-              + " on "
-              + config.name()
-              + ": "
-              + e.getMessage());
-    }
     return new NodeJob(job, user, asRoot ? user : null, gid, tmpdir);
   }
 

@@ -1,6 +1,8 @@
 package dev.berth.mom;
 
+import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.Users;
+import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.os.cgroup.Usage;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
@@ -10,17 +12,23 @@ import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.SisterDone;
+import dev.berth.proto.TaskStarted;
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * One job on one of its sister nodes: joined when the mother superior asks (the job's TMPDIR and
- * node-local record are made here), and torn down when it says the job is over. Every answer is
- * repeated for a repeated request, so the mother superior can resend until it hears.
+ * One job on one of its sister nodes: joined when the mother superior asks (the job's TMPDIR,
+ * nodefile, cgroup and node-local record are made here), hosting the tasks the mother superior
+ * spawns here ({@link TaskHost}), and torn down when it says the job is over: tasks first, then the
+ * cgroup and TMPDIR. Every answer is repeated for a repeated request, so the mother superior can
+ * resend until it hears.
  */
 final class SisterJobActor {
   sealed interface Command {}
@@ -29,6 +37,15 @@ final class SisterJobActor {
 
   record Kill(KillJob kill) implements Command {}
 
+  /** A task message from the mother superior, for the task host. */
+  record Tasks(MomInbound message) implements Command {}
+
+  private record TasksEnded(ResourcesUsed usage) implements Command {}
+
+  private enum Timer implements Command {
+    TASKS_TIMEOUT
+  }
+
   private final ActorContext<Command> context;
   private final MomConfig config;
   private final JobRecords records;
@@ -36,6 +53,7 @@ final class SisterJobActor {
   private final ActorRef<MomActor.Command> mom;
   private final Job job;
   private final String motherSuperior;
+  private ActorRef<TaskHost.Command> tasks;
 
   private SisterJobActor(
       ActorContext<Command> context,
@@ -57,6 +75,7 @@ final class SisterJobActor {
   /** A new JOIN_JOB: prepare the node for the job and answer; a refusal ends the actor. */
   static Behavior<Command> join(
       MomConfig config,
+      Launcher launcher,
       Users users,
       JobRecords records,
       Isolation isolation,
@@ -67,17 +86,20 @@ final class SisterJobActor {
           ctx.setLoggerName(SisterJobActor.class);
           Job job = join.getJob();
           try {
-            NodeJob.prepare(job, config, users);
+            NodeJob nodeJob = NodeJob.prepare(job, config, users);
+            JobLaunch.writeNodefile(nodeJob);
             records.createSister(join);
-            isolation.create(job, config.name());
+            List<Path> procs =
+                isolation.create(job, config.name()).map(JobCgroup::procsFiles).orElse(List.of());
             SisterJobActor a =
                 new SisterJobActor(
                     ctx, config, records, isolation, mom, job, join.getMotherSuperior());
+            a.openTasks(launcher, nodeJob, procs);
             a.reply(true, "");
             ctx.getLog()
                 .info("job {} joined as a sister of {}", job.getId(), join.getMotherSuperior());
             return a.joined();
-          } catch (NodeJob.RefusedException | IOException e) {
+          } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
             ctx.getLog().warn("job {} refused on this sister: {}", job.getId(), e.getMessage());
             tell(mom, join.getMotherSuperior(), job.getId(), config.name(), false, e.getMessage());
             NodeJob.release(config, job.getId());
@@ -95,6 +117,8 @@ final class SisterJobActor {
   /** A sister job found in the node-local records after a mom restart. */
   static Behavior<Command> recover(
       MomConfig config,
+      Launcher launcher,
+      Users users,
       JobRecords records,
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
@@ -102,16 +126,33 @@ final class SisterJobActor {
     return Behaviors.setup(
         ctx -> {
           ctx.setLoggerName(SisterJobActor.class);
-          return new SisterJobActor(
-                  ctx,
-                  config,
-                  records,
-                  isolation,
-                  mom,
-                  record.run().getJob(),
-                  record.motherSuperior().orElseThrow())
-              .joined();
+          Job job = record.run().getJob();
+          SisterJobActor a =
+              new SisterJobActor(
+                  ctx, config, records, isolation, mom, job, record.motherSuperior().orElseThrow());
+          try {
+            List<Path> procs =
+                isolation.find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
+            a.openTasks(launcher, NodeJob.existing(job, config, users), procs);
+          } catch (NodeJob.RefusedException e) {
+            ctx.getLog().warn("job {}: its tasks cannot run here: {}", job.getId(), e.getMessage());
+          }
+          return a.joined();
         });
+  }
+
+  private void openTasks(Launcher launcher, NodeJob nodeJob, List<Path> procs) {
+    String to = motherSuperior;
+    tasks =
+        context.spawn(
+            TaskHost.create(
+                JobTasks.context(nodeJob, config, false, procs),
+                launcher,
+                records,
+                config.resend(),
+                m -> mom.tell(new MomActor.ToPeer(to, m))),
+            "tasks",
+            DispatcherSelector.sameAsParent());
   }
 
   private Behavior<Command> joined() {
@@ -122,17 +163,58 @@ final class SisterJobActor {
               reply(true, "");
               return Behaviors.same();
             })
-        .onMessage(Kill.class, k -> end(k.kill()))
+        .onMessage(Tasks.class, this::tasks)
+        .onMessage(Kill.class, k -> endTasks(k.kill()))
         .build();
   }
 
+  private Behavior<Command> tasks(Tasks t) {
+    if (tasks != null) {
+      tasks.tell(new TaskHost.FromMotherSuperior(t.message()));
+    } else if (t.message().hasSpawn()) {
+      mom.tell(
+          new MomActor.ToPeer(
+              motherSuperior,
+              MomInbound.newBuilder()
+                  .setTaskStarted(
+                      TaskStarted.newBuilder()
+                          .setJobId(job.getId())
+                          .setTaskId(t.message().getSpawn().getTaskId())
+                          .setNode(config.name())
+                          .setError("the job's owner is unknown on " + config.name()))
+                  .build()));
+    }
+    return Behaviors.same();
+  }
+
+  /** KILL_JOB: the tasks here end first, then everything else of the job. */
+  private Behavior<Command> endTasks(KillJob kill) {
+    if (tasks == null) {
+      return end(kill, ResourcesUsed.getDefaultInstance());
+    }
+    tasks.tell(
+        new TaskHost.EndAll(
+            context.messageAdapter(TaskHost.Ended.class, e -> new TasksEnded(e.usage()))));
+    return Behaviors.withTimers(
+        timers -> {
+          timers.startSingleTimer(Timer.TASKS_TIMEOUT, TaskHost.END_TIMEOUT.plusSeconds(5));
+          return Behaviors.receive(Command.class)
+              .onMessage(TasksEnded.class, e -> end(kill, e.usage()))
+              .onMessageEquals(
+                  Timer.TASKS_TIMEOUT, () -> end(kill, ResourcesUsed.getDefaultInstance()))
+              .onMessage(Tasks.class, this::tasks)
+              .onAnyMessage(m -> Behaviors.same())
+              .build();
+        });
+  }
+
   /** Everything of the job on this node ends; the mother superior hears what it used. */
-  private Behavior<Command> end(KillJob kill) {
+  private Behavior<Command> end(KillJob kill, ResourcesUsed taskUsage) {
     String problem = NodeJob.release(config, job.getId());
     if (!problem.isEmpty()) {
       context.getLog().warn("job {}: {}", job.getId(), problem);
     }
-    ResourcesUsed used = ResourcesUsed.getDefaultInstance();
+    ResourcesUsed used = taskUsage;
     try {
       Optional<Usage> usage = isolation.tearDown(job.getId());
       if (usage.isPresent()) {

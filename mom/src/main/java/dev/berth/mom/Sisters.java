@@ -8,8 +8,10 @@ import dev.berth.proto.MomInbound;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.SisterDone;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
@@ -28,6 +30,7 @@ final class Sisters {
   private final Set<String> notJoined;
   private final Set<String> notDone;
   private ResourcesUsed usage = ResourcesUsed.getDefaultInstance();
+  private final Map<String, Integer> oomKills = new LinkedHashMap<>();
 
   Sisters(Job job, String self, int killDelay, BiConsumer<String, MomInbound> send) {
     this.job = job;
@@ -100,12 +103,20 @@ final class Sisters {
               .setVmem(usage.getVmem() + u.getVmem())
               .setOomKills(usage.getOomKills() + u.getOomKills())
               .build();
+      if (u.getOomKills() > 0) {
+        oomKills.put(done.getNode(), u.getOomKills());
+      }
     }
     return notDone.isEmpty();
   }
 
   Set<String> waitingForDone() {
     return Set.copyOf(notDone);
+  }
+
+  /** Sisters whose job cgroup killed processes for memory, with how many. */
+  Map<String, Integer> oomKills() {
+    return new LinkedHashMap<>(oomKills);
   }
 
   /** What the sisters that reported used, summed (walltime is the mother superior's). */

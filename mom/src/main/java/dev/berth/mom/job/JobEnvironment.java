@@ -16,6 +16,9 @@ import java.util.Map;
 public final class JobEnvironment {
   private static final String DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
 
+  /** Names the job's task-manager socket, for pbsdsh and pbs_tmrsh. */
+  public static final String TM_SOCKET = "BERTH_TM_SOCKET";
+
   private JobEnvironment() {}
 
   /** Who the job runs as, for HOME and friends. */
@@ -56,6 +59,38 @@ public final class JobEnvironment {
       env.put("PBS_WALLTIME", Long.toString(job.getResources().getWalltime()));
     }
     return env;
+  }
+
+  /**
+   * What lets a job's processes start tasks through the task manager: its socket, Berth's job-side
+   * tools at the end of PATH (the job's own commands win), and pbs_tmrsh as the remote launcher of
+   * Open MPI, MPICH's hydra and Intel MPI, so that each MPI daemon on another node is started by
+   * that node's mom inside the job's cgroup there. Settings the job brought (qsub -v) stay.
+   *
+   * @param nodesShareHost the job's nodes are moms on one machine with a host name each: MPICH's
+   *     daemons then call back on the loopback interface, since those names resolve nowhere
+   */
+  public static void addTaskManager(
+      Map<String, String> env, Path socket, Path tools, boolean nodesShareHost) {
+    env.put(TM_SOCKET, socket.toString());
+    if (tools == null) {
+      return;
+    }
+    String path = env.getOrDefault("PATH", DEFAULT_PATH);
+    if (!java.util.Arrays.asList(path.split(":")).contains(tools.toString())) {
+      env.put("PATH", path + ":" + tools);
+    }
+    String agent = tools.resolve("pbs_tmrsh").toString();
+    env.putIfAbsent("OMPI_MCA_plm_rsh_agent", agent);
+    // A host's slots are its lines in the nodefile, not its cores: nodes=2:ppn=1 runs 2 ranks.
+    env.putIfAbsent("OMPI_MCA_orte_set_default_slots", "1");
+    env.putIfAbsent("HYDRA_LAUNCHER", "ssh");
+    env.putIfAbsent("HYDRA_LAUNCHER_EXEC", agent);
+    env.putIfAbsent("I_MPI_HYDRA_BOOTSTRAP", "ssh");
+    env.putIfAbsent("I_MPI_HYDRA_BOOTSTRAP_EXEC", agent);
+    if (nodesShareHost) {
+      env.putIfAbsent("HYDRA_IFACE", "lo");
+    }
   }
 
   static long nodeCount(Job job) {

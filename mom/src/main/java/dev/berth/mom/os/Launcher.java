@@ -7,6 +7,12 @@ public interface Launcher {
   /** Starts the process; the returned handle's pid is also the job's session id. */
   JobProcess start(StartSpec spec) throws IOException;
 
+  /**
+   * Starts a task whose stdin, stdout and stderr are pipes to the mom where the spec names no file
+   * for them; the starter's own messages go to the task's stderr, its status to the status file.
+   */
+  TaskProcess startPiped(StartSpec spec) throws IOException;
+
   /** Finds a starter that is still running after a mom restart. */
   java.util.Optional<JobProcess> reattach(long pid, long identity, long launchedMillis);
 

@@ -29,6 +29,28 @@ public final class LinuxLauncher implements Launcher {
 
   @Override
   public JobProcess start(StartSpec spec) throws IOException {
+    ProcessBuilder pb = builder(spec);
+    Path log = spec.statusFile().resolveSibling(spec.statusFile().getFileName() + ".log");
+    pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    pb.redirectOutput(log.toFile());
+    pb.redirectErrorStream(true);
+    long launched = System.currentTimeMillis();
+    return handle(pb.start(), launched);
+  }
+
+  @Override
+  public TaskProcess startPiped(StartSpec spec) throws IOException {
+    long launched = System.currentTimeMillis();
+    Process p = builder(spec).start();
+    return new TaskProcess(
+        handle(p, launched), p.getOutputStream(), p.getInputStream(), p.getErrorStream());
+  }
+
+  private JobProcess handle(Process p, long launched) {
+    return new JobProcess(p.pid(), identity(p.pid()), launched, p.onExit().thenApply(x -> null));
+  }
+
+  private ProcessBuilder builder(StartSpec spec) {
     List<String> argv = new ArrayList<>();
     argv.add(starter.toString());
     argv.addAll(List.of("--status", spec.statusFile().toString()));
@@ -45,7 +67,7 @@ public final class LinuxLauncher implements Launcher {
       }
     }
     option(argv, "--cwd", spec.workingDirectory());
-    option(argv, "--stdin", spec.stdin());
+    option(argv, "--script", spec.script());
     option(argv, "--stdout", spec.stdout());
     if (spec.joinStderr()) {
       argv.add("--join");
@@ -61,18 +83,21 @@ public final class LinuxLauncher implements Launcher {
     if (spec.argv0() != null) {
       argv.addAll(List.of("--argv0", spec.argv0()));
     }
+    if (spec.append()) {
+      argv.add("--append");
+    }
+    if (spec.searchPath()) {
+      argv.add("--search-path");
+    }
+    if (spec.hostname() != null) {
+      argv.addAll(List.of("--hostname", spec.hostname()));
+    }
     argv.add("--");
     argv.addAll(spec.command());
     ProcessBuilder pb = new ProcessBuilder(argv);
     pb.environment().clear();
     pb.environment().putAll(spec.environment());
-    Path log = spec.statusFile().resolveSibling(spec.statusFile().getFileName() + ".log");
-    pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-    pb.redirectOutput(log.toFile());
-    pb.redirectErrorStream(true);
-    long launched = System.currentTimeMillis();
-    Process p = pb.start();
-    return new JobProcess(p.pid(), identity(p.pid()), launched, p.onExit().thenApply(x -> null));
+    return pb;
   }
 
   @Override

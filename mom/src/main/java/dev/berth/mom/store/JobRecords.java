@@ -31,6 +31,8 @@ public final class JobRecords {
   private static final String STATUS = "status";
   private static final String OBIT = "obit.pb";
   private static final String SISTER = "sister";
+  private static final String TASK = "task-";
+  private static final String NEXT_TASK = "tasks.next";
 
   private final Path root;
 
@@ -95,6 +97,65 @@ public final class JobRecords {
     write(
         directory(jobId).resolve(PROCESS),
         (pid + " " + identity + " " + launchedMillis + "\n").getBytes());
+  }
+
+  /** Where the starter of task {@code taskId} writes how the task ended. */
+  public Path taskStatusFile(String jobId, int taskId) {
+    return directory(jobId).resolve(TASK + taskId + ".status");
+  }
+
+  /**
+   * Notes a task's starter, so that a restarted mom can still end the task with its job. Not forced
+   * to disk: the page cache outlives a crash of the mom, and a crash of the machine ends the task
+   * as well.
+   */
+  public void recordTask(String jobId, int taskId, long pid, long identity) throws IOException {
+    Files.writeString(directory(jobId).resolve(TASK + taskId), pid + " " + identity + "\n");
+  }
+
+  /** A task whose end the mother superior has acknowledged needs no record any more. */
+  public void forgetTask(String jobId, int taskId) {
+    try {
+      Files.deleteIfExists(directory(jobId).resolve(TASK + taskId));
+      Files.deleteIfExists(taskStatusFile(jobId, taskId));
+    } catch (IOException e) {
+      // removed with the job's record at the latest
+    }
+  }
+
+  /** The recorded tasks of a job: task id, starter pid and the pid's start time. */
+  public List<long[]> tasks(String jobId) throws IOException {
+    List<long[]> tasks = new ArrayList<>();
+    Path dir = directory(jobId);
+    if (!Files.isDirectory(dir)) {
+      return tasks;
+    }
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, TASK + "[0-9]*")) {
+      for (Path f : files) {
+        String name = f.getFileName().toString().substring(TASK.length());
+        if (!name.chars().allMatch(Character::isDigit)) {
+          continue;
+        }
+        String[] v = Files.readString(f).strip().split(" ");
+        if (v.length == 2) {
+          tasks.add(new long[] {Long.parseLong(name), Long.parseLong(v[0]), Long.parseLong(v[1])});
+        }
+      }
+    } catch (NumberFormatException e) {
+      throw new IOException("a task record of job " + jobId + " is malformed", e);
+    }
+    return tasks;
+  }
+
+  /**
+   * Hands out the next task id of a job this node is mother superior of (the script is task 1),
+   * remembered across mom restarts so that an id is never given twice.
+   */
+  public int nextTaskId(String jobId) throws IOException {
+    Path file = directory(jobId).resolve(NEXT_TASK);
+    int next = Files.exists(file) ? Integer.parseInt(Files.readString(file).strip()) : 2;
+    Files.writeString(file, (next + 1) + "\n");
+    return next;
   }
 
   public void recordObit(String jobId, JobObitReport obit) throws IOException {

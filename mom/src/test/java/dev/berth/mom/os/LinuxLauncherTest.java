@@ -69,7 +69,10 @@ class LinuxLauncherTest {
                   dir.resolve("status"),
                   argv0,
                   command,
-                  env));
+                  env,
+                  false,
+                  false,
+                  null));
       started.add(p);
       return p;
     }
@@ -122,14 +125,25 @@ class LinuxLauncherTest {
   }
 
   @Test
-  void theScriptIsStdinAndTheEnvironmentIsExactlyTheGivenOne() throws Exception {
+  void theScriptIsAFileArgumentAndTheEnvironmentIsExactlyTheGivenOne() throws Exception {
     Files.createDirectory(dir.resolve("work"));
-    Spec spec = new Spec("echo \"$0 $FOO ${HOME-unset}\"\npwd");
+    Spec spec =
+        new Spec("echo \"$0 $FOO ${HOME-unset}\"\ntr '\\0' ' ' < /proc/$$/cmdline; echo\npwd");
     spec.env = Map.of("PATH", "/usr/bin:/bin", "FOO", "bar");
     spec.argv0 = "berth-job";
     spec.cwd = dir.resolve("work");
     assertEquals(0, run(spec).exitStatus());
-    assertEquals("berth-job bar unset\n" + dir.resolve("work") + "\n", read("out"));
+    assertTrue(
+        read("out")
+            .matches(
+                "/dev/fd/\\d+ bar unset\nberth-job /dev/fd/\\d+ \n" + dir.resolve("work") + "\n"),
+        read("out"));
+  }
+
+  @Test
+  void aCommandReadingStdinCannotEatTheRestOfTheScript() throws Exception {
+    assertEquals(0, run(new Spec("cat\necho after")).exitStatus());
+    assertEquals("after\n", read("out"));
   }
 
   @Test

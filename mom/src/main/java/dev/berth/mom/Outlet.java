@@ -1,0 +1,90 @@
+package dev.berth.mom;
+
+import java.io.IOException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+
+/**
+ * Bytes for one blocking destination (a task manager connection, a job's output file), written in
+ * order by a thread of their own so that a slow reader never holds up an actor. Each piece may
+ * carry an action run once it is written (or dropped): the acknowledgement that lets the task's
+ * node read more, so a task that outpaces its reader waits on its pipe instead of filling memory.
+ */
+final class Outlet {
+  /** Where the bytes go. */
+  interface Destination {
+    void write(byte[] data) throws IOException;
+
+    void close() throws IOException;
+  }
+
+  private record Piece(byte[] data, Runnable after) {}
+
+  private static final Piece END = new Piece(new byte[0], () -> {});
+
+  private final LinkedBlockingQueue<Piece> queue = new LinkedBlockingQueue<>();
+  private final Destination destination;
+  private final Consumer<IOException> onFailure;
+  private boolean closed;
+
+  /** Starts the writer thread; {@code onFailure} hears once about a destination that broke. */
+  Outlet(String name, Destination destination, Consumer<IOException> onFailure) {
+    this.destination = destination;
+    this.onFailure = onFailure;
+    Thread writer = new Thread(this::drain, name);
+    writer.setDaemon(true);
+    writer.start();
+  }
+
+  /**
+   * Queues {@code data}; {@code after} runs once it is written, or at once if the outlet is shut.
+   */
+  synchronized void offer(byte[] data, Runnable after) {
+    if (closed) {
+      after.run();
+      return;
+    }
+    queue.add(new Piece(data, after));
+  }
+
+  /** Writes what is queued, then closes the destination. */
+  synchronized void close() {
+    if (!closed) {
+      closed = true;
+      queue.add(END);
+    }
+  }
+
+  private void drain() {
+    boolean broken = false;
+    try {
+      while (true) {
+        Piece p = queue.take();
+        if (p == END) {
+          break;
+        }
+        if (!broken) {
+          try {
+            destination.write(p.data());
+          } catch (IOException e) {
+            broken = true;
+            onFailure.accept(e);
+          }
+        }
+        p.after().run();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      synchronized (this) {
+        closed = true;
+      }
+      queue.forEach(p -> p.after().run());
+      try {
+        destination.close();
+      } catch (IOException e) {
+        // closing what already failed or ended
+      }
+    }
+  }
+}
