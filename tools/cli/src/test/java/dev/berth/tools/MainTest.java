@@ -41,7 +41,9 @@ class MainTest {
             "qrls",
             "qsig",
             "pbsnodes",
-            "tracejob"),
+            "tracejob",
+            "pbsdsh",
+            "pbs_tmrsh"),
         Main.commands().keySet());
   }
 
