@@ -34,6 +34,7 @@ final class MultiNodeCluster implements AutoCloseable {
   final String cgroupRoot;
   private final ServerProcess server;
   private final Map<String, Process> moms = new LinkedHashMap<>();
+  private final List<String> submitted = new ArrayList<>();
   private String address;
 
   private MultiNodeCluster(Path home) {
@@ -59,10 +60,14 @@ final class MultiNodeCluster implements AutoCloseable {
     return c;
   }
 
-  /** Starts the mom of {@code node} offering {@code cpus} and waits until the node is free. */
-  void startMom(String node, String cpus) throws IOException {
-    Process p =
-        new ProcessBuilder(
+  /**
+   * Starts the mom of {@code node} offering {@code cpus} (with more {@code berth mom} options, if
+   * any) and waits until the node is free.
+   */
+  void startMom(String node, String cpus, String... options) throws IOException {
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
                 TestCluster.ROOT.resolve("ops/bin/berth").toString(),
                 "mom",
                 "--home",
@@ -76,7 +81,10 @@ final class MultiNodeCluster implements AutoCloseable {
                 "--heartbeat",
                 "1",
                 "--cgroup-root",
-                cgroupRoot)
+                cgroupRoot));
+    argv.addAll(List.of(options));
+    Process p =
+        new ProcessBuilder(argv)
             .redirectErrorStream(true)
             .redirectOutput(
                 ProcessBuilder.Redirect.appendTo(home.resolve("mom-" + node + ".log").toFile()))
@@ -132,7 +140,68 @@ final class MultiNodeCluster implements AutoCloseable {
     if (r.exit() != 0) {
       fail("qsub failed: " + r);
     }
+    submitted.add(r.out().trim());
     return r.out().trim();
+  }
+
+  /** qsub run by {@code user} as a process of theirs, in {@code cwd} (which they must reach). */
+  String submitAs(String user, Path cwd, String script, String... args) throws IOException {
+    Path file = cwd.resolve("job-" + System.nanoTime() + ".sh");
+    Files.writeString(file, script);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    List<String> argv =
+        new ArrayList<>(List.of("runuser", "-u", user, "--", "env", "BERTH_SERVER=" + socket));
+    argv.add(TestCluster.ROOT.resolve("ops/bin/qsub").toString());
+    argv.addAll(List.of(args));
+    argv.add(file.toString());
+    TestCluster.Result r = TestCluster.exec(cwd, argv);
+    if (r.exit() != 0) {
+      fail("qsub as " + user + " failed: " + r);
+    }
+    submitted.add(r.out().trim());
+    return r.out().trim();
+  }
+
+  /** What the job wrote to its output file so far ("" before it exists). */
+  static String output(Job job) {
+    try {
+      Path out = Path.of(job.getOutputPath().substring(job.getOutputPath().indexOf(':') + 1));
+      return Files.exists(out) ? Files.readString(out) : "";
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  static void awaitTrue(java.util.function.BooleanSupplier condition, Duration timeout) {
+    awaitTrue(condition, timeout, () -> "");
+  }
+
+  /** Waits for {@code condition}; a timeout reports {@code state} as it is then. */
+  static void awaitTrue(
+      java.util.function.BooleanSupplier condition,
+      Duration timeout,
+      java.util.function.Supplier<String> state) {
+    long deadline = System.currentTimeMillis() + timeout.toMillis();
+    while (!condition.getAsBoolean()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("not within " + timeout + ": " + state.get());
+      }
+      TestCluster.sleep(100);
+    }
+  }
+
+  /**
+   * Deletes the jobs this cluster submitted that have not completed and waits until they have, so
+   * that a failed test does not leave its job holding the nodes of the next.
+   */
+  void deleteUnfinished() {
+    for (String id : submitted) {
+      if (jobProto(id).getState() != dev.berth.proto.JobState.COMPLETED) {
+        cli("qdel", id);
+        await(id, j -> j.getState() == dev.berth.proto.JobState.COMPLETED, Duration.ofSeconds(30));
+      }
+    }
+    submitted.clear();
   }
 
   Job job(String id) {
@@ -164,6 +233,15 @@ final class MultiNodeCluster implements AutoCloseable {
       TestCluster.sleep(100);
     }
     return fail("job " + id + " did not reach the expected state in " + timeout + ": " + last);
+  }
+
+  /** Whether the job still has a cgroup directory on any node (true when it cannot tell). */
+  boolean hasCgroups(String jobId) {
+    try {
+      return cpusetJobCgroups().values().stream().anyMatch(jobs -> jobs.contains(jobId));
+    } catch (IOException e) {
+      return true;
+    }
   }
 
   /** This cluster's job cgroup directories in the cpuset hierarchy: node -> job ids. */

@@ -1,5 +1,7 @@
 package dev.berth.it;
 
+import static dev.berth.it.MultiNodeCluster.awaitTrue;
+import static dev.berth.it.MultiNodeCluster.output;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -63,7 +65,8 @@ class MultiNodeIT {
     assertEquals(0, cluster.cli("qdel", id).exit());
     cluster.await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(5));
     awaitTrue(
-        () -> !cgroupsOf(id) && Processes.matching("sleep 3011").isEmpty(), Duration.ofSeconds(5));
+        () -> !cluster.hasCgroups(id) && Processes.matching("sleep 3011").isEmpty(),
+        Duration.ofSeconds(5));
     assertTrue(System.currentTimeMillis() - before < 5000, "gone from both nodes within 5 s");
   }
 
@@ -135,38 +138,11 @@ class MultiNodeIT {
     return job.getExecNodesList().stream().map(NodeAllocation::getNode).toList();
   }
 
-  private static String output(Job job) {
-    try {
-      Path out = Path.of(job.getOutputPath().substring(job.getOutputPath().indexOf(':') + 1));
-      return Files.exists(out) ? Files.readString(out) : "";
-    } catch (IOException e) {
-      return "";
-    }
-  }
-
-  private static boolean cgroupsOf(String id) {
-    try {
-      return cluster.cpusetJobCgroups().values().stream().anyMatch(jobs -> jobs.contains(id));
-    } catch (IOException e) {
-      return true;
-    }
-  }
-
   private static boolean cgroupOn(String node, String id) {
     try {
       return cluster.cpusetJobCgroups().getOrDefault(node, List.of()).contains(id);
     } catch (IOException e) {
       return true;
-    }
-  }
-
-  private static void awaitTrue(java.util.function.BooleanSupplier condition, Duration timeout) {
-    long deadline = System.currentTimeMillis() + timeout.toMillis();
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new AssertionError("not within " + timeout);
-      }
-      TestCluster.sleep(100);
     }
   }
 }

@@ -6,9 +6,21 @@ import java.util.List;
 final class Processes {
   private Processes() {}
 
+  /** Every process whose command line contains {@code commandLine} (starters included). */
   static List<Long> matching(String commandLine) {
     return ProcessHandle.allProcesses()
         .filter(p -> p.info().commandLine().map(c -> c.contains(commandLine)).orElse(false))
+        .map(ProcessHandle::pid)
+        .toList();
+  }
+
+  /** Processes running {@code program} (its file name) whose arguments contain {@code argument}. */
+  static List<Long> running(String program, String argument) {
+    return ProcessHandle.allProcesses()
+        .filter(
+            p ->
+                p.info().command().map(c -> c.endsWith("/" + program)).orElse(false)
+                    && p.info().commandLine().map(c -> c.contains(argument)).orElse(false))
         .map(ProcessHandle::pid)
         .toList();
   }

@@ -1,0 +1,230 @@
+package dev.berth.it;
+
+import static dev.berth.it.MultiNodeCluster.awaitTrue;
+import static dev.berth.it.MultiNodeCluster.output;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.berth.mom.os.JobFiles;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+import dev.berth.proto.NodeAllocation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Unchanged MPI job scripts on three mom processes with a host name each: Open MPI's mpirun and
+ * MPICH's hydra start their daemons through pbs_tmrsh, so every daemon and every rank lands in the
+ * job's cgroup on its own node; memory is held per node; qdel leaves nothing.
+ */
+@Tag("integration")
+class MpiIT {
+  static final String USER = TestUsers.ALICE;
+  static final String THREE_NODES = "nodes=a:ppn=1+b:ppn=1+c:ppn=1";
+
+  /**
+   * Each rank prints where it and its parent (mpirun, orted or hydra_pmi_proxy) run, after
+   * allocating and touching argv[1] MB (rank 0: a tenth), then sleeps argv[2] seconds.
+   */
+  static final String PROGRAM =
+      """
+      #include <mpi.h>
+      #include <stdio.h>
+      #include <stdlib.h>
+      #include <string.h>
+      #include <unistd.h>
+      static void field(long pid, const char *file, const char *key, char *out, size_t size) {
+        char path[64], line[512];
+        snprintf(path, sizeof path, "/proc/%ld/%s", pid, file);
+        FILE *f = fopen(path, "r");
+        strcpy(out, "?");
+        while (f && fgets(line, sizeof line, f)) {
+          char *at = strstr(line, key);
+          if (at) { at += strlen(key); at[strcspn(at, "\\n")] = 0; snprintf(out, size, "%s", at); break; }
+        }
+        if (f) fclose(f);
+      }
+      int main(int argc, char **argv) {
+        MPI_Init(&argc, &argv);
+        int rank, size;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        long mb = argc > 1 ? atol(argv[1]) : 0;
+        if (rank == 0) mb /= 10;
+        if (mb > 0) { char *p = malloc(mb << 20); memset(p, 1, mb << 20); }
+        char host[256], cpus[256], cg[512], pname[256], pcpus[256], pcg[512];
+        gethostname(host, sizeof host);
+        long self = getpid(), parent = getppid();
+        field(self, "status", "Cpus_allowed_list:\\t", cpus, sizeof cpus);
+        field(self, "cgroup", ":cpuset:", cg, sizeof cg);
+        field(parent, "status", "Name:\\t", pname, sizeof pname);
+        field(parent, "status", "Cpus_allowed_list:\\t", pcpus, sizeof pcpus);
+        field(parent, "cgroup", ":cpuset:", pcg, sizeof pcg);
+        printf("R=%d S=%d H=%s M=%ld C=%s G=%s P=%s PC=%s PG=%s\\n",
+               rank, size, host, mb, cpus, cg, pname, pcpus, pcg);
+        fflush(stdout);
+        if (argc > 2) sleep(atoi(argv[2]));
+        MPI_Finalize();
+        return 0;
+      }
+      """;
+
+  static MultiNodeCluster cluster;
+  static Path work;
+
+  @BeforeAll
+  static void start() throws Exception {
+    TestUsers.ensure(USER);
+    JobTools.ensureOnPath();
+    work = Files.createTempDirectory(Path.of("/tmp"), "berth-mpi-work-");
+    TestCluster.exec(work, List.of("chown", USER, work.toString()));
+    Files.writeString(work.resolve("mpi.c"), PROGRAM);
+    compile("mpicc", "mpi");
+    compile("mpicc.mpich", "mpi_mpich");
+    cluster = MultiNodeCluster.start();
+    cluster.startMom("a", "0-1", "--node-hostname");
+    cluster.startMom("b", "0", "--node-hostname");
+    cluster.startMom("c", "1", "--node-hostname");
+    cluster.qmgr("set server cgroup_enable = True");
+  }
+
+  /** The MPI compilers come from Debian's openmpi-bin, libopenmpi-dev and mpich (ops/test). */
+  private static void compile(String compiler, String binary) {
+    TestCluster.Result r =
+        TestCluster.exec(
+            work, List.of("runuser", "-u", USER, "--", compiler, "-o", binary, "mpi.c"));
+    assertEquals(
+        0,
+        r.exit(),
+        compiler + " failed (ops/test installs openmpi-bin, libopenmpi-dev and mpich): " + r);
+  }
+
+  @AfterEach
+  void deleteLeftovers() {
+    cluster.deleteUnfinished();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
+    JobFiles.removeTree(work);
+  }
+
+  private static Job run(String script, String resources) throws IOException {
+    String id =
+        cluster.submitAs(USER, work, "cd $PBS_O_WORKDIR\n" + script, "-j", "oe", "-l", resources);
+    return cluster.await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(90));
+  }
+
+  private static List<Map<String, String>> ranks(Job job) {
+    return output(job)
+        .lines()
+        .filter(l -> l.startsWith("R="))
+        .map(MpiIT::fields)
+        .sorted((x, y) -> x.get("R").compareTo(y.get("R")))
+        .toList();
+  }
+
+  private static Map<String, String> fields(String line) {
+    Map<String, String> f = new TreeMap<>();
+    for (String part : line.split(" ")) {
+      int eq = part.indexOf('=');
+      f.put(part.substring(0, eq), part.substring(eq + 1));
+    }
+    return f;
+  }
+
+  /** Every rank on its node, it and its parent daemon in the job's cgroup with the node's CPUs. */
+  private static void assertIsolated(Job job, String daemon) {
+    assertEquals(0, job.getExitStatus(), output(job));
+    List<Map<String, String>> ranks = ranks(job);
+    assertEquals(3, ranks.size(), output(job));
+    Map<String, String> cpus =
+        job.getExecNodesList().stream()
+            .collect(
+                Collectors.toMap(NodeAllocation::getNode, a -> TaskIT.ranges(a.getCpusList())));
+    List<String> hosts = List.of("a", "b", "c");
+    for (Map<String, String> r : ranks) {
+      String host = hosts.get(Integer.parseInt(r.get("R")));
+      String cgroup = "/" + cluster.cgroupRoot + "/" + host + "/" + job.getId();
+      assertEquals(host, r.get("H"), "rank " + r);
+      assertEquals("3", r.get("S"));
+      assertEquals(cpus.get(host), r.get("C"), "the rank's CPUs: " + r);
+      assertTrue(r.get("G").endsWith(cgroup), "the rank's cgroup: " + r);
+      if (!host.equals("a") || daemon.equals("hydra_pmi_proxy")) {
+        assertEquals(daemon, r.get("P"), "started by the MPI daemon: " + r);
+      }
+      assertEquals(cpus.get(host), r.get("PC"), "the daemon's CPUs: " + r);
+      assertTrue(r.get("PG").endsWith(cgroup), "the daemon's cgroup: " + r);
+    }
+  }
+
+  @Test
+  void openMpiDaemonsAndRanksAreInTheJobsCgroupOnTheirNodes() throws Exception {
+    Job job = run("mpirun --hostfile $PBS_NODEFILE ./mpi\n", THREE_NODES);
+    assertIsolated(job, "orted");
+  }
+
+  @Test
+  void mpichHydraProxiesAndRanksAreInTheJobsCgroupOnTheirNodes() throws Exception {
+    Job job = run("mpirun.mpich --hostfile $PBS_NODEFILE ./mpi_mpich\n", THREE_NODES);
+    assertIsolated(job, "hydra_pmi_proxy");
+  }
+
+  /**
+   * The seed's experiment with MPI: pmem=60mb, ranks on the sisters touch 100 MB and are killed in
+   * their node's cgroup, rank 0 touches 10 MB and gets through; the job says which nodes.
+   */
+  @Test
+  void ranksOverTheLimitAreKilledOnTheirNodeAndReported() throws Exception {
+    Job job = run("mpirun --hostfile $PBS_NODEFILE ./mpi 100\n", THREE_NODES + ",pmem=60mb");
+    List<Map<String, String>> ranks = ranks(job);
+    assertEquals(List.of("0"), ranks.stream().map(r -> r.get("R")).toList(), output(job));
+    assertEquals("10", ranks.get(0).get("M"), "rank 0 stayed under the limit");
+    assertNotEquals(0, job.getExitStatus());
+    assertTrue(job.getComment().contains("killed on b"), job.getComment());
+    assertTrue(job.getComment().contains("killed on c"), job.getComment());
+    assertTrue(job.getResourcesUsed().getOomKills() >= 2, job.getResourcesUsed().toString());
+  }
+
+  @Test
+  void qdelLeavesNoRankOrDaemonOnAnyNode() throws Exception {
+    String id =
+        cluster.submitAs(
+            USER,
+            work,
+            "cd $PBS_O_WORKDIR\nmpirun --hostfile $PBS_NODEFILE ./mpi 0 3101\n",
+            "-j",
+            "oe",
+            "-l",
+            THREE_NODES);
+    Job running = cluster.await(id, j -> j.getStartTime() > 0, Duration.ofSeconds(30));
+    awaitTrue(() -> ranks(running).size() == 3, Duration.ofSeconds(30));
+    assertEquals(2, Processes.running("orted", "-mca").size(), "an orted on each sister");
+    long before = System.currentTimeMillis();
+    assertEquals(0, cluster.cli("qdel", id).exit());
+    awaitTrue(
+        () ->
+            Processes.running("mpi", "3101").isEmpty()
+                && Processes.running("orted", "-mca").isEmpty()
+                && Processes.running("mpirun", "--hostfile").isEmpty()
+                && !cluster.hasCgroups(id),
+        Duration.ofSeconds(5));
+    assertTrue(System.currentTimeMillis() - before <= 5000);
+    cluster.await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(20));
+  }
+}
