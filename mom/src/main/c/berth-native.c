@@ -41,3 +41,97 @@ JNIEXPORT jlongArray JNICALL Java_dev_berth_mom_os_PeerCredentials_peer(
   if (result != NULL) (*env)->SetLongArrayRegion(env, result, 0, 3, values);
   return result;
 }
+
+/*
+ * Users and groups as the node's NSS serves them (files, LDAP, SSSD), in-process: the mom looks
+ * them up for every job and task it starts, and a getent process per lookup cost milliseconds.
+ */
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char *lookup_buffer(size_t *size) {
+  long n = sysconf(_SC_GETPW_R_SIZE_MAX);
+  *size = n > 0 ? (size_t)n : 16384;
+  if (*size < 16384) *size = 16384;
+  return malloc(*size);
+}
+
+/* {name, uid, gid, home, shell}, or null when there is no such user. */
+JNIEXPORT jobjectArray JNICALL Java_dev_berth_mom_os_Nss_user(JNIEnv *env, jclass cls,
+                                                             jstring name) {
+  (void)cls;
+  const char *n = (*env)->GetStringUTFChars(env, name, NULL);
+  if (n == NULL) return NULL;
+  size_t size;
+  char *buffer = lookup_buffer(&size);
+  struct passwd pw, *found = NULL;
+  int rc = buffer ? getpwnam_r(n, &pw, buffer, size, &found) : ENOMEM;
+  (*env)->ReleaseStringUTFChars(env, name, n);
+  jobjectArray result = NULL;
+  if (rc == 0 && found != NULL) {
+    char uid[32], gid[32];
+    snprintf(uid, sizeof uid, "%u", (unsigned)pw.pw_uid);
+    snprintf(gid, sizeof gid, "%u", (unsigned)pw.pw_gid);
+    const char *fields[5] = {pw.pw_name, uid, gid, pw.pw_dir, pw.pw_shell ? pw.pw_shell : ""};
+    result = (*env)->NewObjectArray(env, 5, (*env)->FindClass(env, "java/lang/String"), NULL);
+    for (int i = 0; result != NULL && i < 5; i++) {
+      (*env)->SetObjectArrayElement(env, result, i, (*env)->NewStringUTF(env, fields[i]));
+    }
+  } else if (rc != 0) {
+    (*env)->ThrowNew(env, (*env)->FindClass(env, "java/io/IOException"), strerror(rc));
+  }
+  free(buffer);
+  return result;
+}
+
+/* The groups a user is in (getgrouplist), their primary group first. */
+JNIEXPORT jintArray JNICALL Java_dev_berth_mom_os_Nss_groups(JNIEnv *env, jclass cls,
+                                                            jstring name, jint gid) {
+  (void)cls;
+  const char *n = (*env)->GetStringUTFChars(env, name, NULL);
+  if (n == NULL) return NULL;
+  int count = 64;
+  gid_t *groups = NULL;
+  for (int tries = 0; tries < 8; tries++) {
+    gid_t *bigger = realloc(groups, sizeof(gid_t) * count);
+    if (bigger == NULL) break;
+    groups = bigger;
+    int want = count;
+    if (getgrouplist(n, (gid_t)gid, groups, &want) >= 0) {
+      count = want;
+      break;
+    }
+    count = want > count ? want : count * 2;
+  }
+  (*env)->ReleaseStringUTFChars(env, name, n);
+  jintArray result = NULL;
+  if (groups != NULL) {
+    result = (*env)->NewIntArray(env, count);
+    for (int i = 0; result != NULL && i < count; i++) {
+      jint g = (jint)groups[i];
+      (*env)->SetIntArrayRegion(env, result, i, 1, &g);
+    }
+  }
+  free(groups);
+  return result;
+}
+
+/* A group's id, or -1 when there is no such group. */
+JNIEXPORT jint JNICALL Java_dev_berth_mom_os_Nss_groupId(JNIEnv *env, jclass cls, jstring name) {
+  (void)cls;
+  const char *n = (*env)->GetStringUTFChars(env, name, NULL);
+  if (n == NULL) return -1;
+  size_t size;
+  char *buffer = lookup_buffer(&size);
+  struct group gr, *found = NULL;
+  int rc = buffer ? getgrnam_r(n, &gr, buffer, size, &found) : ENOMEM;
+  (*env)->ReleaseStringUTFChars(env, name, n);
+  jint result = rc == 0 && found != NULL ? (jint)gr.gr_gid : -1;
+  free(buffer);
+  if (rc != 0) {
+    (*env)->ThrowNew(env, (*env)->FindClass(env, "java/io/IOException"), strerror(rc));
+  }
+  return result;
+}

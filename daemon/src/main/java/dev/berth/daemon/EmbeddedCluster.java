@@ -61,7 +61,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             MomActor.create(
                 mom,
                 new LinuxLauncher(mom.starter()),
-                new LinuxUsers(),
+                new LinuxUsers(mom.nativeLibrary()),
                 NodeFacts.linux(),
                 new JobRecords(mom.home().resolve("jobs")),
                 settings.isolation().apply(mom.name())),

@@ -45,7 +45,7 @@ final class MomProcess {
           MomActor.create(
               config,
               new LinuxLauncher(config.starter()),
-              new LinuxUsers(),
+              new LinuxUsers(config.nativeLibrary()),
               NodeFacts.linux(),
               records,
               isolation),

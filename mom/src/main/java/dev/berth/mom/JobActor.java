@@ -5,7 +5,7 @@ import dev.berth.core.Signals;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
-import dev.berth.mom.os.PeerCredentials;
+import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.store.JobRecords;
@@ -227,7 +227,7 @@ final class JobActor {
       nodeJob = NodeJob.prepare(job, config, users);
       cgroupProcs =
           isolation.create(job, config.name()).map(JobCgroup::procsFiles).orElse(List.of());
-      tmSocket = PeerCredentials.loaded() ? JobTasks.socket(config, job.getId()) : null;
+      tmSocket = NativeLibrary.loaded() ? JobTasks.socket(config, job.getId()) : null;
       spec = JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket).spec();
     } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
       return abandon(e.getMessage());
@@ -382,7 +382,7 @@ final class JobActor {
     try {
       nodeJob = NodeJob.existing(job, config, users);
       cgroupProcs = isolation.find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
-      tmSocket = PeerCredentials.loaded() ? JobTasks.socket(config, job.getId()) : null;
+      tmSocket = NativeLibrary.loaded() ? JobTasks.socket(config, job.getId()) : null;
       spec = JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket).spec();
     } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
       context

@@ -3,7 +3,6 @@ package dev.berth.mom;
 import dev.berth.core.Services;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.NodeFacts;
-import dev.berth.mom.os.PeerCredentials;
 import dev.berth.mom.os.Users;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.JobObitReport;
@@ -111,7 +110,6 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             "inbox");
     this.listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
     context.getSystem().receptionist().tell(Receptionist.register(momKey(config.name()), inbox));
-    loadNativeLibrary();
     recoverJobs();
     context.getLog().info("node {}: {}", config.name(), isolation.describe());
     removeOrphanCgroups();
@@ -131,20 +129,6 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             Behaviors.setup(
                 ctx ->
                     new MomActor(ctx, timers, config, launcher, users, facts, records, isolation)));
-  }
-
-  /** Without it the task manager cannot tell who connects, so jobs get none. */
-  private void loadNativeLibrary() {
-    try {
-      PeerCredentials.load(config.nativeLibrary());
-    } catch (RuntimeException | UnsatisfiedLinkError e) {
-      getContext()
-          .getLog()
-          .error(
-              "node {}: jobs get no task manager (pbsdsh, MPI launch): {}",
-              config.name(),
-              e.getMessage());
-    }
   }
 
   /** Cgroups of jobs this mom has no record of were left by a crash: nothing may stay in them. */

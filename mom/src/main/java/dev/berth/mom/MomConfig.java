@@ -53,7 +53,7 @@ public record MomConfig(
     return nodeHostname ? name : null;
   }
 
-  Path nativeLibrary() {
-    return starter.resolveSibling("libberth-native.so");
+  public Path nativeLibrary() {
+    return starter.resolveSibling(dev.berth.mom.os.NativeLibrary.FILE);
   }
 }

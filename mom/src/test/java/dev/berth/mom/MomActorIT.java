@@ -106,7 +106,7 @@ class MomActorIT {
             MomActor.create(
                 config,
                 new LinuxLauncher(STARTER),
-                new LinuxUsers(),
+                new LinuxUsers(config.nativeLibrary()),
                 NodeFacts.linux(),
                 records,
                 Isolation.none("this test runs jobs without cgroups")));

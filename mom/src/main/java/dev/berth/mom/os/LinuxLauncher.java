@@ -25,6 +25,7 @@ public final class LinuxLauncher implements Launcher {
           "the job starter " + starter + " is missing or not executable (build the mom module)");
     }
     this.starter = starter;
+    NativeLibrary.load(starter.resolveSibling(NativeLibrary.FILE));
   }
 
   @Override

@@ -195,7 +195,8 @@ class LinuxLauncherTest {
   @Test
   void runsAsTheUserWithTheirGroupsAndUmask() throws Exception {
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
-    UserInfo nobody = new LinuxUsers().user("nobody").orElseThrow();
+    UserInfo nobody =
+        new LinuxUsers(STARTER.resolveSibling(NativeLibrary.FILE)).user("nobody").orElseThrow();
     assertEquals(65534, nobody.uid());
     Spec spec = new Spec("id -un; id -u; id -G");
     spec.user = nobody;

@@ -1,0 +1,41 @@
+package dev.berth.mom.os;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The mom's small JNI library (mom/src/main/c/berth-native.c, built next to berth-starter): what
+ * the kernel and the C library give that Java does not — the process behind a Unix socket
+ * connection ({@link PeerCredentials}) and in-process user and group lookups ({@link Nss}).
+ */
+public final class NativeLibrary {
+  /** Its file name, next to berth-starter. */
+  public static final String FILE = "libberth-native.so";
+
+  private static volatile boolean loaded;
+
+  private NativeLibrary() {}
+
+  /** Loads the library once per JVM; later calls do nothing. */
+  public static synchronized void load(Path library) {
+    if (loaded) {
+      return;
+    }
+    if (!Files.isReadable(library)) {
+      throw new IllegalArgumentException(
+          "the native library " + library + " is missing (build the mom module)");
+    }
+    System.load(library.toAbsolutePath().toString());
+    loaded = true;
+  }
+
+  public static boolean loaded() {
+    return loaded;
+  }
+
+  static void require() {
+    if (!loaded) {
+      throw new IllegalStateException("the mom's native library is not loaded");
+    }
+  }
+}
