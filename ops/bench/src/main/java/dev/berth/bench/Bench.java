@@ -14,7 +14,7 @@ import java.util.Map;
 
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
- * measured; nothing is asserted. Usage: ops/bench/run [submit|cli|restart|all].
+ * measured; nothing is asserted. Usage: ops/bench/run [submit|cli|restart|nodes|all].
  */
 public final class Bench {
   private final Path root;
@@ -33,15 +33,24 @@ public final class Bench {
       case "submit" -> bench.submit();
       case "cli" -> bench.cli();
       case "restart" -> bench.restart();
+      case "nodes" -> bench.nodes();
       case "all" -> {
         bench.submit();
         bench.cli();
         bench.restart();
+        bench.nodes();
       }
       default -> {
-        System.err.println("usage: ops/bench/run [submit|cli|restart|all]");
+        System.err.println("usage: ops/bench/run [submit|cli|restart|nodes|all]");
         System.exit(2);
       }
+    }
+  }
+
+  /** Jobs and tasks on three real moms (see NodeBench); needs root for cgroups. */
+  void nodes() throws Exception {
+    try (NodeBench nodes = new NodeBench(root)) {
+      nodes.run();
     }
   }
 

@@ -1,0 +1,344 @@
+package dev.berth.bench;
+
+import dev.berth.client.BerthClient;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+import dev.berth.proto.Request;
+import dev.berth.proto.StatJobs;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Jobs on real moms: a server process and three {@code berth mom} processes on this host (n1 with
+ * CPUs 0-1, n2 with 0, n3 with 1, each with its own host name and cgroup root). Measures jobs per
+ * second through one node running {@code true}, the mother superior's time from JOIN_JOB to the
+ * script's exec and from the script's end to the obit (from the moms' own log lines), and the wall
+ * time of {@code pbsdsh true} and of an MPI launch of a trivial program on three nodes.
+ */
+final class NodeBench implements AutoCloseable {
+  private static final Pattern JOIN_AT = Pattern.compile("moms join at (\\S+)");
+  private static final Pattern STARTED =
+      Pattern.compile("started as session \\d+, ([0-9.]+) ms after JOIN_JOB");
+  private static final Pattern TORN_DOWN =
+      Pattern.compile("torn down on every node in ([0-9.]+) ms");
+
+  private final Path root;
+  private final BenchServer server;
+  private final Path work;
+  private final String cgroupRoot;
+  private final List<Process> moms = new ArrayList<>();
+
+  /**
+   * Who the jobs run as: berth-alice when the tests' user exists (ops/test makes it), since root's
+   * login profile on a developer machine can take longer than the job itself.
+   */
+  private final String user;
+
+  NodeBench(Path root) throws IOException {
+    this.root = root;
+    this.server = new BenchServer(root);
+    this.work = Files.createTempDirectory(server.home, "work");
+    this.cgroupRoot = "berth-bench-" + server.home.getFileName();
+    this.user = run(List.of("id", "-u", JOB_USER)) == 0 ? JOB_USER : null;
+    if (user != null) {
+      run(List.of("chown", user, work.toString()));
+      run(List.of("chmod", "755", server.home.toString()));
+    }
+  }
+
+  private static final String JOB_USER = "berth-alice";
+
+  private static int run(List<String> argv) throws IOException {
+    try {
+      return new ProcessBuilder(argv)
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start()
+          .waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  void run() throws Exception {
+    server.start();
+    System.out.printf(
+        "%nthree moms on this host; jobs run as %s%n",
+        user != null ? user : "root (create berth-alice to leave root's login profile out)");
+    String address = joinAddress();
+    qmgr("set server node_check_rate = 4");
+    startMom(address, "n1", "0-1");
+    startMom(address, "n2", "0");
+    startMom(address, "n3", "1");
+    for (boolean cgroups : new boolean[] {false, true}) {
+      qmgr("set server cgroup_enable = " + (cgroups ? "True" : "False"));
+      System.out.printf("%njobs on moms, cgroup_enable = %s:%n", cgroups ? "True" : "False");
+      throughput(200);
+      joinAndTeardown(40);
+    }
+    tasks();
+  }
+
+  /** Jobs per second through n1 (2 CPUs): all queued first, then the node is let go. */
+  private void throughput(int jobs) throws Exception {
+    cli("pbsnodes", "-o", "n1");
+    String array = submit("true\n", "-t", "1-" + jobs, "-l", "nodes=n1:ppn=1");
+    long begin = System.nanoTime();
+    cli("pbsnodes", "-c", "n1");
+    awaitCompleted(array, jobs);
+    double seconds = (System.nanoTime() - begin) / 1e9;
+    System.out.printf(
+        "  %d jobs running `true` through one node with 2 CPUs: %.1f s, %.1f jobs/s%n",
+        jobs, seconds, jobs / seconds);
+  }
+
+  /** Two-node jobs on n2 (mother superior) and n3, one at a time: the moms' own timings. */
+  private void joinAndTeardown(int jobs) throws Exception {
+    Path log = server.home.resolve("mom-n2.log");
+    long from = Files.size(log);
+    String array = submit("true\n", "-t", "1-" + jobs, "-l", "nodes=n2:ppn=1+n3:ppn=1");
+    awaitCompleted(array, jobs);
+    Thread.sleep(500);
+    String lines = Files.readString(log).substring((int) from);
+    double[] join = values(STARTED, lines);
+    double[] teardown = values(TORN_DOWN, lines);
+    System.out.printf(
+        "  two-node jobs: JOIN_JOB to script exec median %.1f ms, p90 %.1f ms (%d jobs)%n",
+        median(join), p90(join), join.length);
+    System.out.printf(
+        "  two-node jobs: script end to obit, every node torn down, median %.1f ms, p90 %.1f ms%n",
+        median(teardown), p90(teardown));
+  }
+
+  /** pbsdsh and mpirun across three nodes, timed inside one job. */
+  private void tasks() throws Exception {
+    qmgr("set server cgroup_enable = True");
+    Files.writeString(
+        work.resolve("trivial.c"),
+        "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0;"
+            + " }\n");
+    List<String> compile = new ArrayList<>(List.of("mpicc", "-o", "trivial", "trivial.c"));
+    if (user != null) {
+      compile.addAll(0, List.of("runuser", "-u", user, "--"));
+    }
+    boolean mpi =
+        new ProcessBuilder(compile)
+                .directory(work.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start()
+                .waitFor()
+            == 0;
+    String pbsdsh = root.resolve("ops/bin/pbsdsh").toString();
+    String script =
+        "cd $PBS_O_WORKDIR\n"
+            + "for i in $(seq 20); do s=$(date +%s%N); "
+            + pbsdsh
+            + " true; e=$(date +%s%N); echo PBSDSH $(( (e - s) / 1000 )); done\n"
+            + (mpi
+                ? "for i in $(seq 10); do s=$(date +%s%N); mpirun --hostfile $PBS_NODEFILE"
+                    + " ./trivial; e=$(date +%s%N); echo MPIRUN $(( (e - s) / 1000 )); done\n"
+                : "");
+    String id =
+        submit(
+            script,
+            "-l",
+            "nodes=n1:ppn=1+n2:ppn=1+n3:ppn=1",
+            "-v",
+            "OMPI_ALLOW_RUN_AS_ROOT=1,OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+            "-o",
+            work.resolve("tasks.out").toString());
+    awaitCompleted(id, 1);
+    String out = Files.readString(work.resolve("tasks.out"));
+    double[] dsh = values(Pattern.compile("PBSDSH (\\d+)"), out);
+    System.out.printf(
+        "%npbsdsh true on 3 nodes (cgroups): median %.1f ms, p90 %.1f ms, min %.1f ms (%d runs)%n",
+        median(dsh) / 1000, p90(dsh) / 1000, min(dsh) / 1000, dsh.length);
+    if (mpi) {
+      double[] run = values(Pattern.compile("MPIRUN (\\d+)"), out);
+      System.out.printf(
+          "mpirun of a trivial program on 3 nodes (Open MPI, cgroups): median %.0f ms, p90 %.0f ms"
+              + " (%d runs)%n",
+          median(run) / 1000, p90(run) / 1000, run.length);
+    } else {
+      System.out.println("mpirun: skipped, mpicc is not installed (openmpi-bin, libopenmpi-dev)");
+    }
+    if (dsh.length == 0) {
+      System.out.println("the tasks job wrote:\n" + out);
+    }
+  }
+
+  private String joinAddress() throws Exception {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (System.currentTimeMillis() < deadline) {
+      Matcher m = JOIN_AT.matcher(Files.readString(server.home.resolve("serve.log")));
+      if (m.find()) {
+        return m.group(1);
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("the server did not say where moms join");
+  }
+
+  private void startMom(String address, String node, String cpus) throws Exception {
+    moms.add(
+        new ProcessBuilder(
+                root.resolve("ops/bin/berth").toString(),
+                "mom",
+                "--home",
+                server.home.toString(),
+                "--server",
+                address,
+                "--name",
+                node,
+                "--cpus",
+                cpus,
+                "--heartbeat",
+                "1",
+                "--cgroup-root",
+                cgroupRoot,
+                "--node-hostname")
+            .redirectErrorStream(true)
+            .redirectOutput(
+                ProcessBuilder.Redirect.appendTo(
+                    server.home.resolve("mom-" + node + ".log").toFile()))
+            .start());
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (!isFree(node)) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("node " + node + " did not come up");
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private boolean isFree(String node) throws InterruptedException, IOException {
+    try {
+      return cli("pbsnodes", "-a", node).contains("state = free");
+    } catch (IllegalStateException notYetKnown) {
+      return false;
+    }
+  }
+
+  private String submit(String script, String... options) throws Exception {
+    Path file = work.resolve("job-" + System.nanoTime() + ".pbs");
+    Files.writeString(file, script);
+    List<String> argv = new ArrayList<>(List.of("qsub", "-j", "oe"));
+    argv.addAll(List.of(options));
+    argv.add(file.toString());
+    if (user == null) {
+      return cli(argv.toArray(String[]::new)).trim();
+    }
+    argv.set(0, root.resolve("ops/bin/qsub").toString());
+    argv.addAll(0, List.of("runuser", "-u", user, "--", "env", "BERTH_SERVER=" + server.socket));
+    Process p = new ProcessBuilder(argv).directory(work.toFile()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("qsub as " + user + " failed: " + out);
+    }
+    return out.trim();
+  }
+
+  private void qmgr(String command) throws Exception {
+    cli("qmgr", "-c", command);
+  }
+
+  private String cli(String... argv) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(argv));
+    command.set(0, root.resolve("ops/bin").resolve(argv[0]).toString());
+    ProcessBuilder pb = new ProcessBuilder(command).directory(work.toFile());
+    pb.environment().putAll(Map.of("BERTH_SERVER", server.socket.toString()));
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes());
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException(String.join(" ", argv) + " failed: " + out);
+    }
+    return out;
+  }
+
+  /** Waits until {@code count} jobs of {@code id} (an array's subjobs, or the job) completed. */
+  private void awaitCompleted(String id, int count) throws Exception {
+    String prefix = id.contains("[]") ? id.substring(0, id.indexOf('[')) + "[" : id;
+    long deadline = System.currentTimeMillis() + 600_000;
+    while (System.currentTimeMillis() < deadline) {
+      try (BerthClient c = BerthClient.connect(server.socket)) {
+        List<Job> jobs =
+            c.call(Request.newBuilder().setStatJobs(StatJobs.newBuilder().setIncludeSubjobs(true)))
+                .getJobs()
+                .getJobsList();
+        long done =
+            jobs.stream()
+                .filter(j -> j.getId().startsWith(prefix) && !j.getId().contains("[]"))
+                .filter(j -> j.getState() == JobState.COMPLETED)
+                .count();
+        if (done >= count) {
+          return;
+        }
+      }
+      Thread.sleep(20);
+    }
+    throw new IllegalStateException(id + " did not complete");
+  }
+
+  private static double[] values(Pattern pattern, String text) {
+    Matcher m = pattern.matcher(text);
+    List<Double> values = new ArrayList<>();
+    while (m.find()) {
+      values.add(Double.parseDouble(m.group(1)));
+    }
+    double[] v = values.stream().mapToDouble(Double::doubleValue).toArray();
+    Arrays.sort(v);
+    return v;
+  }
+
+  private static double median(double[] sorted) {
+    return sorted.length == 0 ? Double.NaN : sorted[sorted.length / 2];
+  }
+
+  private static double p90(double[] sorted) {
+    return sorted.length == 0 ? Double.NaN : sorted[(int) (sorted.length * 0.9)];
+  }
+
+  private static double min(double[] sorted) {
+    return sorted.length == 0 ? Double.NaN : sorted[0];
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (Process mom : moms) {
+      mom.destroy();
+      mom.waitFor(30, TimeUnit.SECONDS);
+    }
+    server.close();
+    for (String hierarchy : new String[] {"cpuset", "cpuacct", "freezer", "memory"}) {
+      removeEmptyTree(Path.of("/sys/fs/cgroup", hierarchy));
+    }
+  }
+
+  /** The moms remove their own roots when they stop; whatever level of ours is left goes. */
+  private void removeEmptyTree(Path hierarchy) throws IOException {
+    if (!Files.isDirectory(hierarchy)) {
+      return;
+    }
+    try (var found = Files.find(hierarchy, 4, (p, a) -> p.endsWith(cgroupRoot))) {
+      for (Path dir : found.toList()) {
+        try (var levels = Files.walk(dir)) {
+          levels
+              .filter(Files::isDirectory)
+              .sorted(java.util.Comparator.reverseOrder())
+              .forEach(p -> p.toFile().delete());
+        }
+      }
+    }
+  }
+}
