@@ -8,13 +8,11 @@ import dev.berth.tools.jobctl.Qdel;
 import dev.berth.tools.jobctl.Qhold;
 import dev.berth.tools.jobctl.Qrls;
 import dev.berth.tools.jobctl.Qsig;
-import dev.berth.tools.pbsdsh.Pbsdsh;
 import dev.berth.tools.pbsnodes.Pbsnodes;
 import dev.berth.tools.qmgr.Qmgr;
 import dev.berth.tools.qstat.Qstat;
 import dev.berth.tools.qsub.Qalter;
 import dev.berth.tools.qsub.Qsub;
-import dev.berth.tools.tmrsh.PbsTmrsh;
 import dev.berth.tools.tracejob.Tracejob;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -41,9 +39,7 @@ public final class Main {
           entry("qrls", Qrls::run),
           entry("qsig", Qsig::run),
           entry("pbsnodes", Pbsnodes::run),
-          entry("tracejob", Tracejob::run),
-          entry("pbsdsh", Pbsdsh::run),
-          entry("pbs_tmrsh", PbsTmrsh::run));
+          entry("tracejob", Tracejob::run));
 
   private Main() {}
 

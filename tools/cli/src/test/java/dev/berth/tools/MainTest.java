@@ -41,9 +41,7 @@ class MainTest {
             "qrls",
             "qsig",
             "pbsnodes",
-            "tracejob",
-            "pbsdsh",
-            "pbs_tmrsh"),
+            "tracejob"),
         Main.commands().keySet());
   }
 

@@ -1,6 +1,9 @@
-package dev.berth.tools.pbsdsh;
+package dev.berth.tools.tm;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Message;
+import com.google.protobuf.UnknownFieldSet;
 import dev.berth.proto.TmAck;
 import dev.berth.proto.TmError;
 import dev.berth.proto.TmExited;
@@ -21,6 +24,7 @@ import java.nio.channels.Channels;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -33,7 +37,9 @@ import java.util.function.Function;
  * A task manager in the test's hands, on a Unix socket: it answers the TM protocol from scripts
  * (what each spawned task prints and how it ends) and logs what it was asked, in order: {@code
  * spawn NODE VNODE}, {@code wait TASK}, {@code input TASK BYTES|eof}, {@code signal TASK SIG}.
- * Tasks run nowhere; this checks the commands' side of the protocol only.
+ * Tasks run nowhere; this checks the commands' side of the protocol only. It can also refuse every
+ * connection, as the mom refuses a process that is not the job's, and add fields of every wire type
+ * that tm.proto does not have to what it sends, as a newer task manager might.
  */
 public final class FakeTm implements AutoCloseable {
   /**
@@ -86,6 +92,8 @@ public final class FakeTm implements AutoCloseable {
   private final Function<TmSpawn, Script> scripts;
   private final List<String> log = Collections.synchronizedList(new ArrayList<>());
   private final List<TmSpawn> spawns = Collections.synchronizedList(new ArrayList<>());
+  private volatile String refusal;
+  private volatile boolean unknownFields;
 
   private FakeTm(Path socket, TmNodeList nodes, Function<TmSpawn, Script> scripts)
       throws IOException {
@@ -146,9 +154,21 @@ public final class FakeTm implements AutoCloseable {
     throw new AssertionError("never logged " + prefix + ": " + log());
   }
 
+  /** From now on, answers every connection with an error of id 0 and closes it. */
+  public void refuse(String why) {
+    refusal = why;
+  }
+
+  /** From now on, adds unknown fields (varint, fixed64, bytes, group, fixed32) to what it sends. */
+  public void addUnknownFields() {
+    unknownFields = true;
+  }
+
+  /** Stops listening and removes the socket, so a new one can take its place. */
   @Override
   public void close() throws IOException {
     server.close();
+    Files.deleteIfExists(socket);
   }
 
   private void accept() {
@@ -166,8 +186,13 @@ public final class FakeTm implements AutoCloseable {
 
   private void serve(SocketChannel connection) {
     try (connection) {
-      new Connection(Channels.newOutputStream(connection))
-          .serve(Channels.newInputStream(connection));
+      Connection served = new Connection(Channels.newOutputStream(connection));
+      String why = refusal;
+      if (why != null) {
+        served.send(TmResponse.newBuilder().setError(TmError.newBuilder().setMessage(why)));
+        return;
+      }
+      served.serve(Channels.newInputStream(connection));
     } catch (IOException e) {
       // the client went away
     }
@@ -302,8 +327,44 @@ public final class FakeTm implements AutoCloseable {
     }
 
     private void send(TmResponse.Builder response) throws IOException {
+      if (unknownFields) {
+        withUnknownFields(response);
+      }
       response.build().writeDelimitedTo(out);
       out.flush();
+    }
+  }
+
+  private static final UnknownFieldSet UNKNOWN =
+      UnknownFieldSet.newBuilder()
+          .addField(
+              99,
+              UnknownFieldSet.Field.newBuilder()
+                  .addVarint(-5)
+                  .addFixed64(7)
+                  .addLengthDelimited(ByteString.copyFromUtf8("from a newer task manager"))
+                  .addGroup(
+                      UnknownFieldSet.newBuilder()
+                          .addField(1, UnknownFieldSet.Field.newBuilder().addVarint(1).build())
+                          .build())
+                  .addFixed32(3)
+                  .build())
+          .build();
+
+  /** Unknown fields in the response, its body and, for a node list, every node. */
+  private static void withUnknownFields(TmResponse.Builder response) {
+    response.setUnknownFields(UNKNOWN);
+    for (FieldDescriptor field : response.getAllFields().keySet()) {
+      if (field.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
+        Message.Builder body = response.getFieldBuilder(field);
+        body.setUnknownFields(UNKNOWN);
+      }
+    }
+    if (response.hasNodes()) {
+      TmNodeList.Builder nodes = response.getNodesBuilder();
+      for (int i = 0; i < nodes.getNodesCount(); i++) {
+        nodes.getNodesBuilder(i).setUnknownFields(UNKNOWN);
+      }
     }
   }
 

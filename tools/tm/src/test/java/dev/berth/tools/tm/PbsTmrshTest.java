@@ -1,19 +1,14 @@
-package dev.berth.tools.tmrsh;
+package dev.berth.tools.tm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.proto.TmSpawn;
-import dev.berth.tools.pbsdsh.FakeTm;
-import dev.berth.tools.pbsdsh.FakeTm.Script;
-import dev.berth.tools.pbsdsh.SignalTrap;
-import dev.berth.tools.pbsdsh.TmRun;
+import dev.berth.tools.tm.FakeTm.Script;
+import dev.berth.tools.tm.TmProcess.Result;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,18 +34,19 @@ class PbsTmrshTest {
     return Map.of("BERTH_TM_SOCKET", tm.socket().toString(), "SHELL", "/bin/bash");
   }
 
-  private TmRun tmrsh(SignalTrap signals, String stdin, String... args) {
-    return TmRun.of(PbsTmrsh::run, signals, env(), dir, stdin, "pbs_tmrsh", args);
+  /** pbs_tmrsh ARGS with this stdin. */
+  private Result fed(String stdin, String... args) throws Exception {
+    return TmProcess.run(dir, env(), stdin, "pbs_tmrsh", args);
   }
 
-  private TmRun tmrsh(String... args) {
-    return tmrsh(TmRun.NO_SIGNALS, "", args);
+  private Result tmrsh(String... args) throws Exception {
+    return fed("", args);
   }
 
   @Test
   void runsTheCommandThroughTheShellOnTheNodesFirstVnode() throws Exception {
     job(spawn -> Script.prints("out\n", "err\n", 3));
-    TmRun run = tmrsh("-x", "n2", "\"/usr/bin/hydra_pmi_proxy\"", "--control-port", "vm:1");
+    Result run = tmrsh("-x", "n2", "\"/usr/bin/hydra_pmi_proxy\"", "--control-port", "vm:1");
     assertEquals(3, run.status());
     assertEquals("out\n", run.out());
     assertEquals("err\n", run.err());
@@ -68,10 +64,10 @@ class PbsTmrshTest {
   @Test
   void stdinIsCopiedToTheTask() throws Exception {
     job(spawn -> Script.echoes());
-    TmRun run = tmrsh(TmRun.NO_SIGNALS, "line one\nline two\n", "n1", "cat");
+    Result run = fed("line one\nline two\n", "n1", "cat");
     assertEquals(0, run.status());
     assertEquals("line one\nline two\n", run.out());
-    // the copier thread's input and the wait may come in either order
+    // stdin and the wait go their own ways
     List<String> log = tm.log();
     assertTrue(log.contains("wait 1"), log.toString());
     assertEquals(
@@ -80,9 +76,26 @@ class PbsTmrshTest {
   }
 
   @Test
+  void muchStdinGoesInPiecesWhileOutputComesBack() throws Exception {
+    job(spawn -> Script.echoes());
+    String stdin = "0123456789abcdef\n".repeat(20_000); // 340 kB, echoed back as it goes
+    Result run = fed(stdin, "n1", "cat");
+    assertEquals(0, run.status(), run.err());
+    assertEquals(stdin, run.out());
+    List<Integer> pieces =
+        tm.log().stream()
+            .filter(entry -> entry.startsWith("input 1 ") && !entry.endsWith("eof"))
+            .map(entry -> Integer.parseInt(entry.substring("input 1 ".length())))
+            .toList();
+    assertEquals(stdin.length(), pieces.stream().mapToInt(Integer::intValue).sum());
+    assertTrue(pieces.stream().allMatch(size -> size <= 64 << 10), pieces.toString());
+    assertEquals("input 1 eof", tm.log().get(tm.log().size() - 1));
+  }
+
+  @Test
   void dashNGivesTheTaskNoStdin() throws Exception {
     job(spawn -> Script.echoes());
-    TmRun run = tmrsh(TmRun.NO_SIGNALS, "not read\n", "-n", "n1", "cat");
+    Result run = fed("not read\n", "-n", "n1", "cat");
     assertEquals(0, run.status());
     assertEquals("", run.out());
     assertEquals(List.of("spawn n1 0", "input 1 eof", "wait 1"), tm.log());
@@ -97,21 +110,31 @@ class PbsTmrshTest {
   @Test
   void signalsGoOnToTheTask() throws Exception {
     job(spawn -> Script.runsUntilSignalled());
-    TmRun.ManualTrap trap = new TmRun.ManualTrap();
-    CompletableFuture<TmRun> run =
-        CompletableFuture.supplyAsync(() -> tmrsh(trap, "", "-n", "n1", "orted"));
+    TmProcess tmrsh = TmProcess.start(dir, env(), "", "pbs_tmrsh", "-n", "n1", "orted");
     tm.awaitLogged("wait 1");
-    assertEquals(List.of("INT", "TERM", "HUP"), trap.names());
-    trap.raise(1);
-    assertEquals(129, run.get(10, TimeUnit.SECONDS).status());
+    tmrsh.signal("HUP");
+    assertEquals(129, tmrsh.await().status());
     assertTrue(tm.log().contains("signal 1 1"));
-    assertFalse(trap.installed());
+  }
+
+  @Test
+  void interruptAndTerminateGoOnToo() throws Exception {
+    for (String signal : List.of("INT", "TERM")) {
+      stop();
+      job(spawn -> Script.runsUntilSignalled());
+      TmProcess tmrsh = TmProcess.start(dir, env(), "", "pbs_tmrsh", "-n", "n1", "orted");
+      tm.awaitLogged("wait 1");
+      tmrsh.signal(signal);
+      boolean interrupt = signal.equals("INT");
+      assertEquals(interrupt ? 130 : 143, tmrsh.await().status());
+      assertTrue(tm.log().contains(interrupt ? "signal 1 2" : "signal 1 15"), tm.log().toString());
+    }
   }
 
   @Test
   void itsOwnFailuresExit255() throws Exception {
     job(spawn -> spawn.getVnode() == 0 ? Script.cannotStart("no shell") : Script.refused("full"));
-    TmRun run = tmrsh("n1", "true");
+    Result run = tmrsh("n1", "true");
     assertEquals(255, run.status());
     assertEquals("pbs_tmrsh: cannot run the command on n1: no shell\n", run.err());
     run = tmrsh("n2", "true");
@@ -126,24 +149,24 @@ class PbsTmrshTest {
   @Test
   void refusesOtherUsersLoginsAndMissingCommands() throws Exception {
     job(spawn -> Script.exits(0));
-    TmRun run = tmrsh("-l", "root", "n1", "true");
+    Result run = tmrsh("-l", "berth-someone-else", "n1", "true");
     assertEquals(255, run.status());
-    assertEquals("pbs_tmrsh: cannot run as root: tasks run as the job's owner\n", run.err());
-    run = tmrsh("-l", TmRun.USER, "n1", "true");
-    assertEquals(0, run.status());
+    assertEquals(
+        "pbs_tmrsh: cannot run as berth-someone-else: tasks run as the job's owner\n", run.err());
+    run = tmrsh("-l", System.getProperty("user.name"), "n1", "true");
+    assertEquals(0, run.status(), run.err());
     run = tmrsh("n1");
     assertEquals(255, run.status());
     assertEquals("pbs_tmrsh: no command given (interactive logins are not supported)\n", run.err());
     run = tmrsh("-Z", "n1", "true");
     assertEquals(255, run.status());
-    assertEquals("pbs_tmrsh: invalid option -- 'Z'\n" + TmrshCommandLine.USAGE, run.err());
+    assertEquals("pbs_tmrsh: invalid option -- 'Z'\n" + TmrshCommandLineTest.USAGE, run.err());
     assertEquals(1, tm.spawns().size());
   }
 
   @Test
-  void outsideAJobItFails() {
-    TmRun run =
-        TmRun.of(PbsTmrsh::run, TmRun.NO_SIGNALS, Map.of(), dir, "", "pbs_tmrsh", "n1", "true");
+  void outsideAJobItFails() throws Exception {
+    Result run = TmProcess.run(dir, Map.of(), "", "pbs_tmrsh", "n1", "true");
     assertEquals(255, run.status());
     assertEquals("pbs_tmrsh: not inside a Berth job (BERTH_TM_SOCKET is not set)\n", run.err());
   }
