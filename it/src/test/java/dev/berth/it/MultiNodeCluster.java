@@ -65,6 +65,12 @@ final class MultiNodeCluster implements AutoCloseable {
    * any) and waits until the node is free.
    */
   void startMom(String node, String cpus, String... options) throws IOException {
+    launchMom(node, cpus, options);
+    awaitNode(node, "free");
+  }
+
+  /** Starts the mom of {@code node} without waiting for it. */
+  void launchMom(String node, String cpus, String... options) throws IOException {
     List<String> argv =
         new ArrayList<>(
             List.of(
@@ -90,7 +96,6 @@ final class MultiNodeCluster implements AutoCloseable {
                 ProcessBuilder.Redirect.appendTo(home.resolve("mom-" + node + ".log").toFile()))
             .start();
     moms.put(node, p);
-    awaitNode(node, "free");
   }
 
   void awaitNode(String node, String state) {

@@ -134,6 +134,34 @@ class MultiNodeIT {
     awaitTrue(() -> !cgroupOn("k2", requeued), Duration.ofSeconds(20));
   }
 
+  @Test
+  void aMotherSuperiorKilledAndRestartedFindsItsJobAgainAndReportsItsEnd() throws Exception {
+    cluster.startMom("r1", "0");
+    cluster.startMom("r2", "1");
+    cluster.qmgr("set node r1 properties = restart");
+    cluster.qmgr("set node r2 properties = restart");
+    cluster.qmgr("set server node_check_rate = 60"); // back before the server would give up
+    try {
+      String id =
+          cluster.submit(work, "sleep 6\nexit 7\n", "-l", "nodes=2:ppn=1:restart", "-j", "oe");
+      Job running = cluster.await(id, j -> j.getStartTime() > 0, Duration.ofSeconds(30));
+      assertEquals(List.of("r1", "r2"), nodes(running));
+      cluster.killMom("r1");
+      assertTrue(cgroupOn("r1", id), "the job runs on without its mom");
+      cluster.launchMom("r1", "0");
+      Job ended =
+          cluster.await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(40));
+      assertEquals(7, ended.getExitStatus(), "the exit status is the script's: " + ended);
+      assertEquals(running.getSessionId(), ended.getSessionId());
+      awaitTrue(() -> !cluster.hasCgroups(id), Duration.ofSeconds(10));
+      assertTrue(cluster.momLog("r1").contains("found running again"), cluster.momLog("r1"));
+    } finally {
+      cluster.qmgr("set server node_check_rate = 4");
+      cluster.qmgr("set node r1 state = offline");
+      cluster.qmgr("set node r2 state = offline");
+    }
+  }
+
   private static List<String> nodes(Job job) {
     return job.getExecNodesList().stream().map(NodeAllocation::getNode).toList();
   }
