@@ -49,14 +49,11 @@ JNIEXPORT jlongArray JNICALL Java_dev_berth_mom_os_PeerCredentials_peer(
 #include <grp.h>
 #include <pwd.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <unistd.h>
 
-static char *lookup_buffer(size_t *size) {
-  long n = sysconf(_SC_GETPW_R_SIZE_MAX);
-  *size = n > 0 ? (size_t)n : 16384;
-  if (*size < 16384) *size = 16384;
-  return malloc(*size);
-}
+/* Large LDAP groups need more than any fixed buffer: grow it while the C library says ERANGE. */
+#define MAX_LOOKUP_BUFFER (16 << 20)
 
 /* {name, uid, gid, home, shell}, or null when there is no such user. */
 JNIEXPORT jobjectArray JNICALL Java_dev_berth_mom_os_Nss_user(JNIEnv *env, jclass cls,
@@ -64,10 +61,15 @@ JNIEXPORT jobjectArray JNICALL Java_dev_berth_mom_os_Nss_user(JNIEnv *env, jclas
   (void)cls;
   const char *n = (*env)->GetStringUTFChars(env, name, NULL);
   if (n == NULL) return NULL;
-  size_t size;
-  char *buffer = lookup_buffer(&size);
   struct passwd pw, *found = NULL;
-  int rc = buffer ? getpwnam_r(n, &pw, buffer, size, &found) : ENOMEM;
+  char *buffer = NULL;
+  int rc = ERANGE;
+  for (size_t size = 16384; rc == ERANGE && size <= MAX_LOOKUP_BUFFER; size *= 4) {
+    char *bigger = realloc(buffer, size);
+    if (!bigger) { rc = ENOMEM; break; }
+    buffer = bigger;
+    rc = getpwnam_r(n, &pw, buffer, size, &found);
+  }
   (*env)->ReleaseStringUTFChars(env, name, n);
   jobjectArray result = NULL;
   if (rc == 0 && found != NULL) {
@@ -93,21 +95,26 @@ JNIEXPORT jintArray JNICALL Java_dev_berth_mom_os_Nss_groups(JNIEnv *env, jclass
   const char *n = (*env)->GetStringUTFChars(env, name, NULL);
   if (n == NULL) return NULL;
   int count = 64;
+  int found = 0;
   gid_t *groups = NULL;
-  for (int tries = 0; tries < 8; tries++) {
+  for (int tries = 0; tries < 8 && !found; tries++) {
     gid_t *bigger = realloc(groups, sizeof(gid_t) * count);
     if (bigger == NULL) break;
     groups = bigger;
     int want = count;
     if (getgrouplist(n, (gid_t)gid, groups, &want) >= 0) {
       count = want;
-      break;
+      found = 1;
+    } else {
+      count = want > count ? want : count * 2;
     }
-    count = want > count ? want : count * 2;
   }
   (*env)->ReleaseStringUTFChars(env, name, n);
   jintArray result = NULL;
-  if (groups != NULL) {
+  if (!found) {
+    (*env)->ThrowNew(env, (*env)->FindClass(env, "java/io/IOException"),
+                     "cannot list the user's groups");
+  } else {
     result = (*env)->NewIntArray(env, count);
     for (int i = 0; result != NULL && i < count; i++) {
       jint g = (jint)groups[i];
@@ -123,10 +130,15 @@ JNIEXPORT jint JNICALL Java_dev_berth_mom_os_Nss_groupId(JNIEnv *env, jclass cls
   (void)cls;
   const char *n = (*env)->GetStringUTFChars(env, name, NULL);
   if (n == NULL) return -1;
-  size_t size;
-  char *buffer = lookup_buffer(&size);
   struct group gr, *found = NULL;
-  int rc = buffer ? getgrnam_r(n, &gr, buffer, size, &found) : ENOMEM;
+  char *buffer = NULL;
+  int rc = ERANGE;
+  for (size_t size = 16384; rc == ERANGE && size <= MAX_LOOKUP_BUFFER; size *= 4) {
+    char *bigger = realloc(buffer, size);
+    if (!bigger) { rc = ENOMEM; break; }
+    buffer = bigger;
+    rc = getgrnam_r(n, &gr, buffer, size, &found);
+  }
   (*env)->ReleaseStringUTFChars(env, name, n);
   jint result = rc == 0 && found != NULL ? (jint)gr.gr_gid : -1;
   free(buffer);

@@ -17,13 +17,16 @@
  * while the job script writes to them lands after what is there; --append also keeps what the
  * file held (for tasks), otherwise it is truncated first. Without --stdout or --stderr
  * the process keeps the starter's own (the mom passes pipes for tasks whose output it relays).
- * --search-path looks the program up in the PATH of the environment it is given, as a shell
- * would; --hostname gives the process a UTS namespace of its own with that host name (several
+ * The starter itself runs with a minimal environment of the mom's: the job's environment (which
+ * its owner controls: LD_PRELOAD and the like must never reach a root process) comes in a file
+ * (--env, NUL-separated NAME=VALUE entries, read and removed by the starter) and is installed
+ * only in the child, after the privileges are dropped. --search-path looks the program up in
+ * the PATH of that environment, as a shell would; --hostname gives the process a UTS namespace of its own with that host name (several
  * nodes on one machine, for tests and demonstrations).
  *
  * Usage: berth-starter [--uid N --gid N [--groups G,G...]] [--cwd DIR] [--script FILE]
  *          [--stdout FILE] [--stderr FILE | --join] [--append] [--umask OCTAL]
- *          [--cgroup PROCS_FILE]... [--hostname NAME] [--search-path]
+ *          [--cgroup PROCS_FILE]... [--hostname NAME] [--env FILE] [--search-path]
  *          --status FILE [--argv0 NAME] -- PROGRAM [ARG...]
  */
 #define _GNU_SOURCE
@@ -51,7 +54,7 @@ struct options {
   long uid, gid;
   gid_t groups[MAX_GROUPS];
   int ngroups;
-  const char *cwd, *script, *out, *err, *status, *argv0, *hostname;
+  const char *cwd, *script, *out, *err, *status, *argv0, *hostname, *env;
   const char *cgroups[MAX_CGROUPS];
   int ncgroups;
   int join, append, search_path;
@@ -134,6 +137,7 @@ static void parse(int argc, char **argv, struct options *o) {
     else if (!strcmp(a, "--status")) o->status = status_path = v; /* later errors go there */
     else if (!strcmp(a, "--argv0")) o->argv0 = v;
     else if (!strcmp(a, "--hostname")) o->hostname = v;
+    else if (!strcmp(a, "--env")) o->env = v;
     else if (!strcmp(a, "--umask")) o->umask_value = number(a, v, 8);
     else if (!strcmp(a, "--cgroup")) {
       if (o->ncgroups == MAX_CGROUPS) fail("too many cgroups");
@@ -143,6 +147,34 @@ static void parse(int argc, char **argv, struct options *o) {
   if (i >= argc) fail("no program given");
   if ((o->uid < 0) != (o->gid < 0)) fail("--uid and --gid go together");
   o->program = argv + i;
+}
+
+/* The job's environment from the mom's file, which is removed once read: NULL-terminated. */
+static char **read_environment(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) fail("cannot open the environment %s: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) < 0) fail("cannot stat %s: %s", path, strerror(errno));
+  char *text = malloc((size_t)st.st_size + 1);
+  if (!text) fail("no memory for the environment");
+  size_t have = 0;
+  while (have < (size_t)st.st_size) {
+    ssize_t n = read(fd, text + have, (size_t)st.st_size - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("cannot read the environment %s", path);
+    have += (size_t)n;
+  }
+  close(fd);
+  unlink(path);
+  text[have] = 0;
+  size_t count = 0;
+  for (size_t i = 0; i < have; i++) count += text[i] == 0;
+  char **envp = calloc(count + 1, sizeof *envp);
+  if (!envp) fail("no memory for the environment");
+  size_t n = 0;
+  for (size_t i = 0; i < have && n < count; i += strlen(text + i) + 1) envp[n++] = text + i;
+  envp[n] = NULL;
+  return envp;
 }
 
 static void join_cgroups(const struct options *o) {
@@ -196,7 +228,9 @@ static void script_copy(const struct options *o, int script_fd, int pipe_fd, cha
   if (null != 0) close(null);
 }
 
-static void child(const struct options *o, int script_fd, int pipe_fd) {
+extern char **environ;
+
+static void child(const struct options *o, int script_fd, int pipe_fd, char **envp) {
   setpgid(0, 0); /* the job gets its own process group: signals to it spare the starter */
   signal(SIGHUP, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
@@ -209,6 +243,7 @@ static void child(const struct options *o, int script_fd, int pipe_fd) {
       child_fail(pipe_fd, "could regain root after dropping privileges", NULL);
     }
   }
+  if (envp) environ = envp; /* only now, as the owner: execvp searches its PATH */
   if (o->umask_value >= 0) umask((mode_t)o->umask_value);
   char script_path[64] = {0};
   if (script_fd >= 0) script_copy(o, script_fd, pipe_fd, script_path, sizeof script_path);
@@ -228,10 +263,13 @@ static void child(const struct options *o, int script_fd, int pipe_fd) {
     errno = e;
     child_fail(pipe_fd, "cannot change to the working directory", o->cwd);
   }
-  static char *argv[4096];
+  int count = 0;
+  while (o->program[count]) count++;
+  char **argv = calloc((size_t)count + 2, sizeof *argv);
+  if (!argv) child_fail(pipe_fd, "no memory for the arguments", NULL);
   int n = 0;
   argv[n++] = o->argv0 ? (char *)o->argv0 : o->program[0];
-  for (int i = 1; o->program[i] && n < 4094; i++) argv[n++] = o->program[i];
+  for (int i = 1; i < count; i++) argv[n++] = o->program[i];
   if (script_fd >= 0) argv[n++] = script_path;
   argv[n] = NULL;
   if (o->search_path) execvp(o->program[0], argv);
@@ -249,6 +287,7 @@ int main(int argc, char **argv) {
   if (setsid() < 0 && getpgrp() != getpid()) fail("setsid: %s", strerror(errno));
   join_cgroups(&o);
   if (o.hostname) own_hostname(o.hostname);
+  char **envp = o.env ? read_environment(o.env) : NULL;
   int script_fd = -1;
   if (o.script && (script_fd = open(o.script, O_RDONLY | O_CLOEXEC)) < 0)
     fail("cannot open the job script %s: %s", o.script, strerror(errno));
@@ -260,7 +299,7 @@ int main(int argc, char **argv) {
   if (pid < 0) fail("fork: %s", strerror(errno));
   if (pid == 0) {
     close(report[0]);
-    child(&o, script_fd, report[1]);
+    child(&o, script_fd, report[1], envp);
   }
   close(report[1]);
   if (script_fd >= 0) close(script_fd);

@@ -26,6 +26,16 @@ public final class Berth implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new Berth()).execute(args));
+    CommandLine berth = new CommandLine(new Berth());
+    // A bad value found while running (a CPU list, a cgroup parent) is a usage error, not a crash.
+    berth.setExecutionExceptionHandler(
+        (e, command, parsed) -> {
+          if (!(e instanceof IllegalArgumentException)) {
+            throw e;
+          }
+          command.getErr().println("berth " + command.getCommandName() + ": " + e.getMessage());
+          return CommandLine.ExitCode.USAGE;
+        });
+    System.exit(berth.execute(args));
   }
 }

@@ -5,6 +5,7 @@ import dev.berth.mom.MomConfig;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.server.query.Queries;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -84,7 +85,17 @@ final class MomCommand implements Callable<Integer> {
     MomProcess mom =
         new MomProcess(
             config, cgroups.isolation(node), ClusterConfig.of(host, port, List.of("mom"), server));
-    Runtime.getRuntime().addShutdownHook(new Thread(mom::stop));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  mom.stop();
+                  try {
+                    Files.deleteIfExists(h.jobTmp()); // the last mom of this home to stop
+                  } catch (java.io.IOException stillInUse) {
+                    // another mom of this home, or a job that runs on, still has a directory there
+                  }
+                }));
     System.out.println(
         "berth: mom " + node + " (CPUs " + cpuIds + ") joining the server at " + server);
     mom.run();

@@ -228,6 +228,7 @@ final class JobActor {
       cgroupProcs =
           isolation.create(job, config.name()).map(JobCgroup::procsFiles).orElse(List.of());
       tmSocket = NativeLibrary.loaded() ? JobTasks.socket(config, job.getId()) : null;
+      JobLaunch.writeNodefile(nodeJob);
       spec = JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket).spec();
     } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
       return abandon(e.getMessage());

@@ -34,9 +34,9 @@ final class JobLaunch {
   private JobLaunch() {}
 
   /**
-   * @param tmSocket the job's task-manager socket, or null when this mom cannot serve one
+   * Writes PBS_NODEFILE into the job's new TMPDIR on this node (every node has one, for its tasks);
+   * only once, since the directory is the owner's to change afterwards.
    */
-  /** PBS_NODEFILE in the job's TMPDIR on this node (every node has one, for its tasks). */
   static Path writeNodefile(NodeJob nodeJob) throws LaunchException {
     Path nodefile = nodefile(nodeJob);
     try {
@@ -51,12 +51,17 @@ final class JobLaunch {
     return nodeJob.tmpdir().resolve("nodefile");
   }
 
+  /**
+   * The script's start: environment, output files, working directory; writes nothing.
+   *
+   * @param tmSocket the job's task-manager socket, or null when this mom cannot serve one
+   */
   static Prepared prepare(
       NodeJob nodeJob, List<Path> cgroupProcs, MomConfig config, JobRecords records, Path tmSocket)
       throws LaunchException {
     Job job = nodeJob.job();
     UserInfo user = nodeJob.user();
-    Path nodefile = writeNodefile(nodeJob);
+    Path nodefile = nodefile(nodeJob);
     String shell =
         !job.getShell().isEmpty()
             ? job.getShell()

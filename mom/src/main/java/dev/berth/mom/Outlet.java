@@ -22,7 +22,16 @@ final class Outlet {
 
   private static final Piece END = new Piece(new byte[0], () -> {});
 
+  /**
+   * Bytes an outlet holds for a destination that does not take them before it gives up on it: task
+   * output is held back at its node by acknowledgements, so only answers a client asks for and does
+   * not read can pile up here.
+   */
+  static final long MAX_QUEUED = 16L << 20;
+
   private final LinkedBlockingQueue<Piece> queue = new LinkedBlockingQueue<>();
+  private long queued;
+  private boolean overflowed;
   private final Destination destination;
   private final Consumer<IOException> onFailure;
   private boolean closed;
@@ -40,11 +49,23 @@ final class Outlet {
    * Queues {@code data}; {@code after} runs once it is written, or at once if the outlet is shut.
    */
   synchronized void offer(byte[] data, Runnable after) {
-    if (closed) {
+    if (closed || overflowed) {
+      after.run();
+      return;
+    }
+    queued += data.length;
+    if (queued > MAX_QUEUED) {
+      overflowed = true;
+      onFailure.accept(new IOException("the reader takes nothing; " + queued + " bytes waiting"));
+      close();
       after.run();
       return;
     }
     queue.add(new Piece(data, after));
+  }
+
+  private synchronized void written(int bytes) {
+    queued -= bytes;
   }
 
   /** Writes what is queued, then closes the destination. */
@@ -55,6 +76,10 @@ final class Outlet {
     }
   }
 
+  private synchronized boolean overflowed() {
+    return overflowed;
+  }
+
   private void drain() {
     boolean broken = false;
     try {
@@ -63,7 +88,7 @@ final class Outlet {
         if (p == END) {
           break;
         }
-        if (!broken) {
+        if (!broken && !overflowed()) {
           try {
             destination.write(p.data());
           } catch (IOException e) {
@@ -71,6 +96,7 @@ final class Outlet {
             onFailure.accept(e);
           }
         }
+        written(p.data().length);
         p.after().run();
       }
     } catch (InterruptedException e) {

@@ -91,6 +91,9 @@ final class TaskHost {
 
   static final int PIECE = 64 * 1024;
 
+  /** stdin bytes a task may have waiting in this mom before its stdin is closed. */
+  static final long MAX_STDIN_QUEUED = 8L << 20;
+
   /**
    * How long a task's output may stay open after the task has exited (a background child holding
    * it) before the obit goes anyway.
@@ -109,6 +112,8 @@ final class TaskHost {
     JobProcess process;
     OutputStream stdin;
     ExecutorService stdinWriter;
+    final java.util.concurrent.atomic.AtomicLong stdinQueued =
+        new java.util.concurrent.atomic.AtomicLong();
     String startError = "";
     long nextSeq;
     long lastProgress;
@@ -217,7 +222,7 @@ final class TaskHost {
       }
       default -> context.getLog().warn("job {}: unexpected {}", job.jobId(), m.getBodyCase());
     }
-    return endReply != null && allEnded() ? reportEnded() : Behaviors.same();
+    return endReply != null && drained() ? reportEnded() : Behaviors.same();
   }
 
   /** Idempotent: a task already known is reported again, not started again. */
@@ -258,7 +263,7 @@ final class TaskHost {
       context
           .getLog()
           .debug("job {}: task {} started as session {}", job.jobId(), t.id, t.process.pid());
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       t.startError = e.getMessage();
       t.exited = true;
     }
@@ -333,6 +338,7 @@ final class TaskHost {
     if (r.data() == null) {
       t.openStreams--;
       maybeObit(t);
+      return endReply != null && drained() ? reportEnded() : Behaviors.same();
     } else {
       TaskOutput piece =
           TaskOutput.newBuilder()
@@ -362,7 +368,7 @@ final class TaskHost {
 
   private void input(TaskInput in) {
     Task t = tasks.get(in.getTaskId());
-    if (t == null || t.stdin == null) {
+    if (t == null || t.stdin == null || t.exited) {
       return;
     }
     if (t.stdinWriter == null) {
@@ -375,8 +381,17 @@ final class TaskHost {
               });
     }
     OutputStream stdin = t.stdin;
-    byte[] data = in.getData().toByteArray();
-    boolean eof = in.getEof();
+    boolean overflow = t.stdinQueued.get() + in.getData().size() > MAX_STDIN_QUEUED;
+    if (overflow) {
+      // The task does not read what its spawner sends: this mom will not hold more for it.
+      context
+          .getLog()
+          .warn("job {}: task {} does not read its stdin; closing it", job.jobId(), t.id);
+    }
+    byte[] data = overflow ? new byte[0] : in.getData().toByteArray();
+    boolean eof = overflow || in.getEof();
+    var queued = t.stdinQueued;
+    queued.addAndGet(data.length);
     // The task may never read its stdin: a blocked write must hold up only this task's writer.
     t.stdinWriter.execute(
         () -> {
@@ -390,6 +405,8 @@ final class TaskHost {
             }
           } catch (IOException e) {
             // the task closed its stdin; what it did not read is dropped, as with a pipe
+          } finally {
+            queued.addAndGet(-data.length);
           }
         });
     if (eof) {
@@ -412,14 +429,14 @@ final class TaskHost {
     t.exited = true;
     timers.startSingleTimer(new EofWaitOver(taskId), new EofWaitOver(taskId), EOF_GRACE);
     maybeObit(t);
-    return endReply != null && allEnded() ? reportEnded() : Behaviors.same();
+    return endReply != null && drained() ? reportEnded() : Behaviors.same();
   }
 
   private Behavior<Command> eofWaitOver(int taskId) {
     Task t = tasks.get(taskId);
     t.eofWaitOver = true;
     maybeObit(t);
-    return Behaviors.same();
+    return endReply != null && drained() ? reportEnded() : Behaviors.same();
   }
 
   /**
@@ -436,6 +453,7 @@ final class TaskHost {
     if (t.stdinWriter != null) {
       t.stdinWriter.shutdown();
     }
+    t.stdin = null;
     t.obit = obit(t.id, t.process.launchedMillis()).setOutputPieces(t.nextSeq).build();
     send(MomInbound.newBuilder().setTaskObit(t.obit).build());
   }
@@ -489,7 +507,7 @@ final class TaskHost {
         launcher.signalJob(t.process.pid(), Signals.SIGTERM);
       }
     }
-    if (allEnded()) {
+    if (drained()) {
       return reportEnded();
     }
     timers.startSingleTimer(Timer.ESCALATE, TERM_GRACE);
@@ -506,8 +524,13 @@ final class TaskHost {
     return Behaviors.same();
   }
 
-  private boolean allEnded() {
-    return tasks.values().stream().noneMatch(Task::alive);
+  /**
+   * Every task here has exited, its obit is out and its output acknowledged, so nothing of it is
+   * lost when this actor stops.
+   */
+  private boolean drained() {
+    return tasks.values().stream()
+        .allMatch(t -> !t.alive() && (t.process == null || t.obit != null) && t.unacked.isEmpty());
   }
 
   private Behavior<Command> reportEnded() {

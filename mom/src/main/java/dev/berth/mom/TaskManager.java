@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.core.Signals;
+import dev.berth.mom.os.Environment;
 import dev.berth.proto.Job;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.NodeAllocation;
@@ -49,7 +50,13 @@ final class TaskManager {
   private static final class Entry {
     final int id;
     final String node;
-    final SpawnTask spawn;
+    SpawnTask spawn; // kept only until the node answers it
+    long pid;
+
+    /** The last piece passed on (written to its connection or the job's files). */
+    final java.util.concurrent.atomic.AtomicLong written =
+        new java.util.concurrent.atomic.AtomicLong(-1);
+
     final long spawnConnection;
     final long spawnRequest;
     Long relay; // the connection its output and stdin go through, while it is open
@@ -162,6 +169,11 @@ final class TaskManager {
       fail(connection, request, "no program to start");
       return;
     }
+    String bad = invalid(s);
+    if (!bad.isEmpty()) {
+      fail(connection, request, bad);
+      return;
+    }
     int id;
     try {
       id = ids.next();
@@ -193,6 +205,17 @@ final class TaskManager {
     }
     tasks.put(id, e);
     toNode.accept(e.node, MomInbound.newBuilder().setSpawn(spawn).build());
+  }
+
+  /** Why a spawn request cannot become a process, or "". */
+  private static String invalid(TmSpawn s) {
+    if (s.getArgvList().stream().anyMatch(a -> a.indexOf('\0') >= 0)) {
+      return "an argument holds a NUL byte";
+    }
+    if (s.getCwd().indexOf('\0') >= 0 || !s.getCwd().isEmpty() && !s.getCwd().startsWith("/")) {
+      return "the working directory must be an absolute path";
+    }
+    return Environment.check(s.getEnvMap());
   }
 
   private void waitFor(long connection, long request, int taskId) {
@@ -277,6 +300,8 @@ final class TaskManager {
       return;
     }
     e.started = true;
+    e.spawn = null;
+    e.pid = s.getPid();
     if (!s.getError().isEmpty()) {
       String why = "cannot start task " + e.id + " on " + e.node + ": " + s.getError();
       fail(e.spawnConnection, e.spawnRequest, why);
@@ -310,8 +335,10 @@ final class TaskManager {
       tasks.put(e.id, e);
     }
     if (piece.getSeq() != e.expectedSeq) {
-      if (piece.getSeq() < e.expectedSeq) {
-        acknowledge(e.node, e.id, e.expectedSeq - 1);
+      // A piece sent again: only what has really been passed on is acknowledged, so that a slow
+      // reader keeps the task's node waiting rather than this mom's memory growing.
+      if (piece.getSeq() < e.expectedSeq && e.written.get() >= 0) {
+        acknowledge(e.node, e.id, e.written.get());
       }
       return;
     }
@@ -319,7 +346,12 @@ final class TaskManager {
     String node = e.node;
     int id = e.id;
     long seq = piece.getSeq();
-    Runnable after = () -> acknowledge(node, id, seq);
+    var written = e.written;
+    Runnable after =
+        () -> {
+          written.accumulateAndGet(seq, Math::max);
+          acknowledge(node, id, seq);
+        };
     if (e.relay != null) {
       endpoint.send(
           e.relay,
@@ -362,7 +394,11 @@ final class TaskManager {
       return;
     }
     e.started = true;
+    e.spawn = null;
     e.ended = true;
+    if (e.node.equals(self)) {
+      localSessions.remove(e.pid); // a reused pid must not let another session in
+    }
     e.exitStatus = obit.getExitStatus();
     e.error = obit.getError();
     e.outputPieces = obit.getOutputPieces();
@@ -404,7 +440,7 @@ final class TaskManager {
   /** SPAWN_TASK again to nodes that have not answered it. */
   void resend() {
     for (Entry e : tasks.values()) {
-      if (!e.started && e.spawn != null) {
+      if (e.spawn != null) {
         toNode.accept(e.node, MomInbound.newBuilder().setSpawn(e.spawn).build());
       }
     }

@@ -35,6 +35,9 @@ final class TmEndpoint {
   /** Largest request accepted: a spawn carries an environment, which can be large, but not this. */
   static final int MAX_FRAME = 4 << 20;
 
+  /** Connections one job may hold open at once (each has a thread here). */
+  static final int MAX_CONNECTIONS = 512;
+
   /** Where admitted requests go; called on the connections' threads. */
   interface Handler {
     void request(long connection, TmRequest request);
@@ -144,7 +147,14 @@ final class TmEndpoint {
         }
         return;
       }
-      String refused = check(channel);
+      if (closed) {
+        close(channel);
+        return;
+      }
+      String refused =
+          connections.size() >= MAX_CONNECTIONS
+              ? "the job has " + MAX_CONNECTIONS + " task manager connections open already"
+              : check(channel);
       if (!refused.isEmpty()) {
         log.warn("task manager {}: {}", socket.getFileName(), refused);
         reject(channel, refused);
@@ -168,11 +178,22 @@ final class TmEndpoint {
                   channel.close();
                 }
               },
-              e -> log.debug("task manager connection {} broke: {}", id, e.getMessage()));
+              e -> {
+                log.debug("task manager connection {} broke: {}", id, e.getMessage());
+                close(channel); // its reader thread ends, and the job hears the connection closed
+              });
       connections.put(id, new Connection(channel, outlet));
       Thread reader = new Thread(() -> read(id, channel), "tm-" + socket.getFileName() + "-" + id);
       reader.setDaemon(true);
       reader.start();
+    }
+  }
+
+  private static void close(SocketChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // closing a connection nobody will use
     }
   }
 

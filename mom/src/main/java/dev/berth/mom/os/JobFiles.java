@@ -21,11 +21,26 @@ import java.util.List;
 public final class JobFiles {
   private JobFiles() {}
 
-  /** Creates the base directory (root-owned, 0711) or checks an existing one is safe. */
+  /**
+   * Creates the base directory (the mom's own, 0711) or checks that an existing one is: a base in a
+   * shared directory such as /tmp that someone else made first would let them steer the mom's job
+   * directories and sockets.
+   */
   public static void prepareBase(Path base) throws IOException {
     Files.createDirectories(base);
     if (Files.isSymbolicLink(base)) {
       throw new IOException(base + " is a symbolic link; refusing to use it for job files");
+    }
+    String owner = Files.getOwner(base, LinkOption.NOFOLLOW_LINKS).getName();
+    String self = System.getProperty("user.name");
+    if (!owner.equals(self)) {
+      throw new IOException(
+          base
+              + " belongs to "
+              + owner
+              + ", not to "
+              + self
+              + "; refusing to use it for job files");
     }
     Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwx--x--x"));
   }
@@ -38,10 +53,24 @@ public final class JobFiles {
     return dir;
   }
 
-  /** Writes a file the user may read (not write), owned by root. */
+  /**
+   * Writes a new file the user may read (not write), owned by the mom, in a directory the user may
+   * own: it fails if anything, a symbolic link included, is already at that name.
+   */
   public static void writeReadable(Path file, List<String> lines) throws IOException {
-    Files.write(file, lines);
-    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    try (var out =
+        Files.newByteChannel(
+            file,
+            java.util.Set.<java.nio.file.OpenOption>of(
+                java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")))) {
+      out.write(
+          java.nio.ByteBuffer.wrap(
+              (String.join("\n", lines) + (lines.isEmpty() ? "" : "\n"))
+                  .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
   }
 
   private static void chown(Path path, UserInfo user, int gid) throws IOException {

@@ -51,7 +51,7 @@ public final class LinuxLauncher implements Launcher {
     return new JobProcess(p.pid(), identity(p.pid()), launched, p.onExit().thenApply(x -> null));
   }
 
-  private ProcessBuilder builder(StartSpec spec) {
+  private ProcessBuilder builder(StartSpec spec) throws IOException {
     List<String> argv = new ArrayList<>();
     argv.add(starter.toString());
     argv.addAll(List.of("--status", spec.statusFile().toString()));
@@ -93,12 +93,38 @@ public final class LinuxLauncher implements Launcher {
     if (spec.hostname() != null) {
       argv.addAll(List.of("--hostname", spec.hostname()));
     }
+    argv.addAll(List.of("--env", writeEnvironment(spec).toString()));
     argv.add("--");
     argv.addAll(spec.command());
     ProcessBuilder pb = new ProcessBuilder(argv);
+    // The starter runs as root: nothing of the job's environment (LD_PRELOAD, LD_LIBRARY_PATH,
+    // GCONV_PATH, ...) may reach it. It installs the job's own only after dropping privileges.
     pb.environment().clear();
-    pb.environment().putAll(spec.environment());
+    pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
     return pb;
+  }
+
+  /**
+   * The job's environment for the starter, next to its status file (in the mom's own directory):
+   * NUL-separated NAME=VALUE entries. The starter removes the file once it has read it.
+   */
+  private static Path writeEnvironment(StartSpec spec) throws IOException {
+    StringBuilder text = new StringBuilder();
+    try {
+      for (var e : spec.environment().entrySet()) {
+        text.append(Environment.entry(e.getKey(), e.getValue())).append('\0');
+      }
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage(), e);
+    }
+    Path file = spec.statusFile().resolveSibling(spec.statusFile().getFileName() + ".env");
+    Files.deleteIfExists(file);
+    Files.writeString(
+        file,
+        text,
+        java.nio.file.StandardOpenOption.CREATE_NEW,
+        java.nio.file.StandardOpenOption.WRITE);
+    return file;
   }
 
   @Override

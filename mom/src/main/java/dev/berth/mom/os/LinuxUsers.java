@@ -21,24 +21,22 @@ public final class LinuxUsers implements Users {
     if (!name.matches("[A-Za-z0-9_.][A-Za-z0-9_.\\-]*\\$?")) {
       return Optional.empty();
     }
-    String[] f;
     try {
-      f = Nss.user(name);
-    } catch (IOException e) {
-      return Optional.empty();
-    }
-    if (f == null) {
-      return Optional.empty();
-    }
-    int gid = Integer.parseInt(f[2]);
-    List<Integer> groups = new ArrayList<>();
-    int[] found = Nss.groups(f[0], gid);
-    if (found != null) {
-      for (int g : found) {
+      String[] f = Nss.user(name);
+      if (f == null) {
+        return Optional.empty();
+      }
+      int gid = Integer.parseInt(f[2]);
+      List<Integer> groups = new ArrayList<>();
+      for (int g : Nss.groups(f[0], gid)) {
         groups.add(g);
       }
+      return Optional.of(new UserInfo(f[0], Integer.parseInt(f[1]), gid, f[3], f[4], groups));
+    } catch (IOException | NumberFormatException e) {
+      // An account the mom cannot resolve completely (ids beyond int, groups it cannot list) is
+      // one it will not run jobs as.
+      return Optional.empty();
     }
-    return Optional.of(new UserInfo(f[0], Integer.parseInt(f[1]), gid, f[3], f[4], groups));
   }
 
   @Override

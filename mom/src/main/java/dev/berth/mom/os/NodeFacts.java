@@ -72,15 +72,27 @@ public final class NodeFacts {
   }
 
   /** Parses Linux CPU list syntax ({@code 0-3,6,8-9}). */
+  /**
+   * A CPU list as the kernel writes them ({@code 0-3,8}).
+   *
+   * @throws IllegalArgumentException naming the part that is not a CPU id or an ascending range
+   */
   public static List<Integer> parseCpuList(String text) {
     List<Integer> cpus = new ArrayList<>();
     if (text.isBlank()) {
       return cpus;
     }
     for (String part : text.split(",")) {
+      if (!part.trim().matches("\\d+(-\\d+)?")) {
+        throw new IllegalArgumentException(
+            "'" + part.trim() + "' in '" + text + "' is not a CPU id or range (like 0-3,8)");
+      }
       int dash = part.indexOf('-');
       int low = Integer.parseInt(part.substring(0, dash < 0 ? part.length() : dash).trim());
       int high = dash < 0 ? low : Integer.parseInt(part.substring(dash + 1).trim());
+      if (high < low) {
+        throw new IllegalArgumentException("the CPU range '" + part.trim() + "' runs backwards");
+      }
       for (int c = low; c <= high; c++) {
         cpus.add(c);
       }

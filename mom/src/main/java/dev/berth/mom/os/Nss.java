@@ -10,7 +10,7 @@ final class Nss {
   static native String[] user(String name) throws IOException;
 
   /** The user's groups, {@code gid} included. */
-  static native int[] groups(String name, int gid);
+  static native int[] groups(String name, int gid) throws IOException;
 
   /** The group's id, or -1 when there is no such group. */
   static native int groupId(String name) throws IOException;

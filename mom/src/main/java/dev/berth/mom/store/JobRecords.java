@@ -153,8 +153,15 @@ public final class JobRecords {
    */
   public int nextTaskId(String jobId) throws IOException {
     Path file = directory(jobId).resolve(NEXT_TASK);
-    int next = Files.exists(file) ? Integer.parseInt(Files.readString(file).strip()) : 2;
-    Files.writeString(file, (next + 1) + "\n");
+    int next;
+    try {
+      next = Files.exists(file) ? Integer.parseInt(Files.readString(file).strip()) : 2;
+    } catch (NumberFormatException e) {
+      throw new IOException("the task counter " + file + " is damaged", e);
+    }
+    Path tmp = file.resolveSibling(NEXT_TASK + ".tmp");
+    Files.writeString(tmp, (next + 1) + "\n");
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     return next;
   }
 

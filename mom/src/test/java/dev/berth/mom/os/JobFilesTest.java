@@ -2,6 +2,7 @@ package dev.berth.mom.os;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -45,5 +46,25 @@ class JobFilesTest {
     assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(job)));
     assertEquals("nobody", Files.getOwner(job).getName());
     assertTrue(Files.isDirectory(job));
+  }
+
+  @Test
+  void aBaseSomeoneElseMadeFirstIsRefused() throws IOException {
+    Path base = Files.createDirectory(dir.resolve("claimed"));
+    Files.setAttribute(base, "unix:uid", 65534);
+    IOException refused = assertThrows(IOException.class, () -> JobFiles.prepareBase(base));
+    assertTrue(refused.getMessage().contains("belongs to nobody"), refused.getMessage());
+  }
+
+  @Test
+  void aReadableFileIsNeverWrittenThroughWhatTheUserLeftThere() throws IOException {
+    Path precious = Files.writeString(dir.resolve("precious"), "keep me");
+    Path link = Files.createSymbolicLink(dir.resolve("nodefile"), precious);
+    assertThrows(IOException.class, () -> JobFiles.writeReadable(link, java.util.List.of("n1")));
+    assertEquals("keep me", Files.readString(precious));
+    Path fresh = dir.resolve("fresh");
+    JobFiles.writeReadable(fresh, java.util.List.of("n1", "n2"));
+    assertEquals("n1\nn2\n", Files.readString(fresh));
+    assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(fresh)));
   }
 }

@@ -100,6 +100,15 @@ class LinuxLauncherTest {
     return Files.readString(dir.resolve("status"));
   }
 
+  /** Whether file {@code name} exists and holds exactly {@code text}. */
+  private boolean holds(String name, String text) {
+    try {
+      return Files.exists(dir.resolve(name)) && read(name).equals(text);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   private String read(String name) throws IOException {
     return Files.readString(dir.resolve(name));
   }
@@ -138,6 +147,25 @@ class LinuxLauncherTest {
             .matches(
                 "/dev/fd/\\d+ bar unset\nberth-job /dev/fd/\\d+ \n" + dir.resolve("work") + "\n"),
         read("out"));
+  }
+
+  @Test
+  void theJobsEnvironmentNeverReachesTheRootStarter() throws Exception {
+    Spec spec = new Spec("echo $FOO; sleep 2");
+    spec.env = Map.of("PATH", "/usr/bin:/bin", "FOO", "job", "LD_PRELOAD", "/nonexistent.so");
+    JobProcess p = spec.start();
+    assertTrue(Sessions.await(TIMEOUT, () -> holds("out", "job\n")), "the job never wrote");
+    String starter = Files.readString(Path.of("/proc", Long.toString(p.pid()), "environ"));
+    assertEquals("PATH=/usr/sbin:/usr/bin:/sbin:/bin\0", starter);
+    assertFalse(Files.exists(dir.resolve("status.env")), "the starter removes the file");
+  }
+
+  @Test
+  void anEnvironmentThatCannotBeOneIsRefused() throws Exception {
+    Spec spec = new Spec("true");
+    spec.env = Map.of("PATH", "/usr/bin:/bin", "A=B", "x");
+    IOException refused = assertThrows(IOException.class, spec::start);
+    assertEquals("'A=B' is not a valid environment variable name", refused.getMessage());
   }
 
   @Test

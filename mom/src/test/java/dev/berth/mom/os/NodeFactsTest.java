@@ -19,6 +19,12 @@ class NodeFactsTest {
     assertEquals(List.of(0, 1, 2, 3, 6, 8, 9), NodeFacts.parseCpuList("0-3,6,8-9"));
     assertEquals(List.of(5), NodeFacts.parseCpuList("5"));
     assertEquals(List.of(), NodeFacts.parseCpuList(""));
+    IllegalArgumentException bad =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> NodeFacts.parseCpuList("0-1,bogus"));
+    assertEquals("'bogus' in '0-1,bogus' is not a CPU id or range (like 0-3,8)", bad.getMessage());
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> NodeFacts.parseCpuList("3-1"));
     assertEquals(List.of(0, 1), NodeFacts.parseCpuList("0-1,"));
   }
 
