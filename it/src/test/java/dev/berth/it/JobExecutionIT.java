@@ -72,7 +72,8 @@ class JobExecutionIT {
     String id =
         cluster.submit(
             work,
-            "echo \"cwd=$(pwd) initdir=$PBS_O_INITDIR foo=$FOO shell=$0\"\n",
+            "echo \"cwd=$(pwd) initdir=$PBS_O_INITDIR foo=$FOO"
+                + " shell=$(tr '\\0' ' ' < /proc/$$/cmdline | cut -d' ' -f1)\"\n",
             "-N",
             "dflag",
             "-d",
