@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -88,27 +87,12 @@ class MpiIT {
   static void start() throws Exception {
     TestUsers.ensure(USER);
     JobTools.ensureOnPath();
-    work = Files.createTempDirectory(Path.of("/tmp"), "berth-mpi-work-");
-    TestCluster.exec(work, List.of("chown", USER, work.toString()));
+    work = MultiNodeCluster.workFor(USER, "berth-mpi-work-");
     Files.writeString(work.resolve("mpi.c"), PROGRAM);
-    compile("mpicc", "mpi");
-    compile("mpicc.mpich", "mpi_mpich");
-    cluster = MultiNodeCluster.start();
-    cluster.startMom("a", "0-1", "--node-hostname");
-    cluster.startMom("b", "0", "--node-hostname");
-    cluster.startMom("c", "1", "--node-hostname");
-    cluster.qmgr("set server cgroup_enable = True");
-  }
-
-  /** The MPI compilers come from Debian's openmpi-bin, libopenmpi-dev and mpich (ops/test). */
-  private static void compile(String compiler, String binary) {
-    TestCluster.Result r =
-        TestCluster.exec(
-            work, List.of("runuser", "-u", USER, "--", compiler, "-o", binary, "mpi.c"));
-    assertEquals(
-        0,
-        r.exit(),
-        compiler + " failed (ops/test installs openmpi-bin, libopenmpi-dev and mpich): " + r);
+    // The MPI compilers come from Debian's openmpi-bin, libopenmpi-dev and mpich (ops/test).
+    MultiNodeCluster.runAs(USER, work, "mpicc", "-o", "mpi", "mpi.c");
+    MultiNodeCluster.runAs(USER, work, "mpicc.mpich", "-o", "mpi_mpich", "mpi.c");
+    cluster = MultiNodeCluster.threeHosts();
   }
 
   @AfterEach
@@ -134,18 +118,9 @@ class MpiIT {
     return output(job)
         .lines()
         .filter(l -> l.startsWith("R="))
-        .map(MpiIT::fields)
+        .map(MultiNodeCluster::fields)
         .sorted((x, y) -> x.get("R").compareTo(y.get("R")))
         .toList();
-  }
-
-  private static Map<String, String> fields(String line) {
-    Map<String, String> f = new TreeMap<>();
-    for (String part : line.split(" ")) {
-      int eq = part.indexOf('=');
-      f.put(part.substring(0, eq), part.substring(eq + 1));
-    }
-    return f;
   }
 
   /** Every rank on its node, it and its parent daemon in the job's cgroup with the node's CPUs. */

@@ -61,6 +61,44 @@ final class MultiNodeCluster implements AutoCloseable {
   }
 
   /**
+   * Three moms with a host name each (a UTS namespace per node): a with CPUs 0-1, b with 0, c with
+   * 1; cgroups on. For jobs whose processes span nodes (tasks, MPI).
+   */
+  static MultiNodeCluster threeHosts() throws IOException {
+    MultiNodeCluster c = start();
+    c.startMom("a", "0-1", "--node-hostname");
+    c.startMom("b", "0", "--node-hostname");
+    c.startMom("c", "1", "--node-hostname");
+    c.qmgr("set server cgroup_enable = True");
+    return c;
+  }
+
+  /** A scratch directory in /tmp that {@code user} owns, for their job files and output. */
+  static Path workFor(String user, String prefix) throws IOException {
+    Path work = Files.createTempDirectory(Path.of("/tmp"), prefix);
+    TestCluster.exec(work, List.of("chown", user, work.toString()));
+    return work;
+  }
+
+  /** Runs {@code argv} as {@code user} in {@code dir} and fails the test if it fails. */
+  static void runAs(String user, Path dir, String... argv) {
+    List<String> command = new ArrayList<>(List.of("runuser", "-u", user, "--"));
+    command.addAll(List.of(argv));
+    TestCluster.Result r = TestCluster.exec(dir, command);
+    assertEquals(0, r.exit(), String.join(" ", argv) + ": " + r);
+  }
+
+  /** The {@code key=value} fields of a line a test job printed. */
+  static Map<String, String> fields(String line) {
+    Map<String, String> f = new java.util.TreeMap<>();
+    for (String part : line.split(" ")) {
+      int eq = part.indexOf('=');
+      f.put(part.substring(0, eq), part.substring(eq + 1));
+    }
+    return f;
+  }
+
+  /**
    * Starts the mom of {@code node} offering {@code cpus} (with more {@code berth mom} options, if
    * any) and waits until the node is free.
    */

@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -47,13 +46,8 @@ class TaskIT {
   static void start() throws Exception {
     TestUsers.ensure(USER);
     JobTools.ensureOnPath();
-    cluster = MultiNodeCluster.start();
-    cluster.startMom("a", "0-1", "--node-hostname");
-    cluster.startMom("b", "0", "--node-hostname");
-    cluster.startMom("c", "1", "--node-hostname");
-    cluster.qmgr("set server cgroup_enable = True");
-    work = Files.createTempDirectory(Path.of("/tmp"), "berth-task-work-");
-    TestCluster.exec(work, List.of("chown", USER, work.toString()));
+    cluster = MultiNodeCluster.threeHosts();
+    work = MultiNodeCluster.workFor(USER, "berth-task-work-");
     Files.writeString(
         work.resolve("eat.c"),
         """
@@ -71,10 +65,7 @@ class TaskIT {
           return 0;
         }
         """);
-    TestCluster.Result cc =
-        TestCluster.exec(
-            work, List.of("runuser", "-u", USER, "--", "gcc", "-O0", "-o", "eat", "eat.c"));
-    assertEquals(0, cc.exit(), cc.toString());
+    MultiNodeCluster.runAs(USER, work, "gcc", "-O0", "-o", "eat", "eat.c");
   }
 
   @AfterEach
@@ -104,18 +95,11 @@ class TaskIT {
     return output(job).lines().filter(l -> l.startsWith(prefix)).toList();
   }
 
-  /** key=value fields of a WHERE line. */
-  private static Map<String, String> fields(String line) {
-    Map<String, String> f = new TreeMap<>();
-    for (String part : line.split(" ")) {
-      int eq = part.indexOf('=');
-      f.put(part.substring(0, eq), part.substring(eq + 1));
-    }
-    return f;
-  }
-
   private static List<String> hosts(Job job) {
-    return lines(job, "T=").stream().map(l -> fields(l).get("H")).sorted().toList();
+    return lines(job, "T=").stream()
+        .map(l -> MultiNodeCluster.fields(l).get("H"))
+        .sorted()
+        .toList();
   }
 
   @Test
@@ -130,7 +114,7 @@ class TaskIT {
     List<String> nodes = List.of("a", "b", "c");
     List<String> vnodeHosts = List.of("a", "a", "b", "c");
     for (String line : lines) {
-      Map<String, String> f = fields(line);
+      Map<String, String> f = MultiNodeCluster.fields(line);
       int vnode = Integer.parseInt(f.get("V"));
       String host = vnodeHosts.get(vnode);
       assertEquals(host, f.get("H"), line);
@@ -143,7 +127,7 @@ class TaskIT {
     }
     assertEquals(
         List.of("0", "1", "2", "3"),
-        lines.stream().map(l -> fields(l).get("V")).sorted().toList(),
+        lines.stream().map(l -> MultiNodeCluster.fields(l).get("V")).sorted().toList(),
         "one task per slot");
   }
 
@@ -158,9 +142,9 @@ class TaskIT {
     Job job = run(String.format(WHERE, "-n 2") + String.format(WHERE, "-h c"), "-l", FOUR_SLOTS);
     List<String> lines = lines(job, "T=");
     assertEquals(2, lines.size(), output(job));
-    assertEquals("b", fields(lines.get(0)).get("H"), "-n 2 is the third slot");
-    assertEquals("2", fields(lines.get(0)).get("V"));
-    assertEquals("c", fields(lines.get(1)).get("H"), "-h c");
+    assertEquals("b", MultiNodeCluster.fields(lines.get(0)).get("H"), "-n 2 is the third slot");
+    assertEquals("2", MultiNodeCluster.fields(lines.get(0)).get("V"));
+    assertEquals("c", MultiNodeCluster.fields(lines.get(1)).get("H"), "-h c");
   }
 
   @Test
