@@ -177,28 +177,41 @@ class MpiIT {
   }
 
   @Test
-  void qdelLeavesNoRankOrDaemonOnAnyNode() throws Exception {
+  void qdelLeavesNoRankOrOrtedOnAnyNode() throws Exception {
+    qdelLeavesNothing("mpirun --hostfile $PBS_NODEFILE ./mpi 0 3101", "orted", "-mca", 2);
+  }
+
+  @Test
+  void qdelLeavesNoRankOrHydraProxyOnAnyNode() throws Exception {
+    qdelLeavesNothing(
+        "mpirun.mpich --hostfile $PBS_NODEFILE ./mpi_mpich 0 3102",
+        "hydra_pmi_proxy",
+        "--control-port",
+        3);
+  }
+
+  /**
+   * qdel of a running MPI job: within 5 s no process that names the job's sleep (launcher, ranks,
+   * their starters) and no MPI daemon is left on any node, and the job's cgroups are gone.
+   */
+  private void qdelLeavesNothing(String launch, String daemon, String daemonArgument, int daemons)
+      throws Exception {
+    String marker = launch.substring(launch.lastIndexOf(' ') - 1);
     String id =
         cluster.submitAs(
-            USER,
-            work,
-            "cd $PBS_O_WORKDIR\nmpirun --hostfile $PBS_NODEFILE ./mpi 0 3101\n",
-            "-j",
-            "oe",
-            "-l",
-            THREE_NODES);
+            USER, work, "cd $PBS_O_WORKDIR\n" + launch + "\n", "-j", "oe", "-l", THREE_NODES);
     Job running = cluster.await(id, j -> j.getStartTime() > 0, Duration.ofSeconds(30));
     awaitTrue(() -> ranks(running).size() == 3, Duration.ofSeconds(30));
-    assertEquals(2, Processes.running("orted", "-mca").size(), "an orted on each sister");
+    assertEquals(daemons, Processes.running(daemon, daemonArgument).size(), daemon);
     long before = System.currentTimeMillis();
     assertEquals(0, cluster.cli("qdel", id).exit());
     awaitTrue(
         () ->
-            Processes.running("mpi", "3101").isEmpty()
-                && Processes.running("orted", "-mca").isEmpty()
-                && Processes.running("mpirun", "--hostfile").isEmpty()
+            Processes.matching(marker).isEmpty()
+                && Processes.running(daemon, daemonArgument).isEmpty()
                 && !cluster.hasCgroups(id),
-        Duration.ofSeconds(5));
+        Duration.ofSeconds(5),
+        () -> Processes.matching(marker) + " " + Processes.running(daemon, daemonArgument));
     assertTrue(System.currentTimeMillis() - before <= 5000);
     cluster.await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(20));
   }

@@ -227,6 +227,19 @@ class TaskIT {
   }
 
   @Test
+  void whatTasksUseOnASisterCountsInTheJobsResourcesUsed() throws Exception {
+    Job job =
+        run(
+            "pbsdsh -n 1 sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :;"
+                + " done'\n",
+            "-l", "nodes=b:ppn=1+c:ppn=1");
+    assertEquals(0, job.getExitStatus(), output(job));
+    assertTrue(
+        job.getResourcesUsed().getCput() >= 2,
+        "three seconds of CPU on c: " + job.getResourcesUsed());
+  }
+
+  @Test
   void qdelEndsTasksOnEveryNodeWithinFiveSeconds() throws Exception {
     for (boolean cgroups : new boolean[] {true, false}) {
       cluster.qmgr("set server cgroup_enable = " + (cgroups ? "True" : "False"));
