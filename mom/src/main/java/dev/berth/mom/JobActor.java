@@ -660,6 +660,8 @@ final class JobActor {
               });
     } catch (IOException e) {
       context.getLog().warn("job {}: cannot remove its cgroup: {}", job.getId(), e.getMessage());
+      mom.tell(
+          new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
     }
   }
 
@@ -815,6 +817,8 @@ final class JobActor {
       isolation.tearDown(job.getId());
     } catch (IOException e) {
       context.getLog().warn("job {}: cannot remove its cgroup: {}", job.getId(), e.getMessage());
+      mom.tell(
+          new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
     }
   }
 

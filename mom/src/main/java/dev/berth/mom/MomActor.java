@@ -58,6 +58,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   /** A sister job actor finished: the job is gone from this node. */
   record SisterGone(String jobId) implements Command {}
 
+  /** Something of a job could not be cleaned up here: the node must take no more jobs. */
+  record Trouble(String message) implements Command {}
+
   private record Listed(Receptionist.Listing listing) implements Command {}
 
   private enum Heartbeat implements Command {
@@ -79,6 +82,10 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private final Map<String, ActorRef<MomInbound>> peers = new HashMap<>();
   private final Map<String, List<MomInbound>> waiting = new HashMap<>();
   private final ActorRef<Receptionist.Listing> listings;
+
+  /** Troubles not yet told to a server (there was none to tell). */
+  private final List<String> troubles = new ArrayList<>();
+
   private ActorRef<ServerInbound> server;
 
   private MomActor(
@@ -165,6 +172,14 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             })
         .onMessage(ToPeer.class, this::toPeer)
         .onMessage(
+            Trouble.class,
+            t -> {
+              getContext().getLog().error("node {} goes offline: {}", config.name(), t.message());
+              troubles.add(t.message());
+              tellTroubles();
+              return this;
+            })
+        .onMessage(
             Listed.class,
             l ->
                 l.listing().isForKey(SERVER_KEY)
@@ -233,10 +248,27 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       getContext().getLog().info("node {} reports to server {}", config.name(), server.path());
       hello();
       heartbeat(); // so pbsnodes shows the node's status from the start, not a heartbeat later
+      tellTroubles();
     } else if (found.isEmpty()) {
       server = null;
     }
     return this;
+  }
+
+  private void tellTroubles() {
+    if (server == null) {
+      return;
+    }
+    for (String message : troubles) {
+      server.tell(
+          ServerInbound.newBuilder()
+              .setTrouble(
+                  dev.berth.proto.NodeTrouble.newBuilder()
+                      .setNode(config.name())
+                      .setMessage(message))
+              .build());
+    }
+    troubles.clear();
   }
 
   private void hello() {

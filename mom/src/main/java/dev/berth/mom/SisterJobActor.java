@@ -222,6 +222,8 @@ final class SisterJobActor {
       }
     } catch (IOException e) {
       context.getLog().warn("job {}: cannot remove its cgroup: {}", job.getId(), e.getMessage());
+      mom.tell(
+          new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
     }
     done(mom, motherSuperior, job.getId(), config.name(), used);
     try {

@@ -488,6 +488,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       case STARTED -> m.getStarted().getNode();
       case OBIT -> m.getObit().getNode();
       case RUN_REJECTED -> m.getRunRejected().getNode();
+      case TROUBLE -> m.getTrouble().getNode();
       default -> "";
     };
   }

@@ -122,6 +122,7 @@ public final class Decider {
       case STARTED -> NodeReports.started(s, m.getStarted());
       case OBIT -> NodeReports.obit(s, m.getObit(), ctx);
       case RUN_REJECTED -> NodeReports.rejected(s, m.getRunRejected(), ctx);
+      case TROUBLE -> NodeReports.trouble(s, m.getTrouble());
       default -> new Outcome();
     };
   }

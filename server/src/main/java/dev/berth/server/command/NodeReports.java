@@ -13,6 +13,7 @@ import dev.berth.proto.MomInbound;
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeCreated;
 import dev.berth.proto.NodeHello;
+import dev.berth.proto.NodeTrouble;
 import dev.berth.proto.NodeUpdated;
 import dev.berth.proto.ObitAck;
 import dev.berth.proto.ResourcesUsed;
@@ -164,6 +165,23 @@ final class NodeReports {
                       .setEndTime(ctx.nowSeconds())
                       .setResourcesUsed(ResourcesUsed.getDefaultInstance())
                       .setReason("could not start on " + r.getNode() + ": " + r.getReason())));
+    }
+    return out;
+  }
+
+  /** A node whose mom could not clean up goes offline, with the reason; idempotent. */
+  static Outcome trouble(ClusterState s, NodeTrouble t) {
+    Outcome out = new Outcome();
+    Optional<Node> node = s.node(t.getNode());
+    String note = "mom: " + t.getMessage();
+    if (node.isPresent() && !(node.get().getOffline() && node.get().getNote().equals(note))) {
+      out.event(
+          Event.newBuilder()
+              .setNodeUpdated(
+                  NodeUpdated.newBuilder()
+                      .setNode(node.get().toBuilder().setOffline(true).setNote(note))
+                      .addChanged("state")
+                      .addChanged("note")));
     }
     return out;
   }

@@ -223,4 +223,23 @@ class NodeReportsTest {
   private static List<Event.BodyCase> kinds(List<Event> events) {
     return events.stream().map(Event::getBodyCase).toList();
   }
+
+  @Test
+  void aNodeWhoseMomCannotCleanUpGoesOfflineWithTheReasonOnce() {
+    ServerInbound.Builder trouble =
+        ServerInbound.newBuilder()
+            .setTrouble(
+                dev.berth.proto.NodeTrouble.newBuilder()
+                    .setNode("n2")
+                    .setMessage("job 7.srv left a cgroup behind: busy"));
+    d.fromNode("n2", trouble);
+    Node n = d.state.node("n2").orElseThrow();
+    assertTrue(n.getOffline());
+    assertEquals("mom: job 7.srv left a cgroup behind: busy", n.getNote());
+    int mark = d.journal.size();
+    d.fromNode("n2", trouble);
+    assertEquals(mark, d.journal.size(), "told twice, recorded once");
+    d.submit(ALICE, resource("nodes", "n2:ppn=1"));
+    assertEquals(List.of(), d.schedule(), "no job lands there");
+  }
 }
