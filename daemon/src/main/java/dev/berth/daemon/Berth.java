@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
       StatusCommand.class,
       ServeCommand.class,
       MomCommand.class,
-      JournalCommand.class
+      JournalCommand.class,
+      KafkaCommand.class
     })
 public final class Berth implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

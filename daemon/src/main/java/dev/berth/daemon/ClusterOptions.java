@@ -28,6 +28,15 @@ final class ClusterOptions {
               + " nodes for separate hosts. Default: on with more than one node.")
   Boolean nodeHostnames;
 
+  @Option(
+      names = "--journal",
+      defaultValue = JournalSpec.ROCKSDB,
+      paramLabel = "SPEC",
+      description =
+          "Where events are kept: rocksdb (in the home directory) or"
+              + " kafka://HOST:PORT[,HOST:PORT][/TOPIC][?replication=N&min-insync=M].")
+  String journal;
+
   @Option(names = "--port", defaultValue = "0", description = "Cluster (Artery) port; 0 = any.")
   int port;
 

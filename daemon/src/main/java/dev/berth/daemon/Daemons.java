@@ -6,19 +6,24 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
-/** The running berth serve of a home directory, found through its pid file. */
+/** Berth's background processes (berth serve, berth kafka), found through their pid files. */
 final class Daemons {
   private Daemons() {}
 
   static Optional<ProcessHandle> running(BerthHome home) {
+    return running(home.pidFile(), "serve");
+  }
+
+  /** The live process named in {@code pidFile} whose command line has {@code word}. */
+  static Optional<ProcessHandle> running(Path pidFile, String word) {
     try {
-      if (!Files.exists(home.pidFile())) {
+      if (!Files.exists(pidFile)) {
         return Optional.empty();
       }
-      long pid = Long.parseLong(Files.readString(home.pidFile()).trim());
+      long pid = Long.parseLong(Files.readString(pidFile).trim());
       return ProcessHandle.of(pid)
           .filter(ProcessHandle::isAlive)
-          .filter(p -> p.info().commandLine().map(c -> c.contains("serve")).orElse(true));
+          .filter(p -> p.info().commandLine().map(c -> c.contains(word)).orElse(true));
     } catch (IOException | NumberFormatException e) {
       return Optional.empty();
     }

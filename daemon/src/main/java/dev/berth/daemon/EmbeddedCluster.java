@@ -9,7 +9,7 @@ import dev.berth.mom.os.LinuxUsers;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.server.BerthServer;
-import dev.berth.server.journal.RocksJournal;
+import dev.berth.server.journal.Journal;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,12 +23,12 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 
 /**
- * A whole cluster in one JVM: a Pekko cluster of one member holding the server (RocksDB journal
- * under the home directory), the scheduler and the moms of this host.
+ * A whole cluster in one JVM: a Pekko cluster of one member holding the server (its journal in
+ * RocksDB under the home directory, or on Kafka), the scheduler and the moms of this host.
  */
 public final class EmbeddedCluster implements AutoCloseable {
   private final ActorSystem<Void> system;
-  private final RocksJournal journal;
+  private final Journal journal;
   private final BerthServer server;
 
   /** Everything the embedded cluster needs to start. */
@@ -40,7 +40,8 @@ public final class EmbeddedCluster implements AutoCloseable {
       String clusterHost,
       int port,
       List<MomConfig> moms,
-      Function<String, Isolation> isolation) {}
+      Function<String, Isolation> isolation,
+      JournalSpec journal) {}
 
   private EmbeddedCluster(Settings settings) throws IOException {
     Config config =
@@ -48,7 +49,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     system = ActorSystem.create(Behaviors.empty(), "berth", config);
     Cluster cluster = Cluster.get(system);
     cluster.manager().tell(Join.create(cluster.selfMember().address()));
-    journal = RocksJournal.open(settings.home().journal());
+    journal = settings.journal().open(settings.home(), settings.serverName());
     try {
       server =
           BerthServer.start(

@@ -54,7 +54,8 @@ final class ServeCommand implements Callable<Integer> {
                 options.host,
                 options.port,
                 moms,
-                cgroups::isolation));
+                cgroups::isolation,
+                JournalSpec.parse(options.journal)));
     Files.writeString(h.pidFile(), ProcessHandle.current().pid() + "\n");
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

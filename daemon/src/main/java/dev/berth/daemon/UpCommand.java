@@ -101,6 +101,8 @@ final class UpCommand implements Callable<Integer> {
       argv.addAll(List.of("--cpus", options.cpus));
     }
     argv.add(options.nodeHostnames() ? "--node-hostnames" : "--no-node-hostnames");
+    JournalSpec.parse(options.journal); // a bad value fails here, not in the background
+    argv.addAll(List.of("--journal", options.journal));
     return new ProcessBuilder(argv)
         .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
         .redirectOutput(ProcessBuilder.Redirect.appendTo(h.log().toFile()))

@@ -67,7 +67,8 @@ final class TestCluster implements AutoCloseable {
                 "127.0.0.1",
                 0,
                 moms,
-                node -> Isolation.open(CgroupConfig.of(cgroupRoot(home) + "/" + node))));
+                node -> Isolation.open(CgroupConfig.of(cgroupRoot(home) + "/" + node)),
+                dev.berth.daemon.JournalSpec.parse(dev.berth.daemon.JournalSpec.ROCKSDB)));
   }
 
   /** Each test cluster keeps its job cgroups under a root of its own. */

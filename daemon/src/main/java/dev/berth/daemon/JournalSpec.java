@@ -1,0 +1,79 @@
+package dev.berth.daemon;
+
+import dev.berth.server.journal.Journal;
+import dev.berth.server.journal.KafkaJournal;
+import dev.berth.server.journal.RocksJournal;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Where the server keeps its events: {@code rocksdb} (the home directory's journal, the default) or
+ * {@code kafka://HOST:PORT[,HOST:PORT...][/TOPIC][?replication=N&min-insync=M]}. Servers that share
+ * a Kafka journal share its topic and transactional id, both named after the server.
+ */
+public record JournalSpec(
+    String kind, String bootstrap, String topic, int replication, int minInsync) {
+  public static final String ROCKSDB = "rocksdb";
+
+  public static JournalSpec parse(String text) {
+    if (text == null || text.isEmpty() || text.equals(ROCKSDB)) {
+      return new JournalSpec(ROCKSDB, "", "", 0, 0);
+    }
+    if (!text.startsWith("kafka://")) {
+      throw new IllegalArgumentException(
+          "--journal " + text + ": use rocksdb or kafka://HOST:PORT[,HOST:PORT][/TOPIC]");
+    }
+    String rest = text.substring("kafka://".length());
+    String query = "";
+    int q = rest.indexOf('?');
+    if (q >= 0) {
+      query = rest.substring(q + 1);
+      rest = rest.substring(0, q);
+    }
+    int slash = rest.indexOf('/');
+    String bootstrap = slash < 0 ? rest : rest.substring(0, slash);
+    String topic = slash < 0 ? "" : rest.substring(slash + 1);
+    if (bootstrap.isEmpty() || !bootstrap.matches("[^,:]+:\\d+(,[^,:]+:\\d+)*")) {
+      throw new IllegalArgumentException(
+          "--journal " + text + ": the brokers must be HOST:PORT, comma separated");
+    }
+    Map<String, String> options = new HashMap<>();
+    for (String pair : query.isEmpty() ? new String[0] : query.split("&")) {
+      int eq = pair.indexOf('=');
+      String key = eq < 0 ? pair : pair.substring(0, eq);
+      if (!key.equals("replication") && !key.equals("min-insync")) {
+        throw new IllegalArgumentException(
+            "--journal " + text + ": unknown setting '" + key + "' (replication, min-insync)");
+      }
+      options.put(key, eq < 0 ? "" : pair.substring(eq + 1));
+    }
+    try {
+      int replication = Integer.parseInt(options.getOrDefault("replication", "1"));
+      int minInsync =
+          Integer.parseInt(
+              options.getOrDefault("min-insync", Integer.toString(Math.min(2, replication))));
+      if (replication < 1 || minInsync < 1 || minInsync > replication) {
+        throw new IllegalArgumentException(
+            "--journal " + text + ": need 1 <= min-insync <= replication");
+      }
+      return new JournalSpec("kafka", bootstrap, topic, replication, minInsync);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--journal " + text + ": settings take numbers", e);
+    }
+  }
+
+  /** Opens the journal of the server named {@code serverName} with its state in {@code home}. */
+  Journal open(BerthHome home, String serverName) {
+    if (kind.equals(ROCKSDB)) {
+      return RocksJournal.open(home.journal());
+    }
+    return KafkaJournal.open(
+        new KafkaJournal.Settings(
+            bootstrap,
+            topic.isEmpty() ? "berth-journal-" + serverName : topic,
+            "berth-server-" + serverName,
+            replication,
+            minInsync,
+            home.root().resolve("kafka-journal")));
+  }
+}

@@ -1,0 +1,401 @@
+package dev.berth.server.journal;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.berth.proto.Event;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The journal on a Kafka topic, for a server whose head node may be lost. One topic with one
+ * partition keeps the events in one order. The active server writes each group of batches in one
+ * transaction of an idempotent producer whose {@code transactional.id} every server of the cluster
+ * shares: a server that opens the journal fences every earlier writer, whose next write then fails
+ * (and a server whose write fails stops), so two servers never both write, even if one was only
+ * paused. Readers take committed records only.
+ *
+ * <p>Every event is also kept in a local {@link RocksJournal} — the warm copy a restart replays
+ * from, which also indexes job history and holds snapshots. Opening catches the local copy up with
+ * the topic after fencing, so the new writer starts from everything any earlier one committed.
+ */
+public final class KafkaJournal implements Journal {
+  /**
+   * Where and how: the brokers, the topic (created with one partition, the replication factor and
+   * min.insync.replicas given, kept forever), the transactional id the servers share, and the local
+   * directory of the warm copy.
+   */
+  public record Settings(
+      String bootstrapServers,
+      String topic,
+      String transactionalId,
+      int replicationFactor,
+      int minInsyncReplicas,
+      Path localDirectory) {}
+
+  /** How long a write may wait for the brokers before it fails (and the server stops). */
+  static final Duration WRITE_TIMEOUT = Duration.ofSeconds(30);
+
+  private record Pending(List<Event> events, CompletableFuture<Void> done) {}
+
+  private final Settings settings;
+  private final RocksJournal local;
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+  private final Thread writer;
+  private volatile boolean closed;
+  private volatile String fenced;
+
+  private KafkaJournal(
+      Settings settings, RocksJournal local, KafkaProducer<byte[], byte[]> producer) {
+    this.settings = settings;
+    this.local = local;
+    this.producer = producer;
+    writer = new Thread(this::writeLoop, "berth-kafka-journal-writer");
+    writer.setDaemon(true);
+    writer.start();
+  }
+
+  /**
+   * Creates the topic if it is missing, opens the local copy, fences every earlier writer and
+   * catches the local copy up with what they committed.
+   */
+  public static KafkaJournal open(Settings settings) {
+    ensureTopic(settings);
+    RocksJournal local = RocksJournal.open(settings.localDirectory().resolve("events"));
+    KafkaProducer<byte[], byte[]> producer = null;
+    try {
+      producer = new KafkaProducer<>(producerProperties(settings));
+      producer.initTransactions(); // from here on, an earlier server's writes fail
+      catchUp(settings, local, l -> {});
+      return new KafkaJournal(settings, local, producer);
+    } catch (KafkaException | JournalException e) {
+      if (producer != null) {
+        producer.close(Duration.ZERO);
+      }
+      local.close();
+      throw e instanceof JournalException je
+          ? je
+          : new JournalException(
+              "cannot open the Kafka journal at " + settings.bootstrapServers() + ": " + e, e);
+    }
+  }
+
+  /**
+   * Brings {@code local} up to the end of what is committed on the topic and returns how many
+   * events it added; {@code progress} hears each applied batch (a standby applies them to its
+   * state).
+   */
+  static long catchUp(Settings settings, RocksJournal local, Consumer<List<Event>> progress) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    TopicPartition partition = new TopicPartition(settings.topic(), 0);
+    long added = 0;
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+      consumer.assign(List.of(partition));
+      consumer.seek(partition, readOffset(settings));
+      long end = consumer.endOffsets(List.of(partition), WRITE_TIMEOUT).get(partition);
+      long last = local.lastSeq();
+      while (consumer.position(partition, WRITE_TIMEOUT) < end) {
+        List<Event> batch = new ArrayList<>();
+        long next = -1;
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+          Event e = parse(r);
+          next = r.offset() + 1;
+          if (e.getSeq() <= last) {
+            continue;
+          }
+          if (e.getSeq() != last + 1) {
+            throw new JournalException(
+                "the topic "
+                    + settings.topic()
+                    + " holds event "
+                    + e.getSeq()
+                    + " after event "
+                    + last
+                    + " (offset "
+                    + r.offset()
+                    + "): it is not this cluster's journal, or it was cut");
+          }
+          batch.add(e);
+          last = e.getSeq();
+        }
+        if (!batch.isEmpty()) {
+          local.append(batch).join();
+          progress.accept(batch);
+          added += batch.size();
+        }
+        if (next >= 0) {
+          writeOffset(settings, next);
+        }
+      }
+    }
+    return added;
+  }
+
+  private static Event parse(ConsumerRecord<byte[], byte[]> r) {
+    try {
+      return Event.parseFrom(r.value());
+    } catch (InvalidProtocolBufferException e) {
+      throw new JournalException("the record at offset " + r.offset() + " is not an event", e);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> append(List<Event> batch) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    synchronized (queue) {
+      if (closed || fenced != null) {
+        done.completeExceptionally(
+            new JournalException(fenced != null ? fenced : "the journal is closed"));
+        return done;
+      }
+      queue.add(new Pending(List.copyOf(batch), done));
+    }
+    return done;
+  }
+
+  private void writeLoop() {
+    List<Pending> group = new ArrayList<>();
+    while (!closed || !queue.isEmpty()) {
+      try {
+        Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          continue;
+        }
+        group.add(first);
+        queue.drainTo(group);
+        write(group);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } finally {
+        group.clear();
+      }
+    }
+  }
+
+  /** One transaction for the whole group; the local copy follows once it is committed. */
+  private void write(List<Pending> group) {
+    if (fenced != null) {
+      group.forEach(p -> p.done().completeExceptionally(new JournalException(fenced)));
+      return;
+    }
+    List<Event> all = new ArrayList<>();
+    group.forEach(p -> all.addAll(p.events()));
+    try {
+      producer.beginTransaction();
+      Future<RecordMetadata> lastSent = null;
+      for (Event e : all) {
+        lastSent =
+            producer.send(
+                new ProducerRecord<>(
+                    settings.topic(),
+                    0,
+                    ByteBuffer.allocate(8).putLong(e.getSeq()).array(),
+                    e.toByteArray()));
+      }
+      producer.commitTransaction();
+      local.append(all).join();
+      if (lastSent != null) {
+        writeOffset(settings, lastSent.get().offset() + 1);
+      }
+      group.forEach(p -> p.done().complete(null));
+    } catch (RuntimeException | ExecutionException | InterruptedException e) {
+      JournalException failure = failure(e);
+      group.forEach(p -> p.done().completeExceptionally(failure));
+    }
+  }
+
+  private JournalException failure(Exception e) {
+    Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+    if (isFencing(cause)) {
+      fenced =
+          "another server has taken over the journal on "
+              + settings.topic()
+              + " (this server's writes are fenced)";
+      return new JournalException(fenced, cause);
+    }
+    try {
+      producer.abortTransaction();
+    } catch (KafkaException abortFailed) {
+      // the transaction times out on the broker instead
+    }
+    return new JournalException("the Kafka journal write failed: " + cause, cause);
+  }
+
+  /** With transactions version 2 a fenced producer sees either of these first. */
+  static boolean isFencing(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof ProducerFencedException || c instanceof InvalidProducerEpochException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void replay(long afterSeq, Consumer<Event> consumer) {
+    local.replay(afterSeq, consumer);
+  }
+
+  @Override
+  public long lastSeq() {
+    return local.lastSeq();
+  }
+
+  @Override
+  public Optional<Snapshot> latestSnapshot() {
+    return local.latestSnapshot();
+  }
+
+  @Override
+  public void saveSnapshot(Snapshot snapshot) {
+    local.saveSnapshot(snapshot);
+  }
+
+  @Override
+  public List<Event> history(String jobId) {
+    return local.history(jobId);
+  }
+
+  /** Whether another server has fenced this one. */
+  public boolean fenced() {
+    return fenced != null;
+  }
+
+  @Override
+  public void close() {
+    synchronized (queue) {
+      closed = true;
+    }
+    try {
+      writer.join(WRITE_TIMEOUT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    producer.close(Duration.ofSeconds(5));
+    local.close();
+  }
+
+  private static Properties producerProperties(Settings s) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
+    p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, s.transactionalId());
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(WRITE_TIMEOUT.toMillis()));
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(WRITE_TIMEOUT.toMillis()));
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(WRITE_TIMEOUT.toMillis()));
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    return p;
+  }
+
+  /** One partition (one order), kept forever; an existing topic must have one partition. */
+  private static void ensureTopic(Settings s) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
+    try (Admin admin = Admin.create(p)) {
+      NewTopic topic =
+          new NewTopic(s.topic(), 1, (short) s.replicationFactor())
+              .configs(
+                  Map.of(
+                      "min.insync.replicas", Integer.toString(s.minInsyncReplicas()),
+                      "retention.ms", "-1",
+                      "retention.bytes", "-1",
+                      "cleanup.policy", "delete",
+                      "unclean.leader.election.enable", "false"));
+      try {
+        admin.createTopics(List.of(topic)).all().get();
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw e;
+        }
+      }
+      TopicDescription d =
+          admin.describeTopics(List.of(s.topic())).allTopicNames().get().get(s.topic());
+      if (d.partitions().size() != 1) {
+        throw new JournalException(
+            "the topic "
+                + s.topic()
+                + " has "
+                + d.partitions().size()
+                + " partitions; a journal needs exactly one (one order of events)");
+      }
+    } catch (ExecutionException | KafkaException e) {
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw new JournalException(
+          "cannot create or check the topic "
+              + s.topic()
+              + " at "
+              + s.bootstrapServers()
+              + ": "
+              + cause,
+          cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new JournalException("interrupted while checking the topic " + s.topic(), e);
+    }
+  }
+
+  /** The topic offset after the last event the local copy holds (0 when unknown). */
+  private static long readOffset(Settings s) {
+    Path file = s.localDirectory().resolve("offset");
+    try {
+      return Files.exists(file) ? Long.parseLong(Files.readString(file).strip()) : 0;
+    } catch (IOException | NumberFormatException e) {
+      return 0; // reading from the start costs time, not correctness: known events are skipped
+    }
+  }
+
+  private static void writeOffset(Settings s, long next) {
+    Path file = s.localDirectory().resolve("offset");
+    try {
+      Path tmp = file.resolveSibling("offset.tmp");
+      Files.writeString(tmp, next + "\n");
+      Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      // the next open reads from the start instead
+    }
+  }
+}
