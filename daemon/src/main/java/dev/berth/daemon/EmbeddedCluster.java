@@ -84,6 +84,11 @@ public final class EmbeddedCluster implements AutoCloseable {
     return server;
   }
 
+  /** Completes when the cluster's actor system has terminated, asked to or not. */
+  public java.util.concurrent.CompletionStage<?> terminated() {
+    return system.getWhenTerminated();
+  }
+
   /** Where moms on other hosts join: {@code host:port} of this process's cluster endpoint. */
   public String clusterAddress() {
     var address = Cluster.get(system).selfMember().address();

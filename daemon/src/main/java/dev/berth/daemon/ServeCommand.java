@@ -58,10 +58,13 @@ final class ServeCommand implements Callable<Integer> {
                 JournalSpec.parse(options.journal)));
     Files.writeString(h.pidFile(), ProcessHandle.current().pid() + "\n");
     CountDownLatch stopped = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean asked =
+        new java.util.concurrent.atomic.AtomicBoolean();
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  asked.set(true);
                   cluster.close();
                   try {
                     Files.deleteIfExists(h.pidFile());
@@ -86,7 +89,14 @@ final class ServeCommand implements Callable<Integer> {
             + h.root()
             + "; moms join at "
             + cluster.clusterAddress());
+    // A server that stops by itself (its journal failed, another server fenced it) must not leave
+    // a process behind that looks alive: it exits, and its supervisor decides what comes next.
+    cluster.terminated().thenRun(stopped::countDown);
     stopped.await();
+    if (!asked.get()) {
+      System.err.println("berth: the server stopped by itself; see the log above");
+      return 1;
+    }
     return 0;
   }
 }

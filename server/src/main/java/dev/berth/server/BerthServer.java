@@ -57,6 +57,7 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private final Journal journal;
+  private final ActorSystem<?> system;
   private final AtomicReference<ClusterState> published;
   private final ActorRef<ServerActor.Message> actor;
   private final ClientEndpoint endpoint;
@@ -70,6 +71,7 @@ public final class BerthServer implements AutoCloseable {
 
   private BerthServer(ActorSystem<?> system, Journal journal, Config config, Clock clock)
       throws IOException {
+    this.system = system;
     this.journal = journal;
     long start = System.nanoTime();
     Recovered r = recover(journal);
@@ -179,6 +181,12 @@ public final class BerthServer implements AutoCloseable {
   @Override
   public void close() {
     endpoint.close();
+    if (system.whenTerminated().isCompleted()) {
+      // The server stopped itself (its journal failed): nothing to drain, nothing to snapshot.
+      queryThreads.shutdown();
+      background.shutdown();
+      return;
+    }
     CompletableFuture<Long> drained = new CompletableFuture<>();
     actor.tell(new ServerActor.Drain(drained));
     try {
