@@ -12,12 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -67,14 +64,10 @@ public final class KafkaJournal implements Journal {
   /** How long a write may wait for the brokers before it fails (and the server stops). */
   static final Duration WRITE_TIMEOUT = Duration.ofSeconds(30);
 
-  private record Pending(List<Event> events, CompletableFuture<Void> done) {}
-
   private final Settings settings;
   private final RocksJournal local;
   private final KafkaProducer<byte[], byte[]> producer;
-  private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
-  private final Thread writer;
-  private volatile boolean closed;
+  private final GroupCommit writer;
   private volatile String fenced;
 
   private KafkaJournal(
@@ -82,9 +75,7 @@ public final class KafkaJournal implements Journal {
     this.settings = settings;
     this.local = local;
     this.producer = producer;
-    writer = new Thread(this::writeLoop, "berth-kafka-journal-writer");
-    writer.setDaemon(true);
-    writer.start();
+    writer = new GroupCommit("berth-kafka-journal-writer", this::write);
   }
 
   /**
@@ -178,40 +169,14 @@ public final class KafkaJournal implements Journal {
 
   @Override
   public CompletableFuture<Void> append(List<Event> batch) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    synchronized (queue) {
-      if (closed || fenced != null) {
-        done.completeExceptionally(
-            new JournalException(fenced != null ? fenced : "the journal is closed"));
-        return done;
-      }
-      queue.add(new Pending(List.copyOf(batch), done));
+    if (fenced != null) {
+      return CompletableFuture.failedFuture(new JournalException(fenced));
     }
-    return done;
-  }
-
-  private void writeLoop() {
-    List<Pending> group = new ArrayList<>();
-    while (!closed || !queue.isEmpty()) {
-      try {
-        Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
-        if (first == null) {
-          continue;
-        }
-        group.add(first);
-        queue.drainTo(group);
-        write(group);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } finally {
-        group.clear();
-      }
-    }
+    return writer.append(batch);
   }
 
   /** One transaction for the whole group; the local copy follows once it is committed. */
-  private void write(List<Pending> group) {
+  private void write(List<GroupCommit.Pending> group) {
     if (fenced != null) {
       group.forEach(p -> p.done().completeExceptionally(new JournalException(fenced)));
       return;
@@ -301,13 +266,8 @@ public final class KafkaJournal implements Journal {
 
   @Override
   public void close() {
-    synchronized (queue) {
-      closed = true;
-    }
-    try {
-      writer.join(WRITE_TIMEOUT.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (!writer.close(WRITE_TIMEOUT)) {
+      return;
     }
     producer.close(Duration.ofSeconds(5));
     local.close();

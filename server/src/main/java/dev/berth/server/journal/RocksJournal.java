@@ -12,9 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -59,12 +57,8 @@ public final class RocksJournal implements Journal {
   private final ColumnFamilyHandle snapshots;
   private final List<ColumnFamilyHandle> handles;
   private final WriteOptions syncWrite = new WriteOptions().setSync(true);
-  private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
-  private final Thread writer;
+  private final GroupCommit writer;
   private volatile long lastSeq;
-  private volatile boolean closed;
-
-  private record Pending(List<Event> events, CompletableFuture<Void> done) {}
 
   private RocksJournal(Path dir, WALRecoveryMode mode) {
     this.dir = dir;
@@ -107,9 +101,7 @@ public final class RocksJournal implements Journal {
     jobs = handles.get(2);
     snapshots = handles.get(3);
     lastSeq = readLastSeq();
-    writer = new Thread(this::writeLoop, "berth-journal-writer");
-    writer.setDaemon(true);
-    writer.start();
+    writer = new GroupCommit("berth-journal-writer", this::write);
   }
 
   /** Opens (or creates) the journal; refuses to open a damaged one. */
@@ -131,41 +123,13 @@ public final class RocksJournal implements Journal {
 
   @Override
   public CompletableFuture<Void> append(List<Event> batch) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    synchronized (queue) { // so that no batch lands in the queue after the writer has left
-      if (closed) {
-        done.completeExceptionally(new JournalException("the journal is closed"));
-        return done;
-      }
-      queue.add(new Pending(List.copyOf(batch), done));
-    }
-    return done;
+    return writer.append(batch);
   }
 
-  private void writeLoop() {
-    List<Pending> group = new ArrayList<>();
-    while (!closed || !queue.isEmpty()) {
-      try {
-        Pending first = queue.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
-        if (first == null) {
-          continue;
-        }
-        group.add(first);
-        queue.drainTo(group);
-        write(group);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } finally {
-        group.clear();
-      }
-    }
-  }
-
-  private void write(List<Pending> group) {
+  private void write(List<GroupCommit.Pending> group) {
     try (WriteBatch batch = new WriteBatch()) {
       long seq = lastSeq;
-      for (Pending p : group) {
+      for (GroupCommit.Pending p : group) {
         for (Event e : p.events()) {
           if (e.getSeq() != seq + 1) {
             throw new JournalException(
@@ -307,16 +271,8 @@ public final class RocksJournal implements Journal {
 
   @Override
   public void close() {
-    synchronized (queue) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    try {
-      writer.join(10_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (!writer.close(java.time.Duration.ofSeconds(10))) {
+      return;
     }
     handles.forEach(ColumnFamilyHandle::close);
     db.close();
