@@ -172,24 +172,7 @@ final class JobActor {
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
       RunJob run) {
-    return Behaviors.withTimers(
-        timers ->
-            Behaviors.setup(
-                ctx -> {
-                  JobActor a =
-                      new JobActor(
-                          ctx,
-                          timers,
-                          config,
-                          launcher,
-                          users,
-                          records,
-                          isolation,
-                          mom,
-                          Clock.systemUTC(),
-                          run);
-                  return a.launch();
-                }));
+    return create(config, launcher, users, records, isolation, mom, run, JobActor::launch);
   }
 
   /** A job found in the node-local records after a mom restart. */
@@ -201,24 +184,35 @@ final class JobActor {
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
       JobRecords.Record record) {
+    return create(
+        config, launcher, users, records, isolation, mom, record.run(), a -> a.resume(record));
+  }
+
+  private static Behavior<Command> create(
+      MomConfig config,
+      Launcher launcher,
+      dev.berth.mom.os.Users users,
+      JobRecords records,
+      Isolation isolation,
+      ActorRef<MomActor.Command> mom,
+      RunJob run,
+      java.util.function.Function<JobActor, Behavior<Command>> first) {
     return Behaviors.withTimers(
         timers ->
             Behaviors.setup(
-                ctx -> {
-                  JobActor a =
-                      new JobActor(
-                          ctx,
-                          timers,
-                          config,
-                          launcher,
-                          users,
-                          records,
-                          isolation,
-                          mom,
-                          Clock.systemUTC(),
-                          record.run());
-                  return a.resume(record);
-                }));
+                ctx ->
+                    first.apply(
+                        new JobActor(
+                            ctx,
+                            timers,
+                            config,
+                            launcher,
+                            users,
+                            records,
+                            isolation,
+                            mom,
+                            Clock.systemUTC(),
+                            run))));
   }
 
   private Behavior<Command> launch() {

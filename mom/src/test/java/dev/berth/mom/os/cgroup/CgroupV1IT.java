@@ -59,12 +59,7 @@ class CgroupV1IT {
 
   @AfterEach
   void cleanUp() throws IOException {
-    for (String id : driver.jobs()) {
-      JobCgroup job = driver.find(id).orElseThrow();
-      job.killAll(TIMEOUT);
-      job.remove(TIMEOUT);
-    }
-    assertTrue(driver.removeRoot());
+    RealCgroups.clear(driver, TIMEOUT);
   }
 
   @AfterAll

@@ -46,12 +46,7 @@ class CgroupV2IT {
   @AfterEach
   void cleanUp() throws IOException {
     if (driver != null) {
-      for (String id : driver.jobs()) {
-        JobCgroup job = driver.find(id).orElseThrow();
-        job.killAll(TIMEOUT);
-        job.remove(TIMEOUT);
-      }
-      assertTrue(driver.removeRoot());
+      RealCgroups.clear(driver, TIMEOUT);
     }
   }
 

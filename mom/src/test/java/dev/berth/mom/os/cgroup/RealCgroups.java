@@ -25,6 +25,16 @@ final class RealCgroups {
   private RealCgroups() {}
 
   /** A top level no other test or mom uses. */
+  /** Ends and removes every job cgroup of {@code driver}, then its root, which must go too. */
+  static void clear(CgroupDriver driver, java.time.Duration timeout) throws IOException {
+    for (String id : driver.jobs()) {
+      JobCgroup job = driver.find(id).orElseThrow();
+      job.killAll(timeout);
+      job.remove(timeout);
+    }
+    assertTrue(driver.removeRoot());
+  }
+
   static String uniqueTop() {
     return "berth-test-" + UUID.randomUUID().toString().substring(0, 8);
   }
