@@ -2,6 +2,8 @@ package dev.berth.core;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -9,7 +11,8 @@ import java.util.Map;
  * every local user can reach it (a home directory such as /root is not traversable); a server run
  * by another user listens in its home directory. Clients look, in order, at {@code BERTH_SERVER},
  * then {@code $BERTH_HOME/server.sock} when {@code BERTH_HOME} is set, then the system socket if it
- * exists, then {@code ~/.berth/server.sock}.
+ * exists, then {@code ~/.berth/server.sock}. {@code BERTH_SERVER} may list several sockets, comma
+ * separated: those of an active server and its standbys, of which only the active one listens.
  */
 public final class ServerLocation {
   public static final Path SYSTEM_SOCKET = Path.of("/run/berth/server.sock");
@@ -27,16 +30,37 @@ public final class ServerLocation {
     return Path.of(System.getProperty("user.home"), ".berth");
   }
 
-  /** The socket a client should connect to. */
+  /** The socket a client should connect to (the first, when several are listed). */
   public static Path clientSocket(Map<String, String> env) {
-    return clientSocket(env, SYSTEM_SOCKET);
+    return clientSockets(env, SYSTEM_SOCKET).get(0);
+  }
+
+  /** The sockets a client should try, in order. */
+  public static List<Path> clientSockets(Map<String, String> env) {
+    return clientSockets(env, SYSTEM_SOCKET);
+  }
+
+  static List<Path> clientSockets(Map<String, String> env, Path systemSocket) {
+    String explicit = env.get(SERVER_ENV);
+    if (explicit != null && !explicit.isBlank()) {
+      List<Path> listed =
+          Arrays.stream(explicit.split(","))
+              .map(String::strip)
+              .filter(p -> !p.isEmpty())
+              .map(Path::of)
+              .toList();
+      if (!listed.isEmpty()) {
+        return listed;
+      }
+    }
+    return List.of(clientSocket(env, systemSocket));
   }
 
   /** {@link #clientSocket(Map)} with the system socket at {@code systemSocket}, for tests. */
   static Path clientSocket(Map<String, String> env, Path systemSocket) {
     String explicit = env.get(SERVER_ENV);
     if (explicit != null && !explicit.isBlank()) {
-      return Path.of(explicit);
+      return Path.of(explicit.split(",")[0].strip());
     }
     if (env.get(HOME_ENV) == null && Files.exists(systemSocket)) {
       return systemSocket;

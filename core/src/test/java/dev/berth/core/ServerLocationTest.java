@@ -56,6 +56,22 @@ class ServerLocationTest {
   }
 
   @Test
+  void berthServerMayListAServerAndItsStandbys() {
+    Map<String, String> env = Map.of("BERTH_SERVER", "/a/server.sock, /b/server.sock,");
+    assertEquals(
+        java.util.List.of(Path.of("/a/server.sock"), Path.of("/b/server.sock")),
+        ServerLocation.clientSockets(env));
+    assertEquals(Path.of("/a/server.sock"), ServerLocation.clientSocket(env));
+  }
+
+  @Test
+  void withoutBerthServerThereIsOneSocketToTry() {
+    assertEquals(
+        java.util.List.of(Path.of("/srv/berth/server.sock")),
+        ServerLocation.clientSockets(Map.of("BERTH_HOME", "/srv/berth"), missingSystemSocket()));
+  }
+
+  @Test
   void blankBerthServerIsIgnored() {
     Map<String, String> env = Map.of("BERTH_SERVER", " ", "BERTH_HOME", "/srv/berth");
     assertEquals(

@@ -30,6 +30,11 @@ public record BerthHome(Path root) {
     return root.resolve("berth.pid");
   }
 
+  /** What this home's server is doing: {@code active} or {@code standby} (replicated journal). */
+  public Path roleFile() {
+    return root.resolve("role");
+  }
+
   public Path log() {
     return root.resolve("berth.log");
   }

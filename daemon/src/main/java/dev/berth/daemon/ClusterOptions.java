@@ -1,6 +1,7 @@
 package dev.berth.daemon;
 
 import java.nio.file.Path;
+import java.util.List;
 import picocli.CommandLine.Option;
 
 /** What an embedded cluster is: the options {@code berth up} passes on to {@code berth serve}. */
@@ -36,6 +37,15 @@ final class ClusterOptions {
           "Where events are kept: rocksdb (in the home directory) or"
               + " kafka://HOST:PORT[,HOST:PORT][/TOPIC][?replication=N&min-insync=M].")
   String journal;
+
+  @Option(
+      names = "--join",
+      split = ",",
+      paramLabel = "HOST:PORT",
+      description =
+          "Stand by: join the cluster of the servers at these cluster addresses (their --host and"
+              + " --port) and take over when the active one is lost. Needs a kafka:// journal.")
+  List<String> join = List.of();
 
   @Option(names = "--port", defaultValue = "0", description = "Cluster (Artery) port; 0 = any.")
   int port;

@@ -9,27 +9,47 @@ import dev.berth.mom.os.LinuxUsers;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.server.BerthServer;
+import dev.berth.server.Standby;
 import dev.berth.server.journal.Journal;
+import dev.berth.server.journal.KafkaJournal;
+import dev.berth.server.state.ClusterState;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.ClusterSingletonSettings;
 import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.cluster.typed.SingletonActor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A whole cluster in one JVM: a Pekko cluster of one member holding the server (its journal in
- * RocksDB under the home directory, or on Kafka), the scheduler and the moms of this host.
+ * A whole cluster in one JVM: a Pekko cluster member holding the server, the scheduler and the moms
+ * of this host. With the RocksDB journal the server starts at once; with a replicated (Kafka)
+ * journal it is a cluster singleton among the members with role "server": this process stands by,
+ * following the journal, until it is the oldest of them, and then takes over.
  */
 public final class EmbeddedCluster implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(EmbeddedCluster.class);
+
+  private final Settings settings;
   private final ActorSystem<Void> system;
-  private final Journal journal;
-  private final BerthServer server;
+  private final AtomicReference<BerthServer> active = new AtomicReference<>();
+  private final CompletableFuture<BerthServer> firstActive = new CompletableFuture<>();
+  private Journal journal;
+  private Standby standby;
 
   /** Everything the embedded cluster needs to start. */
   public record Settings(
@@ -39,24 +59,37 @@ public final class EmbeddedCluster implements AutoCloseable {
       String host,
       String clusterHost,
       int port,
+      List<String> join,
       List<MomConfig> moms,
       Function<String, Isolation> isolation,
       JournalSpec journal) {}
 
   private EmbeddedCluster(Settings settings) throws IOException {
+    this.settings = settings;
+    if (!settings.join().isEmpty() && !settings.journal().replicated()) {
+      throw new IllegalArgumentException(
+          "--join: a standby server needs a journal it can read while another server writes it"
+              + " (--journal kafka://...); the RocksDB journal belongs to one server");
+    }
     Config config =
-        ClusterConfig.of(settings.clusterHost(), settings.port(), List.of("server"), null);
+        ClusterConfig.of(
+            settings.clusterHost(),
+            settings.port(),
+            List.of("server"),
+            settings.join(),
+            settings.journal().replicated());
     system = ActorSystem.create(Behaviors.empty(), "berth", config);
-    Cluster cluster = Cluster.get(system);
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
-    journal = settings.journal().open(settings.home(), settings.serverName());
+    if (settings.join().isEmpty()) {
+      Cluster cluster = Cluster.get(system);
+      cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    }
     try {
-      server =
-          BerthServer.start(
-              system,
-              journal,
-              BerthServer.Config.defaults(
-                  settings.socket(), settings.serverName(), settings.host()));
+      if (settings.journal().replicated()) {
+        standBy();
+      } else {
+        journal = settings.journal().open(settings.home(), settings.serverName());
+        serve(BerthServer.start(system, journal, serverConfig()));
+      }
       for (MomConfig mom : settings.moms()) {
         system.systemActorOf(
             MomActor.create(
@@ -70,7 +103,9 @@ public final class EmbeddedCluster implements AutoCloseable {
             org.apache.pekko.actor.typed.Props.empty());
       }
     } catch (IOException | RuntimeException e) {
-      journal.close();
+      if (journal != null) {
+        journal.close();
+      }
       system.terminate();
       throw e;
     }
@@ -80,8 +115,72 @@ public final class EmbeddedCluster implements AutoCloseable {
     return new EmbeddedCluster(settings);
   }
 
-  public BerthServer server() {
-    return server;
+  private BerthServer.Config serverConfig() {
+    return BerthServer.Config.defaults(settings.socket(), settings.serverName(), settings.host());
+  }
+
+  private void serve(BerthServer server) {
+    active.set(server);
+    firstActive.complete(server);
+    writeRole("active");
+  }
+
+  /** Follows the journal and leaves it to the cluster singleton when to take over. */
+  private void standBy() {
+    KafkaJournal.Settings kafka = settings.journal().kafka(settings.home(), settings.serverName());
+    BerthServer.Config serverConfig = serverConfig();
+    standby = Standby.start(kafka, serverConfig.snapshotEvery());
+    writeRole("standby");
+    ClusterSingleton.get(system)
+        .init(
+            SingletonActor.of(ActiveServer.create(() -> takeOver(kafka)), "active-server")
+                .withSettings(ClusterSingletonSettings.create(system).withRole("server"))
+                .withProps(DispatcherSelector.blocking()));
+  }
+
+  private AutoCloseable takeOver(KafkaJournal.Settings kafka) throws IOException {
+    long start = System.nanoTime();
+    ClusterState warm = standby.handOver();
+    KafkaJournal journal = KafkaJournal.open(kafka);
+    BerthServer server;
+    try {
+      server = BerthServer.takeOver(system, journal, serverConfig(), warm);
+    } catch (IOException | RuntimeException e) {
+      journal.close();
+      throw e;
+    }
+    log.info(
+        "active: took over the journal {} at event {} ({} events after the standby's state) in"
+            + " {} ms",
+        kafka.topic(),
+        server.recovery().lastSeq(),
+        server.recovery().replayed(),
+        (System.nanoTime() - start) / 1_000_000);
+    serve(server);
+    return () -> {
+      active.compareAndSet(server, null);
+      server.close();
+      journal.close();
+    };
+  }
+
+  private void writeRole(String role) {
+    try {
+      Files.writeString(settings.home().roleFile(), role + "\n");
+    } catch (IOException e) {
+      log.warn(
+          "cannot record the role {} in {}: {}", role, settings.home().roleFile(), e.toString());
+    }
+  }
+
+  /** The server, once this process is active (at once with the RocksDB journal). */
+  public CompletionStage<BerthServer> active() {
+    return firstActive;
+  }
+
+  /** The client socket the server listens on while active. */
+  public Path socket() {
+    return settings.socket();
   }
 
   /** Completes when the cluster's actor system has terminated, asked to or not. */
@@ -135,15 +234,36 @@ public final class EmbeddedCluster implements AutoCloseable {
     return List.copyOf(cpus.subList(from, to));
   }
 
+  /**
+   * Stops serving (drained, with a final snapshot), then leaves the cluster, which hands the active
+   * role to a standby if there is one.
+   */
   @Override
   public void close() {
-    server.close();
+    BerthServer server = active.get();
+    if (server != null) {
+      server.close();
+    }
     system.terminate();
     try {
       system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       // the journal is closed below either way
     }
-    journal.close();
+    if (journal != null) {
+      journal.close();
+    }
+    if (standby != null) {
+      try {
+        standby.handOver(); // stops following, if it still did, and closes the local copy
+      } catch (RuntimeException e) {
+        log.warn("the standby ended badly: {}", e.getMessage());
+      }
+    }
+    try {
+      Files.deleteIfExists(settings.home().roleFile());
+    } catch (IOException e) {
+      // the next start writes it again
+    }
   }
 }

@@ -62,18 +62,27 @@ public record JournalSpec(
     }
   }
 
+  /** Whether servers may stand by on this journal (a replicated log), not just one server. */
+  boolean replicated() {
+    return !kind.equals(ROCKSDB);
+  }
+
   /** Opens the journal of the server named {@code serverName} with its state in {@code home}. */
   Journal open(BerthHome home, String serverName) {
     if (kind.equals(ROCKSDB)) {
       return RocksJournal.open(home.journal());
     }
-    return KafkaJournal.open(
-        new KafkaJournal.Settings(
-            bootstrap,
-            topic.isEmpty() ? "berth-journal-" + serverName : topic,
-            "berth-server-" + serverName,
-            replication,
-            minInsync,
-            home.root().resolve("kafka-journal")));
+    return KafkaJournal.open(kafka(home, serverName));
+  }
+
+  /** The Kafka journal's settings for the server named {@code serverName}. */
+  KafkaJournal.Settings kafka(BerthHome home, String serverName) {
+    return new KafkaJournal.Settings(
+        bootstrap,
+        topic.isEmpty() ? "berth-journal-" + serverName : topic,
+        "berth-server-" + serverName,
+        replication,
+        minInsync,
+        home.root().resolve("kafka-journal"));
   }
 }

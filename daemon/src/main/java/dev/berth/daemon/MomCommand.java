@@ -26,9 +26,12 @@ final class MomCommand implements Callable<Integer> {
   @Option(
       names = "--server",
       required = true,
+      split = ",",
       paramLabel = "HOST:PORT",
-      description = "The server's cluster address (berth serve --host/--port).")
-  String server;
+      description =
+          "The server's cluster address (berth serve --host/--port); with standby servers, each"
+              + " of theirs, comma separated (the mom joins through whichever answers).")
+  List<String> server;
 
   @Option(names = "--name", description = "Node name (default: host name).")
   String name;
@@ -84,7 +87,9 @@ final class MomCommand implements Callable<Integer> {
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =
         new MomProcess(
-            config, cgroups.isolation(node), ClusterConfig.of(host, port, List.of("mom"), server));
+            config,
+            cgroups.isolation(node),
+            ClusterConfig.of(host, port, List.of("mom"), server, server.size() > 1));
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
@@ -97,7 +102,12 @@ final class MomCommand implements Callable<Integer> {
                   }
                 }));
     System.out.println(
-        "berth: mom " + node + " (CPUs " + cpuIds + ") joining the server at " + server);
+        "berth: mom "
+            + node
+            + " (CPUs "
+            + cpuIds
+            + ") joining the server at "
+            + String.join(",", server));
     mom.run();
     return 0;
   }

@@ -53,6 +53,7 @@ final class ServeCommand implements Callable<Integer> {
                 host,
                 options.host,
                 options.port,
+                options.join,
                 moms,
                 cgroups::isolation,
                 JournalSpec.parse(options.journal)));
@@ -78,17 +79,27 @@ final class ServeCommand implements Callable<Integer> {
                   }
                   stopped.countDown();
                 }));
-    System.out.println(
-        "berth: serving "
+    String serving =
+        "serving "
             + name
             + " on "
-            + cluster.server().socket()
+            + cluster.socket()
             + " with "
             + moms.size()
             + " node(s); state in "
             + h.root()
             + "; moms join at "
-            + cluster.clusterAddress());
+            + cluster.clusterAddress();
+    if (!cluster.active().toCompletableFuture().isDone()) {
+      System.out.println(
+          "berth: standing by for "
+              + name
+              + " (following the journal; state in "
+              + h.root()
+              + "); cluster member at "
+              + cluster.clusterAddress());
+    }
+    cluster.active().thenRun(() -> System.out.println("berth: " + serving));
     // A server that stops by itself (its journal failed, another server fenced it) must not leave
     // a process behind that looks alive: it exits, and its supervisor decides what comes next.
     cluster.terminated().thenRun(stopped::countDown);

@@ -66,6 +66,7 @@ final class TestCluster implements AutoCloseable {
                 Hosts.localName(),
                 "127.0.0.1",
                 0,
+                List.of(),
                 moms,
                 node -> Isolation.open(CgroupConfig.of(cgroupRoot(home) + "/" + node)),
                 dev.berth.daemon.JournalSpec.parse(dev.berth.daemon.JournalSpec.ROCKSDB)));

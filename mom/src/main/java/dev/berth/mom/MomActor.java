@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.Behavior;
@@ -241,9 +242,12 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   }
 
   private Behavior<Command> serversChanged(Receptionist.Listing listing) {
-    Optional<ActorRef<ServerInbound>> found =
-        listing.getServiceInstances(SERVER_KEY).stream().findFirst();
-    if (found.isPresent() && !found.get().equals(server)) {
+    Set<ActorRef<ServerInbound>> listed = listing.getServiceInstances(SERVER_KEY);
+    if (server != null && listed.contains(server)) {
+      return this; // a second entry is a server taking over while the old one is not gone yet
+    }
+    Optional<ActorRef<ServerInbound>> found = listed.stream().findFirst();
+    if (found.isPresent()) {
       server = found.get();
       getContext().getLog().info("node {} reports to server {}", config.name(), server.path());
       hello();

@@ -65,16 +65,20 @@ public final class BerthServer implements AutoCloseable {
   private final ExecutorService background;
   private final Queries queries;
   private final RecoveryReport recovery;
+  private final CompletableFuture<Void> actorStopped = new CompletableFuture<>();
+  private final java.util.concurrent.atomic.AtomicBoolean closed =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   /** What recovery found, for the log and for the restart benchmark. */
   public record RecoveryReport(long snapshotSeq, long replayed, long lastSeq, long millis) {}
 
-  private BerthServer(ActorSystem<?> system, Journal journal, Config config, Clock clock)
+  private BerthServer(
+      ActorSystem<?> system, Journal journal, Config config, Clock clock, ClusterState warm)
       throws IOException {
     this.system = system;
     this.journal = journal;
     long start = System.nanoTime();
-    Recovered r = recover(journal);
+    Recovered r = warm != null ? recover(journal, warm, warm.lastSeq()) : recover(journal);
     this.recovery =
         new RecoveryReport(
             r.snapshotSeq(),
@@ -104,7 +108,8 @@ public final class BerthServer implements AutoCloseable {
             1000);
     this.actor =
         system.systemActorOf(
-            ServerActor.create(settings, journal, published, clock, telemetry, background),
+            ServerActor.create(
+                settings, journal, published, clock, telemetry, background, actorStopped),
             "berth-server",
             Props.empty());
     this.endpoint =
@@ -113,7 +118,16 @@ public final class BerthServer implements AutoCloseable {
 
   public static BerthServer start(ActorSystem<?> system, Journal journal, Config config)
       throws IOException {
-    return new BerthServer(system, journal, config, Clock.systemUTC());
+    return new BerthServer(system, journal, config, Clock.systemUTC(), null);
+  }
+
+  /**
+   * Starts from {@code warm}, a state a standby kept up to date, replaying only the events the
+   * journal holds after it.
+   */
+  public static BerthServer takeOver(
+      ActorSystem<?> system, Journal journal, Config config, ClusterState warm) throws IOException {
+    return new BerthServer(system, journal, config, Clock.systemUTC(), warm);
   }
 
   private CompletionStage<Response> handle(Request request, Caller caller) {
@@ -126,7 +140,7 @@ public final class BerthServer implements AutoCloseable {
     return reply;
   }
 
-  private record Recovered(ClusterState state, long snapshotSeq, long replayed) {}
+  record Recovered(ClusterState state, long snapshotSeq, long replayed) {}
 
   /** The latest snapshot, then every event after it, through the same apply. */
   static Recovered recover(Journal journal) {
@@ -144,10 +158,15 @@ public final class BerthServer implements AutoCloseable {
       state = ClusterState.EMPTY;
       snapshotSeq = 0;
     }
-    AtomicReference<ClusterState> s = new AtomicReference<>(state);
+    return recover(journal, state, snapshotSeq);
+  }
+
+  /** {@code from} (the state as of event {@code fromSeq}), then every later event. */
+  private static Recovered recover(Journal journal, ClusterState from, long fromSeq) {
+    AtomicReference<ClusterState> s = new AtomicReference<>(from);
     long[] count = {0};
     journal.replay(
-        state.lastSeq(),
+        from.lastSeq(),
         e -> {
           s.set(StateMachine.apply(s.get(), e));
           count[0]++;
@@ -159,7 +178,7 @@ public final class BerthServer implements AutoCloseable {
               + " but the journal holds "
               + journal.lastSeq());
     }
-    return new Recovered(s.get(), snapshotSeq, count[0]);
+    return new Recovered(s.get(), fromSeq, count[0]);
   }
 
   public RecoveryReport recovery() {
@@ -180,8 +199,11 @@ public final class BerthServer implements AutoCloseable {
    */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     endpoint.close();
-    if (system.whenTerminated().isCompleted()) {
+    if (actorStopped.isDone() || system.whenTerminated().isCompleted()) {
       // The server stopped itself (its journal failed): nothing to drain, nothing to snapshot.
       queryThreads.shutdown();
       background.shutdown();
@@ -190,7 +212,10 @@ public final class BerthServer implements AutoCloseable {
     CompletableFuture<Long> drained = new CompletableFuture<>();
     actor.tell(new ServerActor.Drain(drained));
     try {
-      drained.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      CompletableFuture.anyOf(drained, actorStopped).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      if (!drained.isDone()) {
+        throw new IllegalStateException("the command pipeline stopped before it drained");
+      }
       ClusterState last = published.get();
       if (last.lastSeq() > 0) {
         journal.saveSnapshot(
@@ -199,6 +224,7 @@ public final class BerthServer implements AutoCloseable {
     } catch (Exception e) {
       log.warn("stopping without a final snapshot: {}", e.toString());
     }
+    actor.tell(ServerActor.Stop.INSTANCE); // another server may become active in this process
     queryThreads.shutdown();
     background.shutdown();
     try {

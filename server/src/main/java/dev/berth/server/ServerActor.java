@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -68,6 +69,11 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
 
   /** Completes when no command is queued or being made durable (for a clean stop). */
   public record Drain(CompletableFuture<Long> done) implements Message {}
+
+  /** Ends the pipeline (after a drain): its registration for the moms goes with it. */
+  public enum Stop implements Message {
+    INSTANCE
+  }
 
   private record PlanMade(SchedulerActor.Plan plan) implements Message {}
 
@@ -102,6 +108,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private final ActorRef<SchedulerActor.Plan> planAdapter;
   private final ActorRefResolver resolver;
   private final Executor background;
+  private final CompletableFuture<Void> stopped;
   private final Caller serverCaller;
   private final ArrayDeque<Execute> pending = new ArrayDeque<>();
   private final Map<String, ActorRef<MomInbound>> moms = new HashMap<>();
@@ -122,8 +129,10 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       AtomicReference<ClusterState> published,
       Clock clock,
       NodeTelemetry telemetry,
-      Executor background) {
+      Executor background,
+      CompletableFuture<Void> stopped) {
     super(context);
+    this.stopped = stopped;
     this.settings = settings;
     this.journal = journal;
     this.published = published;
@@ -155,13 +164,22 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       AtomicReference<ClusterState> published,
       Clock clock,
       NodeTelemetry telemetry,
-      Executor background) {
+      Executor background,
+      CompletableFuture<Void> stopped) {
     return Behaviors.withTimers(
         timers ->
             Behaviors.setup(
                 ctx ->
                     new ServerActor(
-                        ctx, timers, settings, journal, published, clock, telemetry, background)));
+                        ctx,
+                        timers,
+                        settings,
+                        journal,
+                        published,
+                        clock,
+                        telemetry,
+                        background,
+                        stopped)));
   }
 
   @Override
@@ -173,6 +191,13 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
         .onMessage(BatchDurable.class, this::durable)
         .onMessage(BatchFailed.class, this::failed)
         .onMessage(Drain.class, this::drain)
+        .onMessageEquals(Stop.INSTANCE, Behaviors::stopped)
+        .onSignal(
+            PostStop.class,
+            s -> {
+              stopped.complete(null);
+              return this;
+            })
         .onMessageEquals(Timer.TICK, this::tick)
         .onMessageEquals(Timer.SCHEDULE, () -> requestSchedule())
         .build();

@@ -1,10 +1,7 @@
 package dev.berth.server.journal;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import dev.berth.proto.Event;
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,19 +17,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -84,12 +76,12 @@ public final class KafkaJournal implements Journal {
    */
   public static KafkaJournal open(Settings settings) {
     ensureTopic(settings);
-    RocksJournal local = RocksJournal.open(settings.localDirectory().resolve("events"));
+    RocksJournal local = openLocal(settings);
     KafkaProducer<byte[], byte[]> producer = null;
     try {
       producer = new KafkaProducer<>(producerProperties(settings));
       producer.initTransactions(); // from here on, an earlier server's writes fail
-      catchUp(settings, local, l -> {});
+      catchUp(settings, local);
       return new KafkaJournal(settings, local, producer);
     } catch (KafkaException | JournalException e) {
       if (producer != null) {
@@ -103,67 +95,15 @@ public final class KafkaJournal implements Journal {
     }
   }
 
-  /**
-   * Brings {@code local} up to the end of what is committed on the topic and returns how many
-   * events it added; {@code progress} hears each applied batch (a standby applies them to its
-   * state).
-   */
-  static long catchUp(Settings settings, RocksJournal local, Consumer<List<Event>> progress) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    TopicPartition partition = new TopicPartition(settings.topic(), 0);
-    long added = 0;
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-      consumer.assign(List.of(partition));
-      consumer.seek(partition, readOffset(settings));
-      long end = consumer.endOffsets(List.of(partition), WRITE_TIMEOUT).get(partition);
-      long last = local.lastSeq();
-      while (consumer.position(partition, WRITE_TIMEOUT) < end) {
-        List<Event> batch = new ArrayList<>();
-        long next = -1;
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          Event e = parse(r);
-          next = r.offset() + 1;
-          if (e.getSeq() <= last) {
-            continue;
-          }
-          if (e.getSeq() != last + 1) {
-            throw new JournalException(
-                "the topic "
-                    + settings.topic()
-                    + " holds event "
-                    + e.getSeq()
-                    + " after event "
-                    + last
-                    + " (offset "
-                    + r.offset()
-                    + "): it is not this cluster's journal, or it was cut");
-          }
-          batch.add(e);
-          last = e.getSeq();
-        }
-        if (!batch.isEmpty()) {
-          local.append(batch).join();
-          progress.accept(batch);
-          added += batch.size();
-        }
-        if (next >= 0) {
-          writeOffset(settings, next);
-        }
-      }
-    }
-    return added;
+  /** The local copy of the events (the warm copy a standby keeps and a restart replays). */
+  public static RocksJournal openLocal(Settings settings) {
+    return RocksJournal.open(settings.localDirectory().resolve("events"));
   }
 
-  private static Event parse(ConsumerRecord<byte[], byte[]> r) {
-    try {
-      return Event.parseFrom(r.value());
-    } catch (InvalidProtocolBufferException e) {
-      throw new JournalException("the record at offset " + r.offset() + " is not an event", e);
+  /** Brings {@code local} up to the end of what is committed on the topic. */
+  static long catchUp(Settings settings, RocksJournal local) {
+    try (TopicReader reader = new TopicReader(settings, local)) {
+      return reader.readToEnd(batch -> {});
     }
   }
 
@@ -198,7 +138,7 @@ public final class KafkaJournal implements Journal {
       producer.commitTransaction();
       local.append(all).join();
       if (lastSent != null) {
-        writeOffset(settings, lastSent.get().offset() + 1);
+        TopicReader.writeOffset(settings, lastSent.get().offset() + 1);
       }
       group.forEach(p -> p.done().complete(null));
     } catch (RuntimeException | ExecutionException | InterruptedException e) {
@@ -335,27 +275,6 @@ public final class KafkaJournal implements Journal {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new JournalException("interrupted while checking the topic " + s.topic(), e);
-    }
-  }
-
-  /** The topic offset after the last event the local copy holds (0 when unknown). */
-  private static long readOffset(Settings s) {
-    Path file = s.localDirectory().resolve("offset");
-    try {
-      return Files.exists(file) ? Long.parseLong(Files.readString(file).strip()) : 0;
-    } catch (IOException | NumberFormatException e) {
-      return 0; // reading from the start costs time, not correctness: known events are skipped
-    }
-  }
-
-  private static void writeOffset(Settings s, long next) {
-    Path file = s.localDirectory().resolve("offset");
-    try {
-      Path tmp = file.resolveSibling("offset.tmp");
-      Files.writeString(tmp, next + "\n");
-      Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    } catch (IOException e) {
-      // the next open reads from the start instead
     }
   }
 }

@@ -14,6 +14,8 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 
 /**
  * A connection to the Berth server: length-delimited Protobuf frames over its Unix socket. One
@@ -23,6 +25,8 @@ import java.nio.file.Path;
 public final class BerthClient implements ServerConnection {
   /** Replies can be large (qstat -f of 100,000 jobs), but not unbounded. */
   private static final int MAX_REPLY_BYTES = 512 << 20;
+
+  private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
 
   private final Path socket;
   private final SocketChannel channel;
@@ -43,14 +47,50 @@ public final class BerthClient implements ServerConnection {
   }
 
   public static BerthClient connect(Path socket) throws ServerUnavailableException {
-    SocketChannel channel = null;
     try {
-      channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+      return open(socket);
+    } catch (IOException e) {
+      throw new ServerUnavailableException(socket, e);
+    }
+  }
+
+  /**
+   * Connects to the first of {@code sockets} that answers: an active server and its standbys, of
+   * which only the active one listens. While none does (a takeover takes some seconds) it tries
+   * again until {@code patience} has passed.
+   */
+  public static BerthClient connect(List<Path> sockets, Duration patience)
+      throws ServerUnavailableException {
+    long deadline = System.nanoTime() + patience.toNanos();
+    while (true) {
+      IOException last = null;
+      for (Path socket : sockets) {
+        try {
+          return open(socket);
+        } catch (IOException e) {
+          last = e;
+        }
+      }
+      if (System.nanoTime() >= deadline) {
+        throw new ServerUnavailableException(sockets, last);
+      }
+      try {
+        Thread.sleep(RETRY_PAUSE.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ServerUnavailableException(sockets, last);
+      }
+    }
+  }
+
+  private static BerthClient open(Path socket) throws IOException {
+    SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+    try {
       channel.connect(UnixDomainSocketAddress.of(socket));
       return new BerthClient(socket, channel);
     } catch (IOException e) {
       closeQuietly(channel);
-      throw new ServerUnavailableException(socket, e);
+      throw e;
     }
   }
 

@@ -32,9 +32,27 @@ public record Invocation(
         System.err);
   }
 
+  /**
+   * Connects to the server. With standby servers listed in {@code BERTH_SERVER}, waits up to {@code
+   * BERTH_FAILOVER_WAIT} seconds (default 30) for one of them to answer, so that a command issued
+   * during a takeover goes through once it is over.
+   */
   public BerthClient connect() throws ServerUnavailableException {
-    return BerthClient.connect(ServerLocation.clientSocket(env));
+    List<Path> sockets = ServerLocation.clientSockets(env);
+    return BerthClient.connect(
+        sockets, sockets.size() > 1 ? failoverWait() : java.time.Duration.ZERO);
   }
+
+  private java.time.Duration failoverWait() {
+    try {
+      return java.time.Duration.ofSeconds(
+          Long.parseLong(env.getOrDefault(FAILOVER_WAIT_ENV, "30").strip()));
+    } catch (NumberFormatException e) {
+      return java.time.Duration.ofSeconds(30);
+    }
+  }
+
+  public static final String FAILOVER_WAIT_ENV = "BERTH_FAILOVER_WAIT";
 
   /** Prints {@code program: message} on stderr, as Torque's commands report errors. */
   public void error(String message) {

@@ -1,0 +1,114 @@
+package dev.berth.server;
+
+import dev.berth.proto.Event;
+import dev.berth.server.journal.Journal;
+import dev.berth.server.journal.JournalException;
+import dev.berth.server.journal.KafkaJournal;
+import dev.berth.server.journal.RocksJournal;
+import dev.berth.server.journal.TopicReader;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.Snapshots;
+import dev.berth.server.state.StateMachine;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.common.KafkaException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A standby server's warm copy of the cluster: it follows the journal topic (committed records
+ * only) into the local copy and applies each event to the state, taking a snapshot now and then, so
+ * that taking over replays only what was committed since the last poll. It never writes to the
+ * topic.
+ */
+public final class Standby {
+  private static final Logger log = LoggerFactory.getLogger(Standby.class);
+  private static final Duration POLL = Duration.ofMillis(200);
+  private static final Duration RETRY = Duration.ofSeconds(1);
+
+  private final KafkaJournal.Settings settings;
+  private final long snapshotEvery;
+  private final Thread thread;
+  private volatile boolean stopping;
+  private volatile ClusterState state;
+  private volatile RuntimeException failure;
+
+  private Standby(KafkaJournal.Settings settings, long snapshotEvery) {
+    this.settings = settings;
+    this.snapshotEvery = snapshotEvery;
+    this.thread = new Thread(this::follow, "berth-standby");
+    thread.setDaemon(true);
+  }
+
+  /** Starts following the topic in the background. */
+  public static Standby start(KafkaJournal.Settings settings, long snapshotEvery) {
+    Standby standby = new Standby(settings, snapshotEvery);
+    standby.thread.start();
+    return standby;
+  }
+
+  /** The state as of the last event followed (null before the local copy was read). */
+  public ClusterState state() {
+    return state;
+  }
+
+  /**
+   * Stops following and returns the state as of the last event in the local copy, which is then
+   * closed and free for the journal the new active server opens.
+   */
+  public ClusterState handOver() {
+    stopping = true;
+    try {
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    return state;
+  }
+
+  private void follow() {
+    try (RocksJournal local = KafkaJournal.openLocal(settings)) {
+      state = BerthServer.recover(local).state();
+      long lastSnapshot = state.lastSeq();
+      log.info("standing by with the state at event {}", state.lastSeq());
+      while (!stopping) {
+        try (TopicReader reader = new TopicReader(settings, local)) {
+          while (!stopping) {
+            reader.poll(POLL, this::apply);
+            if (state.lastSeq() - lastSnapshot >= snapshotEvery) {
+              local.saveSnapshot(new Journal.Snapshot(state.lastSeq(), Snapshots.image(state)));
+              lastSnapshot = state.lastSeq();
+            }
+          }
+        } catch (KafkaException e) {
+          // The brokers are away; the copy is as good as it was, and following resumes later.
+          log.warn("following the journal topic {}: {}", settings.topic(), e.toString());
+          sleep();
+        }
+      }
+    } catch (JournalException | IllegalStateException e) {
+      failure = e instanceof JournalException je ? je : new JournalException(e.getMessage(), e);
+      log.error("the standby cannot follow the journal: {}", e.getMessage());
+    }
+  }
+
+  private void apply(List<Event> events) {
+    ClusterState s = state;
+    for (Event e : events) {
+      s = StateMachine.apply(s, e);
+    }
+    state = s;
+  }
+
+  private void sleep() {
+    try {
+      Thread.sleep(RETRY.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopping = true;
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package dev.berth.server.journal;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.berth.proto.Event;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Reads the journal topic's committed events into a local copy, from where the copy left off (the
+ * topic offset stored beside it). The active server uses it once, to catch up after fencing; a
+ * standby keeps one open and polls it, so that its copy and its state stay warm.
+ */
+public final class TopicReader implements AutoCloseable {
+  private final KafkaJournal.Settings settings;
+  private final RocksJournal local;
+  private final TopicPartition partition;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+
+  public TopicReader(KafkaJournal.Settings settings, RocksJournal local) {
+    this.settings = settings;
+    this.local = local;
+    this.partition = new TopicPartition(settings.topic(), 0);
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    this.consumer = new KafkaConsumer<>(p);
+    consumer.assign(List.of(partition));
+    consumer.seek(partition, readOffset(settings));
+  }
+
+  /**
+   * Reads until the end of what is committed now and returns how many events the local copy gained;
+   * {@code progress} hears each batch once it is in the local copy.
+   */
+  public long readToEnd(Consumer<List<Event>> progress) {
+    long end = consumer.endOffsets(List.of(partition), KafkaJournal.WRITE_TIMEOUT).get(partition);
+    long added = 0;
+    while (consumer.position(partition, KafkaJournal.WRITE_TIMEOUT) < end) {
+      added += poll(Duration.ofMillis(500), progress);
+    }
+    return added;
+  }
+
+  /** Waits up to {@code timeout} for committed events and takes what came. */
+  public long poll(Duration timeout, Consumer<List<Event>> progress) {
+    List<Event> batch = new ArrayList<>();
+    long last = local.lastSeq();
+    long next = -1;
+    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
+      Event e = parse(r);
+      next = r.offset() + 1;
+      if (e.getSeq() <= last) {
+        continue; // already in the local copy (its offset file was behind)
+      }
+      if (e.getSeq() != last + 1) {
+        throw new JournalException(
+            "the topic "
+                + settings.topic()
+                + " holds event "
+                + e.getSeq()
+                + " after event "
+                + last
+                + " (offset "
+                + r.offset()
+                + "): it is not this cluster's journal, or it was cut");
+      }
+      batch.add(e);
+      last = e.getSeq();
+    }
+    if (!batch.isEmpty()) {
+      local.append(batch).join();
+      progress.accept(batch);
+    }
+    if (next >= 0) {
+      writeOffset(settings, next);
+    }
+    return batch.size();
+  }
+
+  private static Event parse(ConsumerRecord<byte[], byte[]> r) {
+    try {
+      return Event.parseFrom(r.value());
+    } catch (InvalidProtocolBufferException e) {
+      throw new JournalException("the record at offset " + r.offset() + " is not an event", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    consumer.close(Duration.ofSeconds(5));
+  }
+
+  /** The topic offset after the last event the local copy holds (0 when unknown). */
+  private static long readOffset(KafkaJournal.Settings s) {
+    Path file = s.localDirectory().resolve("offset");
+    try {
+      return Files.exists(file) ? Long.parseLong(Files.readString(file).strip()) : 0;
+    } catch (IOException | NumberFormatException e) {
+      return 0; // reading from the start costs time, not correctness: known events are skipped
+    }
+  }
+
+  static void writeOffset(KafkaJournal.Settings s, long next) {
+    Path file = s.localDirectory().resolve("offset");
+    try {
+      Path tmp = file.resolveSibling("offset.tmp");
+      Files.writeString(tmp, next + "\n");
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      // the next reader starts from the beginning instead
+    }
+  }
+}
