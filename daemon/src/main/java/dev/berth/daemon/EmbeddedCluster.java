@@ -12,7 +12,6 @@ import dev.berth.server.BerthServer;
 import dev.berth.server.Standby;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.KafkaJournal;
-import dev.berth.server.state.ClusterState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.ClusterSingleton;
@@ -79,6 +79,8 @@ public final class EmbeddedCluster implements AutoCloseable {
             settings.join(),
             settings.journal().replicated());
     system = ActorSystem.create(Behaviors.empty(), "berth", config);
+    org.apache.pekko.cluster.Cluster.get(Adapter.toClassic(system))
+        .registerOnMemberUp(() -> log.info("cluster member up at {}", clusterAddress()));
     if (settings.join().isEmpty()) {
       Cluster cluster = Cluster.get(system);
       cluster.manager().tell(Join.create(cluster.selfMember().address()));
@@ -140,11 +142,11 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   private AutoCloseable takeOver(KafkaJournal.Settings kafka) throws IOException {
     long start = System.nanoTime();
-    ClusterState warm = standby.handOver();
-    KafkaJournal journal = KafkaJournal.open(kafka);
+    Standby.Handover warm = standby.handOver();
+    KafkaJournal journal = KafkaJournal.takeOver(kafka, warm.local(), warm.reader());
     BerthServer server;
     try {
-      server = BerthServer.takeOver(system, journal, serverConfig(), warm);
+      server = BerthServer.takeOver(system, journal, serverConfig(), warm.state());
     } catch (IOException | RuntimeException e) {
       journal.close();
       throw e;
@@ -254,11 +256,7 @@ public final class EmbeddedCluster implements AutoCloseable {
       journal.close();
     }
     if (standby != null) {
-      try {
-        standby.handOver(); // stops following, if it still did, and closes the local copy
-      } catch (RuntimeException e) {
-        log.warn("the standby ended badly: {}", e.getMessage());
-      }
+      standby.close(); // stops following, if it still did, and closes the local copy
     }
     try {
       Files.deleteIfExists(settings.home().roleFile());

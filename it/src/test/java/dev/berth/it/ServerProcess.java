@@ -14,53 +14,102 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A Berth server as a real separate process ({@code ops/bin/berth serve}, no moms), so a test can
- * kill it with SIGKILL and start it again on the same home.
+ * kill it with SIGKILL (or stop it with SIGSTOP) and start it again on the same home.
  */
 final class ServerProcess implements AutoCloseable {
   final Path home;
   final Path socket;
+  private final List<String> options = new java.util.ArrayList<>();
   private Process process;
+  private int logStart;
 
-  ServerProcess(Path home) {
+  ServerProcess(Path home, String... options) {
     this.home = home;
     this.socket = home.resolve("server.sock");
+    this.options.addAll(List.of(options));
+  }
+
+  /** More {@code berth serve} options for the next start. */
+  void addOptions(String... more) {
+    options.addAll(List.of(more));
+  }
+
+  /** Sends {@code signal} (STOP, CONT, ...) to the server process. */
+  void signal(String signal) {
+    TestCluster.Result r =
+        TestCluster.exec(home, List.of("kill", "-" + signal, Long.toString(process.pid())));
+    if (r.exit() != 0) {
+      fail("kill -" + signal + " failed: " + r);
+    }
   }
 
   /** Starts the server and waits until it answers; returns false if it exited instead. */
   boolean start() throws IOException {
+    launch();
+    return awaitLog(this::answers, "answer");
+  }
+
+  /** Starts a standby server and waits until it follows the journal. */
+  boolean startStandby() throws IOException {
+    launch();
+    return awaitLog(
+        () -> {
+          String log = log().substring(logStart);
+          return log.contains("standing by with the state") && log.contains("cluster member up");
+        },
+        "stand by");
+  }
+
+  private void launch() throws IOException {
+    logStart = log().startsWith("(no log") ? 0 : log().length();
+    List<String> argv =
+        new java.util.ArrayList<>(
+            List.of(
+                TestCluster.ROOT.resolve("ops/bin/berth").toString(),
+                "serve",
+                "--home",
+                home.toString(),
+                "--socket",
+                socket.toString(),
+                "--nodes",
+                "0",
+                "--server-name",
+                TestCluster.SERVER));
+    argv.addAll(options);
     ProcessBuilder builder =
-        new ProcessBuilder(
-                List.of(
-                    TestCluster.ROOT.resolve("ops/bin/berth").toString(),
-                    "serve",
-                    "--home",
-                    home.toString(),
-                    "--socket",
-                    socket.toString(),
-                    "--nodes",
-                    "0",
-                    "--server-name",
-                    TestCluster.SERVER))
+        new ProcessBuilder(argv)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()));
     // RocksDB unpacks its native library into the temp directory; a SIGKILLed server cannot
     // delete it, so it goes into the home this test removes.
     builder.environment().put("BERTH_JAVA_OPTS", "-Djava.io.tmpdir=" + home);
     process = builder.start();
+  }
+
+  private boolean awaitLog(java.util.function.BooleanSupplier ready, String what) {
     long deadline = System.currentTimeMillis() + 60_000;
     while (System.currentTimeMillis() < deadline) {
       if (!process.isAlive()) {
         return false;
       }
-      if (answers()) {
+      if (ready.getAsBoolean()) {
         return true;
       }
       TestCluster.sleep(100);
     }
-    return fail("the server did not answer within 60 s: " + log());
+    return fail("the server did not " + what + " within 60 s: " + log());
   }
 
-  private boolean answers() {
+  long pid() {
+    return process.pid();
+  }
+
+  boolean alive() {
+    return process.isAlive();
+  }
+
+  /** Whether it answers on its socket now. */
+  boolean answers() {
     if (!Files.exists(socket)) {
       return false;
     }

@@ -21,17 +21,25 @@ import org.slf4j.LoggerFactory;
  * that taking over replays only what was committed since the last poll. It never writes to the
  * topic.
  */
-public final class Standby {
+public final class Standby implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Standby.class);
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration RETRY = Duration.ofSeconds(1);
+
+  /**
+   * What a standby hands to the server taking over: the state as of the local copy's last event,
+   * the local copy, and the reader positioned after it (both still open).
+   */
+  public record Handover(ClusterState state, RocksJournal local, TopicReader reader) {}
 
   private final KafkaJournal.Settings settings;
   private final long snapshotEvery;
   private final Thread thread;
   private volatile boolean stopping;
   private volatile ClusterState state;
-  private volatile RuntimeException failure;
+  private RocksJournal local;
+  private TopicReader reader;
+  private RuntimeException failure;
 
   private Standby(KafkaJournal.Settings settings, long snapshotEvery) {
     this.settings = settings;
@@ -52,46 +60,88 @@ public final class Standby {
     return state;
   }
 
-  /**
-   * Stops following and returns the state as of the last event in the local copy, which is then
-   * closed and free for the journal the new active server opens.
-   */
-  public ClusterState handOver() {
+  /** Stops following and hands over the warm copy; the caller closes what it gets. */
+  public Handover handOver() {
+    stop();
+    if (failure != null) {
+      throw failure;
+    }
+    if (reader == null) {
+      reader = new TopicReader(settings, local); // the brokers were away when it stopped
+    }
+    Handover handover = new Handover(state, local, reader);
+    local = null;
+    reader = null;
+    return handover;
+  }
+
+  /** Stops following (if it still does) and closes the local copy, unless it was handed over. */
+  @Override
+  public void close() {
+    stop();
+    if (reader != null) {
+      reader.close();
+      reader = null;
+    }
+    if (local != null) {
+      local.close();
+      local = null;
+    }
+  }
+
+  private void stop() {
     stopping = true;
     try {
       thread.join();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (failure != null) {
-      throw failure;
-    }
-    return state;
   }
 
   private void follow() {
-    try (RocksJournal local = KafkaJournal.openLocal(settings)) {
+    try {
+      local = KafkaJournal.openLocal(settings);
       state = BerthServer.recover(local).state();
-      long lastSnapshot = state.lastSeq();
       log.info("standing by with the state at event {}", state.lastSeq());
+      long lastSnapshot = state.lastSeq();
       while (!stopping) {
-        try (TopicReader reader = new TopicReader(settings, local)) {
-          while (!stopping) {
-            reader.poll(POLL, this::apply);
-            if (state.lastSeq() - lastSnapshot >= snapshotEvery) {
-              local.saveSnapshot(new Journal.Snapshot(state.lastSeq(), Snapshots.image(state)));
-              lastSnapshot = state.lastSeq();
+        try {
+          if (reader == null) {
+            if (!topicReady()) {
+              sleep();
+              continue;
             }
+            reader = new TopicReader(settings, local);
+          }
+          reader.poll(POLL, this::apply);
+          if (state.lastSeq() - lastSnapshot >= snapshotEvery) {
+            local.saveSnapshot(new Journal.Snapshot(state.lastSeq(), Snapshots.image(state)));
+            lastSnapshot = state.lastSeq();
           }
         } catch (KafkaException e) {
           // The brokers are away; the copy is as good as it was, and following resumes later.
-          log.warn("following the journal topic {}: {}", settings.topic(), e.toString());
+          log.warn("following the journal topic {}: {}", settings.topic(), e.getMessage());
+          if (reader != null) {
+            reader.close();
+            reader = null;
+          }
           sleep();
         }
       }
     } catch (JournalException | IllegalStateException e) {
       failure = e instanceof JournalException je ? je : new JournalException(e.getMessage(), e);
       log.error("the standby cannot follow the journal: {}", e.getMessage());
+    }
+  }
+
+  /** Creates the topic if no server has yet; false (and a warning) while the brokers are away. */
+  private boolean topicReady() {
+    try {
+      KafkaJournal.ensureTopic(settings);
+      return true;
+    } catch (JournalException e) {
+      log.warn("standing by without the journal topic: {}", e.getMessage());
+      return false;
     }
   }
 

@@ -26,6 +26,8 @@ import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The journal on a Kafka topic, for a server whose head node may be lost. One topic with one
@@ -40,6 +42,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * the topic after fencing, so the new writer starts from everything any earlier one committed.
  */
 public final class KafkaJournal implements Journal {
+  private static final Logger log = LoggerFactory.getLogger(KafkaJournal.class);
+
   /**
    * Where and how: the brokers, the topic (created with one partition, the replication factor and
    * min.insync.replicas given, kept forever), the transactional id the servers share, and the local
@@ -77,11 +81,37 @@ public final class KafkaJournal implements Journal {
   public static KafkaJournal open(Settings settings) {
     ensureTopic(settings);
     RocksJournal local = openLocal(settings);
-    KafkaProducer<byte[], byte[]> producer = null;
+    TopicReader reader;
     try {
+      reader = new TopicReader(settings, local);
+    } catch (KafkaException e) {
+      local.close();
+      throw new JournalException(
+          "cannot open the Kafka journal at " + settings.bootstrapServers() + ": " + e, e);
+    }
+    return takeOver(settings, local, reader);
+  }
+
+  /**
+   * Fences every earlier writer, then reads what they committed into {@code local} through {@code
+   * reader} (a standby's, still open, so only the last few events remain to read). The journal owns
+   * {@code local} from then on; the reader is closed.
+   */
+  public static KafkaJournal takeOver(Settings settings, RocksJournal local, TopicReader reader) {
+    KafkaProducer<byte[], byte[]> producer = null;
+    try (reader) {
+      long start = System.nanoTime();
       producer = new KafkaProducer<>(producerProperties(settings));
       producer.initTransactions(); // from here on, an earlier server's writes fail
-      catchUp(settings, local);
+      long fenced = System.nanoTime();
+      long added = reader.readToEnd(batch -> {});
+      log.info(
+          "took over the journal {}: earlier writers fenced in {} ms, {} events read after in {}"
+              + " ms",
+          settings.topic(),
+          (fenced - start) / 1_000_000,
+          added,
+          (System.nanoTime() - fenced) / 1_000_000);
       return new KafkaJournal(settings, local, producer);
     } catch (KafkaException | JournalException e) {
       if (producer != null) {
@@ -98,13 +128,6 @@ public final class KafkaJournal implements Journal {
   /** The local copy of the events (the warm copy a standby keeps and a restart replays). */
   public static RocksJournal openLocal(Settings settings) {
     return RocksJournal.open(settings.localDirectory().resolve("events"));
-  }
-
-  /** Brings {@code local} up to the end of what is committed on the topic. */
-  static long catchUp(Settings settings, RocksJournal local) {
-    try (TopicReader reader = new TopicReader(settings, local)) {
-      return reader.readToEnd(batch -> {});
-    }
   }
 
   @Override
@@ -230,7 +253,7 @@ public final class KafkaJournal implements Journal {
   }
 
   /** One partition (one order), kept forever; an existing topic must have one partition. */
-  private static void ensureTopic(Settings s) {
+  public static void ensureTopic(Settings s) {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");

@@ -1,0 +1,198 @@
+package dev.berth.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.berth.client.BerthClient;
+import dev.berth.daemon.BerthHome;
+import dev.berth.mom.os.JobFiles;
+import dev.berth.proto.Job;
+import dev.berth.proto.Request;
+import dev.berth.proto.StatJobs;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Two server processes on one Kafka journal topic (the first active, the second standing by) and
+ * two mom processes given both servers' addresses, each mom with one CPU and a cgroup root of this
+ * cluster's own. The commands get both sockets in {@code BERTH_SERVER}, as a site would set it.
+ */
+final class FailoverCluster implements AutoCloseable {
+  private static final Pattern MEMBER_AT = Pattern.compile("cluster member at (\\S+)");
+
+  final Path dir;
+  final Path work;
+  final String cgroupRoot;
+  final String journal;
+  final ServerProcess first;
+  final ServerProcess second;
+  private final Map<String, Process> moms = new LinkedHashMap<>();
+  private final List<String> addresses = new ArrayList<>();
+
+  private FailoverCluster(Path dir, String journal) throws IOException {
+    this.dir = dir;
+    this.journal = journal;
+    this.work = Files.createDirectories(dir.resolve("work"));
+    this.cgroupRoot = "berth-it-" + dir.getFileName();
+    this.first =
+        new ServerProcess(Files.createDirectories(dir.resolve("first")), "--journal", journal);
+    this.second =
+        new ServerProcess(Files.createDirectories(dir.resolve("second")), "--journal", journal);
+  }
+
+  /**
+   * Starts both servers (the first becomes active) and both moms on the topic of {@code journal}.
+   */
+  static FailoverCluster start(Path dir, String journal) throws IOException {
+    FailoverCluster c = new FailoverCluster(dir, journal);
+    if (!c.first.start()) {
+      fail("the first server did not start: " + c.first.log());
+    }
+    c.addresses.add(memberAddress(c.first));
+    c.second.addOptions("--join", c.addresses.get(0));
+    if (!c.second.startStandby()) {
+      fail("the second server did not stand by: " + c.second.log());
+    }
+    c.addresses.add(memberAddress(c.second));
+    c.startMom("m1", "0");
+    c.startMom("m2", "1");
+    return c;
+  }
+
+  /** The cluster address of the first (0) or second (1) server as it was started. */
+  String address(int server) {
+    return addresses.get(server);
+  }
+
+  private static String memberAddress(ServerProcess server) {
+    Matcher m = MEMBER_AT.matcher(server.log());
+    if (!m.find()) {
+      fail("the server did not say where it is a cluster member: " + server.log());
+    }
+    return m.group(1);
+  }
+
+  private void startMom(String node, String cpus) throws IOException {
+    Path home = Files.createDirectories(dir.resolve("moms"));
+    Process p =
+        new ProcessBuilder(
+                TestCluster.ROOT.resolve("ops/bin/berth").toString(),
+                "mom",
+                "--home",
+                home.toString(),
+                "--server",
+                String.join(",", addresses),
+                "--name",
+                node,
+                "--cpus",
+                cpus,
+                "--heartbeat",
+                "1",
+                "--cgroup-root",
+                cgroupRoot)
+            .redirectErrorStream(true)
+            .redirectOutput(
+                ProcessBuilder.Redirect.appendTo(dir.resolve("mom-" + node + ".log").toFile()))
+            .start();
+    moms.put(node, p);
+    MultiNodeCluster.awaitTrue(
+        () -> cli("pbsnodes", "-a", node).out().contains("state = free\n"),
+        Duration.ofSeconds(60),
+        () -> cli("pbsnodes", "-a").toString());
+  }
+
+  /**
+   * What the commands see: both servers' sockets, the active one's first as a site would not know.
+   */
+  Map<String, String> env() {
+    Map<String, String> env = TestCluster.clientEnv(first.socket);
+    env.put("BERTH_SERVER", first.socket + "," + second.socket);
+    return env;
+  }
+
+  TestCluster.Result cli(String command, String... args) {
+    return TestCluster.runCli(env(), work, "", command, args);
+  }
+
+  /** Writes {@code script} to a file and submits it with {@code args}; fails the test on error. */
+  String submit(String script, String... args) throws IOException {
+    TestCluster.Result r = qsub(script(script), args);
+    assertEquals(0, r.exit(), r.toString());
+    return r.out().strip();
+  }
+
+  Path script(String body) throws IOException {
+    Path file = work.resolve("job-" + System.nanoTime() + ".sh");
+    Files.writeString(file, body);
+    return file;
+  }
+
+  TestCluster.Result qsub(Path script, String... args) {
+    List<String> argv = new ArrayList<>(List.of(args));
+    argv.add(script.toString());
+    return cli("qsub", argv.toArray(String[]::new));
+  }
+
+  /** Every job the active server knows, by id. */
+  Map<String, Job> jobs() {
+    try (BerthClient client =
+        BerthClient.connect(List.of(first.socket, second.socket), Duration.ofSeconds(60))) {
+      Map<String, Job> all = new LinkedHashMap<>();
+      for (Job j :
+          client
+              .call(Request.newBuilder().setStatJobs(StatJobs.getDefaultInstance()))
+              .getJobs()
+              .getJobsList()) {
+        if (all.put(j.getId(), j) != null) {
+          fail("the server lists job " + j.getId() + " twice");
+        }
+      }
+      return all;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  Job awaitJob(String id, java.util.function.Predicate<Job> condition, Duration timeout) {
+    Job[] last = {null};
+    MultiNodeCluster.awaitTrue(
+        () -> {
+          last[0] = jobs().get(id);
+          return last[0] != null && condition.test(last[0]);
+        },
+        timeout,
+        () -> "job " + id + ": " + last[0]);
+    return last[0];
+  }
+
+  String momLog(String node) {
+    try {
+      return Files.readString(dir.resolve("mom-" + node + ".log"));
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (Process p : moms.values()) {
+      p.destroy();
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    }
+    first.close();
+    second.close();
+    Cgroups.removeTree(cgroupRoot);
+    JobFiles.removeTree(new BerthHome(dir.resolve("moms")).jobTmp());
+  }
+}

@@ -1,0 +1,268 @@
+package dev.berth.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.berth.daemon.KafkaBroker;
+import dev.berth.mom.os.JobFiles;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Server failover on a real KRaft broker (started in this JVM from the Kafka jars): two server
+ * processes on one journal topic, two moms, and the commands given both servers' sockets.
+ */
+@Tag("integration")
+class FailoverIT {
+  static Path dir;
+  static KafkaBroker broker;
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    dir = Files.createTempDirectory(Path.of("/tmp"), "berth-failover-");
+    broker = KafkaBroker.start(dir.resolve("broker"), 0);
+  }
+
+  @AfterAll
+  static void stopBroker() throws Exception {
+    if (broker != null) {
+      broker.close();
+    }
+    JobFiles.removeTree(dir);
+  }
+
+  private static FailoverCluster cluster(String name) throws Exception {
+    return FailoverCluster.start(
+        Files.createDirectories(dir.resolve(name)),
+        "kafka://" + broker.bootstrapServers() + "/berth-" + name);
+  }
+
+  /**
+   * What the submitters saw: ids printed, failures, and when the first submission that started
+   * after a mark (a kill, a restart) was acknowledged.
+   */
+  private static final class Submissions {
+    final ConcurrentLinkedQueue<String> printed = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+    final AtomicLong eventAt = new AtomicLong();
+    final AtomicLong markedAt = new AtomicLong();
+    final AtomicLong firstAfterMark = new AtomicLong();
+
+    /** {@code event} (nanoTime) is when it happened; later submissions start after now. */
+    void mark(long event) {
+      eventAt.set(event);
+      markedAt.set(System.nanoTime());
+    }
+
+    void record(long started, TestCluster.Result r) {
+      if (r.exit() == 0) {
+        printed.add(r.out().strip());
+        if (markedAt.get() != 0 && started > markedAt.get()) {
+          firstAfterMark.compareAndSet(0, System.nanoTime());
+        }
+      } else {
+        failures.add(r.err().strip());
+      }
+    }
+
+    double secondsToFirstAfterMark() {
+      return (firstAfterMark.get() - eventAt.get()) / 1e9;
+    }
+  }
+
+  /** {@code threads} submitters that share {@code total} qsub calls of held jobs. */
+  private static List<Thread> submitters(
+      FailoverCluster c, Path script, int threads, int total, Submissions s) {
+    AtomicInteger attempts = new AtomicInteger();
+    List<Thread> all = new ArrayList<>();
+    for (int i = 0; i < threads; i++) {
+      Thread t =
+          new Thread(
+              () -> {
+                while (attempts.getAndIncrement() < total) {
+                  long started = System.nanoTime();
+                  s.record(started, c.qsub(script, "-h"));
+                }
+              });
+      t.start();
+      all.add(t);
+    }
+    return all;
+  }
+
+  private static void join(List<Thread> threads) throws InterruptedException {
+    for (Thread t : threads) {
+      t.join(TimeUnit.MINUTES.toMillis(5));
+      assertFalse(t.isAlive(), "a submitter is stuck");
+    }
+  }
+
+  /** Every printed id exists on the active server, and no id was printed twice. */
+  private static void assertEveryPrintedJobExistsOnce(Submissions s, Map<String, Job> jobs) {
+    List<String> printed = List.copyOf(s.printed);
+    Set<String> unique = new HashSet<>(printed);
+    assertEquals(printed.size(), unique.size(), "an id was printed twice");
+    List<String> missing = printed.stream().filter(id -> !jobs.containsKey(id)).toList();
+    assertEquals(List.of(), missing, "acknowledged jobs the server does not have");
+  }
+
+  @Test
+  void killingTheActiveServerDuringSubmissionsLosesNoAcknowledgedJob() throws Exception {
+    try (FailoverCluster c = cluster("kill")) {
+      String onM1 = c.submit("sleep 6\nexit 3\n", "-o", "/dev/null", "-j", "oe");
+      String onM2 = c.submit("sleep 6\nexit 4\n", "-o", "/dev/null", "-j", "oe");
+      c.awaitJob(onM1, j -> j.getState() == JobState.RUNNING, Duration.ofSeconds(30));
+      c.awaitJob(onM2, j -> j.getState() == JobState.RUNNING, Duration.ofSeconds(30));
+
+      Submissions s = new Submissions();
+      List<Thread> threads = submitters(c, c.script("true\n"), 8, 1000, s);
+      MultiNodeCluster.awaitTrue(() -> s.printed.size() >= 250, Duration.ofSeconds(60));
+      long kill = System.nanoTime();
+      c.first.kill9();
+      s.mark(kill);
+      join(threads);
+
+      System.out.printf(
+          "takeover: %.2f s from SIGKILL of the active server to the next acknowledged"
+              + " submission; %d of 1000 submissions acknowledged, %d failed%n",
+          s.secondsToFirstAfterMark(), s.printed.size(), s.failures.size());
+      assertTrue(s.firstAfterMark.get() != 0, "no submission succeeded after the kill");
+      assertTrue(
+          s.failures.stream().allMatch(f -> f.contains("Berth server")),
+          "failures other than a lost server: " + s.failures);
+
+      Map<String, Job> jobs = c.jobs();
+      assertEveryPrintedJobExistsOnce(s, jobs);
+      for (String id : List.of(onM1, onM2)) {
+        Job done = c.awaitJob(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
+        assertEquals(id.equals(onM1) ? 3 : 4, done.getExitStatus(), done.toString());
+        assertEquals(1, done.getRunCount(), "started once: " + done);
+      }
+      assertTrue(
+          c.second.log().contains("active: took over the journal"), "the second server took over");
+    }
+  }
+
+  @Test
+  void aPausedActiveServerIsFencedWhenItComesBack() throws Exception {
+    try (FailoverCluster c = cluster("pause")) {
+      String before = c.submit("true\n", "-h");
+      c.first.signal("STOP");
+      long stopped = System.nanoTime();
+      MultiNodeCluster.awaitTrue(c.second::answers, Duration.ofSeconds(60), c.second::log);
+      System.out.printf("takeover after SIGSTOP: %.2f s%n", (System.nanoTime() - stopped) / 1e9);
+      String during = submitTo(c.second.socket, c);
+
+      // A command that reaches the paused server waits in its socket's backlog until SIGCONT.
+      TestCluster.Result[] toPaused = new TestCluster.Result[1];
+      Path script = c.script("true\n");
+      Thread t =
+          new Thread(
+              () ->
+                  toPaused[0] =
+                      TestCluster.runCli(
+                          TestCluster.clientEnv(c.first.socket),
+                          c.work,
+                          "",
+                          "qsub",
+                          "-h",
+                          "-N",
+                          "zombie",
+                          script.toString()));
+      t.start();
+      TestCluster.sleep(1000);
+      c.first.signal("CONT");
+      t.join(60_000);
+      assertNotEquals(0, toPaused[0].exit(), "the paused server acknowledged: " + toPaused[0]);
+      assertNotEquals(0, c.first.waitForExit(), "the paused server stepped down");
+      assertTrue(
+          c.first.log().contains("fenced") || c.first.log().contains("removed"),
+          "it saw it was fenced or removed: " + c.first.log());
+
+      Map<String, Job> jobs = c.jobs();
+      assertTrue(jobs.containsKey(before) && jobs.containsKey(during), jobs.keySet().toString());
+      assertFalse(
+          jobs.values().stream().anyMatch(j -> j.getName().equals("zombie")),
+          "the paused server's write never shows");
+
+      // Replay equals live state: the first server, started again on its own old copy, stands by
+      // and catches up from the topic; then it takes over and must show what the second showed.
+      String live = describe(jobs);
+      c.first.addOptions("--join", c.address(1));
+      assertTrue(c.first.startStandby(), c.first.log());
+      c.second.stop();
+      MultiNodeCluster.awaitTrue(c.first::answers, Duration.ofSeconds(60), c.first::log);
+      assertEquals(live, describe(c.jobs()));
+    }
+  }
+
+  private static String submitTo(Path socket, FailoverCluster c) throws Exception {
+    TestCluster.Result r =
+        TestCluster.runCli(
+            TestCluster.clientEnv(socket), c.work, "", "qsub", "-h", c.script("true\n").toString());
+    assertEquals(0, r.exit(), r.toString());
+    return r.out().strip();
+  }
+
+  /** The parts of each job a replay must reproduce exactly. */
+  private static String describe(Map<String, Job> jobs) {
+    return jobs.values().stream()
+        .map(
+            j ->
+                j.getId()
+                    + " "
+                    + j.getState()
+                    + " "
+                    + j.getName()
+                    + " holds="
+                    + j.getHolds()
+                    + " exit="
+                    + (j.hasExitStatus() ? j.getExitStatus() : "-")
+                    + " ctime="
+                    + j.getCtime()
+                    + " runs="
+                    + j.getRunCount())
+        .sorted()
+        .collect(Collectors.joining("\n"));
+  }
+
+  @Test
+  void aBrokerRestartDuringSubmissionsLosesNoAcknowledgedJob() throws Exception {
+    try (FailoverCluster c = cluster("broker")) {
+      Submissions s = new Submissions();
+      List<Thread> threads = submitters(c, c.script("true\n"), 4, 600, s);
+      MultiNodeCluster.awaitTrue(() -> s.printed.size() >= 100, Duration.ofSeconds(60));
+      broker.close();
+      TestCluster.sleep(3000);
+      long restart = System.nanoTime();
+      broker = KafkaBroker.start(dir.resolve("broker"), 0);
+      s.mark(restart);
+      join(threads);
+      System.out.printf(
+          "broker restart: %d of 600 submissions acknowledged, %d failed; the first one started"
+              + " after the restart acknowledged %.2f s after it began%n",
+          s.printed.size(), s.failures.size(), s.secondsToFirstAfterMark());
+      assertEveryPrintedJobExistsOnce(s, c.jobs());
+      assertTrue(s.firstAfterMark.get() != 0, "nothing was acknowledged after the restart");
+    }
+  }
+}
