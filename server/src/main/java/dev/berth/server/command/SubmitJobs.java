@@ -28,6 +28,10 @@ final class SubmitJobs {
   private SubmitJobs() {}
 
   static Outcome submit(ClusterState s, Caller caller, SubmitJob request, Context ctx) {
+    Optional<Job> earlier = s.jobOfSubmission(request.getSubmissionId());
+    if (!request.getSubmissionId().isEmpty() && earlier.isPresent()) {
+      return repeated(earlier.get(), caller);
+    }
     Job.Builder job =
         Job.newBuilder()
             .setName("STDIN")
@@ -39,6 +43,7 @@ final class SubmitJobs {
     for (Attribute a : request.getAttributesList()) {
       JobAttributes.apply(job, a);
     }
+    job.setSubmissionId(request.getSubmissionId());
     if ((job.getHolds().getOther() || job.getHolds().getSystem())
         && !Permissions.isOperator(s, caller)) {
       throw new CommandException(
@@ -67,6 +72,20 @@ final class SubmitJobs {
                     JobSubmitted.newBuilder().setJob(built).setScript(request.getScript())))
         .reply(
             Response.newBuilder().setSubmitted(SubmitReply.newBuilder().setJobId(built.getId())));
+  }
+
+  /**
+   * The same submission again: qsub asks once more when its connection broke before the reply (the
+   * server died, or another took over), and gets the job the first request made.
+   */
+  private static Outcome repeated(Job earlier, Caller caller) {
+    if (!earlier.getEuser().equals(caller.user())) {
+      throw new CommandException(
+          Error.Code.PERMISSION, "that submission id belongs to another user's job");
+    }
+    return new Outcome()
+        .reply(
+            Response.newBuilder().setSubmitted(SubmitReply.newBuilder().setJobId(earlier.getId())));
   }
 
   /** The queue a job goes to: {@code queue}, {@code queue@server}, {@code @server} or default. */

@@ -35,6 +35,7 @@ public final class ClusterState {
           HashTreePMap.empty(),
           TreePSet.empty(PurgeKey.ORDER),
           HashTreePMap.empty(),
+          HashTreePMap.empty(),
           0,
           1);
 
@@ -47,6 +48,7 @@ public final class ClusterState {
   final PMap<String, NodeUsage> usage;
   final PSortedSet<PurgeKey> completed;
   final PMap<String, ArrayCounts> arrays;
+  final PMap<String, String> submissions;
   final long lastSeq;
   final long nextJobNumber;
 
@@ -60,6 +62,7 @@ public final class ClusterState {
       PMap<String, NodeUsage> usage,
       PSortedSet<PurgeKey> completed,
       PMap<String, ArrayCounts> arrays,
+      PMap<String, String> submissions,
       long lastSeq,
       long nextJobNumber) {
     this.jobs = jobs;
@@ -71,6 +74,7 @@ public final class ClusterState {
     this.usage = usage;
     this.completed = completed;
     this.arrays = arrays;
+    this.submissions = submissions;
     this.lastSeq = lastSeq;
     this.nextJobNumber = nextJobNumber;
   }
@@ -151,6 +155,11 @@ public final class ClusterState {
   }
 
   /** The sequence number of the last event applied; 0 for the empty state. */
+  /** The job a qsub's submission id made, while that job is known. */
+  public Optional<Job> jobOfSubmission(String submissionId) {
+    return Optional.ofNullable(submissions.get(submissionId)).map(jobs::get);
+  }
+
   public long lastSeq() {
     return lastSeq;
   }
@@ -174,7 +183,8 @@ public final class ClusterState {
         && eligible.equals(s.eligible)
         && usage.equals(s.usage)
         && completed.equals(s.completed)
-        && arrays.equals(s.arrays);
+        && arrays.equals(s.arrays)
+        && submissions.equals(s.submissions);
   }
 
   @Override

@@ -27,6 +27,7 @@ final class StateBuilder {
   PMap<String, NodeUsage> usage;
   PSortedSet<PurgeKey> completed;
   PMap<String, ArrayCounts> arrays;
+  PMap<String, String> submissions;
   long lastSeq;
   long nextJobNumber;
 
@@ -40,6 +41,7 @@ final class StateBuilder {
     usage = s.usage;
     completed = s.completed;
     arrays = s.arrays;
+    submissions = s.submissions;
     lastSeq = s.lastSeq;
     nextJobNumber = s.nextJobNumber;
   }
@@ -60,6 +62,7 @@ final class StateBuilder {
         usage,
         completed,
         arrays,
+        submissions,
         lastSeq,
         nextJobNumber);
   }
@@ -79,6 +82,9 @@ final class StateBuilder {
     }
     jobs = jobs.plus(job.getId(), job);
     index(job, +1);
+    if (!job.getSubmissionId().isEmpty() && job.getArrayParent().isEmpty()) {
+      submissions = submissions.plus(job.getSubmissionId(), job.getId());
+    }
   }
 
   /** Replaces {@code old} by {@code next} (same id) and keeps every index in step. */
@@ -93,6 +99,9 @@ final class StateBuilder {
     index(job, -1);
     jobs = jobs.minus(job.getId());
     scripts = scripts.minus(job.getId());
+    if (job.getId().equals(submissions.get(job.getSubmissionId()))) {
+      submissions = submissions.minus(job.getSubmissionId());
+    }
   }
 
   private void index(Job job, int sign) {

@@ -74,6 +74,40 @@ class SubmitTest {
     assertEquals(number + 1, d.state.nextJobNumber());
   }
 
+  private String submitWithId(Caller caller, String submissionId) {
+    var request =
+        Driver.submitRequest(List.of(attr(AttributeNames.WORK_DIR, "/home/" + caller.user())));
+    request.getSubmitBuilder().setSubmissionId(submissionId);
+    return d.client(caller, request).reply().getSubmitted().getJobId();
+  }
+
+  @Test
+  void aRetriedSubmissionGetsTheJobTheFirstAttemptMade() {
+    String first = submitWithId(ALICE, "5f0c-retry");
+    int events = d.journal.size();
+    assertEquals(first, submitWithId(ALICE, "5f0c-retry"), "the same job again");
+    assertEquals(events, d.journal.size(), "and nothing new recorded");
+    assertFalse(submitWithId(ALICE, "another").equals(first), "another id is another job");
+    refused(
+        Error.Code.PERMISSION,
+        () -> submitWithId(BOB, "5f0c-retry"),
+        "belongs to another user's job");
+  }
+
+  @Test
+  void aPurgedJobFreesItsSubmissionId() {
+    d.setServer(ROOT, attr("keep_completed", "10"));
+    String first = submitWithId(ALICE, "once");
+    d.schedule();
+    d.started(first);
+    d.obit(first, 0);
+    d.advance(10);
+    d.tick();
+    assertTrue(d.state.job(first).isEmpty(), "purged");
+    assertTrue(d.state.jobOfSubmission("once").isEmpty(), "and its submission id with it");
+    assertFalse(submitWithId(ALICE, "once").equals(first), "the id may then name a new job");
+  }
+
   @Test
   void unknownResourcesAreRefusedWithAHintForOtherSystemsSyntax() {
     refusedSubmit(

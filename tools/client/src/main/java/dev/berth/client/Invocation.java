@@ -43,6 +43,11 @@ public record Invocation(
         sockets, sockets.size() > 1 ? failoverWait() : java.time.Duration.ZERO);
   }
 
+  /** Whether {@code BERTH_SERVER} lists standby servers beside the active one. */
+  public boolean standbysListed() {
+    return ServerLocation.clientSockets(env).size() > 1;
+  }
+
   private java.time.Duration failoverWait() {
     try {
       return java.time.Duration.ofSeconds(

@@ -6,10 +6,12 @@ import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
+import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.tools.qsub.Submission.Prepared;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * {@code qsub [options] [script]}: submits a job script, read from the file operand or standard
@@ -63,28 +65,64 @@ public final class Qsub {
     return submit(inv, connector, prepared.get());
   }
 
+  /**
+   * Sends the job. With standby servers listed, a connection that breaks before the reply (the
+   * server died; another takes over) is retried with the same submission id, which the server
+   * answers with the job the first attempt made, if it made one: never two jobs, never none that
+   * was acknowledged.
+   */
   private static int submit(Invocation inv, Connector connector, Prepared prepared) {
-    try (ServerConnection server = connector.connect(inv)) {
-      Response response = server.call(Request.newBuilder().setSubmit(prepared.request()));
-      return switch (response.getBodyCase()) {
-        case SUBMITTED -> {
-          if (!prepared.quiet()) {
-            inv.out().println(response.getSubmitted().getJobId());
-          }
-          yield ExitCodes.OK;
+    Request.Builder request =
+        Request.newBuilder()
+            .setSubmit(
+                prepared.request().toBuilder().setSubmissionId(UUID.randomUUID().toString()));
+    int attempts = inv.standbysListed() ? RETRIES_WITH_STANDBYS + 1 : 1;
+    for (int attempt = 1; ; attempt++) {
+      ServerConnection server;
+      try {
+        server = connector.connect(inv); // waits out a takeover when standbys are listed
+      } catch (ServerUnavailableException e) {
+        inv.error(e.getMessage());
+        return ExitCodes.UNAVAILABLE;
+      }
+      try (server) {
+        Response response = server.call(request);
+        if (attempt < attempts && isStepDown(response)) {
+          continue; // a fenced server stepping down: its successor decides
         }
-        case ERROR -> {
-          inv.error("submit error (" + response.getError().getMessage() + ")");
-          yield ExitCodes.of(response.getError());
+        return answer(inv, prepared, response);
+      } catch (ServerUnavailableException e) {
+        if (attempt >= attempts) {
+          inv.error(e.getMessage());
+          return ExitCodes.UNAVAILABLE;
         }
-        default -> {
-          inv.error("unexpected reply from the server: " + response.getBodyCase());
-          yield ExitCodes.UNAVAILABLE;
-        }
-      };
-    } catch (ServerUnavailableException e) {
-      inv.error(e.getMessage());
-      return ExitCodes.UNAVAILABLE;
+      }
     }
+  }
+
+  private static final int RETRIES_WITH_STANDBYS = 3;
+
+  private static boolean isStepDown(Response response) {
+    return response.getBodyCase() == Response.BodyCase.ERROR
+        && response.getError().getCode() == Error.Code.SERVER_DOWN;
+  }
+
+  private static int answer(Invocation inv, Prepared prepared, Response response) {
+    return switch (response.getBodyCase()) {
+      case SUBMITTED -> {
+        if (!prepared.quiet()) {
+          inv.out().println(response.getSubmitted().getJobId());
+        }
+        yield ExitCodes.OK;
+      }
+      case ERROR -> {
+        inv.error("submit error (" + response.getError().getMessage() + ")");
+        yield ExitCodes.of(response.getError());
+      }
+      default -> {
+        inv.error("unexpected reply from the server: " + response.getBodyCase());
+        yield ExitCodes.UNAVAILABLE;
+      }
+    };
   }
 }

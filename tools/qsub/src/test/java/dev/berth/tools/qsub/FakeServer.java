@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.function.Function;
 
 /** A server in memory: records requests and answers each with {@code reply}. */
-final class FakeServer implements ServerConnection {
+class FakeServer implements ServerConnection {
   final List<Request> requests = new ArrayList<>();
   int connections;
   boolean closed;
@@ -36,7 +36,7 @@ final class FakeServer implements ServerConnection {
   }
 
   @Override
-  public Response call(Request.Builder request) {
+  public Response call(Request.Builder request) throws ServerUnavailableException {
     Request built = request.build();
     requests.add(built);
     return reply.apply(built).toBuilder().setId(built.getId()).build();

@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.client.Connector;
 import dev.berth.client.Invocation;
+import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.SubmitReply;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -121,6 +123,48 @@ class QsubTest {
     assertEquals(15020 % 256, status);
     assertEquals("qsub: submit error (Unknown queue nosuch)\n", stderr());
     assertEquals("", out.toString(UTF_8));
+  }
+
+  @Test
+  void withStandbysListedALostReplyIsAskedAgainWithTheSameSubmissionId() throws Exception {
+    Map<String, String> env = new HashMap<>(ctx.env());
+    env.put("BERTH_SERVER", "/a/server.sock,/b/server.sock");
+    ctx = new SubmitContext(ctx.cwd(), ctx.host(), env, ctx.clock());
+    int[] calls = {0};
+    FakeServer flaky =
+        new FakeServer(r -> SUBMITTED) {
+          @Override
+          public Response call(Request.Builder request) throws ServerUnavailableException {
+            Response answer = super.call(request);
+            if (++calls[0] == 1) {
+              throw new ServerUnavailableException(
+                  Path.of("/a/server.sock"), new IOException("the server closed the connection"));
+            }
+            return answer;
+          }
+        };
+    assertEquals(0, qsub(flaky.connector(), script("a.pbs", "true\n")));
+    assertEquals("42.head\n", out.toString(UTF_8));
+    assertEquals(2, flaky.requests.size());
+    String id = flaky.requests.get(0).getSubmit().getSubmissionId();
+    assertEquals(36, id.length(), "a random UUID: " + id);
+    assertEquals(id, flaky.requests.get(1).getSubmit().getSubmissionId());
+  }
+
+  @Test
+  void withOneServerALostReplyIsReportedNotRetried() throws Exception {
+    FakeServer broken =
+        new FakeServer(r -> SUBMITTED) {
+          @Override
+          public Response call(Request.Builder request) throws ServerUnavailableException {
+            super.call(request);
+            throw new ServerUnavailableException(
+                Path.of("/a/server.sock"), new IOException("the server closed the connection"));
+          }
+        };
+    assertEquals(1, qsub(broken.connector(), script("a.pbs", "true\n")));
+    assertEquals(1, broken.requests.size());
+    assertTrue(stderr().contains("closed the connection"), stderr());
   }
 
   @Test
