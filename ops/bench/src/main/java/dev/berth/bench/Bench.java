@@ -14,7 +14,7 @@ import java.util.Map;
 
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
- * measured; nothing is asserted. Usage: ops/bench/run [submit|cli|restart|nodes|all].
+ * measured; nothing is asserted. Usage: ops/bench/run [submit|cli|restart|nodes|kafka|all].
  */
 public final class Bench {
   private final Path root;
@@ -34,14 +34,16 @@ public final class Bench {
       case "cli" -> bench.cli();
       case "restart" -> bench.restart();
       case "nodes" -> bench.nodes();
+      case "kafka" -> bench.kafka();
       case "all" -> {
         bench.submit();
         bench.cli();
         bench.restart();
         bench.nodes();
+        bench.kafka();
       }
       default -> {
-        System.err.println("usage: ops/bench/run [submit|cli|restart|nodes|all]");
+        System.err.println("usage: ops/bench/run [submit|cli|restart|nodes|kafka|all]");
         System.exit(2);
       }
     }
@@ -51,6 +53,13 @@ public final class Bench {
   void nodes() throws Exception {
     try (NodeBench nodes = new NodeBench(root)) {
       nodes.run();
+    }
+  }
+
+  /** Submissions through the Kafka journal and standby takeover times (see KafkaBench). */
+  void kafka() throws Exception {
+    try (KafkaBench kafka = new KafkaBench(root)) {
+      kafka.run();
     }
   }
 

@@ -23,34 +23,21 @@ final class BenchServer implements AutoCloseable {
   final Path root;
   final Path home;
   final Path socket;
+  private final List<String> options = new java.util.ArrayList<>();
   private Process process;
 
-  BenchServer(Path root) throws IOException {
+  /** A server with {@code options} added to {@code berth serve} (a journal, a cluster to join). */
+  BenchServer(Path root, String... options) throws IOException {
     this.root = root;
     this.home = Files.createTempDirectory(Path.of("/tmp"), "berth-bench-");
     this.socket = home.resolve("server.sock");
+    this.options.addAll(List.of(options));
   }
 
   /** Starts the server; returns the milliseconds from exec to the first answered request. */
   long start() throws IOException, InterruptedException {
     long begin = System.nanoTime();
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                root.resolve("ops/bin/berth").toString(),
-                "serve",
-                "--home",
-                home.toString(),
-                "--socket",
-                socket.toString(),
-                "--nodes",
-                "0",
-                "--server-name",
-                "bench")
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()));
-    // RocksDB's native library is unpacked into the temp directory; keep it in the scratch home.
-    builder.environment().put("BERTH_JAVA_OPTS", "-Djava.io.tmpdir=" + home);
-    process = builder.start();
+    launch();
     while (true) {
       if (!process.isAlive()) {
         throw new IllegalStateException("the server exited; see " + home.resolve("serve.log"));
@@ -60,6 +47,71 @@ final class BenchServer implements AutoCloseable {
       }
       Thread.sleep(10);
     }
+  }
+
+  /** Starts a standby server (options include --join) and waits until it is a cluster member. */
+  void startStandby() throws IOException, InterruptedException {
+    int from = log().length();
+    launch();
+    long deadline = System.nanoTime() + 120_000_000_000L;
+    while (!log().substring(from).contains("cluster member up")) {
+      if (!process.isAlive() || System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "the standby did not join; see " + home.resolve("serve.log"));
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private void launch() throws IOException {
+    List<String> argv =
+        new java.util.ArrayList<>(
+            List.of(
+                root.resolve("ops/bin/berth").toString(),
+                "serve",
+                "--home",
+                home.toString(),
+                "--socket",
+                socket.toString(),
+                "--nodes",
+                "0",
+                "--server-name",
+                "bench"));
+    argv.addAll(options);
+    ProcessBuilder builder =
+        new ProcessBuilder(argv)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()));
+    // RocksDB's native library is unpacked into the temp directory; keep it in the scratch home.
+    builder.environment().put("BERTH_JAVA_OPTS", "-Djava.io.tmpdir=" + home);
+    process = builder.start();
+  }
+
+  /** The host:port this server is a cluster member at now (as its log last said). */
+  String clusterAddress() throws IOException {
+    var m = java.util.regex.Pattern.compile("cluster member at (\\S+)").matcher(log());
+    String last = null;
+    while (m.find()) {
+      last = m.group(1);
+    }
+    if (last == null) {
+      throw new IllegalStateException("no cluster address in " + home.resolve("serve.log"));
+    }
+    return last;
+  }
+
+  /** The next start joins the cluster through {@code address} (a member that is up). */
+  void joinThrough(String address) {
+    int at = options.indexOf("--join");
+    if (at >= 0) {
+      options.subList(at, at + 2).clear();
+    }
+    options.addAll(List.of("--join", address));
+  }
+
+  String log() throws IOException {
+    Path file = home.resolve("serve.log");
+    return Files.exists(file) ? Files.readString(file) : "";
   }
 
   void defineNode() throws ServerUnavailableException {
@@ -77,6 +129,11 @@ final class BenchServer implements AutoCloseable {
         throw new IllegalStateException(r.getError().getMessage());
       }
     }
+  }
+
+  /** Whether it answers on its socket now. */
+  boolean answersNow() {
+    return answers();
   }
 
   private boolean answers() {
