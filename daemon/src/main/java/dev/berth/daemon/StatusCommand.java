@@ -23,6 +23,14 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--socket", paramLabel = "PATH", description = "Client socket path.")
   Path socket;
 
+  private static boolean standby(BerthHome h) {
+    try {
+      return java.nio.file.Files.readString(h.roleFile()).strip().equals("standby");
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
   @Override
   public Integer call() {
     BerthHome h = home.home();
@@ -53,6 +61,10 @@ final class StatusCommand implements Callable<Integer> {
       }
       return 0;
     } catch (ServerUnavailableException e) {
+      if (standby(h)) {
+        System.out.println("berth: standing by; the active server is another one");
+        return 0;
+      }
       System.out.println(
           "berth: the process runs but the server does not answer: " + e.getMessage());
       return 1;

@@ -51,6 +51,16 @@ final class UpCommand implements Callable<Integer> {
         Daemons.tail(h.log(), 20).forEach(System.err::println);
         return 1;
       }
+      if (!options.join.isEmpty() && standingBy(h)) {
+        System.out.println(
+            "berth: standing by (pid "
+                + serve.pid()
+                + ") to take over from the active server; home "
+                + h.root()
+                + ", log "
+                + h.log());
+        return 0;
+      }
       Optional<List<NodeStatus>> nodesUp = readyNodes(sock);
       if (nodesUp.isPresent() && nodesUp.get().size() >= options.nodes) {
         System.out.println(
@@ -103,11 +113,25 @@ final class UpCommand implements Callable<Integer> {
     argv.add(options.nodeHostnames() ? "--node-hostnames" : "--no-node-hostnames");
     JournalSpec.parse(options.journal); // a bad value fails here, not in the background
     argv.addAll(List.of("--journal", options.journal));
+    if (!options.join.isEmpty()) {
+      argv.addAll(List.of("--join", String.join(",", options.join)));
+    }
     return new ProcessBuilder(argv)
         .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
         .redirectOutput(ProcessBuilder.Redirect.appendTo(h.log().toFile()))
         .redirectErrorStream(true)
         .start();
+  }
+
+  /** Whether the server has joined its cluster and follows the journal as a standby. */
+  private static boolean standingBy(BerthHome h) {
+    try {
+      return Files.exists(h.roleFile())
+          && Files.readString(h.roleFile()).strip().equals("standby")
+          && Daemons.tail(h.log(), 50).stream().anyMatch(l -> l.contains("cluster member up"));
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** Nodes that report and are not down; empty while the server does not answer yet. */
