@@ -35,6 +35,15 @@ public record BerthHome(Path root) {
     return root.resolve("role");
   }
 
+  /** Whether this home's server last said it stands by (its role file). */
+  public boolean standingBy() {
+    try {
+      return java.nio.file.Files.readString(roleFile()).strip().equals("standby");
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
   public Path log() {
     return root.resolve("berth.log");
   }

@@ -84,6 +84,12 @@ public final class EmbeddedCluster implements AutoCloseable {
     if (settings.join().isEmpty()) {
       Cluster cluster = Cluster.get(system);
       cluster.manager().tell(Join.create(cluster.selfMember().address()));
+      if (settings.journal().replicated()) {
+        log.info(
+            "founding a new cluster; give every server --join with every server's address, its"
+                + " own included, so that one restarted after a takeover joins the running"
+                + " cluster instead of founding another");
+      }
     }
     try {
       if (settings.journal().replicated()) {
@@ -105,10 +111,13 @@ public final class EmbeddedCluster implements AutoCloseable {
             org.apache.pekko.actor.typed.Props.empty());
       }
     } catch (IOException | RuntimeException e) {
+      system.terminate();
       if (journal != null) {
         journal.close();
       }
-      system.terminate();
+      if (standby != null) {
+        standby.close();
+      }
       throw e;
     }
   }

@@ -75,12 +75,16 @@ public record JournalSpec(
     return KafkaJournal.open(kafka(home, serverName));
   }
 
-  /** The Kafka journal's settings for the server named {@code serverName}. */
+  /**
+   * The Kafka journal's settings for the server named {@code serverName}. The transactional id
+   * follows the topic, not the server's name: every writer of one topic must fence every other.
+   */
   KafkaJournal.Settings kafka(BerthHome home, String serverName) {
+    String name = topic.isEmpty() ? "berth-journal-" + serverName : topic;
     return new KafkaJournal.Settings(
         bootstrap,
-        topic.isEmpty() ? "berth-journal-" + serverName : topic,
-        "berth-server-" + serverName,
+        name,
+        "berth-writer-" + name,
         replication,
         minInsync,
         home.root().resolve("kafka-journal"));

@@ -23,14 +23,6 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--socket", paramLabel = "PATH", description = "Client socket path.")
   Path socket;
 
-  private static boolean standby(BerthHome h) {
-    try {
-      return java.nio.file.Files.readString(h.roleFile()).strip().equals("standby");
-    } catch (java.io.IOException e) {
-      return false;
-    }
-  }
-
   @Override
   public Integer call() {
     BerthHome h = home.home();
@@ -61,7 +53,7 @@ final class StatusCommand implements Callable<Integer> {
       }
       return 0;
     } catch (ServerUnavailableException e) {
-      if (standby(h)) {
+      if (h.standingBy()) {
         System.out.println("berth: standing by; the active server is another one");
         return 0;
       }

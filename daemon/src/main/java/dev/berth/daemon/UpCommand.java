@@ -1,5 +1,7 @@
 package dev.berth.daemon;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import dev.berth.client.BerthClient;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.NodeStatus;
@@ -43,6 +45,7 @@ final class UpCommand implements Callable<Integer> {
           "berth: already running (pid " + running.get().pid() + ", home " + h.root() + ")");
       return 0;
     }
+    long logFrom = Files.exists(h.log()) ? Files.size(h.log()) : 0;
     Process serve = spawn(h, sock);
     long deadline = System.currentTimeMillis() + timeout * 1000L;
     while (System.currentTimeMillis() < deadline) {
@@ -51,7 +54,7 @@ final class UpCommand implements Callable<Integer> {
         Daemons.tail(h.log(), 20).forEach(System.err::println);
         return 1;
       }
-      if (!options.join.isEmpty() && standingBy(h)) {
+      if (!options.join.isEmpty() && standingBy(h, logFrom)) {
         System.out.println(
             "berth: standing by (pid "
                 + serve.pid()
@@ -123,12 +126,14 @@ final class UpCommand implements Callable<Integer> {
         .start();
   }
 
-  /** Whether the server has joined its cluster and follows the journal as a standby. */
-  private static boolean standingBy(BerthHome h) {
+  /** Whether the server started after {@code logFrom} has joined its cluster as a standby. */
+  private static boolean standingBy(BerthHome h, long logFrom) {
     try {
-      return Files.exists(h.roleFile())
-          && Files.readString(h.roleFile()).strip().equals("standby")
-          && Daemons.tail(h.log(), 50).stream().anyMatch(l -> l.contains("cluster member up"));
+      byte[] log = Files.readAllBytes(h.log());
+      return h.standingBy()
+          && log.length > logFrom
+          && new String(log, (int) logFrom, log.length - (int) logFrom, UTF_8)
+              .contains("cluster member up");
     } catch (IOException e) {
       return false;
     }

@@ -224,25 +224,11 @@ class FailoverIT {
     return r.out().strip();
   }
 
-  /** The parts of each job a replay must reproduce exactly. */
+  /** Every job as the server reports it, every attribute (all are held, so nothing moves). */
   private static String describe(Map<String, Job> jobs) {
     return jobs.values().stream()
-        .map(
-            j ->
-                j.getId()
-                    + " "
-                    + j.getState()
-                    + " "
-                    + j.getName()
-                    + " holds="
-                    + j.getHolds()
-                    + " exit="
-                    + (j.hasExitStatus() ? j.getExitStatus() : "-")
-                    + " ctime="
-                    + j.getCtime()
-                    + " runs="
-                    + j.getRunCount())
-        .sorted()
+        .sorted(java.util.Comparator.comparing(Job::getId))
+        .map(Job::toString)
         .collect(Collectors.joining("\n"));
   }
 

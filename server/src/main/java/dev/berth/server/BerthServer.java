@@ -66,8 +66,7 @@ public final class BerthServer implements AutoCloseable {
   private final Queries queries;
   private final RecoveryReport recovery;
   private final CompletableFuture<Void> actorStopped = new CompletableFuture<>();
-  private final java.util.concurrent.atomic.AtomicBoolean closed =
-      new java.util.concurrent.atomic.AtomicBoolean();
+  private boolean closed;
 
   /** What recovery found, for the log and for the restart benchmark. */
   public record RecoveryReport(long snapshotSeq, long replayed, long lastSeq, long millis) {}
@@ -198,10 +197,11 @@ public final class BerthServer implements AutoCloseable {
    * the next start replays little.
    */
   @Override
-  public void close() {
-    if (!closed.compareAndSet(false, true)) {
-      return;
+  public synchronized void close() {
+    if (closed) {
+      return; // a second caller (the singleton stopping, a shutdown hook) waited for the first
     }
+    closed = true;
     endpoint.close();
     if (actorStopped.isDone() || system.whenTerminated().isCompleted()) {
       // The server stopped itself (its journal failed): nothing to drain, nothing to snapshot.
@@ -224,7 +224,7 @@ public final class BerthServer implements AutoCloseable {
     } catch (Exception e) {
       log.warn("stopping without a final snapshot: {}", e.toString());
     }
-    actor.tell(ServerActor.Stop.INSTANCE); // another server may become active in this process
+    actor.tell(ServerActor.Stop.INSTANCE); // the moms' registration goes with it
     queryThreads.shutdown();
     background.shutdown();
     try {

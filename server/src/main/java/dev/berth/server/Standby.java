@@ -36,10 +36,11 @@ public final class Standby implements AutoCloseable {
   private final long snapshotEvery;
   private final Thread thread;
   private volatile boolean stopping;
-  private volatile ClusterState state;
+  private ClusterState state;
   private RocksJournal local;
   private TopicReader reader;
   private RuntimeException failure;
+  private boolean ended;
 
   private Standby(KafkaJournal.Settings settings, long snapshotEvery) {
     this.settings = settings;
@@ -55,49 +56,64 @@ public final class Standby implements AutoCloseable {
     return standby;
   }
 
-  /** The state as of the last event followed (null before the local copy was read). */
-  public ClusterState state() {
-    return state;
-  }
-
-  /** Stops following and hands over the warm copy; the caller closes what it gets. */
-  public Handover handOver() {
+  /**
+   * Stops following and hands over the warm copy, which the caller then owns. Fails (before anyone
+   * is fenced) if following failed or the standby was closed or handed over already.
+   */
+  public synchronized Handover handOver() {
     stop();
+    if (ended) {
+      throw new IllegalStateException("this standby was closed or has handed over already");
+    }
+    ended = true;
     if (failure != null) {
+      close(local, reader);
       throw failure;
     }
     if (reader == null) {
       reader = new TopicReader(settings, local); // the brokers were away when it stopped
     }
-    Handover handover = new Handover(state, local, reader);
-    local = null;
-    reader = null;
-    return handover;
+    return new Handover(state, local, reader);
   }
 
   /** Stops following (if it still does) and closes the local copy, unless it was handed over. */
   @Override
-  public void close() {
+  public synchronized void close() {
     stop();
+    if (!ended) {
+      ended = true;
+      close(local, reader);
+    }
+  }
+
+  private static void close(RocksJournal local, TopicReader reader) {
     if (reader != null) {
       reader.close();
-      reader = null;
     }
     if (local != null) {
       local.close();
-      local = null;
     }
   }
 
   private void stop() {
     stopping = true;
-    try {
-      thread.join();
-    } catch (InterruptedException e) {
+    boolean interrupted = false;
+    while (thread.isAlive()) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        interrupted = true; // the follower must end before its copy changes hands
+      }
+    }
+    if (interrupted) {
       Thread.currentThread().interrupt();
     }
   }
 
+  /**
+   * The follower thread; it alone touches the copy, the reader and the state until it ends, and
+   * {@link #stop} joins it before anyone else does.
+   */
   private void follow() {
     try {
       local = KafkaJournal.openLocal(settings);
@@ -119,7 +135,8 @@ public final class Standby implements AutoCloseable {
             lastSnapshot = state.lastSeq();
           }
         } catch (KafkaException e) {
-          // The brokers are away; the copy is as good as it was, and following resumes later.
+          // The brokers are away; the copy is as good as it was, and following resumes later
+          // from the offset stored with it.
           log.warn("following the journal topic {}: {}", settings.topic(), e.getMessage());
           if (reader != null) {
             reader.close();
@@ -128,9 +145,9 @@ public final class Standby implements AutoCloseable {
           sleep();
         }
       }
-    } catch (JournalException | IllegalStateException e) {
-      failure = e instanceof JournalException je ? je : new JournalException(e.getMessage(), e);
-      log.error("the standby cannot follow the journal: {}", e.getMessage());
+    } catch (RuntimeException e) {
+      failure = e instanceof JournalException je ? je : new JournalException(e.toString(), e);
+      log.error("the standby cannot follow the journal; it cannot take over: {}", e.toString());
     }
   }
 
@@ -157,8 +174,7 @@ public final class Standby implements AutoCloseable {
     try {
       Thread.sleep(RETRY.toMillis());
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      stopping = true;
+      stopping = true; // nobody interrupts this thread but a JVM going away
     }
   }
 }

@@ -79,7 +79,6 @@ public final class KafkaJournal implements Journal {
    * catches the local copy up with what they committed.
    */
   public static KafkaJournal open(Settings settings) {
-    ensureTopic(settings);
     RocksJournal local = openLocal(settings);
     TopicReader reader;
     try {
@@ -100,6 +99,7 @@ public final class KafkaJournal implements Journal {
   public static KafkaJournal takeOver(Settings settings, RocksJournal local, TopicReader reader) {
     KafkaProducer<byte[], byte[]> producer = null;
     try (reader) {
+      ensureTopic(settings); // a standby may never have reached the brokers
       long start = System.nanoTime();
       producer = new KafkaProducer<>(producerProperties(settings));
       producer.initTransactions(); // from here on, an earlier server's writes fail

@@ -36,6 +36,10 @@ public final class TopicReader implements AutoCloseable {
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    // An offset outside the log (the topic was made anew) must not skip to the end: reading from
+    // the start costs time only, as events the copy holds are skipped by sequence number.
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     this.consumer = new KafkaConsumer<>(p);
@@ -100,6 +104,11 @@ public final class TopicReader implements AutoCloseable {
     }
   }
 
+  /** Where the copy's position in the topic is kept; named after the topic it belongs to. */
+  private static Path offsetFile(KafkaJournal.Settings s) {
+    return s.localDirectory().resolve("offset-" + s.topic());
+  }
+
   @Override
   public void close() {
     consumer.close(Duration.ofSeconds(5));
@@ -107,7 +116,7 @@ public final class TopicReader implements AutoCloseable {
 
   /** The topic offset after the last event the local copy holds (0 when unknown). */
   private static long readOffset(KafkaJournal.Settings s) {
-    Path file = s.localDirectory().resolve("offset");
+    Path file = offsetFile(s);
     try {
       return Files.exists(file) ? Long.parseLong(Files.readString(file).strip()) : 0;
     } catch (IOException | NumberFormatException e) {
@@ -116,9 +125,9 @@ public final class TopicReader implements AutoCloseable {
   }
 
   static void writeOffset(KafkaJournal.Settings s, long next) {
-    Path file = s.localDirectory().resolve("offset");
+    Path file = offsetFile(s);
     try {
-      Path tmp = file.resolveSibling("offset.tmp");
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
       Files.writeString(tmp, next + "\n");
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {

@@ -83,22 +83,46 @@ public final class Qsub {
         server = connector.connect(inv); // waits out a takeover when standbys are listed
       } catch (ServerUnavailableException e) {
         inv.error(e.getMessage());
+        if (attempt > 1) {
+          mayHaveBeenSubmitted(inv, request);
+        }
         return ExitCodes.UNAVAILABLE;
       }
       try (server) {
         Response response = server.call(request);
         if (attempt < attempts && isStepDown(response)) {
-          continue; // a fenced server stepping down: its successor decides
+          pause(); // a fenced server stepping down: its successor decides
+          continue;
         }
         return answer(inv, prepared, response);
       } catch (ServerUnavailableException e) {
         if (attempt >= attempts) {
           inv.error(e.getMessage());
+          mayHaveBeenSubmitted(inv, request);
           return ExitCodes.UNAVAILABLE;
         }
+        pause();
       }
     }
   }
+
+  /** The request went out and no answer came back: the job may exist. */
+  private static void mayHaveBeenSubmitted(Invocation inv, Request.Builder request) {
+    inv.error(
+        "the job may have been submitted (submission id "
+            + request.getSubmit().getSubmissionId()
+            + "); check with qstat before submitting it again");
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(RETRY_PAUSE_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static final long RETRY_PAUSE_MILLIS = 500;
 
   private static final int RETRIES_WITH_STANDBYS = 3;
 

@@ -152,6 +152,29 @@ class QsubTest {
   }
 
   @Test
+  void withStandbysListedAServerSteppingDownIsAskedAgain() throws Exception {
+    Map<String, String> env = new HashMap<>(ctx.env());
+    env.put("BERTH_SERVER", "/a/server.sock,/b/server.sock");
+    ctx = new SubmitContext(ctx.cwd(), ctx.host(), env, ctx.clock());
+    Response down =
+        Response.newBuilder()
+            .setError(
+                Error.newBuilder()
+                    .setCode(Error.Code.SERVER_DOWN)
+                    .setMessage("the server's journal failed: fenced"))
+            .build();
+    FakeServer steppingDown = new FakeServer(r -> flakyCalls++ == 0 ? down : SUBMITTED);
+    assertEquals(0, qsub(steppingDown.connector(), script("a.pbs", "true\n")));
+    assertEquals("42.head\n", out.toString(UTF_8));
+    assertEquals(2, steppingDown.requests.size());
+    assertEquals(
+        steppingDown.requests.get(0).getSubmit().getSubmissionId(),
+        steppingDown.requests.get(1).getSubmit().getSubmissionId());
+  }
+
+  private int flakyCalls;
+
+  @Test
   void withOneServerALostReplyIsReportedNotRetried() throws Exception {
     FakeServer broken =
         new FakeServer(r -> SUBMITTED) {
@@ -165,6 +188,13 @@ class QsubTest {
     assertEquals(1, qsub(broken.connector(), script("a.pbs", "true\n")));
     assertEquals(1, broken.requests.size());
     assertTrue(stderr().contains("closed the connection"), stderr());
+    assertTrue(
+        stderr()
+            .contains(
+                "the job may have been submitted (submission id "
+                    + broken.requests.get(0).getSubmit().getSubmissionId()
+                    + ")"),
+        stderr());
   }
 
   @Test
