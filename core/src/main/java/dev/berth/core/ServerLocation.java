@@ -35,36 +35,29 @@ public final class ServerLocation {
     return clientSockets(env, SYSTEM_SOCKET).get(0);
   }
 
+  /** {@link #clientSocket(Map)} with the system socket at {@code systemSocket}, for tests. */
+  static Path clientSocket(Map<String, String> env, Path systemSocket) {
+    return clientSockets(env, systemSocket).get(0);
+  }
+
   /** The sockets a client should try, in order. */
   public static List<Path> clientSockets(Map<String, String> env) {
     return clientSockets(env, SYSTEM_SOCKET);
   }
 
   static List<Path> clientSockets(Map<String, String> env, Path systemSocket) {
-    String explicit = env.get(SERVER_ENV);
-    if (explicit != null && !explicit.isBlank()) {
-      List<Path> listed =
-          Arrays.stream(explicit.split(","))
-              .map(String::strip)
-              .filter(p -> !p.isEmpty())
-              .map(Path::of)
-              .toList();
-      if (!listed.isEmpty()) {
-        return listed;
-      }
-    }
-    return List.of(clientSocket(env, systemSocket));
-  }
-
-  /** {@link #clientSocket(Map)} with the system socket at {@code systemSocket}, for tests. */
-  static Path clientSocket(Map<String, String> env, Path systemSocket) {
-    String explicit = env.get(SERVER_ENV);
-    if (explicit != null && !explicit.isBlank()) {
-      return Path.of(explicit.split(",")[0].strip());
+    List<Path> listed =
+        Arrays.stream(env.getOrDefault(SERVER_ENV, "").split(","))
+            .map(String::strip)
+            .filter(p -> !p.isEmpty())
+            .map(Path::of)
+            .toList();
+    if (!listed.isEmpty()) {
+      return listed;
     }
     if (env.get(HOME_ENV) == null && Files.exists(systemSocket)) {
-      return systemSocket;
+      return List.of(systemSocket);
     }
-    return home(env).resolve("server.sock");
+    return List.of(home(env).resolve("server.sock"));
   }
 }

@@ -145,7 +145,8 @@ final class FailoverCluster implements AutoCloseable {
   /** Every job the active server knows, by id. */
   Map<String, Job> jobs() {
     try (BerthClient client =
-        BerthClient.connect(List.of(first.socket, second.socket), Duration.ofSeconds(60))) {
+        BerthClient.connect(
+            List.of(first.socket, second.socket), Duration.ofSeconds(60), Duration.ofSeconds(60))) {
       Map<String, Job> all = new LinkedHashMap<>();
       for (Job j :
           client

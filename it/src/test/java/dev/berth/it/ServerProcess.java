@@ -100,14 +100,6 @@ final class ServerProcess implements AutoCloseable {
     return fail("the server did not " + what + " within 60 s: " + log());
   }
 
-  long pid() {
-    return process.pid();
-  }
-
-  boolean alive() {
-    return process.isAlive();
-  }
-
   /** Whether it answers on its socket now. */
   boolean answers() {
     if (!Files.exists(socket)) {

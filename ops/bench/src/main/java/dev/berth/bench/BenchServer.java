@@ -132,11 +132,7 @@ final class BenchServer implements AutoCloseable {
   }
 
   /** Whether it answers on its socket now. */
-  boolean answersNow() {
-    return answers();
-  }
-
-  private boolean answers() {
+  boolean answers() {
     if (!Files.exists(socket)) {
       return false;
     }

@@ -100,7 +100,7 @@ final class KafkaBench implements AutoCloseable {
   private BenchServer active() throws InterruptedException {
     while (true) {
       for (BenchServer s : servers) {
-        if (s.answersNow()) {
+        if (s.answers()) {
           return s;
         }
       }
@@ -133,7 +133,8 @@ final class KafkaBench implements AutoCloseable {
     private void loop() {
       while (!stop.get()) {
         long started = System.nanoTime();
-        try (BerthClient c = BerthClient.connect(sockets, Duration.ofSeconds(60))) {
+        try (BerthClient c =
+            BerthClient.connect(sockets, Duration.ofSeconds(60), Duration.ofSeconds(60))) {
           Response r = c.call(BenchServer.submission("probe"));
           if (!r.hasError()) {
             acknowledged++;

@@ -104,7 +104,7 @@ public final class KafkaJournal implements Journal {
       producer = new KafkaProducer<>(producerProperties(settings));
       producer.initTransactions(); // from here on, an earlier server's writes fail
       long fenced = System.nanoTime();
-      long added = reader.readToEnd(batch -> {});
+      long added = reader.readToEnd();
       log.info(
           "took over the journal {}: earlier writers fenced in {} ms, {} events read after in {}"
               + " ms",

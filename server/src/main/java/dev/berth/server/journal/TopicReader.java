@@ -47,15 +47,12 @@ public final class TopicReader implements AutoCloseable {
     consumer.seek(partition, readOffset(settings));
   }
 
-  /**
-   * Reads until the end of what is committed now and returns how many events the local copy gained;
-   * {@code progress} hears each batch once it is in the local copy.
-   */
-  public long readToEnd(Consumer<List<Event>> progress) {
+  /** Reads until the end of what is committed now; returns how many events the copy gained. */
+  public long readToEnd() {
     long end = consumer.endOffsets(List.of(partition), KafkaJournal.WRITE_TIMEOUT).get(partition);
     long added = 0;
     while (consumer.position(partition, KafkaJournal.WRITE_TIMEOUT) < end) {
-      added += poll(Duration.ofMillis(500), progress);
+      added += poll(Duration.ofMillis(500), batch -> {});
     }
     return added;
   }

@@ -154,12 +154,12 @@ public final class ClusterState {
     return arrays.getOrDefault(arrayId, ArrayCounts.NONE);
   }
 
-  /** The sequence number of the last event applied; 0 for the empty state. */
   /** The job a qsub's submission id made, while that job is known. */
   public Optional<Job> jobOfSubmission(String submissionId) {
     return Optional.ofNullable(submissions.get(submissionId)).map(jobs::get);
   }
 
+  /** The sequence number of the last event applied; 0 for the empty state. */
   public long lastSeq() {
     return lastSeq;
   }

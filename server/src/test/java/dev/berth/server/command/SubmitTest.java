@@ -75,10 +75,7 @@ class SubmitTest {
   }
 
   private String submitWithId(Caller caller, String submissionId) {
-    var request =
-        Driver.submitRequest(List.of(attr(AttributeNames.WORK_DIR, "/home/" + caller.user())));
-    request.getSubmitBuilder().setSubmissionId(submissionId);
-    return d.client(caller, request).reply().getSubmitted().getJobId();
+    return d.submitWithId(caller, submissionId);
   }
 
   @Test

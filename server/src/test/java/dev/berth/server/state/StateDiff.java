@@ -34,6 +34,7 @@ final class StateDiff {
     map(out, "server", a.server, b.server);
     map(out, "usage", a.usage, b.usage);
     map(out, "array counts", a.arrays, b.arrays);
+    map(out, "submission id", a.submissions, b.submissions);
     if (!a.eligible.equals(b.eligible)) {
       out.add("eligible " + a.eligible + " vs " + b.eligible);
     }

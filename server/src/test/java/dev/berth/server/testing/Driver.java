@@ -116,6 +116,16 @@ public final class Driver {
     return client(caller, submitRequest(all)).reply().getSubmitted().getJobId();
   }
 
+  /** A submission with qsub's submission id; a repeated id answers with the earlier job. */
+  public String submitWithId(Caller caller, String submissionId, Attribute... attributes) {
+    List<Attribute> all = new ArrayList<>();
+    all.add(attr(AttributeNames.WORK_DIR, "/home/" + caller.user()));
+    all.addAll(Arrays.asList(attributes));
+    Request.Builder request = submitRequest(all);
+    request.getSubmitBuilder().setSubmissionId(submissionId);
+    return client(caller, request).reply().getSubmitted().getJobId();
+  }
+
   public static Request.Builder submitRequest(List<Attribute> attributes) {
     return Request.newBuilder()
         .setSubmit(

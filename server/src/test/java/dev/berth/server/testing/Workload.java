@@ -75,7 +75,7 @@ public final class Workload {
     if (roll < 18) {
       submitPlain(user);
     } else if (roll < 24) {
-      driver.submit(user, arrayRequest(), resource("walltime", "00:10:00"));
+      driver.submitWithId(user, submissionId(), arrayRequest(), resource("walltime", "00:10:00"));
     } else if (roll < 30) {
       submitDependent(user);
     } else if (roll < 42) {
@@ -148,8 +148,25 @@ public final class Workload {
     if (random.nextInt(6) == 0) {
       a.add(resource("nodes", "1:ppn=2:fast"));
     }
-    driver.submit(user, a.toArray(Attribute[]::new));
+    if (random.nextBoolean()) {
+      driver.submitWithId(user, submissionId(), a.toArray(Attribute[]::new));
+    } else {
+      driver.submit(user, a.toArray(Attribute[]::new));
+    }
   }
+
+  /**
+   * A new submission id, or now and then one used before (a qsub retrying after a lost reply; the
+   * decider answers with the earlier job, or refuses another user's id).
+   */
+  private String submissionId() {
+    if (submissionIds > 0 && random.nextInt(8) == 0) {
+      return "sub-" + random.nextInt(submissionIds);
+    }
+    return "sub-" + submissionIds++;
+  }
+
+  private int submissionIds;
 
   private Attribute arrayRequest() {
     return attr(

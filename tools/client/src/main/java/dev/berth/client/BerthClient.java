@@ -16,6 +16,12 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A connection to the Berth server: length-delimited Protobuf frames over its Unix socket. One
@@ -28,15 +34,31 @@ public final class BerthClient implements ServerConnection {
 
   private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
 
+  /**
+   * Sockets whose server broke a call or did not answer in time, in this process: a later
+   * connection tries the others first (a paused former server still accepts connections).
+   */
+  private static final Set<Path> FAILED = ConcurrentHashMap.newKeySet();
+
+  private static final ScheduledExecutorService WATCHDOG =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "berth-client-watchdog");
+            t.setDaemon(true);
+            return t;
+          });
+
   private final Path socket;
   private final SocketChannel channel;
   private final InputStream in;
   private final OutputStream out;
+  private final Duration replyTimeout;
   private long nextId = 1;
 
-  private BerthClient(Path socket, SocketChannel channel) {
+  private BerthClient(Path socket, SocketChannel channel, Duration replyTimeout) {
     this.socket = socket;
     this.channel = channel;
+    this.replyTimeout = replyTimeout;
     this.in = new BufferedInputStream(Channels.newInputStream(channel), 1 << 16);
     this.out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
   }
@@ -48,7 +70,7 @@ public final class BerthClient implements ServerConnection {
 
   public static BerthClient connect(Path socket) throws ServerUnavailableException {
     try {
-      return open(socket);
+      return open(socket, null);
     } catch (IOException e) {
       throw new ServerUnavailableException(socket, e);
     }
@@ -57,16 +79,20 @@ public final class BerthClient implements ServerConnection {
   /**
    * Connects to the first of {@code sockets} that answers: an active server and its standbys, of
    * which only the active one listens. While none does (a takeover takes some seconds) it tries
-   * again until {@code patience} has passed.
+   * again until {@code patience} has passed. A call on the connection that gets no reply within
+   * {@code replyTimeout} (null: no limit) fails, so that a command does not hang on a paused
+   * server.
    */
-  public static BerthClient connect(List<Path> sockets, Duration patience)
+  public static BerthClient connect(List<Path> sockets, Duration patience, Duration replyTimeout)
       throws ServerUnavailableException {
+    List<Path> order = new java.util.ArrayList<>(sockets);
+    order.sort(java.util.Comparator.comparing(FAILED::contains)); // stable: failed ones last
     long deadline = System.nanoTime() + patience.toNanos();
     while (true) {
       IOException last = null;
-      for (Path socket : sockets) {
+      for (Path socket : order) {
         try {
-          return open(socket);
+          return open(socket, replyTimeout);
         } catch (IOException e) {
           last = e;
         }
@@ -83,11 +109,11 @@ public final class BerthClient implements ServerConnection {
     }
   }
 
-  private static BerthClient open(Path socket) throws IOException {
+  private static BerthClient open(Path socket, Duration replyTimeout) throws IOException {
     SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
     try {
       channel.connect(UnixDomainSocketAddress.of(socket));
-      return new BerthClient(socket, channel);
+      return new BerthClient(socket, channel, replyTimeout);
     } catch (IOException e) {
       closeQuietly(channel);
       throw e;
@@ -98,6 +124,12 @@ public final class BerthClient implements ServerConnection {
   @Override
   public Response call(Request.Builder request) throws ServerUnavailableException {
     long id = nextId++;
+    // Closing the channel wakes the blocked read below with an exception.
+    ScheduledFuture<?> watchdog =
+        replyTimeout == null
+            ? null
+            : WATCHDOG.schedule(
+                () -> closeQuietly(channel), replyTimeout.toMillis(), TimeUnit.MILLISECONDS);
     try {
       request.setId(id).build().writeDelimitedTo(out);
       out.flush();
@@ -115,7 +147,16 @@ public final class BerthClient implements ServerConnection {
       }
       return response;
     } catch (IOException e) {
+      FAILED.add(socket);
+      if (watchdog != null && watchdog.isDone()) {
+        throw new ServerUnavailableException(
+            socket, new IOException("no reply within " + replyTimeout.toSeconds() + " s", e));
+      }
       throw new ServerUnavailableException(socket, e);
+    } finally {
+      if (watchdog != null) {
+        watchdog.cancel(false);
+      }
     }
   }
 

@@ -4,6 +4,7 @@ import dev.berth.core.ServerLocation;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -35,12 +36,16 @@ public record Invocation(
   /**
    * Connects to the server. With standby servers listed in {@code BERTH_SERVER}, waits up to {@code
    * BERTH_FAILOVER_WAIT} seconds (default 30) for one of them to answer, so that a command issued
-   * during a takeover goes through once it is over.
+   * during a takeover goes through once it is over; a call that gets no reply within {@code
+   * BERTH_REPLY_TIMEOUT} seconds (default 60) fails instead of hanging on a paused server.
    */
   public BerthClient connect() throws ServerUnavailableException {
     List<Path> sockets = ServerLocation.clientSockets(env);
+    if (sockets.size() == 1) {
+      return BerthClient.connect(sockets.get(0));
+    }
     return BerthClient.connect(
-        sockets, sockets.size() > 1 ? failoverWait() : java.time.Duration.ZERO);
+        sockets, seconds(FAILOVER_WAIT_ENV, 30), seconds(REPLY_TIMEOUT_ENV, 60));
   }
 
   /** Whether {@code BERTH_SERVER} lists standby servers beside the active one. */
@@ -48,16 +53,18 @@ public record Invocation(
     return ServerLocation.clientSockets(env).size() > 1;
   }
 
-  private java.time.Duration failoverWait() {
+  private Duration seconds(String variable, long otherwise) {
     try {
-      return java.time.Duration.ofSeconds(
-          Long.parseLong(env.getOrDefault(FAILOVER_WAIT_ENV, "30").strip()));
+      return Duration.ofSeconds(Long.parseLong(env.getOrDefault(variable, "").strip()));
     } catch (NumberFormatException e) {
-      return java.time.Duration.ofSeconds(30);
+      return Duration.ofSeconds(otherwise);
     }
   }
 
   public static final String FAILOVER_WAIT_ENV = "BERTH_FAILOVER_WAIT";
+
+  /** With standbys listed: how long a call may wait for its reply before trying another server. */
+  public static final String REPLY_TIMEOUT_ENV = "BERTH_REPLY_TIMEOUT";
 
   /** Prints {@code program: message} on stderr, as Torque's commands report errors. */
   public void error(String message) {
