@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -82,28 +81,15 @@ final class FailoverCluster implements AutoCloseable {
   }
 
   private void startMom(String node, String cpus) throws IOException {
-    Path home = Files.createDirectories(dir.resolve("moms"));
-    Process p =
-        new ProcessBuilder(
-                TestCluster.ROOT.resolve("ops/bin/berth").toString(),
-                "mom",
-                "--home",
-                home.toString(),
-                "--server",
-                String.join(",", addresses),
-                "--name",
-                node,
-                "--cpus",
-                cpus,
-                "--heartbeat",
-                "1",
-                "--cgroup-root",
-                cgroupRoot)
-            .redirectErrorStream(true)
-            .redirectOutput(
-                ProcessBuilder.Redirect.appendTo(dir.resolve("mom-" + node + ".log").toFile()))
-            .start();
-    moms.put(node, p);
+    moms.put(
+        node,
+        MomProcesses.launch(
+            Files.createDirectories(dir.resolve("moms")),
+            String.join(",", addresses),
+            node,
+            cpus,
+            cgroupRoot,
+            dir.resolve("mom-" + node + ".log")));
     MultiNodeCluster.awaitTrue(
         () -> cli("pbsnodes", "-a", node).out().contains("state = free\n"),
         Duration.ofSeconds(60),
@@ -175,22 +161,9 @@ final class FailoverCluster implements AutoCloseable {
     return last[0];
   }
 
-  String momLog(String node) {
-    try {
-      return Files.readString(dir.resolve("mom-" + node + ".log"));
-    } catch (IOException e) {
-      return "";
-    }
-  }
-
   @Override
   public void close() throws Exception {
-    for (Process p : moms.values()) {
-      p.destroy();
-      if (!p.waitFor(30, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-      }
-    }
+    MomProcesses.stop(moms.values());
     first.close();
     second.close();
     Cgroups.removeTree(cgroupRoot);

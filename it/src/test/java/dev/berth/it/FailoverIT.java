@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.berth.daemon.KafkaBroker;
-import dev.berth.mom.os.JobFiles;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import java.nio.file.Files;
@@ -22,10 +20,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Server failover on a real KRaft broker (started in this JVM from the Kafka jars): two server
@@ -33,26 +30,11 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("integration")
 class FailoverIT {
-  static Path dir;
-  static KafkaBroker broker;
-
-  @BeforeAll
-  static void startBroker() throws Exception {
-    dir = Files.createTempDirectory(Path.of("/tmp"), "berth-failover-");
-    broker = KafkaBroker.start(dir.resolve("broker"), 0);
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    if (broker != null) {
-      broker.close();
-    }
-    JobFiles.removeTree(dir);
-  }
+  @RegisterExtension static final TestBroker broker = new TestBroker("berth-failover-");
 
   private static FailoverCluster cluster(String name) throws Exception {
     return FailoverCluster.start(
-        Files.createDirectories(dir.resolve(name)),
+        Files.createDirectories(broker.dir().resolve(name)),
         "kafka://" + broker.bootstrapServers() + "/berth-" + name);
   }
 
@@ -238,10 +220,10 @@ class FailoverIT {
       Submissions s = new Submissions();
       List<Thread> threads = submitters(c, c.script("true\n"), 4, 600, s);
       MultiNodeCluster.awaitTrue(() -> s.printed.size() >= 100, Duration.ofSeconds(60));
-      broker.close();
+      broker.stop();
       TestCluster.sleep(3000);
       long restart = System.nanoTime();
-      broker = KafkaBroker.start(dir.resolve("broker"), 0);
+      broker.start();
       s.mark(restart);
       join(threads);
       System.out.printf(

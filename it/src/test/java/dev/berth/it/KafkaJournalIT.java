@@ -5,22 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.berth.daemon.KafkaBroker;
-import dev.berth.mom.os.JobFiles;
 import dev.berth.proto.Event;
 import dev.berth.proto.JobHeld;
 import dev.berth.server.journal.JournalException;
 import dev.berth.server.journal.KafkaJournal;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The journal on a real KRaft broker (started in this JVM from the Kafka jars): what one server
@@ -28,27 +23,12 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("integration")
 class KafkaJournalIT {
-  static Path dir;
-  static KafkaBroker broker;
-
-  @BeforeAll
-  static void start() throws Exception {
-    dir = Files.createTempDirectory(Path.of("/tmp"), "berth-kafka-it-");
-    broker = KafkaBroker.start(dir.resolve("broker"), 0);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (broker != null) {
-      broker.close();
-    }
-    JobFiles.removeTree(dir);
-  }
+  @RegisterExtension static final TestBroker broker = new TestBroker("berth-kafka-it-");
 
   private static KafkaJournal open(String topic, String local) {
     return KafkaJournal.open(
         new KafkaJournal.Settings(
-            broker.bootstrapServers(), topic, "berth-" + topic, 1, 1, dir.resolve(local)));
+            broker.bootstrapServers(), topic, "berth-" + topic, 1, 1, broker.dir().resolve(local)));
   }
 
   private static List<Event> events(long from, long to) {
@@ -107,7 +87,7 @@ class KafkaJournalIT {
             () ->
                 KafkaJournal.open(
                     new KafkaJournal.Settings(
-                        "127.0.0.1:1", "none", "berth-none", 1, 1, dir.resolve("none"))));
+                        "127.0.0.1:1", "none", "berth-none", 1, 1, broker.dir().resolve("none"))));
     assertTrue(e.getMessage().contains("127.0.0.1:1"), e.getMessage());
   }
 }

@@ -109,31 +109,10 @@ final class MultiNodeCluster implements AutoCloseable {
 
   /** Starts the mom of {@code node} without waiting for it. */
   void launchMom(String node, String cpus, String... options) throws IOException {
-    List<String> argv =
-        new ArrayList<>(
-            List.of(
-                TestCluster.ROOT.resolve("ops/bin/berth").toString(),
-                "mom",
-                "--home",
-                home.toString(),
-                "--server",
-                address,
-                "--name",
-                node,
-                "--cpus",
-                cpus,
-                "--heartbeat",
-                "1",
-                "--cgroup-root",
-                cgroupRoot));
-    argv.addAll(List.of(options));
-    Process p =
-        new ProcessBuilder(argv)
-            .redirectErrorStream(true)
-            .redirectOutput(
-                ProcessBuilder.Redirect.appendTo(home.resolve("mom-" + node + ".log").toFile()))
-            .start();
-    moms.put(node, p);
+    moms.put(
+        node,
+        MomProcesses.launch(
+            home, address, node, cpus, cgroupRoot, home.resolve("mom-" + node + ".log"), options));
   }
 
   void awaitNode(String node, String state) {
@@ -311,12 +290,7 @@ final class MultiNodeCluster implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    for (Process p : moms.values()) {
-      p.destroy();
-      if (!p.waitFor(30, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-      }
-    }
+    MomProcesses.stop(moms.values());
     server.close();
     Cgroups.removeTree(cgroupRoot);
     JobFiles.removeTree(new BerthHome(home).jobTmp());

@@ -1,0 +1,61 @@
+package dev.berth.it;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** {@code berth mom} processes of a test cluster, each logging to its own file. */
+final class MomProcesses {
+  private MomProcesses() {}
+
+  /**
+   * Starts the mom of {@code node} with its state in {@code home}, joining through {@code servers}
+   * (comma separated cluster addresses), offering {@code cpus}, with its cgroups below {@code
+   * cgroupRoot} and any more {@code options}; it logs to {@code log}.
+   */
+  static Process launch(
+      Path home,
+      String servers,
+      String node,
+      String cpus,
+      String cgroupRoot,
+      Path log,
+      String... options)
+      throws IOException {
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
+                TestCluster.ROOT.resolve("ops/bin/berth").toString(),
+                "mom",
+                "--home",
+                home.toString(),
+                "--server",
+                servers,
+                "--name",
+                node,
+                "--cpus",
+                cpus,
+                "--heartbeat",
+                "1",
+                "--cgroup-root",
+                cgroupRoot));
+    argv.addAll(List.of(options));
+    return new ProcessBuilder(argv)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .start();
+  }
+
+  /** SIGTERM to each (their jobs are deleted or done by then), SIGKILL after 30 s. */
+  static void stop(Collection<Process> moms) throws InterruptedException {
+    for (Process p : moms) {
+      p.destroy();
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    }
+  }
+}
