@@ -42,6 +42,11 @@ import java.util.function.Predicate;
 final class TestCluster implements AutoCloseable {
   static final Path ROOT =
       Path.of(System.getProperty("berth.root", "..")).toAbsolutePath().normalize();
+
+  static {
+    PyenvLockSweeper.start(); // every integration test class touches this class first
+  }
+
   static final Path STARTER = ROOT.resolve("mom/target/native/berth-starter");
   static final String SERVER = "itsrv";
 
