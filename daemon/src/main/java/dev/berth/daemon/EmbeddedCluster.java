@@ -77,7 +77,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             settings.port(),
             List.of("server"),
             settings.join(),
-            settings.journal().replicated());
+            !settings.join().isEmpty()); // servers that may fail over are given --join
     system = ActorSystem.create(Behaviors.empty(), "berth", config);
     org.apache.pekko.cluster.Cluster.get(Adapter.toClassic(system))
         .registerOnMemberUp(() -> log.info("cluster member up at {}", clusterAddress()));
@@ -86,9 +86,8 @@ public final class EmbeddedCluster implements AutoCloseable {
       cluster.manager().tell(Join.create(cluster.selfMember().address()));
       if (settings.journal().replicated()) {
         log.info(
-            "founding a new cluster; give every server --join with every server's address, its"
-                + " own included, so that one restarted after a takeover joins the running"
-                + " cluster instead of founding another");
+            "serving alone; for standby servers give every server --join with every server's"
+                + " address, its own included");
       }
     }
     try {

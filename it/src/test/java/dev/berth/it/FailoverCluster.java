@@ -17,8 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Two server processes on one Kafka journal topic (the first active, the second standing by) and
@@ -26,8 +24,6 @@ import java.util.regex.Pattern;
  * cluster's own. The commands get both sockets in {@code BERTH_SERVER}, as a site would set it.
  */
 final class FailoverCluster implements AutoCloseable {
-  private static final Pattern MEMBER_AT = Pattern.compile("cluster member at (\\S+)");
-
   final Path dir;
   final Path work;
   final String cgroupRoot;
@@ -42,42 +38,50 @@ final class FailoverCluster implements AutoCloseable {
     this.journal = journal;
     this.work = Files.createDirectories(dir.resolve("work"));
     this.cgroupRoot = "berth-it-" + dir.getFileName();
-    this.first =
-        new ServerProcess(Files.createDirectories(dir.resolve("first")), "--journal", journal);
-    this.second =
-        new ServerProcess(Files.createDirectories(dir.resolve("second")), "--journal", journal);
+    for (int i = 0; i < 2; i++) {
+      addresses.add("127.0.0.1:" + freePort());
+    }
+    this.first = server("first", 0);
+    this.second = server("second", 1);
   }
 
   /**
-   * Starts both servers (the first becomes active) and both moms on the topic of {@code journal}.
+   * A server as the admin guide sets them up: the same journal and the same --join list of every
+   * server (itself included) on each, so a restart with the same command line joins the cluster.
+   */
+  private ServerProcess server(String name, int index) throws IOException {
+    return new ServerProcess(
+        Files.createDirectories(dir.resolve(name)),
+        "--journal",
+        journal,
+        "--port",
+        addresses.get(index).substring(addresses.get(index).indexOf(':') + 1),
+        "--join",
+        String.join(",", addresses));
+  }
+
+  private static int freePort() throws IOException {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  /**
+   * Starts both servers (the first founds the cluster and becomes active) and both moms on the
+   * topic of {@code journal}.
    */
   static FailoverCluster start(Path dir, String journal) throws IOException {
     FailoverCluster c = new FailoverCluster(dir, journal);
     if (!c.first.start()) {
       fail("the first server did not start: " + c.first.log());
     }
-    c.addresses.add(memberAddress(c.first));
-    c.second.addOptions("--join", c.addresses.get(0));
     if (!c.second.startStandby()) {
       fail("the second server did not stand by: " + c.second.log());
     }
-    c.addresses.add(memberAddress(c.second));
     c.startMom("m1", "0");
     c.startMom("m2", "1");
     return c;
-  }
-
-  /** The cluster address of the first (0) or second (1) server as it was started. */
-  String address(int server) {
-    return addresses.get(server);
-  }
-
-  private static String memberAddress(ServerProcess server) {
-    Matcher m = MEMBER_AT.matcher(server.log());
-    if (!m.find()) {
-      fail("the server did not say where it is a cluster member: " + server.log());
-    }
-    return m.group(1);
   }
 
   private void startMom(String node, String cpus) throws IOException {

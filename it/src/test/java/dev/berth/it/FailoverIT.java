@@ -190,7 +190,7 @@ class FailoverIT {
       // Replay equals live state: the first server, started again on its own old copy, stands by
       // and catches up from the topic; then it takes over and must show what the second showed.
       String live = describe(jobs);
-      c.first.addOptions("--join", c.address(1));
+      // started again with the same command line, as its supervisor would
       assertTrue(c.first.startStandby(), c.first.log());
       c.second.stop();
       MultiNodeCluster.awaitTrue(c.first::answers, Duration.ofSeconds(60), c.first::log);

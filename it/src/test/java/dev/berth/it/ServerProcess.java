@@ -29,11 +29,6 @@ final class ServerProcess implements AutoCloseable {
     this.options.addAll(List.of(options));
   }
 
-  /** More {@code berth serve} options for the next start. */
-  void addOptions(String... more) {
-    options.addAll(List.of(more));
-  }
-
   /** Sends {@code signal} (STOP, CONT, ...) to the server process. */
   void signal(String signal) {
     TestCluster.Result r =

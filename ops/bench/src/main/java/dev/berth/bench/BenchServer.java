@@ -87,28 +87,6 @@ final class BenchServer implements AutoCloseable {
     process = builder.start();
   }
 
-  /** The host:port this server is a cluster member at now (as its log last said). */
-  String clusterAddress() throws IOException {
-    var m = java.util.regex.Pattern.compile("cluster member at (\\S+)").matcher(log());
-    String last = null;
-    while (m.find()) {
-      last = m.group(1);
-    }
-    if (last == null) {
-      throw new IllegalStateException("no cluster address in " + home.resolve("serve.log"));
-    }
-    return last;
-  }
-
-  /** The next start joins the cluster through {@code address} (a member that is up). */
-  void joinThrough(String address) {
-    int at = options.indexOf("--join");
-    if (at >= 0) {
-      options.subList(at, at + 2).clear();
-    }
-    options.addAll(List.of("--join", address));
-  }
-
   String log() throws IOException {
     Path file = home.resolve("serve.log");
     return Files.exists(file) ? Files.readString(file) : "";

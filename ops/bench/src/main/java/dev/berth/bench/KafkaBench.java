@@ -40,12 +40,27 @@ final class KafkaBench implements AutoCloseable {
         "%nKafka journal (one KRaft broker from the Maven artifacts, started in %.1f s):%n",
         (System.nanoTime() - begin) / 1e9);
     journal = "kafka://127.0.0.1:" + port + "/berth-bench";
-    BenchServer first = new BenchServer(root, "--journal", journal);
-    servers.add(first);
+    // Three servers as the admin guide sets them up: each with the same --join list of all.
+    List<String> members = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      members.add("127.0.0.1:" + freePort());
+    }
+    for (String member : members) {
+      servers.add(
+          new BenchServer(
+              root,
+              "--journal",
+              journal,
+              "--port",
+              member.substring(member.indexOf(':') + 1),
+              "--join",
+              String.join(",", members)));
+    }
+    BenchServer first = servers.get(0);
     first.start();
     first.defineNode();
     submissions(first);
-    takeovers(first);
+    takeovers();
   }
 
   private void submissions(BenchServer server) throws InterruptedException {
@@ -64,13 +79,9 @@ final class KafkaBench implements AutoCloseable {
    * partition); each round SIGKILLs the active one while a client submits in a loop, times the
    * takeover, and starts the killed server again as a standby.
    */
-  private void takeovers(BenchServer first) throws Exception {
-    for (int i = 0; i < 2; i++) {
-      BenchServer standby =
-          new BenchServer(root, "--journal", journal, "--join", first.clusterAddress());
-      servers.add(standby);
-      standby.startStandby();
-    }
+  private void takeovers() throws Exception {
+    servers.get(1).startStandby();
+    servers.get(2).startStandby();
     System.out.println(
         "takeover: SIGKILL of the active server to the first submission the next one acknowledged");
     double[] seconds = new double[ROUNDS];
@@ -87,9 +98,7 @@ final class KafkaBench implements AutoCloseable {
       System.out.printf(
           "  round %d: %.2f s (%d submissions acknowledged while probing)%n",
           round + 1, seconds[round], prober.acknowledged());
-      BenchServer alive = servers.stream().filter(s -> s != active).findFirst().orElseThrow();
-      active.joinThrough(alive.clusterAddress());
-      active.startStandby();
+      active.startStandby(); // the same command line joins the running cluster
     }
     Arrays.sort(seconds);
     System.out.printf(
