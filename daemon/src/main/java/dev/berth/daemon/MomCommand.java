@@ -89,7 +89,8 @@ final class MomCommand implements Callable<Integer> {
         new MomProcess(
             config,
             cgroups.isolation(node),
-            ClusterConfig.of(host, port, List.of("mom"), server, server.size() > 1));
+            ClusterConfig.of(host, port, List.of("mom"), server, server.size() > 1),
+            ServerWatch.PATIENCE);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A mom's life in its own process: a cluster member that runs the MomActor. When the cluster
- * removes it (the server was unreachable long enough, or restarted), it joins again with a new
- * actor system; its jobs run on meanwhile under their starters and the new MomActor finds them in
- * the node-local records.
+ * removes it (the server was unreachable long enough, or restarted), or its cluster has had no
+ * server for a while ({@link ServerWatch}), it joins again with a new actor system; its jobs run on
+ * meanwhile under their starters and the new MomActor finds them in the node-local records.
  */
 final class MomProcess {
   private static final Logger log = LoggerFactory.getLogger(MomProcess.class);
@@ -31,10 +31,13 @@ final class MomProcess {
   private volatile boolean stopping;
   private volatile ActorSystem<Void> system;
 
-  MomProcess(MomConfig config, Isolation isolation, Config pekko) {
+  private final java.time.Duration patience;
+
+  MomProcess(MomConfig config, Isolation isolation, Config pekko, java.time.Duration patience) {
     this.config = config;
     this.isolation = isolation;
     this.pekko = pekko;
+    this.patience = patience;
   }
 
   void run() throws IOException, InterruptedException {
@@ -51,6 +54,7 @@ final class MomProcess {
               isolation),
           "mom-" + config.name(),
           Props.empty());
+      system.systemActorOf(ServerWatch.create(patience), "server-watch", Props.empty());
       awaitTermination();
       if (!stopping) {
         log.warn(
