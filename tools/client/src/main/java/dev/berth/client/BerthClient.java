@@ -125,11 +125,18 @@ public final class BerthClient implements ServerConnection {
   public Response call(Request.Builder request) throws ServerUnavailableException {
     long id = nextId++;
     // Closing the channel wakes the blocked read below with an exception.
+    java.util.concurrent.atomic.AtomicBoolean timedOut =
+        new java.util.concurrent.atomic.AtomicBoolean();
     ScheduledFuture<?> watchdog =
         replyTimeout == null
             ? null
             : WATCHDOG.schedule(
-                () -> closeQuietly(channel), replyTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                () -> {
+                  timedOut.set(true); // before the close wakes the reader
+                  closeQuietly(channel);
+                },
+                replyTimeout.toMillis(),
+                TimeUnit.MILLISECONDS);
     try {
       request.setId(id).build().writeDelimitedTo(out);
       out.flush();
@@ -148,7 +155,7 @@ public final class BerthClient implements ServerConnection {
       return response;
     } catch (IOException e) {
       FAILED.add(socket);
-      if (watchdog != null && watchdog.isDone()) {
+      if (timedOut.get()) {
         throw new ServerUnavailableException(
             socket, new IOException("no reply within " + replyTimeout.toSeconds() + " s", e));
       }
