@@ -230,9 +230,12 @@ class TaskIT {
   void whatTasksUseOnASisterCountsInTheJobsResourcesUsed() throws Exception {
     Job job =
         run(
-            "pbsdsh -n 1 sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :;"
-                + " done'\n",
-            "-l", "nodes=b:ppn=1+c:ppn=1");
+            // Busy until the task's own user CPU time (field 14 of its stat, in 1/100 s) reaches
+            // 3 s: a loop timed by the wall clock got less than 2 s of CPU on a loaded machine.
+            "pbsdsh -n 1 sh -c 'while :; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done;"
+                + " set -- $(cat /proc/$$/stat); [ ${14} -ge 300 ] && exit 0; done'\n",
+            "-l",
+            "nodes=b:ppn=1+c:ppn=1");
     assertEquals(0, job.getExitStatus(), output(job));
     assertTrue(
         job.getResourcesUsed().getCput() >= 2,
