@@ -138,8 +138,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   /** Follows the journal and leaves it to the cluster singleton when to take over. */
   private void standBy() {
     KafkaJournal.Settings kafka = settings.journal().kafka(settings.home(), settings.serverName());
-    BerthServer.Config serverConfig = serverConfig();
-    standby = Standby.start(kafka, serverConfig.snapshotEvery());
+    standby = Standby.start(kafka, serverConfig().snapshotEvery());
     writeRole("standby");
     ClusterSingleton.get(system)
         .init(
@@ -151,12 +150,12 @@ public final class EmbeddedCluster implements AutoCloseable {
   private AutoCloseable takeOver(KafkaJournal.Settings kafka) throws IOException {
     long start = System.nanoTime();
     Standby.Handover warm = standby.handOver();
-    KafkaJournal journal = KafkaJournal.takeOver(kafka, warm.local(), warm.reader());
+    KafkaJournal written = KafkaJournal.takeOver(kafka, warm.local(), warm.reader());
     BerthServer server;
     try {
-      server = BerthServer.takeOver(system, journal, serverConfig(), warm.state());
+      server = BerthServer.takeOver(system, written, serverConfig(), warm.state());
     } catch (IOException | RuntimeException e) {
-      journal.close();
+      written.close();
       throw e;
     }
     log.info(
@@ -170,7 +169,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     return () -> {
       active.compareAndSet(server, null);
       server.close();
-      journal.close();
+      written.close();
     };
   }
 

@@ -1,11 +1,10 @@
 package dev.berth.daemon;
 
+import dev.berth.core.Hosts;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.Writer;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
@@ -43,8 +42,8 @@ public final class KafkaBroker implements AutoCloseable {
         p.load(in);
       }
     } else {
-      int broker = port > 0 ? port : freePort();
-      int controller = freePort();
+      int broker = port > 0 ? port : Hosts.freeLoopbackPort();
+      int controller = Hosts.freeLoopbackPort();
       p.put("process.roles", "broker,controller");
       p.put("node.id", "1");
       p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controller);
@@ -101,11 +100,5 @@ public final class KafkaBroker implements AutoCloseable {
   public void close() {
     server.shutdown();
     server.awaitShutdown();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.berth.client.BerthClient;
+import dev.berth.core.Hosts;
 import dev.berth.daemon.BerthHome;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.proto.Job;
@@ -39,7 +40,7 @@ final class FailoverCluster implements AutoCloseable {
     this.work = Files.createDirectories(dir.resolve("work"));
     this.cgroupRoot = "berth-it-" + dir.getFileName();
     for (int i = 0; i < 2; i++) {
-      addresses.add("127.0.0.1:" + freePort());
+      addresses.add("127.0.0.1:" + Hosts.freeLoopbackPort());
     }
     this.first = server("first", 0);
     this.second = server("second", 1);
@@ -58,13 +59,6 @@ final class FailoverCluster implements AutoCloseable {
         addresses.get(index).substring(addresses.get(index).indexOf(':') + 1),
         "--join",
         String.join(",", addresses));
-  }
-
-  private static int freePort() throws IOException {
-    try (java.net.ServerSocket s =
-        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 
   /**

@@ -457,30 +457,17 @@ final class JobActor {
   /** Task-manager requests and task reports, wherever the job's tasks may still be heard of. */
   private BehaviorBuilder<Command> withTasks(BehaviorBuilder<Command> behavior) {
     return behavior
-        .onMessage(
-            TmCall.class,
-            c -> {
-              if (taskManager != null) {
-                taskManager.request(c.connection(), c.request());
-              }
-              return Behaviors.same();
-            })
-        .onMessage(
-            TmClosed.class,
-            c -> {
-              if (taskManager != null) {
-                taskManager.closed(c.connection());
-              }
-              return Behaviors.same();
-            })
-        .onMessage(
-            FromTaskHost.class,
-            f -> {
-              if (taskManager != null) {
-                taskManager.fromNode(f.message());
-              }
-              return Behaviors.same();
-            });
+        .onMessage(TmCall.class, c -> toTaskManager(tm -> tm.request(c.connection(), c.request())))
+        .onMessage(TmClosed.class, c -> toTaskManager(tm -> tm.closed(c.connection())))
+        .onMessage(FromTaskHost.class, f -> toTaskManager(tm -> tm.fromNode(f.message())));
+  }
+
+  /** Passes a message on to the task manager, if the job (still) has one. */
+  private Behavior<Command> toTaskManager(java.util.function.Consumer<TaskManager> delivery) {
+    if (taskManager != null) {
+      delivery.accept(taskManager);
+    }
+    return Behaviors.same();
   }
 
   /** The script has ended: no more task requests, and every task here is ended before the obit. */

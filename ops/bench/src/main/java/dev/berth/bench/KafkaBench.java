@@ -1,10 +1,9 @@
 package dev.berth.bench;
 
 import dev.berth.client.BerthClient;
+import dev.berth.core.Hosts;
 import dev.berth.proto.Response;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +32,7 @@ final class KafkaBench implements AutoCloseable {
   }
 
   void run() throws Exception {
-    int port = freePort();
+    int port = Hosts.freeLoopbackPort();
     long begin = System.nanoTime();
     berth("kafka", "start", "--home", dir.toString(), "--port", Integer.toString(port));
     System.out.printf(
@@ -43,7 +42,7 @@ final class KafkaBench implements AutoCloseable {
     // Three servers as the admin guide sets them up: each with the same --join list of all.
     List<String> members = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      members.add("127.0.0.1:" + freePort());
+      members.add("127.0.0.1:" + Hosts.freeLoopbackPort());
     }
     for (String member : members) {
       servers.add(
@@ -185,12 +184,6 @@ final class KafkaBench implements AutoCloseable {
     String out = new String(p.getInputStream().readAllBytes());
     if (p.waitFor() != 0) {
       throw new IllegalStateException(String.join(" ", args) + " failed: " + out);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
     }
   }
 

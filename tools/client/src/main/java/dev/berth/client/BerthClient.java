@@ -40,13 +40,20 @@ public final class BerthClient implements ServerConnection {
    */
   private static final Set<Path> FAILED = ConcurrentHashMap.newKeySet();
 
-  private static final ScheduledExecutorService WATCHDOG =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "berth-client-watchdog");
-            t.setDaemon(true);
-            return t;
-          });
+  /**
+   * Closes connections whose reply is overdue. A holder class, so that a command talking to one
+   * server (no reply timeout) never loads or builds it: every command's start-up pays for what is
+   * loaded here.
+   */
+  private static final class Watchdog {
+    static final ScheduledExecutorService TIMER =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "berth-client-watchdog");
+              t.setDaemon(true);
+              return t;
+            });
+  }
 
   private final Path socket;
   private final SocketChannel channel;
@@ -130,7 +137,7 @@ public final class BerthClient implements ServerConnection {
     ScheduledFuture<?> watchdog =
         replyTimeout == null
             ? null
-            : WATCHDOG.schedule(
+            : Watchdog.TIMER.schedule(
                 () -> {
                   timedOut.set(true); // before the close wakes the reader
                   closeQuietly(channel);
