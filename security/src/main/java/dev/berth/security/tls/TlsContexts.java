@@ -1,0 +1,51 @@
+package dev.berth.security.tls;
+
+import dev.berth.security.pki.Credential;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * TLS 1.3 contexts made from a credential: it proves this daemon with its key and certificate and
+ * trusts only peers whose certificates the cluster's CA issued. Built in memory, so no key store
+ * with a password lies next to the key.
+ */
+public final class TlsContexts {
+  public static final String PROTOCOL = "TLSv1.3";
+
+  private TlsContexts() {}
+
+  public static SSLContext of(Credential credential) throws GeneralSecurityException {
+    char[] none = new char[0];
+    KeyStore keys = emptyStore();
+    keys.setKeyEntry(
+        "credential", credential.key(), none, new Certificate[] {credential.certificate()});
+    KeyManagerFactory keyManagers =
+        KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    keyManagers.init(keys, none);
+    KeyStore anchors = emptyStore();
+    int i = 0;
+    for (X509Certificate anchor : credential.trust().anchors()) {
+      anchors.setCertificateEntry("anchor-" + i++, anchor);
+    }
+    TrustManagerFactory trustManagers = TrustManagerFactory.getInstance("PKIX");
+    trustManagers.init(anchors);
+    SSLContext context = SSLContext.getInstance(PROTOCOL);
+    context.init(keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
+    return context;
+  }
+
+  private static KeyStore emptyStore() throws GeneralSecurityException {
+    KeyStore store = KeyStore.getInstance("PKCS12");
+    try {
+      store.load(null, null);
+    } catch (java.io.IOException e) {
+      throw new GeneralSecurityException(e);
+    }
+    return store;
+  }
+}
