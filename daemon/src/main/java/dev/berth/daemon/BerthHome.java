@@ -1,6 +1,7 @@
 package dev.berth.daemon;
 
 import dev.berth.core.ServerLocation;
+import dev.berth.security.Identity;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -42,6 +43,21 @@ public record BerthHome(Path root) {
     } catch (java.io.IOException e) {
       return false;
     }
+  }
+
+  /** The credentials this home's daemons prove themselves with, and its CA if it has one. */
+  public Path credentials() {
+    return root.resolve("credentials");
+  }
+
+  /** The cluster's certificate authority, when this host is where it was made. */
+  public Path authority() {
+    return credentials().resolve("ca");
+  }
+
+  /** The credential of the daemon with {@code identity}: key.pem, cert.pem and ca.pem. */
+  public Path credential(Identity identity) {
+    return credentials().resolve(identity.role().word() + "-" + identity.name());
   }
 
   public Path log() {
