@@ -16,7 +16,9 @@ import picocli.CommandLine.Command;
       ServeCommand.class,
       MomCommand.class,
       JournalCommand.class,
-      KafkaCommand.class
+      KafkaCommand.class,
+      CaCommand.class,
+      CredentialCommand.class
     })
 public final class Berth implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -31,7 +33,7 @@ public final class Berth implements Runnable {
     // A bad value found while running (a CPU list, a cgroup parent) is a usage error, not a crash.
     berth.setExecutionExceptionHandler(
         (e, command, parsed) -> {
-          if (!(e instanceof IllegalArgumentException)) {
+          if (!(e instanceof IllegalArgumentException || e instanceof java.io.IOException)) {
             throw e;
           }
           command.getErr().println("berth " + command.getCommandName() + ": " + e.getMessage());

@@ -56,6 +56,13 @@ final class ClusterOptions {
       description = "Address other cluster members reach this process at.")
   String host;
 
+  @Option(
+      names = "--root-jobs",
+      description =
+          "This host's moms run jobs whose owner is root (still only if the server's acl_roots"
+              + " lets their submitter). Off by default.")
+  boolean rootJobs;
+
   boolean nodeHostnames() {
     return nodeHostnames != null ? nodeHostnames : nodes > 1;
   }

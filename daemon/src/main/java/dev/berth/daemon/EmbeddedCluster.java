@@ -8,6 +8,9 @@ import dev.berth.mom.os.LinuxLauncher;
 import dev.berth.mom.os.LinuxUsers;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.store.JobRecords;
+import dev.berth.security.Identity;
+import dev.berth.security.Role;
+import dev.berth.security.seal.Seal;
 import dev.berth.server.BerthServer;
 import dev.berth.server.Standby;
 import dev.berth.server.journal.Journal;
@@ -26,7 +29,6 @@ import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.ClusterSingleton;
 import org.apache.pekko.cluster.typed.ClusterSingletonSettings;
@@ -62,7 +64,8 @@ public final class EmbeddedCluster implements AutoCloseable {
       List<String> join,
       List<MomConfig> moms,
       Function<String, Isolation> isolation,
-      JournalSpec journal) {}
+      JournalSpec journal,
+      DaemonTrust trust) {}
 
   private EmbeddedCluster(Settings settings) throws IOException {
     this.settings = settings;
@@ -78,7 +81,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             List.of("server"),
             settings.join(),
             !settings.join().isEmpty()); // servers that may fail over are given --join
-    system = ActorSystem.create(Behaviors.empty(), "berth", config);
+    system = settings.trust().actorSystem(config);
     org.apache.pekko.cluster.Cluster.get(Adapter.toClassic(system))
         .registerOnMemberUp(() -> log.info("cluster member up at {}", clusterAddress()));
     if (settings.join().isEmpty()) {
@@ -95,7 +98,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         standBy();
       } else {
         journal = settings.journal().open(settings.home(), settings.serverName());
-        serve(BerthServer.start(system, journal, serverConfig()));
+        serve(BerthServer.start(system, journal, serverConfig(), serverSeal()));
       }
       for (MomConfig mom : settings.moms()) {
         system.systemActorOf(
@@ -105,7 +108,8 @@ public final class EmbeddedCluster implements AutoCloseable {
                 new LinuxUsers(mom.nativeLibrary()),
                 NodeFacts.linux(),
                 new JobRecords(mom.home().resolve("jobs")),
-                settings.isolation().apply(mom.name())),
+                settings.isolation().apply(mom.name()),
+                settings.trust().seal(new Identity(Role.MOM, mom.name()))),
             "mom-" + mom.name(),
             org.apache.pekko.actor.typed.Props.empty());
       }
@@ -127,6 +131,10 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   private BerthServer.Config serverConfig() {
     return BerthServer.Config.defaults(settings.socket(), settings.serverName(), settings.host());
+  }
+
+  private Seal serverSeal() throws IOException {
+    return settings.trust().seal(new Identity(Role.SERVER, settings.host()));
   }
 
   private void serve(BerthServer server) {
@@ -153,7 +161,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     KafkaJournal written = KafkaJournal.takeOver(kafka, warm.local(), warm.reader());
     BerthServer server;
     try {
-      server = BerthServer.takeOver(system, written, serverConfig(), warm.state());
+      server = BerthServer.takeOver(system, written, serverConfig(), warm.state(), serverSeal());
     } catch (IOException | RuntimeException e) {
       written.close();
       throw e;
@@ -207,7 +215,8 @@ public final class EmbeddedCluster implements AutoCloseable {
    * What every local mom shares: the job starter, the job tools (or null), whether jobs see their
    * node's name as host name, and the version jobs are told.
    */
-  public record Install(Path starter, Path tools, boolean nodeHostnames, String version) {}
+  public record Install(
+      Path starter, Path tools, boolean nodeHostnames, String version, boolean rootJobs) {}
 
   /** Moms for this host: one named after the host, or node1..nodeN each with its CPU share. */
   public static List<MomConfig> localMoms(
@@ -227,7 +236,8 @@ public final class EmbeddedCluster implements AutoCloseable {
               Duration.ofSeconds(5),
               install.version(),
               install.tools(),
-              install.nodeHostnames()));
+              install.nodeHostnames(),
+              install.rootJobs()));
     }
     return moms;
   }

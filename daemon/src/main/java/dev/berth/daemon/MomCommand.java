@@ -4,6 +4,8 @@ import dev.berth.core.Hosts;
 import dev.berth.mom.MomConfig;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
+import dev.berth.security.Identity;
+import dev.berth.security.Role;
 import dev.berth.server.query.Queries;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -22,6 +24,15 @@ final class MomCommand implements Callable<Integer> {
   @Mixin HomeOptions home;
 
   @Mixin CgroupOptions cgroups;
+
+  @Mixin TrustOptions trust;
+
+  @Option(
+      names = "--root-jobs",
+      description =
+          "Run jobs whose owner is root (still only if the server's acl_roots lets their"
+              + " submitter). Off by default.")
+  boolean rootJobs;
 
   @Option(
       names = "--server",
@@ -82,7 +93,9 @@ final class MomCommand implements Callable<Integer> {
             Duration.ofSeconds(5),
             Queries.VERSION,
             Installation.tools(),
-            nodeHostname);
+            nodeHostname,
+            rootJobs);
+    DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.MOM, node), trust);
     JobFiles.prepareBase(h.jobTmp());
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =
@@ -90,7 +103,8 @@ final class MomCommand implements Callable<Integer> {
             config,
             cgroups.isolation(node),
             ClusterConfig.of(host, port, List.of("mom"), server, server.size() > 1),
-            ServerWatch.PATIENCE);
+            ServerWatch.PATIENCE,
+            daemonTrust);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

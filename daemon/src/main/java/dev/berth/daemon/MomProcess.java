@@ -8,11 +8,13 @@ import dev.berth.mom.os.LinuxLauncher;
 import dev.berth.mom.os.LinuxUsers;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.store.JobRecords;
+import dev.berth.security.Identity;
+import dev.berth.security.Role;
+import dev.berth.security.seal.Seal;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,18 +34,26 @@ final class MomProcess {
   private volatile ActorSystem<Void> system;
 
   private final java.time.Duration patience;
+  private final DaemonTrust trust;
 
-  MomProcess(MomConfig config, Isolation isolation, Config pekko, java.time.Duration patience) {
+  MomProcess(
+      MomConfig config,
+      Isolation isolation,
+      Config pekko,
+      java.time.Duration patience,
+      DaemonTrust trust) {
     this.config = config;
     this.isolation = isolation;
     this.pekko = pekko;
     this.patience = patience;
+    this.trust = trust;
   }
 
   void run() throws IOException, InterruptedException {
     JobRecords records = new JobRecords(config.home().resolve("jobs"));
+    Seal seal = trust.seal(new Identity(Role.MOM, config.name()));
     while (!stopping) {
-      system = ActorSystem.create(Behaviors.empty(), "berth", pekko);
+      system = trust.actorSystem(pekko);
       system.systemActorOf(
           MomActor.create(
               config,
@@ -51,7 +61,8 @@ final class MomProcess {
               new LinuxUsers(config.nativeLibrary()),
               NodeFacts.linux(),
               records,
-              isolation),
+              isolation,
+              seal),
           "mom-" + config.name(),
           Props.empty());
       system.systemActorOf(ServerWatch.create(patience), "server-watch", Props.empty());

@@ -3,6 +3,8 @@ package dev.berth.daemon;
 import dev.berth.core.Hosts;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
+import dev.berth.security.Identity;
+import dev.berth.security.Role;
 import dev.berth.server.query.Queries;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +22,8 @@ final class ServeCommand implements Callable<Integer> {
   @Mixin ClusterOptions options;
 
   @Mixin CgroupOptions cgroups;
+
+  @Mixin TrustOptions trust;
 
   @Override
   public Integer call() throws Exception {
@@ -39,7 +43,11 @@ final class ServeCommand implements Callable<Integer> {
             options.nodes,
             cpuIds,
             new EmbeddedCluster.Install(
-                starter, Installation.tools(), options.nodeHostnames(), Queries.VERSION));
+                starter,
+                Installation.tools(),
+                options.nodeHostnames(),
+                Queries.VERSION,
+                options.rootJobs));
     for (var mom : moms) {
       JobFiles.prepareBase(h.jobTmp());
       JobFiles.prepareBase(mom.tmpBase());
@@ -56,7 +64,8 @@ final class ServeCommand implements Callable<Integer> {
                 options.join,
                 moms,
                 cgroups::isolation,
-                JournalSpec.parse(options.journal)));
+                JournalSpec.parse(options.journal),
+                DaemonTrust.of(h, new Identity(Role.SERVER, host), trust)));
     Files.writeString(h.pidFile(), ProcessHandle.current().pid() + "\n");
     CountDownLatch stopped = new CountDownLatch(1);
     java.util.concurrent.atomic.AtomicBoolean asked =

@@ -31,6 +31,8 @@ final class UpCommand implements Callable<Integer> {
 
   @Mixin CgroupOptions cgroups;
 
+  @Mixin TrustOptions trust;
+
   @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for readiness.")
   int timeout;
 
@@ -45,6 +47,7 @@ final class UpCommand implements Callable<Integer> {
           "berth: already running (pid " + running.get().pid() + ", home " + h.root() + ")");
       return 0;
     }
+    Authorities.ensure(h, trust);
     long logFrom = Files.exists(h.log()) ? Files.size(h.log()) : 0;
     Process serve = spawn(h, sock);
     long deadline = System.currentTimeMillis() + timeout * 1000L;
@@ -114,6 +117,15 @@ final class UpCommand implements Callable<Integer> {
       argv.addAll(List.of("--cpus", options.cpus));
     }
     argv.add(options.nodeHostnames() ? "--node-hostnames" : "--no-node-hostnames");
+    if (options.rootJobs) {
+      argv.add("--root-jobs");
+    }
+    if (trust.insecure) {
+      argv.add("--insecure");
+    }
+    if (trust.credential != null) {
+      argv.addAll(List.of("--credential", trust.credential.toAbsolutePath().toString()));
+    }
     JournalSpec.parse(options.journal); // a bad value fails here, not in the background
     argv.addAll(List.of("--journal", options.journal));
     if (!options.join.isEmpty()) {

@@ -36,9 +36,8 @@ class ServerWatchTest {
     try {
       var server =
           system.systemActorOf(
-              Behaviors.<dev.berth.proto.ServerInbound>receive(dev.berth.proto.ServerInbound.class)
-                  .onMessageEquals(
-                      dev.berth.proto.ServerInbound.getDefaultInstance(), Behaviors::stopped)
+              Behaviors.<dev.berth.proto.Sealed>receive(dev.berth.proto.Sealed.class)
+                  .onMessageEquals(dev.berth.proto.Sealed.getDefaultInstance(), Behaviors::stopped)
                   .build(),
               "server",
               Props.empty());
@@ -46,7 +45,7 @@ class ServerWatchTest {
       system.systemActorOf(ServerWatch.create(Duration.ofMillis(800)), "watch", Props.empty());
       Thread.sleep(2000);
       assertFalse(system.whenTerminated().isCompleted(), "a server is there");
-      server.tell(dev.berth.proto.ServerInbound.getDefaultInstance()); // the server goes away
+      server.tell(dev.berth.proto.Sealed.getDefaultInstance()); // the server goes away
       system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
     } finally {
       system.terminate();

@@ -44,6 +44,7 @@ final class FailoverCluster implements AutoCloseable {
     }
     this.first = server("first", 0);
     this.second = server("second", 1);
+    TestAuthority.share(first.home, Files.createDirectories(dir.resolve("moms")));
   }
 
   /**
@@ -51,8 +52,10 @@ final class FailoverCluster implements AutoCloseable {
    * server (itself included) on each, so a restart with the same command line joins the cluster.
    */
   private ServerProcess server(String name, int index) throws IOException {
+    Path home = Files.createDirectories(dir.resolve(name));
+    TestAuthority.share(dir.resolve("first"), home); // one CA for the whole cluster
     return new ServerProcess(
-        Files.createDirectories(dir.resolve(name)),
+        home,
         "--journal",
         journal,
         "--port",

@@ -37,7 +37,7 @@ final class MultiNodeCluster implements AutoCloseable {
   private final List<String> submitted = new ArrayList<>();
   private String address;
 
-  private MultiNodeCluster(Path home) {
+  private MultiNodeCluster(Path home) throws IOException {
     this.home = home;
     this.socket = home.resolve("server.sock");
     this.cgroupRoot = "berth-it-" + home.getFileName();

@@ -23,10 +23,11 @@ final class ServerProcess implements AutoCloseable {
   private Process process;
   private int logStart;
 
-  ServerProcess(Path home, String... options) {
+  ServerProcess(Path home, String... options) throws IOException {
     this.home = home;
     this.socket = home.resolve("server.sock");
     this.options.addAll(List.of(options));
+    TestAuthority.ensure(home);
   }
 
   /** Sends {@code signal} (STOP, CONT, ...) to the server process. */

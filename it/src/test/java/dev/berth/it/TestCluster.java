@@ -6,6 +6,7 @@ import dev.berth.client.BerthClient;
 import dev.berth.client.Invocation;
 import dev.berth.core.Hosts;
 import dev.berth.daemon.BerthHome;
+import dev.berth.daemon.DaemonTrust;
 import dev.berth.daemon.EmbeddedCluster;
 import dev.berth.mom.Isolation;
 import dev.berth.mom.MomConfig;
@@ -17,6 +18,9 @@ import dev.berth.proto.JobState;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatJobs;
+import dev.berth.security.Identity;
+import dev.berth.security.Role;
+import dev.berth.security.pki.CertificateAuthority;
 import dev.berth.tools.Main;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -26,6 +30,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -62,6 +67,7 @@ final class TestCluster implements AutoCloseable {
     for (MomConfig m : moms) {
       JobFiles.prepareBase(m.tmpBase());
     }
+    CertificateAuthority.create(home.authority(), "it", Duration.ofDays(1), Clock.systemUTC());
     cluster =
         EmbeddedCluster.start(
             new EmbeddedCluster.Settings(
@@ -74,7 +80,8 @@ final class TestCluster implements AutoCloseable {
                 List.of(),
                 moms,
                 node -> Isolation.open(CgroupConfig.of(cgroupRoot(home) + "/" + node)),
-                dev.berth.daemon.JournalSpec.parse(dev.berth.daemon.JournalSpec.ROCKSDB)));
+                dev.berth.daemon.JournalSpec.parse(dev.berth.daemon.JournalSpec.ROCKSDB),
+                DaemonTrust.of(home, new Identity(Role.SERVER, Hosts.localName()))));
   }
 
   /** Each test cluster keeps its job cgroups under a root of its own. */
@@ -105,7 +112,10 @@ final class TestCluster implements AutoCloseable {
               STARTER,
               Duration.ofSeconds(1),
               Duration.ofSeconds(1),
-              "Berth-test"));
+              "Berth-test",
+              null,
+              false,
+              true)); // the in-process commands submit as root
     }
     TestCluster c = new TestCluster(home, moms);
     if (withMom) {

@@ -160,6 +160,7 @@ final class JobActor {
             job,
             config.name(),
             run.getKillDelay(),
+            run.getGrant(),
             (node, message) -> mom.tell(new MomActor.ToPeer(node, message)));
   }
 

@@ -5,15 +5,24 @@ import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.Users;
 import dev.berth.mom.store.JobRecords;
+import dev.berth.mom.trust.Courier;
+import dev.berth.mom.trust.Grants;
+import dev.berth.mom.trust.SenderRules;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JoinJob;
 import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.Node;
+import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeHello;
 import dev.berth.proto.NodeStatusReport;
 import dev.berth.proto.RunJob;
+import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
+import dev.berth.security.Identity;
+import dev.berth.security.NotTrustedException;
+import dev.berth.security.seal.Refusals;
+import dev.berth.security.seal.Seal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.Behavior;
@@ -39,13 +49,15 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 /**
  * The node agent: finds the server through the receptionist, announces its node and the jobs it
  * still runs, sends heartbeats, and keeps one {@link JobActor} per job. Job actors run on the
- * blocking-I/O dispatcher, since starting a job touches files and processes.
+ * blocking-I/O dispatcher, since starting a job touches files and processes. Every message between
+ * daemons is a sealed letter ({@link Courier}); what a sender may ask of this node is decided from
+ * its proven identity ({@link SenderRules}, {@link Grants}).
  */
 public final class MomActor extends AbstractBehavior<MomActor.Command> {
   public sealed interface Command {}
 
-  /** A message from the server, through the adapter registered in NodeHello. */
-  public record FromServer(MomInbound message) implements Command {}
+  /** A sealed letter from the server or another node's mom, through this mom's inbox. */
+  public record Received(Sealed letter) implements Command {}
 
   /** A report a job actor wants delivered to the server. */
   record ToServer(ServerInbound message) implements Command {}
@@ -68,8 +80,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     TICK
   }
 
-  private static final ServiceKey<ServerInbound> SERVER_KEY =
-      ServiceKey.create(ServerInbound.class, Services.SERVER);
+  private static final ServiceKey<Sealed> SERVER_KEY =
+      ServiceKey.create(Sealed.class, Services.SERVER);
 
   private final MomConfig config;
   private final Launcher launcher;
@@ -77,17 +89,23 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private final NodeFacts facts;
   private final JobRecords records;
   private final Isolation isolation;
-  private final ActorRef<MomInbound> inbox;
+  private final Courier courier;
+  private final Grants grants;
+  private final Refusals refusals;
   private final Map<String, ActorRef<JobActor.Command>> jobs = new HashMap<>();
   private final Map<String, ActorRef<SisterJobActor.Command>> sisterJobs = new HashMap<>();
-  private final Map<String, ActorRef<MomInbound>> peers = new HashMap<>();
-  private final Map<String, List<MomInbound>> waiting = new HashMap<>();
+
+  /** The nodes of each job this node is mother superior of: who may report on it. */
+  private final Map<String, Set<String>> jobNodes = new HashMap<>();
+
+  /** The mother superior of each job this node is a sister of: who may ask for tasks. */
+  private final Map<String, String> motherSuperiors = new HashMap<>();
+
   private final ActorRef<Receptionist.Listing> listings;
+  private final SenderRules.Knowledge knowledge;
 
   /** Troubles not yet told to a server (there was none to tell). */
   private final List<String> troubles = new ArrayList<>();
-
-  private ActorRef<ServerInbound> server;
 
   private MomActor(
       ActorContext<Command> context,
@@ -97,7 +115,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       Users users,
       NodeFacts facts,
       JobRecords records,
-      Isolation isolation) {
+      Isolation isolation,
+      Seal seal) {
     super(context);
     this.config = config;
     this.launcher = launcher;
@@ -108,14 +127,36 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     // The inbox is a child of its own: an actor's message adapters share one reference, and
     // the receptionist cannot watch one reference both as a service and as a subscriber.
     ActorRef<Command> self = context.getSelf();
-    this.inbox =
+    ActorRef<Sealed> inbox =
         context.spawn(
             Behaviors.receiveMessage(
-                (MomInbound m) -> {
-                  self.tell(new FromServer(m));
+                (Sealed m) -> {
+                  self.tell(new Received(m));
                   return Behaviors.same();
                 }),
             "inbox");
+    this.refusals = new Refusals(context.getLog(), java.time.Clock.systemUTC());
+    this.courier =
+        new Courier(
+            seal, inbox, ActorRefResolver.get(context.getSystem()), refusals, this::serverFound);
+    this.grants = new Grants(seal, config.name(), java.time.Clock.systemUTC());
+    this.knowledge =
+        new SenderRules.Knowledge() {
+          @Override
+          public Optional<Identity> server() {
+            return courier.server();
+          }
+
+          @Override
+          public Optional<String> motherSuperiorOf(String jobId) {
+            return Optional.ofNullable(motherSuperiors.get(jobId));
+          }
+
+          @Override
+          public Set<String> nodesOf(String jobId) {
+            return jobNodes.getOrDefault(jobId, Set.of());
+          }
+        };
     this.listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
     context.getSystem().receptionist().tell(Receptionist.register(momKey(config.name()), inbox));
     recoverJobs();
@@ -131,12 +172,14 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       Users users,
       NodeFacts facts,
       JobRecords records,
-      Isolation isolation) {
+      Isolation isolation,
+      Seal seal) {
     return Behaviors.withTimers(
         timers ->
             Behaviors.setup(
                 ctx ->
-                    new MomActor(ctx, timers, config, launcher, users, facts, records, isolation)));
+                    new MomActor(
+                        ctx, timers, config, launcher, users, facts, records, isolation, seal)));
   }
 
   /** Cgroups of jobs this mom has no record of were left by a crash: nothing may stay in them. */
@@ -157,18 +200,21 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(FromServer.class, m -> fromServer(m.message()))
+        .onMessage(Received.class, m -> received(m.letter()))
         .onMessage(ToServer.class, m -> toServer(m.message()))
         .onMessage(
             JobGone.class,
             g -> {
               jobs.remove(g.jobId());
+              jobNodes.remove(g.jobId());
               return this;
             })
         .onMessage(
             SisterGone.class,
             g -> {
               sisterJobs.remove(g.jobId());
+              motherSuperiors.remove(g.jobId());
+              grants.ended(g.jobId());
               return this;
             })
         .onMessage(ToPeer.class, this::toPeer)
@@ -213,6 +259,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       List<String> damaged = new ArrayList<>();
       for (JobRecords.Record r : records.all(damaged)) {
         if (r.sister()) {
+          motherSuperiors.put(r.jobId(), r.motherSuperior().orElseThrow());
           sisterJobs.put(
               r.jobId(),
               getContext()
@@ -222,6 +269,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                       "sister-" + actorName(r.jobId()),
                       DispatcherSelector.blocking()));
         } else {
+          jobNodes.put(r.jobId(), nodesOf(r.run()));
           jobs.put(
               r.jobId(),
               getContext()
@@ -242,29 +290,26 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   }
 
   private Behavior<Command> serversChanged(Receptionist.Listing listing) {
-    Set<ActorRef<ServerInbound>> listed = listing.getServiceInstances(SERVER_KEY);
-    if (server != null && listed.contains(server)) {
-      return this; // a second entry is a server taking over while the old one is not gone yet
-    }
-    Optional<ActorRef<ServerInbound>> found = listed.stream().findFirst();
-    if (found.isPresent()) {
-      server = found.get();
-      getContext().getLog().info("node {} reports to server {}", config.name(), server.path());
-      hello();
-      heartbeat(); // so pbsnodes shows the node's status from the start, not a heartbeat later
-      tellTroubles();
-    } else if (found.isEmpty()) {
-      server = null;
-    }
+    courier.serversListed(listing.getServiceInstances(SERVER_KEY));
     return this;
   }
 
+  /** A server proved itself: this node reports to it from now on. */
+  private void serverFound() {
+    getContext()
+        .getLog()
+        .info("node {} reports to {}", config.name(), courier.server().orElseThrow());
+    hello();
+    heartbeat(); // so pbsnodes shows the node's status from the start, not a heartbeat later
+    tellTroubles();
+  }
+
   private void tellTroubles() {
-    if (server == null) {
+    if (courier.server().isEmpty()) {
       return;
     }
     for (String message : troubles) {
-      server.tell(
+      courier.toServer(
           ServerInbound.newBuilder()
               .setTrouble(
                   dev.berth.proto.NodeTrouble.newBuilder()
@@ -285,14 +330,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             .addAllProperties(config.properties())
             .setNtype("cluster")
             .build();
-    server.tell(
+    courier.toServer(
         ServerInbound.newBuilder()
-            .setHello(
-                NodeHello.newBuilder()
-                    .setNode(node)
-                    .setMomRef(
-                        ActorRefResolver.get(getContext().getSystem()).toSerializationFormat(inbox))
-                    .addAllRunningJobs(runningJobs()))
+            .setHello(NodeHello.newBuilder().setNode(node).addAllRunningJobs(runningJobs()))
             .build());
   }
 
@@ -307,8 +347,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   }
 
   private Behavior<Command> heartbeat() {
-    if (server != null) {
-      server.tell(
+    if (courier.server().isPresent()) {
+      courier.toServer(
           ServerInbound.newBuilder()
               .setStatus(
                   NodeStatusReport.newBuilder()
@@ -321,9 +361,20 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     return this;
   }
 
-  private Behavior<Command> fromServer(MomInbound m) {
+  private Behavior<Command> received(Sealed letter) {
+    courier.open(letter).ifPresent(r -> fromPeer(r.from(), r.message(), letter));
+    return this;
+  }
+
+  /** A message from the server or another node's mom, acted on only if its sender may send it. */
+  private void fromPeer(Identity from, MomInbound m, Sealed letter) {
+    Optional<String> refused = SenderRules.refusal(from, m, knowledge);
+    if (refused.isPresent()) {
+      refusals.refused(refused.get());
+      return;
+    }
     switch (m.getBodyCase()) {
-      case RUN -> run(m.getRun());
+      case RUN -> run(m.getRun().toBuilder().setGrant(letter).build());
       case KILL -> kill(m.getKill());
       case SIGNAL ->
           forward(m.getSignal().getJobId(), new JobActor.Signal(m.getSignal().getSignal()));
@@ -344,7 +395,6 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       case TASK_OBIT_ACK -> toSister(m.getTaskObitAck().getJobId(), m);
       default -> getContext().getLog().warn("message {} is not handled", m.getBodyCase());
     }
-    return this;
   }
 
   /** Idempotent: a RunJob for a job this mom already has changes nothing. */
@@ -353,6 +403,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     if (jobs.containsKey(id)) {
       return;
     }
+    jobNodes.put(id, nodesOf(run));
     jobs.put(
         id,
         getContext()
@@ -364,13 +415,21 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   }
 
   /** JOIN_JOB from a mother superior: this node becomes a sister of the job (idempotent). */
-  private void join(JoinJob join) {
+  private void join(JoinJob asked) {
+    JoinJob join;
+    try {
+      join = grants.check(asked);
+    } catch (NotTrustedException e) {
+      refusals.refused(e.getMessage());
+      return;
+    }
     String id = join.getJob().getId();
     ActorRef<SisterJobActor.Command> sister = sisterJobs.get(id);
     if (sister != null) {
       sister.tell(new SisterJobActor.Join(join));
       return;
     }
+    motherSuperiors.put(id, join.getMotherSuperior());
     sisterJobs.put(
         id,
         getContext()
@@ -442,22 +501,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     }
   }
 
-  /** Delivers to another node's mom once the receptionist has named it; until then retries do. */
-  /** Delivers to another node's mom once the receptionist has named it. */
+  /** Delivers to another node's mom once it has proven itself; until then retries do. */
   private Behavior<Command> toPeer(ToPeer m) {
-    ActorRef<MomInbound> peer = peers.get(m.node());
-    if (peer != null) {
-      peer.tell(m.message());
-      return this;
-    }
-    // Held until the listing names the node's mom; a bounded few, since everything sent between
-    // moms is sent again until it is answered.
-    List<MomInbound> held = waiting.computeIfAbsent(m.node(), n -> new ArrayList<>());
-    if (held.size() < 100) {
-      held.add(m.message());
-    }
-    if (!peers.containsKey(m.node())) {
-      peers.put(m.node(), null);
+    if (courier.toPeer(m.node(), m.message())) {
       getContext()
           .getSystem()
           .receptionist()
@@ -468,25 +514,24 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
 
   private Behavior<Command> peersChanged(Receptionist.Listing listing) {
     @SuppressWarnings("unchecked")
-    ServiceKey<MomInbound> key = (ServiceKey<MomInbound>) listing.getKey();
-    String node = key.id().substring(Services.MOM_PREFIX.length());
-    ActorRef<MomInbound> peer = listing.getServiceInstances(key).stream().findFirst().orElse(null);
-    peers.put(node, peer);
-    if (peer != null) {
-      waiting.getOrDefault(node, List.of()).forEach(peer::tell);
-      waiting.remove(node);
-    }
+    ServiceKey<Sealed> key = (ServiceKey<Sealed>) listing.getKey();
+    courier.peersListed(
+        key.id().substring(Services.MOM_PREFIX.length()), listing.getServiceInstances(key));
     return this;
   }
 
-  static ServiceKey<MomInbound> momKey(String node) {
-    return ServiceKey.create(MomInbound.class, Services.MOM_PREFIX + node);
+  static ServiceKey<Sealed> momKey(String node) {
+    return ServiceKey.create(Sealed.class, Services.MOM_PREFIX + node);
+  }
+
+  private static Set<String> nodesOf(RunJob run) {
+    return run.getJob().getExecNodesList().stream()
+        .map(NodeAllocation::getNode)
+        .collect(Collectors.toUnmodifiableSet());
   }
 
   private Behavior<Command> toServer(ServerInbound message) {
-    if (server != null) {
-      server.tell(message);
-    }
+    courier.toServer(message);
     return this;
   }
 

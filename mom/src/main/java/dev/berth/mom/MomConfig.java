@@ -16,6 +16,8 @@ import java.util.List;
  *     given to MPI launchers; null when this installation has none
  * @param nodeHostname whether job processes see the node's name as their host name (a UTS namespace
  *     each), so that several moms on one machine look like separate hosts to MPI
+ * @param rootJobs whether this node runs jobs whose owner is root; off unless the administrator
+ *     says so, whatever the server sends (the server's own rule is acl_roots)
  */
 public record MomConfig(
     String name,
@@ -28,7 +30,8 @@ public record MomConfig(
     Duration resend,
     String version,
     Path tools,
-    boolean nodeHostname) {
+    boolean nodeHostname,
+    boolean rootJobs) {
   public MomConfig {
     cpus = List.copyOf(cpus);
     properties = List.copyOf(properties);
@@ -45,7 +48,19 @@ public record MomConfig(
       Duration heartbeat,
       Duration resend,
       String version) {
-    this(name, cpus, properties, home, tmpBase, starter, heartbeat, resend, version, null, false);
+    this(
+        name,
+        cpus,
+        properties,
+        home,
+        tmpBase,
+        starter,
+        heartbeat,
+        resend,
+        version,
+        null,
+        false,
+        false);
   }
 
   /** The host name job processes get, or null for the machine's own. */

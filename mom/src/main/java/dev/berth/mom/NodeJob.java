@@ -28,6 +28,12 @@ record NodeJob(Job job, UserInfo user, UserInfo runAs, int gid, Path tmpdir) {
 
   static NodeJob prepare(Job job, MomConfig config, Users users) throws RefusedException {
     NodeJob found = existing(job, config, users);
+    if (found.user().uid() == 0 && !config.rootJobs()) {
+      throw new RefusedException(
+          "node "
+              + config.name()
+              + " does not run jobs as root (its mom was not started with --root-jobs)");
+    }
     try {
       JobFiles.removeTree(found.tmpdir());
       JobFiles.createUserDirectory(found.tmpdir(), found.runAs(), found.gid());

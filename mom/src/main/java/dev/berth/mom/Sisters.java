@@ -7,6 +7,7 @@ import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.ResourcesUsed;
+import dev.berth.proto.Sealed;
 import dev.berth.proto.SisterDone;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -25,6 +26,7 @@ final class Sisters {
   private final Job job;
   private final String self;
   private final int killDelay;
+  private final Sealed grant;
   private final BiConsumer<String, MomInbound> send;
   private final Set<String> nodes;
   private final Set<String> notJoined;
@@ -32,10 +34,14 @@ final class Sisters {
   private ResourcesUsed usage = ResourcesUsed.getDefaultInstance();
   private final Map<String, Integer> oomKills = new LinkedHashMap<>();
 
-  Sisters(Job job, String self, int killDelay, BiConsumer<String, MomInbound> send) {
+  /**
+   * @param grant the server's sealed run request, which sisters check before they join
+   */
+  Sisters(Job job, String self, int killDelay, Sealed grant, BiConsumer<String, MomInbound> send) {
     this.job = job;
     this.self = self;
     this.killDelay = killDelay;
+    this.grant = grant;
     this.send = send;
     this.nodes = new LinkedHashSet<>(nodesOf(job));
     nodes.remove(self);
@@ -56,7 +62,11 @@ final class Sisters {
     MomInbound join =
         MomInbound.newBuilder()
             .setJoin(
-                JoinJob.newBuilder().setJob(job).setMotherSuperior(self).setKillDelay(killDelay))
+                JoinJob.newBuilder()
+                    .setJob(job)
+                    .setMotherSuperior(self)
+                    .setKillDelay(killDelay)
+                    .setGrant(grant))
             .build();
     notJoined.forEach(node -> send.accept(node, join));
   }

@@ -24,11 +24,18 @@ import dev.berth.proto.NodeHello;
 import dev.berth.proto.ObitAck;
 import dev.berth.proto.ResourceRequest;
 import dev.berth.proto.RunJob;
+import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SignalJobTask;
+import dev.berth.security.Identity;
+import dev.berth.security.Role;
+import dev.berth.security.pki.CertificateAuthority;
+import dev.berth.security.seal.Seal;
+import dev.berth.security.seal.SignedSeal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -38,60 +45,104 @@ import java.util.function.Predicate;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The mom with real job processes, talking to a fake server: a test probe registered in the
- * receptionist under the server's service key.
+ * The mom with real job processes, talking to a stand-in server ({@link ServerStub}) registered in
+ * the receptionist under the server's service key, with credentials of a test CA: letters are
+ * really sealed and checked.
  */
 @Tag("integration")
 class MomActorIT {
   private static final Path STARTER = Path.of("target/native/berth-starter").toAbsolutePath();
-  private static final ServiceKey<ServerInbound> SERVER_KEY =
-      ServiceKey.create(ServerInbound.class, Services.SERVER);
+  private static final ServiceKey<Sealed> SERVER_KEY =
+      ServiceKey.create(Sealed.class, Services.SERVER);
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
   private static final Duration RESEND = Duration.ofMillis(300);
+
+  @TempDir static Path credentials;
+  private static Seal serverSeal;
+  private static Seal momSeal;
+  private static Seal otherMomSeal;
 
   @TempDir Path dir;
   private ActorTestKit kit;
   private TestProbe<ServerInbound> server;
+  private ActorRef<Object> stub;
   private MomConfig config;
   private JobRecords records;
   private final List<Long> sessions = new ArrayList<>();
 
   /** A running mom: its actor, the inbox it announced, and its hello. */
   private record Mom(
-      ActorRef<MomActor.Command> actor, ActorRef<MomInbound> inbox, NodeHello hello) {
+      ActorRef<MomActor.Command> actor,
+      ActorRef<Sealed> inbox,
+      NodeHello hello,
+      ActorRef<Object> stub) {
+    /** From the server. */
     void tell(MomInbound.Builder message) {
-      inbox.tell(message.build());
+      stub.tell(new ServerStub.Send(message.build(), serverSeal));
     }
+
+    /** The same message, sealed by someone else. */
+    void tell(MomInbound.Builder message, Seal forger) {
+      stub.tell(new ServerStub.Send(message.build(), forger));
+    }
+  }
+
+  @BeforeAll
+  static void credentials() throws IOException {
+    Clock clock = Clock.systemUTC();
+    Duration year = Duration.ofDays(365);
+    CertificateAuthority ca =
+        CertificateAuthority.create(credentials.resolve("ca"), "test", year, clock);
+    serverSeal =
+        new SignedSeal(
+            ca.issue(new Identity(Role.SERVER, "head"), List.of(), year, credentials.resolve("s")),
+            clock);
+    momSeal =
+        new SignedSeal(
+            ca.issue(new Identity(Role.MOM, "node1"), List.of(), year, credentials.resolve("m")),
+            clock);
+    otherMomSeal =
+        new SignedSeal(
+            ca.issue(new Identity(Role.MOM, "node2"), List.of(), year, credentials.resolve("o")),
+            clock);
   }
 
   @BeforeEach
   void setUp() throws IOException {
     kit = ActorTestKit.create();
     server = kit.createTestProbe(ServerInbound.class);
-    kit.system().receptionist().tell(Receptionist.register(SERVER_KEY, server.ref()));
+    stub = kit.spawn(ServerStub.create(serverSeal, server.ref()));
+    kit.system().receptionist().tell(Receptionist.register(SERVER_KEY, stub.narrow()));
     JobFiles.prepareBase(dir.resolve("tmp"));
-    config =
-        new MomConfig(
-            "node1",
-            List.of(0, 1),
-            List.of("test"),
-            dir.resolve("home"),
-            dir.resolve("tmp"),
-            STARTER,
-            Duration.ofMillis(200),
-            RESEND,
-            "0.1-test");
+    config = config(true);
     records = new JobRecords(dir.resolve("home/jobs"));
+  }
+
+  /** These tests run their jobs as root (the test JVM's user) unless told otherwise. */
+  private MomConfig config(boolean rootJobs) {
+    return new MomConfig(
+        "node1",
+        List.of(0, 1),
+        List.of("test"),
+        dir.resolve("home"),
+        dir.resolve("tmp"),
+        STARTER,
+        Duration.ofMillis(200),
+        RESEND,
+        "0.1-test",
+        null,
+        false,
+        rootJobs);
   }
 
   @AfterEach
@@ -109,11 +160,12 @@ class MomActorIT {
                 new LinuxUsers(config.nativeLibrary()),
                 NodeFacts.linux(),
                 records,
-                Isolation.none("this test runs jobs without cgroups")));
+                Isolation.none("this test runs jobs without cgroups"),
+                momSeal));
     NodeHello hello = expect(ServerInbound::hasHello, TIMEOUT).getHello();
-    ActorRef<MomInbound> inbox =
-        ActorRefResolver.get(kit.system()).resolveActorRef(hello.getMomRef());
-    return new Mom(actor, inbox, hello);
+    TestProbe<ActorRef<Sealed>> where = kit.createTestProbe();
+    stub.tell(new ServerStub.WhereIsMom(where.ref()));
+    return new Mom(actor, where.receiveMessage(), hello, stub);
   }
 
   /** The next message {@code wanted} accepts, skipping others (heartbeats, resends). */
@@ -297,7 +349,7 @@ class MomActorIT {
     assertTrue(Sessions.members(sid).contains(sid), "the job outlives its mom");
 
     Mom second = startMom();
-    assertNotEquals(first.hello().getMomRef(), second.hello().getMomRef());
+    assertNotEquals(first.inbox(), second.inbox());
     assertEquals(List.of("6.test"), second.hello().getRunningJobsList());
     assertEquals(sid, expectStarted("6.test").getSessionId());
 
@@ -354,5 +406,32 @@ class MomActorIT {
     assertEquals(6, expectObit("9.test", TIMEOUT).getExitStatus());
     second.tell(obitAck("9.test"));
     assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("9.test"))));
+  }
+
+  @Test
+  void aRunRequestSealedByAMomIsNotActedOn() throws Exception {
+    Mom mom = startMom();
+    Path ran = dir.resolve("forged-ran");
+    // node2's credential is a real one of the cluster, but not a server's: a compromised node.
+    mom.tell(run(job("10.test"), "touch " + ran, 5), otherMomSeal);
+    // A real request sent after it proves the forged one was handled (in order) and dropped.
+    mom.tell(run(job("11.test"), "true", 5));
+    expectStarted("11.test");
+    assertEquals(0, expectObit("11.test", TIMEOUT).getExitStatus());
+    mom.tell(obitAck("11.test"));
+    assertFalse(Files.exists(records.directory("10.test")), "no record of the forged job");
+    assertFalse(Files.exists(ran), "the forged job never ran");
+  }
+
+  @Test
+  void aRootJobIsRefusedWithoutRootJobs() throws Exception {
+    config = config(false);
+    Mom mom = startMom();
+    mom.tell(run(job("12.test"), "touch " + dir.resolve("root-ran"), 5));
+    ServerInbound m = expect(x -> x.hasRunRejected() || x.hasStarted(), TIMEOUT);
+    assertTrue(m.hasRunRejected(), m.toString());
+    assertTrue(m.getRunRejected().getReason().contains("--root-jobs"), m.toString());
+    assertFalse(Files.exists(dir.resolve("root-ran")));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("12.test"))));
   }
 }

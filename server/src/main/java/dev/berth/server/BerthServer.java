@@ -2,6 +2,7 @@ package dev.berth.server;
 
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
+import dev.berth.security.seal.Seal;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
 import dev.berth.server.endpoint.ClientEndpoint;
@@ -72,7 +73,12 @@ public final class BerthServer implements AutoCloseable {
   public record RecoveryReport(long snapshotSeq, long replayed, long lastSeq, long millis) {}
 
   private BerthServer(
-      ActorSystem<?> system, Journal journal, Config config, Clock clock, ClusterState warm)
+      ActorSystem<?> system,
+      Journal journal,
+      Config config,
+      Clock clock,
+      ClusterState warm,
+      Seal seal)
       throws IOException {
     this.system = system;
     this.journal = journal;
@@ -108,16 +114,19 @@ public final class BerthServer implements AutoCloseable {
     this.actor =
         system.systemActorOf(
             ServerActor.create(
-                settings, journal, published, clock, telemetry, background, actorStopped),
+                settings, journal, published, clock, telemetry, background, actorStopped, seal),
             "berth-server",
             Props.empty());
     this.endpoint =
         new ClientEndpoint(config.socket(), this::handle, config.limits(), config.host());
   }
 
-  public static BerthServer start(ActorSystem<?> system, Journal journal, Config config)
+  /**
+   * @param seal how the server seals its letters to moms and opens theirs
+   */
+  public static BerthServer start(ActorSystem<?> system, Journal journal, Config config, Seal seal)
       throws IOException {
-    return new BerthServer(system, journal, config, Clock.systemUTC(), null);
+    return new BerthServer(system, journal, config, Clock.systemUTC(), null, seal);
   }
 
   /**
@@ -125,8 +134,9 @@ public final class BerthServer implements AutoCloseable {
    * journal holds after it.
    */
   public static BerthServer takeOver(
-      ActorSystem<?> system, Journal journal, Config config, ClusterState warm) throws IOException {
-    return new BerthServer(system, journal, config, Clock.systemUTC(), warm);
+      ActorSystem<?> system, Journal journal, Config config, ClusterState warm, Seal seal)
+      throws IOException {
+    return new BerthServer(system, journal, config, Clock.systemUTC(), warm, seal);
   }
 
   private CompletionStage<Response> handle(Request request, Caller caller) {

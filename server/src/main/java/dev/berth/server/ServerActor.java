@@ -3,11 +3,19 @@ package dev.berth.server;
 import dev.berth.core.Services;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
+import dev.berth.proto.Letter;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.NodeHello;
+import dev.berth.proto.ProbeReply;
 import dev.berth.proto.Response;
+import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.scheduler.SchedulerActor;
+import dev.berth.security.Identity;
+import dev.berth.security.NotTrustedException;
+import dev.berth.security.Role;
+import dev.berth.security.seal.Refusals;
+import dev.berth.security.seal.Seal;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.command.Context;
@@ -55,8 +63,8 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
  */
 public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   /** Where moms find the server. */
-  public static final ServiceKey<ServerInbound> SERVER_KEY =
-      ServiceKey.create(ServerInbound.class, Services.SERVER);
+  public static final ServiceKey<Sealed> SERVER_KEY =
+      ServiceKey.create(Sealed.class, Services.SERVER);
 
   public sealed interface Message {}
 
@@ -64,8 +72,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   public record Execute(Decider.Command command, Caller caller, CompletableFuture<Response> reply)
       implements Message {}
 
-  /** A report from a mom, arriving through the message adapter. */
-  public record FromMom(ServerInbound message) implements Message {}
+  /** A sealed letter from a mom, arriving through the message adapter. */
+  public record FromMom(Sealed letter) implements Message {}
 
   /** Completes when no command is queued or being made durable (for a clean stop). */
   public record Drain(CompletableFuture<Long> done) implements Message {}
@@ -111,7 +119,10 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private final CompletableFuture<Void> stopped;
   private final Caller serverCaller;
   private final ArrayDeque<Execute> pending = new ArrayDeque<>();
-  private final Map<String, ActorRef<MomInbound>> moms = new HashMap<>();
+  private final Map<String, ActorRef<Sealed>> moms = new HashMap<>();
+  private final Seal seal;
+  private final String replyTo;
+  private final Refusals refusals;
   private final Map<String, Long> lastHeard = new HashMap<>();
   private final Deliveries deliveries;
   private final AtomicBoolean snapshotting = new AtomicBoolean();
@@ -130,9 +141,12 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       Clock clock,
       NodeTelemetry telemetry,
       Executor background,
-      CompletableFuture<Void> stopped) {
+      CompletableFuture<Void> stopped,
+      Seal seal) {
     super(context);
     this.stopped = stopped;
+    this.seal = seal;
+    this.refusals = new Refusals(context.getLog(), clock);
     this.settings = settings;
     this.journal = journal;
     this.published = published;
@@ -145,7 +159,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     this.scheduler = context.spawn(SchedulerActor.create(), "scheduler");
     this.planAdapter = context.messageAdapter(SchedulerActor.Plan.class, PlanMade::new);
     this.serverCaller = Caller.system("server", settings.host());
-    ActorRef<ServerInbound> inbox = context.messageAdapter(ServerInbound.class, FromMom::new);
+    ActorRef<Sealed> inbox = context.messageAdapter(Sealed.class, FromMom::new);
+    this.replyTo = resolver.toSerializationFormat(inbox);
     context.getSystem().receptionist().tell(Receptionist.register(SERVER_KEY, inbox));
     this.deliveries = new Deliveries(settings.resend().toMillis());
     deliveries.refreshAll(committed);
@@ -165,7 +180,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       Clock clock,
       NodeTelemetry telemetry,
       Executor background,
-      CompletableFuture<Void> stopped) {
+      CompletableFuture<Void> stopped,
+      Seal seal) {
     return Behaviors.withTimers(
         timers ->
             Behaviors.setup(
@@ -179,14 +195,15 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
                         clock,
                         telemetry,
                         background,
-                        stopped)));
+                        stopped,
+                        seal)));
   }
 
   @Override
   public Receive<Message> createReceive() {
     return newReceiveBuilder()
         .onMessage(Execute.class, e -> enqueue(e))
-        .onMessage(FromMom.class, m -> fromMom(m.message()))
+        .onMessage(FromMom.class, m -> received(m.letter()))
         .onMessage(PlanMade.class, p -> planMade(p.plan()))
         .onMessage(BatchDurable.class, this::durable)
         .onMessage(BatchFailed.class, this::failed)
@@ -351,12 +368,70 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     }
   }
 
-  private Behavior<Message> fromMom(ServerInbound m) {
+  /**
+   * A letter from a mom: acted on only if a mom sealed it, and only for the node its credential
+   * names. Probes are answered, so that moms can tell the real server from anyone registered under
+   * its name.
+   */
+  private Behavior<Message> received(Sealed sealed) {
+    Seal.Opened opened;
+    try {
+      opened = seal.open(sealed);
+    } catch (NotTrustedException e) {
+      refusals.refused(e.getMessage());
+      return this;
+    }
+    Identity from = opened.from();
+    Letter letter = opened.letter();
+    if (from.role() != Role.MOM) {
+      refusals.refused("a letter from " + from + ", which is not a mom");
+    } else if (letter.hasProbe()) {
+      reply(letter.getReplyTo(), from)
+          .ifPresent(
+              mom ->
+                  mom.tell(
+                      seal.seal(
+                          letter(from.name())
+                              .setProbeReply(
+                                  ProbeReply.newBuilder()
+                                      .setNonce(letter.getProbe().getNonce())))));
+    } else if (!letter.hasToServer()) {
+      refusals.refused("a " + letter.getBodyCase() + " letter from " + from + " to the server");
+    } else if (!nodeOf(letter.getToServer()).equals(from.name())) {
+      refusals.refused(
+          from
+              + " reported for node '"
+              + nodeOf(letter.getToServer())
+              + "'; a mom reports only for its own node");
+    } else {
+      fromMom(letter.getToServer(), letter.getReplyTo());
+    }
+    return this;
+  }
+
+  private java.util.Optional<ActorRef<Sealed>> reply(String ref, Identity of) {
+    try {
+      return java.util.Optional.of(resolver.resolveActorRef(ref));
+    } catch (RuntimeException e) {
+      refusals.refused("a letter from " + of + " with an unusable reply address");
+      return java.util.Optional.empty();
+    }
+  }
+
+  private Letter.Builder letter(String to) {
+    return Letter.newBuilder().setTo(to).setReplyTo(replyTo);
+  }
+
+  private void fromMom(ServerInbound m, String momRef) {
     String node = nodeOf(m);
     lastHeard.put(node, clock.millis());
     switch (m.getBodyCase()) {
       case HELLO -> {
-        moms.put(node, resolver.resolveActorRef(m.getHello().getMomRef()));
+        var mom = reply(momRef, new Identity(Role.MOM, node));
+        if (mom.isEmpty()) {
+          return;
+        }
+        moms.put(node, mom.get());
         deliveries.expedite(node);
         execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);
       }
@@ -370,7 +445,6 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
                   .setHello(
                       NodeHello.newBuilder()
                           .setNode(known.get().toBuilder().clearStatus())
-                          .setMomRef(resolver.toSerializationFormat(moms.get(node)))
                           .addAllRunningJobs(m.getStatus().getRunningJobsList()))
                   .build();
           execute(new Decider.FromNode(hello), Caller.system("node:" + node, node), null);
@@ -378,7 +452,6 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       }
       default -> execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);
     }
-    return this;
   }
 
   private Behavior<Message> tick() {
@@ -408,9 +481,9 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   }
 
   private void send(String node, MomInbound message) {
-    ActorRef<MomInbound> mom = moms.get(node);
+    ActorRef<Sealed> mom = moms.get(node);
     if (mom != null) {
-      mom.tell(message);
+      mom.tell(seal.seal(letter(node).setToMom(message)));
     }
   }
 

@@ -238,10 +238,7 @@ public final class Driver {
         node.getName(),
         ServerInbound.newBuilder()
             .setHello(
-                NodeHello.newBuilder()
-                    .setNode(node)
-                    .setMomRef("mom-" + node.getName())
-                    .addAllRunningJobs(List.of(runningJobs))));
+                NodeHello.newBuilder().setNode(node).addAllRunningJobs(List.of(runningJobs))));
   }
 
   public Outcome fromNode(String node, ServerInbound.Builder message) {

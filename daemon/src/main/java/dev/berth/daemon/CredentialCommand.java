@@ -1,0 +1,107 @@
+package dev.berth.daemon;
+
+import dev.berth.security.Identity;
+import dev.berth.security.Role;
+import dev.berth.security.pki.CertificateAuthority;
+import dev.berth.security.pki.Credential;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code berth credential issue|show}: what servers, moms and brokers prove themselves with. */
+@Command(
+    name = "credential",
+    description = "Credentials of servers, moms and brokers.",
+    subcommands = {CredentialCommand.Issue.class, CredentialCommand.Show.class})
+final class CredentialCommand {
+  @Command(
+      name = "issue",
+      description =
+          "Issue a credential from this host's CA: key.pem (root-only), cert.pem and ca.pem in"
+              + " one directory, to copy to the host it is for.")
+  static final class Issue implements Callable<Integer> {
+    @Mixin HomeOptions home;
+
+    @Option(
+        names = "--role",
+        required = true,
+        description = "server, mom or broker: what its holder may act as.")
+    String role;
+
+    @Option(
+        names = "--name",
+        required = true,
+        description = "The node's name (for a mom) or the host's (for a server or broker).")
+    String name;
+
+    @Option(
+        names = "--host",
+        split = ",",
+        paramLabel = "NAME|ADDRESS",
+        description =
+            "Host names and addresses peers reach it at, for peers that check them (Kafka"
+                + " clients check their broker's).")
+    List<String> hosts = List.of();
+
+    @Option(names = "--days", defaultValue = "825", description = "Days it is valid.")
+    int days;
+
+    @Option(
+        names = "--ca",
+        paramLabel = "DIR",
+        description = "The CA to issue from (default: HOME/credentials/ca).")
+    Path ca;
+
+    @Option(
+        names = "--out",
+        paramLabel = "DIR",
+        description = "Where to write it (default: HOME/credentials/ROLE-NAME).")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+      BerthHome h = home.home();
+      Identity identity = new Identity(Role.ofWord(role), name);
+      Path dir = out != null ? out : h.credential(identity);
+      Credential issued =
+          CertificateAuthority.load(ca != null ? ca : h.authority(), Clock.systemUTC())
+              .issue(identity, hosts, Duration.ofDays(days), dir);
+      System.out.println(
+          "berth: issued a credential for "
+              + issued.identity()
+              + " in "
+              + dir
+              + ", valid until "
+              + issued.certificate().getNotAfter().toInstant());
+      return 0;
+    }
+  }
+
+  @Command(name = "show", description = "Whom a credential names, who issued it, until when.")
+  static final class Show implements Callable<Integer> {
+    @Parameters(paramLabel = "DIR", description = "Credential directories.")
+    List<Path> dirs;
+
+    @Override
+    public Integer call() throws Exception {
+      for (Path dir : dirs) {
+        Credential c = Credential.load(dir, Clock.systemUTC());
+        System.out.println(
+            dir
+                + ": "
+                + c.identity()
+                + ", issued by "
+                + c.certificate().getIssuerX500Principal().getName()
+                + ", valid until "
+                + c.certificate().getNotAfter().toInstant());
+      }
+      return 0;
+    }
+  }
+}
