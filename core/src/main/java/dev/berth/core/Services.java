@@ -5,10 +5,10 @@ package dev.berth.core;
  * moms each make their typed service key from these, without depending on each other.
  */
 public final class Services {
-  /** The active server's inbox for mom reports (messages of type ServerInbound). */
+  /** The active server's inbox for letters from moms (Sealed letters). */
   public static final String SERVER = "berth-server";
 
-  /** The inbox of the mom of one node (messages of type MomInbound): this prefix + node name. */
+  /** The inbox of the mom of one node (Sealed letters): this prefix + node name. */
   public static final String MOM_PREFIX = "berth-mom-";
 
   private Services() {}

@@ -96,7 +96,7 @@ public final class DaemonTrust {
   }
 
   /** The seal of a daemon of this process: the process's own credential, or a local mom's. */
-  Seal seal(Identity daemon) throws IOException {
+  public Seal seal(Identity daemon) throws IOException {
     if (transport == null) {
       return new InsecureSeal(daemon, clock);
     }
@@ -107,7 +107,7 @@ public final class DaemonTrust {
   }
 
   /** The actor system of a cluster member, over mutual TLS unless insecure. */
-  ActorSystem<Void> actorSystem(Config config) {
+  public ActorSystem<Void> actorSystem(Config config) {
     if (transport == null) {
       return ActorSystem.create(Behaviors.empty(), "berth", config);
     }

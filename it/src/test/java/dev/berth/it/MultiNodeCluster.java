@@ -32,7 +32,7 @@ final class MultiNodeCluster implements AutoCloseable {
   final Path home;
   final Path socket;
   final String cgroupRoot;
-  private final ServerProcess server;
+  final ServerProcess server;
   private final Map<String, Process> moms = new LinkedHashMap<>();
   private final List<String> submitted = new ArrayList<>();
   private String address;
@@ -140,6 +140,11 @@ final class MultiNodeCluster implements AutoCloseable {
     } catch (IOException e) {
       return "";
     }
+  }
+
+  /** Where moms join: the server's cluster address, {@code host:port}. */
+  String address() {
+    return address;
   }
 
   TestCluster.Result cli(String command, String... args) {
