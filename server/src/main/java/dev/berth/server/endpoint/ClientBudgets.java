@@ -8,43 +8,43 @@ import java.util.Set;
 /**
  * What the clients of each user, and of all users together, hold of the server: connections,
  * requests being worked on, and bytes of requests and replies. A check that fails names the limit
- * it hit. Root and the server's own user count only against their own per-user limits, never
- * against the totals, so that other users cannot use up what they need to put things right.
- * Selector thread only.
+ * it hit. Root and the server's own user are trusted: they count against nothing but their own byte
+ * budgets (which keep a runaway script of theirs from filling the heap), so that other users cannot
+ * use up what they need to put things right. Selector thread only.
  */
 final class ClientBudgets {
   private final ClientLimits limits;
-  private final Set<String> privileged;
+  private final Set<String> trusted;
   private final Map<String, Account> accounts = new HashMap<>();
   private int connections;
   private long bytes;
   private boolean freed;
 
   /**
-   * @param privileged the users exempt from the totals (root, the server's own user)
+   * @param trusted the trusted users (root, the server's own user)
    */
-  ClientBudgets(ClientLimits limits, Set<String> privileged) {
+  ClientBudgets(ClientLimits limits, Set<String> trusted) {
     this.limits = limits;
-    this.privileged = privileged;
+    this.trusted = trusted;
   }
 
   /** The limit that keeps {@code user} from opening another connection, or null. */
   Limit refusal(String user) {
+    if (trusted.contains(user)) {
+      return null;
+    }
     Account a = accounts.get(user);
     if (a != null && a.connections >= limits.userConnections()) {
       return Limit.USER_CONNECTIONS;
     }
-    if (!privileged.contains(user) && connections >= limits.connections()) {
-      return Limit.CONNECTIONS;
-    }
-    return null;
+    return connections >= limits.connections() ? Limit.CONNECTIONS : null;
   }
 
   /** Counts a new connection of {@code user} (after {@link #refusal} said it may). */
   Account connect(String user) {
-    Account a = accounts.computeIfAbsent(user, u -> new Account(u, privileged.contains(u)));
+    Account a = accounts.computeIfAbsent(user, u -> new Account(u, trusted.contains(u)));
     a.connections++;
-    if (!a.privileged) {
+    if (!a.trusted) {
       connections++;
     }
     return a;
@@ -70,15 +70,15 @@ final class ClientBudgets {
   /** What the clients of one user hold. */
   final class Account {
     private final String user;
-    private final boolean privileged;
+    private final boolean trusted;
     private int connections;
     private int requests;
     private long requestBytes;
     private long replyBytes;
 
-    private Account(String user, boolean privileged) {
+    private Account(String user, boolean trusted) {
       this.user = user;
-      this.privileged = privileged;
+      this.trusted = trusted;
     }
 
     String user() {
@@ -106,7 +106,7 @@ final class ClientBudgets {
       if (requestBytes + n > limits.userBufferBytes()) {
         return Limit.USER_BUFFER;
       }
-      if (!privileged && bytes + n > limits.bufferBytes()) {
+      if (!trusted && bytes + n > limits.bufferBytes()) {
         return Limit.BUFFER;
       }
       holdRequestBytes(n);
@@ -129,13 +129,13 @@ final class ClientBudgets {
      * in progress, or too many bytes of replies that its clients have not read.
      */
     Limit startRequest() {
-      if (requests >= limits.userRequests()) {
+      if (!trusted && requests >= limits.userRequests()) {
         return Limit.USER_REQUESTS;
       }
       if (replyBytes >= limits.userReplyBytes()) {
         return Limit.USER_REPLIES;
       }
-      if (!privileged && bytes >= limits.bufferBytes()) {
+      if (!trusted && bytes >= limits.bufferBytes()) {
         return Limit.BUFFER;
       }
       requests++;
@@ -161,14 +161,14 @@ final class ClientBudgets {
     /** A connection of this user closed (after giving back its bytes). */
     void disconnect() {
       connections--;
-      if (!privileged) {
+      if (!trusted) {
         ClientBudgets.this.connections--;
       }
       released();
     }
 
     private void count(long n) {
-      if (!privileged) {
+      if (!trusted) {
         bytes += n;
       }
       if (n < 0) {

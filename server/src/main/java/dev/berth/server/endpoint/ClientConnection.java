@@ -84,10 +84,6 @@ final class ClientConnection {
     return caller.user();
   }
 
-  boolean isClosed() {
-    return closed;
-  }
-
   void readable() throws IOException {
     int n = reader.readFrom(channel());
     if (n < 0) {
@@ -135,7 +131,9 @@ final class ClientConnection {
    */
   void sweep(long now) {
     long stall = limits.stall().toMillis();
-    if (!writer.isEmpty() && now - lastWritten > stall) {
+    if (closed) {
+      return; // its key goes at the next select
+    } else if (!writer.isEmpty() && now - lastWritten > stall) {
       drop("it read none of its replies for longer than " + limits.describe(Limit.STALL));
     } else if (throttledBy != null && now - throttledSince > stall) {
       drop(
@@ -147,7 +145,7 @@ final class ClientConnection {
         && request == null
         && writer.isEmpty()
         && throttledBy == null
-        && now - lastRead > limits.idle().toMillis()) {
+        && now - Math.max(lastRead, lastWritten) > limits.idle().toMillis()) {
       close();
     }
   }

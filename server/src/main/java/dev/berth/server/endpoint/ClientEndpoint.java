@@ -47,6 +47,7 @@ public final class ClientEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ClientEndpoint.class);
 
   private static final long SWEEP_MILLIS = 1000;
+  private static final int ACCEPTS_PER_TURN = 64;
 
   /** Log lines about one user's clients and one limit come at most this often. */
   private static final long QUIET_MILLIS = 10_000;
@@ -77,20 +78,33 @@ public final class ClientEndpoint implements AutoCloseable {
 
   public ClientEndpoint(Path socket, Handler handler, ClientLimits limits, String host)
       throws IOException {
-    this(socket, handler, limits, host, log::warn);
+    this(
+        socket,
+        handler,
+        limits,
+        host,
+        Set.copyOf(List.of("root", System.getProperty("user.name"))),
+        log::warn);
   }
 
-  /** An endpoint whose lines about throttled, dropped and refused clients go to {@code warn}. */
+  /**
+   * An endpoint that trusts {@code trusted} users (see {@link ClientBudgets}) and logs its lines
+   * about throttled, dropped and refused clients to {@code warn}.
+   */
   ClientEndpoint(
-      Path socket, Handler handler, ClientLimits limits, String host, Consumer<String> warn)
+      Path socket,
+      Handler handler,
+      ClientLimits limits,
+      String host,
+      Set<String> trusted,
+      Consumer<String> warn)
       throws IOException {
     this.socket = socket;
     this.handler = handler;
     this.limits = limits;
     this.host = host;
     this.complaints = new Complaints(warn, QUIET_MILLIS);
-    this.budgets =
-        new ClientBudgets(limits, Set.copyOf(List.of("root", System.getProperty("user.name"))));
+    this.budgets = new ClientBudgets(limits, trusted);
     Files.createDirectories(socket.getParent());
     Files.deleteIfExists(socket);
     selector = Selector.open();
@@ -174,9 +188,6 @@ public final class ClientEndpoint implements AutoCloseable {
 
   /** Runs a connection's step; whatever goes wrong with it ends that connection only. */
   private void step(ClientConnection c, ClientConnection.Step step) {
-    if (c.isClosed()) {
-      return;
-    }
     try {
       step.run();
     } catch (IOException e) {
@@ -187,26 +198,29 @@ public final class ClientEndpoint implements AutoCloseable {
     }
   }
 
+  /** Takes the clients waiting to connect, a bounded number at a time so the others get a turn. */
   private void accept() {
-    SocketChannel channel;
-    try {
-      channel = server.accept();
-    } catch (IOException e) {
-      // Out of file descriptors, most likely: the pending client would wake the selector at once,
-      // again and again. Stop accepting for a moment; the sweep takes it up again.
-      log.warn("cannot accept clients ({}); trying again in a second", e.toString());
-      serverKey.interestOps(0);
-      acceptPausedUntil = now() + SWEEP_MILLIS;
-      return;
-    }
-    if (channel == null) {
-      return;
-    }
-    try {
-      admit(channel);
-    } catch (IOException | RuntimeException e) {
-      log.warn("dropping a new client: {}", e.toString());
-      closeQuietly(channel);
+    for (int i = 0; i < ACCEPTS_PER_TURN; i++) {
+      SocketChannel channel;
+      try {
+        channel = server.accept();
+      } catch (IOException e) {
+        // Out of file descriptors, most likely: the pending client would wake the selector at
+        // once, again and again. Stop accepting for a moment; the sweep takes it up again.
+        log.warn("cannot accept clients ({}); trying again in a second", e.toString());
+        serverKey.interestOps(0);
+        acceptPausedUntil = now() + SWEEP_MILLIS;
+        return;
+      }
+      if (channel == null) {
+        return;
+      }
+      try {
+        admit(channel);
+      } catch (IOException | RuntimeException e) {
+        log.warn("dropping a new client: {}", e.toString());
+        closeQuietly(channel);
+      }
     }
   }
 

@@ -17,15 +17,14 @@ import java.util.stream.Collectors;
  * a qmgr command through.
  *
  * @param frameBytes the largest request frame; a longer declared length is refused unread
- * @param userConnections connections one user may have open
+ * @param userConnections connections one user may have open (root and the server's own user are
+ *     trusted: none of the counts limits them, only the bytes they make the server hold)
  * @param userRequests requests of one user the server works on at once
  * @param userBufferBytes bytes of one user's requests the server holds: partial frames being read,
  *     and requests received but not yet answered
  * @param userReplyBytes bytes of replies to one user written to the socket but not yet read
- * @param connections connections of all users together (root's and the server's own user's not
- *     counted)
- * @param bufferBytes request and reply bytes of all users together (root's and the server's own
- *     user's not counted)
+ * @param connections connections of all users together, trusted users' not counted
+ * @param bufferBytes request and reply bytes of all users together, trusted users' not counted
  * @param stall a connection that is throttled this long (its replies unread, or waiting under a
  *     limit) is dropped
  * @param idle a connection that sends nothing (or only part of a frame) for this long is closed
@@ -40,6 +39,8 @@ public record ClientLimits(
     long bufferBytes,
     Duration stall,
     Duration idle) {
+
+  private static final int DEFAULT_FRAME = 16 << 20;
 
   /** A frame must fit in one Java array. */
   private static final long MAX_FRAME = Integer.MAX_VALUE - 8;
@@ -79,19 +80,36 @@ public record ClientLimits(
     }
   }
 
+  public ClientLimits {
+    // A largest request, with the first buffers of the user's other connections, must fit.
+    for (Limit budget : new Limit[] {Limit.USER_BUFFER, Limit.BUFFER}) {
+      long bytes = budget == Limit.USER_BUFFER ? userBufferBytes : bufferBytes;
+      if (bytes < 2L * frameBytes) {
+        throw new IllegalArgumentException(
+            budget.setting
+                + " ("
+                + size(bytes)
+                + ") must hold two of the largest requests (frame="
+                + size(frameBytes)
+                + ")");
+      }
+    }
+  }
+
   /**
    * The defaults for a server whose heap may grow to {@code maxHeapBytes}: a quarter of it for what
-   * clients send and have not read, the rest for the state and the work.
+   * clients send and have not read (but room for two of the largest requests), the rest for the
+   * state and the work.
    */
   public static ClientLimits defaults(long maxHeapBytes) {
     return new ClientLimits(
-        16 << 20,
+        DEFAULT_FRAME,
         64,
         16,
         64L << 20,
         64L << 20,
         4096,
-        Math.max(maxHeapBytes / 4, 1),
+        Math.max(maxHeapBytes / 4, 2L * DEFAULT_FRAME),
         Duration.ofSeconds(60),
         Duration.ofMinutes(5));
   }
@@ -160,15 +178,17 @@ public record ClientLimits(
     return limit.setting + "=" + value;
   }
 
-  /** Bytes the way the guide writes them: 64 MiB, 512 KiB, 100 bytes. */
+  /** Bytes the way the guide writes them: 64 MiB, 1.5 MiB, 512 KiB, 100 bytes. */
   static String size(long bytes) {
-    if (bytes >= 1 << 20 && bytes % (1 << 10) == 0) {
+    if (bytes >= 1 << 20) {
       return bytes % (1 << 20) == 0
           ? (bytes >> 20) + " MiB"
           : String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1 << 20));
     }
     if (bytes >= 1 << 10) {
-      return (bytes >> 10) + " KiB";
+      return bytes % (1 << 10) == 0
+          ? (bytes >> 10) + " KiB"
+          : String.format(Locale.ROOT, "%.1f KiB", bytes / (double) (1 << 10));
     }
     return bytes + " bytes";
   }

@@ -14,7 +14,7 @@ class ClientBudgetsTest {
   private static final ClientLimits LIMITS =
       ClientLimits.defaults(1L << 30)
           .with(
-              "user_connections=2,connections=3,user_requests=2,user_buffer=100,"
+              "frame=50,user_connections=2,connections=3,user_requests=2,user_buffer=100,"
                   + "user_replies=50,buffer=150");
 
   private final ClientBudgets budgets = new ClientBudgets(LIMITS, Set.of("root"));
@@ -27,10 +27,10 @@ class ClientBudgetsTest {
     assertNull(budgets.refusal("alice"), "bob's limit is bob's");
     budgets.connect("alice");
     assertEquals(Limit.CONNECTIONS, budgets.refusal("carol"), "three in all");
-    assertNull(budgets.refusal("root"), "others cannot lock root out");
-    budgets.connect("root");
-    budgets.connect("root");
-    assertEquals(Limit.USER_CONNECTIONS, budgets.refusal("root"), "root has its own limit");
+    for (int i = 0; i < 5; i++) {
+      assertNull(budgets.refusal("root"), "others cannot lock root out, nor can root itself");
+      budgets.connect("root");
+    }
     assertEquals(3, budgets.connections(), "root's are not counted in the total");
   }
 
@@ -55,6 +55,7 @@ class ClientBudgetsTest {
     assertNull(alice.takeRequestBytes(100));
     assertEquals(Limit.BUFFER, bob.takeRequestBytes(60), "150 in all");
     assertNull(root.takeRequestBytes(100), "root is not held back by the others");
+    assertEquals(Limit.USER_BUFFER, root.takeRequestBytes(1), "but by its own budget");
     assertEquals(100, budgets.bytes());
     bob.holdReply(60); // replies already made are always kept
     assertEquals(160, budgets.bytes());
@@ -74,6 +75,12 @@ class ClientBudgetsTest {
     bob.releaseReply(50);
     assertNull(bob.startRequest());
     assertEquals(2, bob.requests());
+    ClientBudgets.Account root = budgets.connect("root");
+    for (int i = 0; i < 5; i++) {
+      assertNull(root.startRequest(), "root's requests are not counted");
+    }
+    root.holdReply(50);
+    assertEquals(Limit.USER_REPLIES, root.startRequest(), "but its unread replies are");
   }
 
   @Test

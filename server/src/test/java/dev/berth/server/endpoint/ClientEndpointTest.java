@@ -25,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -37,8 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The endpoint on a real socket, with a handler the test controls. Every connection here is the
- * test's own user, so these are the per-connection and per-user rules; the integration tests pit
- * real users against each other.
+ * test's own user, trusted by nobody, so these are the per-connection and per-user rules; the
+ * integration tests pit real users against each other.
  */
 @Timeout(60)
 class ClientEndpointTest {
@@ -126,7 +127,7 @@ class ClientEndpointTest {
 
   @Test
   void aConnectionOverTheUsersBufferWaitsUntilAnotherGivesItsBytesBack() throws Exception {
-    start("user_buffer=8k", immediate());
+    start("frame=4k,user_buffer=8k", immediate());
     SocketChannel a = connect();
     SocketChannel b = connect();
     write(a, new byte[] {(byte) 0x80, 0x01}); // a 128-byte frame that never comes
@@ -143,11 +144,11 @@ class ClientEndpointTest {
 
   @Test
   void aDeclaredLengthCostsNothingUntilTheBytesArrive() throws Exception {
-    start("user_buffer=64k", immediate()); // 16 connections' first buffers
+    start("frame=32k,user_buffer=64k", immediate()); // 16 connections' first buffers
     for (int i = 0; i < 15; i++) {
-      write(connect(), new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08}); // 16 MiB
+      write(connect(), new byte[] {(byte) 0x80, (byte) 0x80, 0x02}); // 32 KiB announced
     }
-    awaitAnswers(); // if each took what it announced, nothing would be left for this one
+    awaitAnswers(); // had each taken what it announced, nothing would be left for this one
   }
 
   @Test
@@ -194,6 +195,7 @@ class ClientEndpointTest {
             handler,
             ClientLimits.defaults(1L << 30).with(limits),
             "host",
+            Set.of(), // the test's user, root or not, is an ordinary user here
             lines::add);
   }
 

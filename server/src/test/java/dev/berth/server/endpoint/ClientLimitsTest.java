@@ -73,6 +73,15 @@ class ClientLimitsTest {
     assertThrows(IllegalArgumentException.class, () -> limits().with("stall=0s"));
     assertThrows(IllegalArgumentException.class, () -> limits().with("user_buffer=0"));
     assertThrows(IllegalArgumentException.class, () -> limits().with("stall"));
+    assertEquals(
+        "user_buffer (16 MiB) must hold two of the largest requests (frame=16 MiB)",
+        assertThrows(IllegalArgumentException.class, () -> limits().with("user_buffer=16M"))
+            .getMessage());
+  }
+
+  @Test
+  void aSmallHeapStillLetsTwoOfTheLargestRequestsIn() {
+    assertEquals(32L << 20, ClientLimits.defaults(64L << 20).bufferBytes());
   }
 
   @Test
@@ -84,6 +93,8 @@ class ClientLimitsTest {
     assertEquals("idle=300s", l.describe(Limit.IDLE));
     assertEquals("4 KiB", ClientLimits.size(4096));
     assertEquals("1.5 MiB", ClientLimits.size(3 << 19));
+    assertEquals("1.0 MiB", ClientLimits.size((1 << 20) + 1));
+    assertEquals("1.5 KiB", ClientLimits.size(1536));
     assertEquals("100 bytes", ClientLimits.size(100));
   }
 
