@@ -61,8 +61,10 @@ class ProtocolAbuseIT {
   }
 
   @AfterEach
-  void stopAttackers() throws InterruptedException {
+  void stopAttackers() throws IOException, InterruptedException {
     for (Process p : attackers) {
+      p.getOutputStream().close(); // the attacker ends with its input
+      p.descendants().forEach(ProcessHandle::destroyForcibly); // runuser does not pass a kill on
       p.destroyForcibly();
       p.waitFor();
     }

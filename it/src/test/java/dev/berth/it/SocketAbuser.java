@@ -2,6 +2,7 @@ package dev.berth.it;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -16,17 +17,30 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@code announce SOCKET N BYTES}: opens N connections, each announcing a frame of BYTES and
- *       sending 1 KiB of it, and holds them.
+ *       sending 1 KiB of it, then another 1 KiB on each, and holds them.
  *   <li>{@code flood SOCKET N FRAME_HEX}: sends the frame N times on one connection and reads
  *       nothing; when the server drops it (or refuses it), does it again.
  * </ul>
  *
- * Prints one line when the attack is in place, then runs until it is killed.
+ * Prints one line when the attack is in place, then runs until it is killed or its standard input
+ * closes (so that it does not outlive a test that died).
  */
 public final class SocketAbuser {
   private SocketAbuser() {}
 
   public static void main(String[] args) throws Exception {
+    Thread untilInputCloses =
+        new Thread(
+            () -> {
+              try {
+                System.in.transferTo(OutputStream.nullOutputStream());
+              } catch (IOException ignored) {
+                // closed either way
+              }
+              System.exit(0);
+            });
+    untilInputCloses.setDaemon(true);
+    untilInputCloses.start();
     UnixDomainSocketAddress socket = UnixDomainSocketAddress.of(args[1]);
     int n = Integer.parseInt(args[2]);
     switch (args[0]) {
@@ -50,15 +64,22 @@ public final class SocketAbuser {
     header.write(new byte[1024]);
     for (int i = 0; i < n; i++) {
       SocketChannel c = SocketChannel.open(socket);
-      try {
-        c.write(ByteBuffer.wrap(header.toByteArray()));
-      } catch (IOException refusedAlready) {
-        // the server hung up at once: that is its answer to this connection
-      }
+      send(c, header.toByteArray());
       held.add(c);
+    }
+    for (SocketChannel c : held) {
+      send(c, new byte[1024]); // more of the body, read after the length: room for all of it?
     }
     System.out.println("announced " + bytes + " bytes on " + n + " connections");
     Thread.currentThread().join(); // hold them until killed
+  }
+
+  private static void send(SocketChannel c, byte[] bytes) {
+    try {
+      c.write(ByteBuffer.wrap(bytes));
+    } catch (IOException refused) {
+      // the server hung up on this one: that is its answer
+    }
   }
 
   private static void flood(UnixDomainSocketAddress socket, int n, byte[] frame)
