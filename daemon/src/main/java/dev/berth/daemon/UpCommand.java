@@ -9,6 +9,7 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatNodes;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -94,6 +95,7 @@ final class UpCommand implements Callable<Integer> {
   private Process spawn(BerthHome h, Path sock) throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> argv = new ArrayList<>(List.of("setsid", java));
+    argv.addAll(heapOptions());
     argv.add("-Dberth.starter=" + Installation.starter());
     if (Installation.tools() != null) {
       argv.add("-Dberth.tools=" + Installation.tools());
@@ -136,6 +138,13 @@ final class UpCommand implements Callable<Integer> {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(h.log().toFile()))
         .redirectErrorStream(true)
         .start();
+  }
+
+  /** The heap limit and out-of-memory exit that ops/bin/berth gave this JVM, for the server. */
+  private static List<String> heapOptions() {
+    return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(o -> o.startsWith("-Xmx") || o.equals("-XX:+ExitOnOutOfMemoryError"))
+        .toList();
   }
 
   /** Whether the server started after {@code logFrom} has joined its cluster as a standby. */

@@ -20,6 +20,7 @@ final class ServerProcess implements AutoCloseable {
   final Path home;
   final Path socket;
   private final List<String> options = new java.util.ArrayList<>();
+  private final java.util.Map<String, String> environment = new java.util.HashMap<>();
   private Process process;
   private int logStart;
 
@@ -28,6 +29,16 @@ final class ServerProcess implements AutoCloseable {
     this.socket = home.resolve("server.sock");
     this.options.addAll(List.of(options));
     TestAuthority.ensure(home);
+  }
+
+  /** Sets {@code name} in the environment of the server's next start (BERTH_HEAP, say). */
+  ServerProcess environment(String name, String value) {
+    environment.put(name, value);
+    return this;
+  }
+
+  long pid() {
+    return process.pid();
   }
 
   /** Sends {@code signal} (STOP, CONT, ...) to the server process. */
@@ -79,6 +90,7 @@ final class ServerProcess implements AutoCloseable {
     // RocksDB unpacks its native library into the temp directory; a SIGKILLed server cannot
     // delete it, so it goes into the home this test removes.
     builder.environment().put("BERTH_JAVA_OPTS", "-Djava.io.tmpdir=" + home);
+    builder.environment().putAll(environment);
     process = builder.start();
   }
 

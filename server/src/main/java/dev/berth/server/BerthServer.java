@@ -6,6 +6,7 @@ import dev.berth.security.seal.Seal;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
 import dev.berth.server.endpoint.ClientEndpoint;
+import dev.berth.server.endpoint.ClientLimits;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.JournalException;
 import dev.berth.server.query.NodeTelemetry;
@@ -44,7 +45,8 @@ public final class BerthServer implements AutoCloseable {
       long snapshotEvery,
       Duration tick,
       Duration resend,
-      ClientEndpoint.Limits limits) {
+      ClientLimits limits) {
+    /** The usual settings, with the client limits the environment sets (BERTH_CLIENT_LIMITS). */
     public static Config defaults(Path socket, String serverName, String host) {
       return new Config(
           socket,
@@ -53,7 +55,7 @@ public final class BerthServer implements AutoCloseable {
           100_000,
           Duration.ofSeconds(1),
           Duration.ofSeconds(5),
-          ClientEndpoint.Limits.DEFAULT);
+          ClientLimits.fromEnvironment(System.getenv(), Runtime.getRuntime().maxMemory()));
     }
   }
 
@@ -119,6 +121,8 @@ public final class BerthServer implements AutoCloseable {
             Props.empty());
     this.endpoint =
         new ClientEndpoint(config.socket(), this::handle, config.limits(), config.host());
+    // A server without its socket must not look alive: stop, as when the journal fails.
+    endpoint.failure().thenRun(system::terminate);
   }
 
   /**

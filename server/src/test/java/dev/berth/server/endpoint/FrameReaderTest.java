@@ -93,6 +93,9 @@ class FrameReaderTest {
   static List<byte[]> readAll(FrameReader reader, ReadableByteChannel channel) throws Exception {
     List<byte[]> frames = new ArrayList<>();
     while (true) {
+      if (reader.growth() > 0) {
+        reader.grow();
+      }
       int n = reader.readFrom(channel);
       FrameReader.Frame f;
       while ((f = reader.poll()) != null) {
@@ -158,7 +161,7 @@ class FrameReaderTest {
 
   @Test
   void aZeroLengthFrameIsAFrame() throws Exception {
-    FrameReader reader = new FrameReader(LIMIT);
+    FrameReader reader = withRoom(LIMIT);
     reader.readFrom(new Pieces(new byte[] {0, 0, 1, 42}));
     assertEquals(0, reader.poll().bytes().remaining());
     assertEquals(0, reader.poll().bytes().remaining());
@@ -168,7 +171,7 @@ class FrameReaderTest {
 
   @Test
   void aLengthOverTheLimitIsRefusedBeforeAnyOfTheBodyArrives() throws Exception {
-    FrameReader reader = new FrameReader(100);
+    FrameReader reader = withRoom(100);
     byte[] header = frameOf(new byte[101]);
     reader.readFrom(new Pieces(Arrays.copyOf(header, 1))); // varint 101 is one byte
     FrameReader.FrameException e = assertThrows(FrameReader.FrameException.class, reader::poll);
@@ -178,7 +181,7 @@ class FrameReaderTest {
 
   @Test
   void aHugeLengthIsRefusedWithItsTrueSize() throws Exception {
-    FrameReader reader = new FrameReader(LIMIT);
+    FrameReader reader = withRoom(LIMIT);
     // 0xFFFFFFFF: five bytes, the last carrying the top four bits
     reader.readFrom(
         new Pieces(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x0F}));
@@ -189,7 +192,7 @@ class FrameReaderTest {
 
   @Test
   void aLengthThatDoesNotFitIn32BitsIsNotReadAsASmallOne() throws Exception {
-    FrameReader reader = new FrameReader(LIMIT);
+    FrameReader reader = withRoom(LIMIT);
     // 2^32 in five varint bytes: it must not wrap around to a zero-length frame
     reader.readFrom(
         new Pieces(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x10, 7, 7}));
@@ -199,7 +202,7 @@ class FrameReaderTest {
 
   @Test
   void aLengthOfMoreThanFiveBytesIsMalformed() throws Exception {
-    FrameReader reader = new FrameReader(LIMIT);
+    FrameReader reader = withRoom(LIMIT);
     reader.readFrom(new Pieces(new byte[] {(byte) 0x81, (byte) 0x80, (byte) 0x80, (byte) 0x80}));
     assertNull(reader.poll(), "four bytes of a length: wait for more");
     reader.readFrom(new Pieces(new byte[] {(byte) 0x80}));
@@ -210,7 +213,7 @@ class FrameReaderTest {
 
   @Test
   void endOfStreamIsReported() throws Exception {
-    FrameReader reader = new FrameReader(LIMIT);
+    FrameReader reader = withRoom(LIMIT);
     assertEquals(-1, reader.readFrom(new Pieces()));
     assertNull(reader.poll());
   }
@@ -226,7 +229,8 @@ class FrameReaderTest {
               .setAck(Ack.newBuilder().setMessage("x".repeat(i * 100)))
               .build();
       responses.add(r);
-      writer.add(r);
+      int size = r.getSerializedSize();
+      assertEquals(CodedOutputStream.computeUInt32SizeNoTag(size) + size, writer.add(r));
     }
     ByteArrayOutputStream sink = new ByteArrayOutputStream();
     int[] budget = {0};
@@ -250,20 +254,121 @@ class FrameReaderTest {
           @Override
           public void close() {}
         };
+    long held = writer.held();
     int rounds = 0;
-    boolean done = false;
-    while (!done) {
+    long written = 0;
+    while (!writer.isEmpty()) {
       budget[0] = 37; // the socket takes a little at a time
-      done = writer.writeTo(slow);
+      written += writer.writeTo(slow);
+      assertTrue(writer.held() <= held, "what is written is given back");
       rounds++;
     }
     assertTrue(rounds > 1, "the writer resumed where it stopped");
+    assertEquals(held, written, "it held exactly the bytes it wrote");
+    assertEquals(0, writer.held());
     List<byte[]> frames = readAll(new FrameReader(LIMIT), new Pieces(sink.toByteArray()));
     List<Response> back = new ArrayList<>();
     for (byte[] f : frames) {
       back.add(Response.parseFrom(f));
     }
     assertEquals(responses, back);
+  }
+
+  @Test
+  void aNewReaderHoldsNothingAndAsksForItsFirstBuffer() {
+    FrameReader reader = new FrameReader(LIMIT);
+    assertEquals(0, reader.capacity());
+    assertEquals(FrameReader.FIRST_CAPACITY, reader.growth());
+    reader.grow();
+    assertEquals(FrameReader.FIRST_CAPACITY, reader.capacity());
+    assertEquals(0, reader.growth(), "room left: no growth");
+  }
+
+  @Test
+  void aDeclaredLengthAloneAllocatesNothing() throws Exception {
+    FrameReader reader = withRoom(16 << 20);
+    reader.readFrom(new Pieces(concat(varintOf(16 << 20), new byte[10])));
+    assertNull(reader.poll(), "16 MiB announced, 10 bytes of it sent");
+    assertEquals(FrameReader.FIRST_CAPACITY, reader.capacity());
+    assertEquals(0, reader.growth(), "room for more of it: no growth yet");
+  }
+
+  @Test
+  void theBufferGrowsInStepsWithTheBytesThatArrive() throws Exception {
+    int size = 1 << 20;
+    byte[] stream = frameOf(body(size, 5));
+    FrameReader reader = withRoom(16 << 20);
+    int arrived = 0;
+    int steps = 0;
+    while (arrived < stream.length) {
+      if (reader.growth() > 0) {
+        int before = reader.capacity();
+        reader.grow();
+        steps++;
+        assertTrue(reader.capacity() <= 2 * before, "at most doubles: " + reader.capacity());
+      }
+      int piece = Math.min(1000, stream.length - arrived);
+      arrived += reader.readFrom(new Pieces(Arrays.copyOfRange(stream, arrived, arrived + piece)));
+      assertTrue(
+          reader.capacity() <= Math.max(FrameReader.FIRST_CAPACITY, 2 * arrived),
+          reader.capacity() + " bytes held after " + arrived + " arrived");
+      if (arrived < stream.length) {
+        assertNull(reader.poll());
+      }
+    }
+    assertEquals(stream.length, reader.capacity(), "the last step stops at the frame's end");
+    assertEquals(9, steps, "4 KiB doubled eight times, then the rest of the frame");
+    assertEquals(size, reader.poll().size());
+  }
+
+  @Test
+  void theBufferShrinksBackOnceTheLargeFrameIsTaken() throws Exception {
+    byte[] big = frameOf(body(50_000, 1));
+    FrameReader reader = new FrameReader(LIMIT);
+    readAll(reader, new Pieces(big));
+    assertTrue(reader.capacity() >= 50_000);
+    assertEquals(50_003 - FrameReader.FIRST_CAPACITY, reader.shrink());
+    assertEquals(FrameReader.FIRST_CAPACITY, reader.capacity());
+    assertEquals(0, reader.shrink(), "nothing more to give back");
+  }
+
+  @Test
+  void aBufferHoldingFurtherFramesIsNotShrunk() throws Exception {
+    List<byte[]> bodies = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      bodies.add(body(10, i));
+    }
+    Pieces channel =
+        new Pieces(concat(bodies.stream().map(FrameReaderTest::frameOf).toArray(byte[][]::new)));
+    FrameReader reader = withRoom(LIMIT);
+    reader.readFrom(channel);
+    reader.grow(); // full of whole frames: room to read on
+    reader.readFrom(channel);
+    assertEquals(2 * FrameReader.FIRST_CAPACITY, reader.capacity());
+    List<byte[]> frames = new ArrayList<>();
+    ByteBuffer first = reader.poll().bytes();
+    frames.add(Arrays.copyOfRange(first.array(), 0, first.remaining()));
+    assertEquals(0, reader.shrink(), "the frames after it are kept");
+    frames.addAll(readAll(reader, channel));
+    assertFrames(bodies, frames, "no frame lost");
+  }
+
+  private static FrameReader withRoom(int limit) {
+    FrameReader reader = new FrameReader(limit);
+    reader.grow();
+    return reader;
+  }
+
+  private static byte[] varintOf(int n) {
+    try {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      CodedOutputStream c = CodedOutputStream.newInstance(out);
+      c.writeUInt32NoTag(n);
+      c.flush();
+      return out.toByteArray();
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
   }
 
   private static byte[] frameOf(byte[] body) {

@@ -1,0 +1,120 @@
+package dev.berth.it;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * A hostile local user's program, run by the tests as a real process of another user, so that the
+ * server knows it by the kernel's word. It uses nothing but the JDK: that user cannot read the
+ * build's libraries.
+ *
+ * <ul>
+ *   <li>{@code announce SOCKET N BYTES}: opens N connections, each announcing a frame of BYTES and
+ *       sending 1 KiB of it, then another 1 KiB on each, and holds them.
+ *   <li>{@code flood SOCKET N FRAME_HEX}: sends the frame N times on one connection and reads
+ *       nothing; when the server drops it (or refuses it), does it again.
+ * </ul>
+ *
+ * Prints one line when the attack is in place, then runs until it is killed or its standard input
+ * closes (so that it does not outlive a test that died).
+ */
+public final class SocketAbuser {
+  private SocketAbuser() {}
+
+  public static void main(String[] args) throws Exception {
+    Thread untilInputCloses =
+        new Thread(
+            () -> {
+              try {
+                System.in.transferTo(OutputStream.nullOutputStream());
+              } catch (IOException ignored) {
+                // closed either way
+              }
+              System.exit(0);
+            });
+    untilInputCloses.setDaemon(true);
+    untilInputCloses.start();
+    UnixDomainSocketAddress socket = UnixDomainSocketAddress.of(args[1]);
+    int n = Integer.parseInt(args[2]);
+    switch (args[0]) {
+      case "announce" -> announce(socket, n, Integer.parseInt(args[3]));
+      case "flood" -> flood(socket, n, HexFormat.of().parseHex(args[3]));
+      default -> throw new IllegalArgumentException("announce or flood, not " + args[0]);
+    }
+  }
+
+  private static void announce(UnixDomainSocketAddress socket, int n, int bytes)
+      throws IOException, InterruptedException {
+    List<SocketChannel> held = new ArrayList<>();
+    ByteArrayOutputStream header = new ByteArrayOutputStream();
+    for (long v = bytes; ; v >>>= 7) {
+      if (v < 0x80) {
+        header.write((int) v);
+        break;
+      }
+      header.write((int) (v & 0x7f) | 0x80);
+    }
+    header.write(new byte[1024]);
+    for (int i = 0; i < n; i++) {
+      SocketChannel c = SocketChannel.open(socket);
+      send(c, header.toByteArray());
+      held.add(c);
+    }
+    for (SocketChannel c : held) {
+      send(c, new byte[1024]); // more of the body, read after the length: room for all of it?
+    }
+    System.out.println("announced " + bytes + " bytes on " + n + " connections");
+    Thread.currentThread().join(); // hold them until killed
+  }
+
+  private static void send(SocketChannel c, byte[] bytes) {
+    try {
+      c.write(ByteBuffer.wrap(bytes));
+    } catch (IOException refused) {
+      // the server hung up on this one: that is its answer
+    }
+  }
+
+  private static void flood(UnixDomainSocketAddress socket, int n, byte[] frame)
+      throws IOException, InterruptedException {
+    byte[] requests = new byte[n * frame.length];
+    for (int i = 0; i < n; i++) {
+      System.arraycopy(frame, 0, requests, i * frame.length, frame.length);
+    }
+    for (int round = 1; ; round++) {
+      try (SocketChannel c = SocketChannel.open(socket)) {
+        c.configureBlocking(false);
+        ByteBuffer b = ByteBuffer.wrap(requests);
+        while (b.hasRemaining() && c.write(b) > 0) {
+          // as much as the socket takes; the replies are never read
+        }
+        System.out.println(
+            "flood " + round + ": sent " + b.position() + " bytes of " + n + " requests");
+        awaitHangUp(c);
+      } catch (IOException hungUpAtOnce) {
+        // refused (too many connections of this user): try again
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** Waits until the server closes the connection, without reading it. */
+  private static void awaitHangUp(SocketChannel c) throws InterruptedException {
+    ByteBuffer empty = ByteBuffer.wrap(new byte[] {0}); // an empty frame, should it get through
+    while (true) {
+      try {
+        c.write(empty.rewind());
+      } catch (IOException hungUp) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+  }
+}

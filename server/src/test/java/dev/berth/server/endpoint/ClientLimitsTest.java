@@ -1,0 +1,104 @@
+package dev.berth.server.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.berth.server.endpoint.ClientLimits.Limit;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ClientLimitsTest {
+  private static final long HEAP = 2L << 30;
+
+  @Test
+  void theDefaultsGiveClientsAQuarterOfTheHeap() {
+    ClientLimits d = ClientLimits.defaults(HEAP);
+    assertEquals(16 << 20, d.frameBytes());
+    assertEquals(64, d.userConnections());
+    assertEquals(16, d.userRequests());
+    assertEquals(64L << 20, d.userBufferBytes());
+    assertEquals(64L << 20, d.userReplyBytes());
+    assertEquals(4096, d.connections());
+    assertEquals(512L << 20, d.bufferBytes());
+    assertEquals(Duration.ofSeconds(60), d.stall());
+    assertEquals(Duration.ofMinutes(5), d.idle());
+  }
+
+  @Test
+  void theEnvironmentOverridesSomeLimitsAndKeepsTheRest() {
+    ClientLimits l =
+        ClientLimits.fromEnvironment(
+            Map.of(
+                "BERTH_CLIENT_LIMITS",
+                " user_connections=8, user_buffer=1MiB,buffer=3g,stall=500ms,idle=2min,frame=64k"),
+            HEAP);
+    assertEquals(8, l.userConnections());
+    assertEquals(1L << 20, l.userBufferBytes());
+    assertEquals(3L << 30, l.bufferBytes());
+    assertEquals(Duration.ofMillis(500), l.stall());
+    assertEquals(Duration.ofMinutes(2), l.idle());
+    assertEquals(64 << 10, l.frameBytes());
+    assertEquals(16, l.userRequests(), "not set: the default");
+    assertEquals(ClientLimits.defaults(HEAP), ClientLimits.fromEnvironment(Map.of(), HEAP));
+  }
+
+  @Test
+  void sizesAndTimesReadAsAdministratorsWriteThem() {
+    assertEquals(65536, ClientLimits.bytes("65536"));
+    assertEquals(64 << 10, ClientLimits.bytes("64K"));
+    assertEquals(64 << 20, ClientLimits.bytes("64 MiB"));
+    assertEquals(1L << 30, ClientLimits.bytes("1gb"));
+    assertEquals(Duration.ofSeconds(60), ClientLimits.duration("60"));
+    assertEquals(Duration.ofSeconds(60), ClientLimits.duration("60s"));
+    assertEquals(Duration.ofMinutes(5), ClientLimits.duration("5m"));
+  }
+
+  @Test
+  void aBadSettingNamesTheVariableTheLimitAndTheValue() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                ClientLimits.fromEnvironment(
+                    Map.of("BERTH_CLIENT_LIMITS", "user_buffer=lots"), HEAP));
+    assertEquals(
+        "BERTH_CLIENT_LIMITS: user_buffer: 'lots' is not a size such as 64M or 65536",
+        e.getMessage());
+    assertEquals(
+        "unknown client limit 'users'; the limits are frame, user_connections, user_requests,"
+            + " user_buffer, user_replies, connections, buffer, stall, idle",
+        assertThrows(IllegalArgumentException.class, () -> limits().with("users=3")).getMessage());
+    assertThrows(IllegalArgumentException.class, () -> limits().with("user_requests=0"));
+    assertThrows(IllegalArgumentException.class, () -> limits().with("stall=0s"));
+    assertThrows(IllegalArgumentException.class, () -> limits().with("user_buffer=0"));
+    assertThrows(IllegalArgumentException.class, () -> limits().with("stall"));
+    assertEquals(
+        "user_buffer (16 MiB) must hold two of the largest requests (frame=16 MiB)",
+        assertThrows(IllegalArgumentException.class, () -> limits().with("user_buffer=16M"))
+            .getMessage());
+  }
+
+  @Test
+  void aSmallHeapStillLetsTwoOfTheLargestRequestsIn() {
+    assertEquals(32L << 20, ClientLimits.defaults(64L << 20).bufferBytes());
+  }
+
+  @Test
+  void aLimitDescribesItselfAsItsSetting() {
+    ClientLimits l = limits().with("user_buffer=64M,stall=1500ms");
+    assertEquals("user_buffer=64 MiB", l.describe(Limit.USER_BUFFER));
+    assertEquals("user_connections=64", l.describe(Limit.USER_CONNECTIONS));
+    assertEquals("stall=1500ms", l.describe(Limit.STALL));
+    assertEquals("idle=300s", l.describe(Limit.IDLE));
+    assertEquals("4 KiB", ClientLimits.size(4096));
+    assertEquals("1.5 MiB", ClientLimits.size(3 << 19));
+    assertEquals("1.0 MiB", ClientLimits.size((1 << 20) + 1));
+    assertEquals("1.5 KiB", ClientLimits.size(1536));
+    assertEquals("100 bytes", ClientLimits.size(100));
+  }
+
+  private static ClientLimits limits() {
+    return ClientLimits.defaults(HEAP);
+  }
+}
