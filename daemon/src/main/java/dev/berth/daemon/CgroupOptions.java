@@ -2,6 +2,7 @@ package dev.berth.daemon;
 
 import dev.berth.mom.Isolation;
 import dev.berth.mom.os.cgroup.CgroupConfig;
+import java.io.IOException;
 import picocli.CommandLine.Option;
 
 /** Where a host's moms put their jobs' cgroups (used only by jobs with cgroup_enable True). */
@@ -14,8 +15,10 @@ final class CgroupOptions {
 
   @Option(
       names = "--cgroup-root",
-      defaultValue = "berth",
-      description = "Levels below the parent cgroup; each mom adds its node name (berth/NODE).")
+      description =
+          "Levels below the parent cgroup; each mom adds its node name (ROOT/NODE). Default:"
+              + " berth for the default home, berth-HASH for any other, so that two"
+              + " installations on one host never share one.")
   String root;
 
   @Option(
@@ -26,12 +29,18 @@ final class CgroupOptions {
               + " (default: the mom's own cgroup in each).")
   String parent;
 
-  /** The isolation of the mom of {@code node}. */
-  Isolation isolation(String node) {
+  /**
+   * The isolation of the mom of {@code node} of the installation in {@code home}, once this process
+   * holds its cgroup root: a mom removes the cgroups it does not know of, so two moms must never
+   * share one.
+   */
+  Isolation isolation(BerthHome home, boolean defaultHome, String node) throws IOException {
+    String level = (root != null ? root : home.cgroupRoot(defaultHome)) + "/" + node;
+    CgroupRootLock.hold(level, parent);
     return Isolation.open(
         new CgroupConfig(
             CgroupConfig.Mode.parse(mode),
-            root + "/" + node,
+            level,
             parent == null ? java.util.Map.of() : CgroupConfig.parseParents(parent)));
   }
 }

@@ -183,7 +183,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   private void writeRole(String role) {
     try {
-      Files.writeString(settings.home().roleFile(), role + "\n");
+      BerthHome.writePrivate(settings.home().roleFile(), role + "\n");
     } catch (IOException e) {
       log.warn(
           "cannot record the role {} in {}: {}", role, settings.home().roleFile(), e.toString());
@@ -218,19 +218,23 @@ public final class EmbeddedCluster implements AutoCloseable {
   public record Install(
       Path starter, Path tools, boolean nodeHostnames, String version, boolean rootJobs) {}
 
-  /** Moms for this host: one named after the host, or node1..nodeN each with its CPU share. */
+  /**
+   * Moms for this host ({@link #nodeNames}), each with its CPU share and its TMPDIR base under
+   * {@code jobTmp}.
+   */
   public static List<MomConfig> localMoms(
-      BerthHome home, String host, int nodes, List<Integer> cpus, Install install) {
+      BerthHome home, Path jobTmp, String host, int nodes, List<Integer> cpus, Install install) {
     List<MomConfig> moms = new ArrayList<>();
+    List<String> names = nodeNames(host, nodes);
     for (int i = 0; i < nodes; i++) {
-      String name = nodes == 1 ? host : "node" + (i + 1);
+      String name = names.get(i);
       moms.add(
           new MomConfig(
               name,
               share(cpus, i, nodes),
               List.of(),
               home.mom(name),
-              home.jobTmp().resolve(name),
+              jobTmp.resolve(name),
               install.starter(),
               Duration.ofSeconds(10),
               Duration.ofSeconds(5),
@@ -240,6 +244,15 @@ public final class EmbeddedCluster implements AutoCloseable {
               install.rootJobs()));
     }
     return moms;
+  }
+
+  /** The nodes of this host: one named after the host, or node1..nodeN. */
+  public static List<String> nodeNames(String host, int nodes) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      names.add(nodes == 1 ? host : "node" + (i + 1));
+    }
+    return names;
   }
 
   /** The i-th of n slices of the CPU list; with more nodes than CPUs, slices wrap around. */

@@ -8,6 +8,7 @@ import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.server.query.Queries;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -78,16 +79,21 @@ final class MomCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     BerthHome h = home.home();
+    h.secure();
     String node = name != null ? name : Hosts.localName();
     List<Integer> cpuIds =
         cpus != null ? NodeFacts.parseCpuList(cpus) : NodeFacts.linux().onlineCpus();
+    // What can refuse to start comes first, before anything is made outside the home.
+    DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.MOM, node), trust);
+    dev.berth.mom.Isolation isolation = cgroups.isolation(h, home.isDefault(), node);
+    Path jobTmp = h.jobTmp();
     MomConfig config =
         new MomConfig(
             node,
             cpuIds,
             properties,
             h.mom(node),
-            h.jobTmp().resolve(node),
+            jobTmp.resolve(node),
             Installation.starter(),
             Duration.ofSeconds(heartbeat),
             Duration.ofSeconds(5),
@@ -95,13 +101,12 @@ final class MomCommand implements Callable<Integer> {
             Installation.tools(),
             nodeHostname,
             rootJobs);
-    DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.MOM, node), trust);
-    JobFiles.prepareBase(h.jobTmp());
+    JobFiles.prepareBase(jobTmp);
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =
         new MomProcess(
             config,
-            cgroups.isolation(node),
+            isolation,
             ClusterConfig.of(host, port, List.of("mom"), server, server.size() > 1),
             ServerWatch.PATIENCE,
             daemonTrust);
@@ -111,7 +116,7 @@ final class MomCommand implements Callable<Integer> {
                 () -> {
                   mom.stop();
                   try {
-                    Files.deleteIfExists(h.jobTmp()); // the last mom of this home to stop
+                    Files.deleteIfExists(jobTmp); // the last mom of this home to stop
                   } catch (java.io.IOException stillInUse) {
                     // another mom of this home, or a job that runs on, still has a directory there
                   }

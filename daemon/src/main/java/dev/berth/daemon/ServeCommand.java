@@ -28,28 +28,36 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     BerthHome h = home.home();
-    Files.createDirectories(h.root());
+    h.secure();
     String host = Hosts.localName();
     String name = options.serverName != null ? options.serverName : host;
     List<Integer> cpuIds =
         options.cpus != null
             ? NodeFacts.parseCpuList(options.cpus)
             : NodeFacts.linux().onlineCpus();
-    Path starter = Installation.starter();
+    // What can refuse to start comes first, before anything is made outside the home.
+    java.util.Map<String, dev.berth.mom.Isolation> isolations = new java.util.HashMap<>();
+    for (String node : EmbeddedCluster.nodeNames(host, options.nodes)) {
+      isolations.put(node, cgroups.isolation(h, home.isDefault(), node));
+    }
+    DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.SERVER, host), trust);
+    JournalSpec journal = JournalSpec.parse(options.journal);
+    Path jobTmp = h.jobTmp();
     var moms =
         EmbeddedCluster.localMoms(
             h,
+            jobTmp,
             host,
             options.nodes,
             cpuIds,
             new EmbeddedCluster.Install(
-                starter,
+                Installation.starter(),
                 Installation.tools(),
                 options.nodeHostnames(),
                 Queries.VERSION,
                 options.rootJobs));
+    JobFiles.prepareBase(jobTmp);
     for (var mom : moms) {
-      JobFiles.prepareBase(h.jobTmp());
       JobFiles.prepareBase(mom.tmpBase());
     }
     EmbeddedCluster cluster =
@@ -63,10 +71,10 @@ final class ServeCommand implements Callable<Integer> {
                 options.port,
                 options.join,
                 moms,
-                cgroups::isolation,
-                JournalSpec.parse(options.journal),
-                DaemonTrust.of(h, new Identity(Role.SERVER, host), trust)));
-    Files.writeString(h.pidFile(), ProcessHandle.current().pid() + "\n");
+                isolations::get,
+                journal,
+                daemonTrust));
+    BerthHome.writePrivate(h.pidFile(), ProcessHandle.current().pid() + "\n");
     CountDownLatch stopped = new CountDownLatch(1);
     java.util.concurrent.atomic.AtomicBoolean asked =
         new java.util.concurrent.atomic.AtomicBoolean();
@@ -82,7 +90,7 @@ final class ServeCommand implements Callable<Integer> {
                     // the next start checks whether that pid still runs
                   }
                   try {
-                    Files.deleteIfExists(h.jobTmp()); // the moms removed theirs if empty
+                    Files.deleteIfExists(jobTmp); // the moms removed theirs if empty
                   } catch (java.io.IOException ignored) {
                     // a job that runs on still has its TMPDIR there
                   }

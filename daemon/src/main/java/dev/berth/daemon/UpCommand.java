@@ -40,7 +40,7 @@ final class UpCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     BerthHome h = home.home();
-    Files.createDirectories(h.root());
+    h.secure();
     var running = Daemons.running(h);
     Path sock = home.socket(options.socket);
     if (running.isPresent()) {
@@ -105,7 +105,10 @@ final class UpCommand implements Callable<Integer> {
     argv.add(Berth.class.getName());
     argv.addAll(List.of("serve", "--home", h.root().toString(), "--socket", sock.toString()));
     argv.addAll(List.of("--host", options.host));
-    argv.addAll(List.of("--cgroup-mode", cgroups.mode, "--cgroup-root", cgroups.root));
+    argv.addAll(List.of("--cgroup-mode", cgroups.mode));
+    if (cgroups.root != null) {
+      argv.addAll(List.of("--cgroup-root", cgroups.root));
+    }
     if (cgroups.parent != null) {
       argv.addAll(List.of("--cgroup-parent", cgroups.parent));
     }
