@@ -362,19 +362,19 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   }
 
   private Behavior<Command> received(Sealed letter) {
-    courier.open(letter).ifPresent(r -> fromPeer(r.from(), r.message(), letter));
+    courier.open(letter).ifPresent(r -> fromPeer(r.from(), r.message()));
     return this;
   }
 
   /** A message from the server or another node's mom, acted on only if its sender may send it. */
-  private void fromPeer(Identity from, MomInbound m, Sealed letter) {
+  private void fromPeer(Identity from, MomInbound m) {
     Optional<String> refused = SenderRules.refusal(from, m, knowledge);
     if (refused.isPresent()) {
       refusals.refused(refused.get());
       return;
     }
     switch (m.getBodyCase()) {
-      case RUN -> run(m.getRun().toBuilder().setGrant(letter).build());
+      case RUN -> run(m.getRun());
       case KILL -> kill(m.getKill());
       case SIGNAL ->
           forward(m.getSignal().getJobId(), new JobActor.Signal(m.getSignal().getSignal()));

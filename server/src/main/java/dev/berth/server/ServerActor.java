@@ -482,9 +482,20 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
 
   private void send(String node, MomInbound message) {
     ActorRef<Sealed> mom = moms.get(node);
-    if (mom != null) {
-      mom.tell(seal.seal(letter(node).setToMom(message)));
+    if (mom == null) {
+      return;
     }
+    if (message.hasRun()) {
+      message = MomInbound.newBuilder().setRun(withGrant(node, message.getRun())).build();
+    }
+    mom.tell(seal.seal(letter(node).setToMom(message)));
+  }
+
+  /** A run request with the placement its mother superior shows the job's other nodes. */
+  private dev.berth.proto.RunJob withGrant(String node, dev.berth.proto.RunJob run) {
+    MomInbound placement =
+        MomInbound.newBuilder().setRun(run.toBuilder().clearScript().clearGrant()).build();
+    return run.toBuilder().setGrant(seal.seal(letter(node).setToMom(placement))).build();
   }
 
   private Behavior<Message> requestSchedule() {

@@ -13,12 +13,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Whether a JOIN_JOB shows a real placement: the server's sealed RunJob to the mother superior,
- * which names this node among the job's nodes. The sister takes the job from the grant, never from
- * the request, so a mother superior cannot change the owner, the resources or the nodes. A grant is
- * good for a while after the server sealed it (sisters are asked to join when the job starts), and
- * not again for a job that already ended here: a compromised mother superior cannot replay an old
- * grant to run tasks as the job's owner after the job is gone.
+ * Whether a JOIN_JOB shows a real placement: the server's sealed run request (without its script)
+ * for the mother superior, which names this node among the job's nodes. The sister takes the job
+ * from the grant, never from the request, so a mother superior cannot change the owner, the
+ * resources or the nodes. A grant is good for a while after the server sealed it (sisters are asked
+ * to join when the job starts), and not again for a job that already ended here: a compromised
+ * mother superior cannot replay an old grant to run tasks as the job's owner after the job is gone.
  */
 public final class Grants {
   /** Sisters join within a minute of the start; clocks of the hosts may differ by a few more. */
