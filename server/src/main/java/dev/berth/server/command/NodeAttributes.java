@@ -70,7 +70,9 @@ final class NodeAttributes {
       default ->
           throw new CommandException(
               Error.Code.UNKNOWN_ATTRIBUTE,
-              "unknown node attribute '" + a.getName() + "' (np, properties, gpus, state, note)");
+              "unknown node attribute '"
+                  + AttributeValues.shown(a.getName())
+                  + "' (np, properties, gpus, state, note)");
     }
     return n.build();
   }
