@@ -29,6 +29,7 @@ import static dev.berth.core.AttributeNames.VARIABLE_LIST;
 import static dev.berth.core.AttributeNames.WORK_DIR;
 
 import dev.berth.core.Hosts;
+import dev.berth.core.VariableNames;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Holds;
@@ -47,7 +48,6 @@ import java.util.regex.Pattern;
  * need the rest of the state (queue, dependencies, array request) are checked by the callers.
  */
 final class JobAttributes {
-  private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern GROUP_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.\\-]*");
   private static final Set<String> JOIN = Set.of("n", "oe", "eo");
   private static final Set<String> KEEP = Set.of("n", "o", "e", "oe", "eo");
@@ -272,7 +272,7 @@ final class JobAttributes {
     int eq = v.indexOf('=');
     String name = eq < 0 ? v : v.substring(0, eq);
     String value = eq < 0 ? "" : v.substring(eq + 1);
-    if (!VARIABLE_NAME.matcher(name).matches()) {
+    if (!VariableNames.isName(name)) {
       throw new CommandException(
           Error.Code.BAD_VALUE, "illegal variable name '" + name + "' in Variable_List");
     }
