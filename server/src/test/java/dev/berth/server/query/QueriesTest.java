@@ -165,7 +165,11 @@ class QueriesTest {
 
   @Test
   void anotherUsersEnvironmentIsNeverShownEvenWhereTheJobIs() throws Exception {
-    String secret = d.submit(ALICE, attr(AttributeNames.VARIABLE_LIST, "TOKEN=s3cr3t"));
+    String secret =
+        d.submit(
+            ALICE,
+            attr(AttributeNames.VARIABLE_LIST, "TOKEN=s3cr3t"),
+            attr(AttributeNames.SUBMIT_ARGS, "-v TOKEN=s3cr3t job.sh"));
     String array =
         d.submit(
             ALICE,
@@ -179,6 +183,7 @@ class QueriesTest {
     Job seen = stat(BOB, secret, false);
     assertEquals(secret, seen.getId(), "bob may see the job");
     assertEquals(0, seen.getVariablesCount(), "but not its Variable_List");
+    assertEquals("", seen.getSubmitArgs(), "nor qsub's command line, which repeats -v");
     assertEquals(0, stat(BOB, array, true).getVariablesCount(), "nor a subjob's");
     Response all = ask(BOB, Request.newBuilder().setStatJobs(StatJobs.newBuilder()));
     assertTrue(
