@@ -126,4 +126,28 @@ class ResourceOverflowTest {
         "does not fit in 64 bits");
     assertEquals("9223372036854775800", d.state.serverAttribute("max_running").orElseThrow());
   }
+
+  @Test
+  void nodeCountsBeyondAnIntAreRefused() {
+    SubmitTest.refused(
+        Error.Code.BAD_VALUE,
+        () ->
+            d.qmgr(
+                ROOT,
+                Manage.Command.CREATE,
+                Manage.ObjectType.NODE,
+                List.of("n9"),
+                attr("np", "99999999999")),
+        "np 99999999999 is more than 2147483647");
+    SubmitTest.refused(
+        Error.Code.BAD_VALUE,
+        () ->
+            d.qmgr(
+                ROOT,
+                Manage.Command.SET,
+                Manage.ObjectType.NODE,
+                List.of("n1"),
+                attr("gpus", "-2")),
+        "expected 0 or more");
+  }
 }
