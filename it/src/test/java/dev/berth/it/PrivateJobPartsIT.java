@@ -31,6 +31,7 @@ class PrivateJobPartsIT {
   private static final String SCRIPT_MARK = "only-in-the-script";
 
   static TestCluster cluster;
+  static Path script;
   static String id;
 
   @BeforeAll
@@ -40,7 +41,7 @@ class PrivateJobPartsIT {
     assertEquals(0, cluster.cli("qmgr", "-c", "create node n1 np=2").exit());
     assertEquals(0, cluster.cli("qmgr", "-c", "set server query_other_jobs = True").exit());
     Path home = TestUsers.home(ALICE);
-    Path script = home.resolve("secret.pbs");
+    script = home.resolve("secret.pbs");
     Files.writeString(script, "echo " + SCRIPT_MARK + "\n");
     TestCluster.exec(Path.of("/"), List.of("chown", ALICE, script.toString()));
     TestCluster.Result r =
@@ -52,6 +53,7 @@ class PrivateJobPartsIT {
   @AfterAll
   static void stop() throws IOException {
     cluster.close();
+    Files.deleteIfExists(script);
   }
 
   @Test

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("integration")
 class SubmissionChecksIT {
+  static final List<Path> SCRIPTS = new ArrayList<>();
   static TestCluster cluster;
   static Path aliceHome;
 
@@ -47,6 +48,9 @@ class SubmissionChecksIT {
   @AfterAll
   static void stop() throws IOException {
     cluster.close();
+    for (Path f : SCRIPTS) {
+      Files.deleteIfExists(f);
+    }
   }
 
   private static void qmgr(String directive) {
@@ -64,6 +68,7 @@ class SubmissionChecksIT {
   private static Path script(Path dir, String name, String text, String owner) throws IOException {
     Path file = dir.resolve(name);
     Files.writeString(file, text);
+    SCRIPTS.add(file);
     TestCluster.exec(Path.of("/"), List.of("chown", owner, file.toString()));
     return file;
   }
