@@ -5,13 +5,22 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Pattern;
 
 /**
- * The local host: its name, as the kernel has it (what {@code hostname} prints), and a free port on
- * its loopback address.
+ * Host names: the local host's, as the kernel has it (what {@code hostname} prints), what a host
+ * name may look like, and a free port on the loopback address.
  */
 public final class Hosts {
+  /** Letters, digits, {@code - _ .}; not starting with a dot or dash (RFC 1123, plus {@code _}). */
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.\\-]{0,252}");
+
   private Hosts() {}
+
+  /** Whether {@code name} can be a host name (one that a path or an owner may carry). */
+  public static boolean isName(String name) {
+    return NAME.matcher(name).matches();
+  }
 
   public static String localName() {
     try {

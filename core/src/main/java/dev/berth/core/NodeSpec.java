@@ -10,7 +10,9 @@ import java.util.regex.Pattern;
  * Torque's {@code nodes=} resource: {@code +}-separated groups, each {@code {count|host}} followed
  * by {@code :ppn=N}, {@code :gpus=N}, a GPU mode and node properties, with an optional {@code
  * #shared} or {@code #excl} suffix on the whole spec. A group that starts with a name is a named
- * host when such a node exists and a property otherwise; the server decides which.
+ * host when such a node exists and a property otherwise; the server decides which. The totals
+ * (nodes, and processes: count times ppn over all groups) must fit in an int, so that no one who
+ * sums them later can overflow.
  */
 public final class NodeSpec {
   private static final Set<String> GPU_MODES =
@@ -46,8 +48,15 @@ public final class NodeSpec {
       throw new BadValueException("nodes request is empty");
     }
     List<NodeGroup> groups = new ArrayList<>();
+    long processes = 0; // at least the node count, since every ppn is at least 1
     for (String group : spec.split("\\+", -1)) {
-      groups.add(group(text, group));
+      NodeGroup g = group(text, group);
+      groups.add(g);
+      processes += (long) g.getCount() * g.getPpn();
+      if (processes > Integer.MAX_VALUE) {
+        throw new BadValueException(
+            "nodes '" + text + "' asks for more than " + Integer.MAX_VALUE + " processes");
+      }
     }
     return new Parsed(List.copyOf(groups), exclusive);
   }

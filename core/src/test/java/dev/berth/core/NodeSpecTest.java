@@ -203,9 +203,18 @@ class NodeSpecTest {
         "2:ppn=4: | nodes '2:ppn=4:': '' is not a node property",
         "2:fast!  | nodes '2:fast!': 'fast!' is not a node property",
         "2:-fast | nodes '2:-fast': '-fast' is not a node property",
+        "65536:ppn=32768 | nodes '65536:ppn=32768' asks for more than 2147483647 processes",
+        "2147483647+1 | nodes '2147483647+1' asks for more than 2147483647 processes",
       })
   void rejectsBadSpecsNamingThem(String text, String message) {
     BadValueException e = assertThrows(BadValueException.class, () -> NodeSpec.parse(text));
     assertEquals(message, e.getMessage());
+  }
+
+  @Test
+  void theLargestRequestThatFitsIsKept() {
+    NodeSpec.Parsed p = NodeSpec.parse("1:ppn=2147483647");
+    assertEquals(2147483647, p.processCount());
+    assertEquals(1, p.nodeCount());
   }
 }

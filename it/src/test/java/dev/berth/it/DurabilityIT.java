@@ -57,6 +57,7 @@ class DurabilityIT {
   /** Starts the server; the first start also defines a node (no mom) so jobs are feasible. */
   private void startServer() throws Exception {
     assertTrue(server.start(), server.log());
+    TestCluster.allowRootJobs(server.socket);
     try (BerthClient c = BerthClient.connect(server.socket)) {
       boolean hasNode =
           c.call(Request.newBuilder().setStatNodes(dev.berth.proto.StatNodes.getDefaultInstance()))

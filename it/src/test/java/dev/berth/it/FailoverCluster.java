@@ -76,6 +76,7 @@ final class FailoverCluster implements AutoCloseable {
     if (!c.second.startStandby()) {
       fail("the second server did not stand by: " + c.second.log());
     }
+    TestCluster.allowRootJobs(c.first.socket);
     c.startMom("m1", "0");
     c.startMom("m2", "1");
     return c;

@@ -57,6 +57,7 @@ final class MultiNodeCluster implements AutoCloseable {
     }
     c.address = m.group(1);
     c.qmgr("set server node_check_rate = 4");
+    TestCluster.allowRootJobs(c.socket);
     return c;
   }
 

@@ -13,8 +13,10 @@ import dev.berth.mom.MomConfig;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.cgroup.CgroupConfig;
+import dev.berth.proto.Attribute;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
+import dev.berth.proto.Manage;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatJobs;
@@ -118,10 +120,34 @@ final class TestCluster implements AutoCloseable {
               true)); // the in-process commands submit as root
     }
     TestCluster c = new TestCluster(home, moms);
+    allowRootJobs(c.socket);
     if (withMom) {
       c.awaitNodeUp();
     }
     return c;
+  }
+
+  /**
+   * The in-process commands run as root, and jobs run as root only when acl_roots names the
+   * submitter: the test clusters allow root@any host, as a site that wants root jobs would.
+   */
+  static void allowRootJobs(Path socket) {
+    try (BerthClient client = BerthClient.connect(socket)) {
+      Response r =
+          client.call(
+              Request.newBuilder()
+                  .setManage(
+                      Manage.newBuilder()
+                          .setCommand(Manage.Command.SET)
+                          .setObjectType(Manage.ObjectType.SERVER)
+                          .addAttributes(
+                              Attribute.newBuilder().setName("acl_roots").setValue("root"))));
+      if (r.hasError()) {
+        fail("set server acl_roots = root: " + r.getError().getMessage());
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private void awaitNodeUp() {

@@ -72,7 +72,9 @@ final class AlterJobs {
     if (!changed.isEmpty()) {
       Queue queue = s.queue(job.getQueue()).orElseThrow();
       next.setResources(JobAttributes.retype(next.getResources()));
+      MemoryPerNode.check(next.getResources());
       ResourceLimits.check(next.build(), queue, s);
+      AttributeValues.checkTotal(next.build());
       Feasibility.whyImpossible(next.build(), StateView.capacities(s))
           .ifPresent(
               why -> {

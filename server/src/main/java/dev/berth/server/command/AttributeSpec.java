@@ -1,5 +1,7 @@
 package dev.berth.server.command;
 
+import dev.berth.core.BadValueException;
+import dev.berth.core.Sizes;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import java.util.ArrayList;
@@ -16,6 +18,10 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
   enum Type {
     BOOLEAN,
     INTEGER,
+    /** A whole number of at least 0: a limit (max_user_queuable). */
+    COUNT,
+    /** A Torque size ({@code 512kb}, {@code 1mb}). */
+    SIZE,
     STRING,
     LIST,
     RESOURCE
@@ -36,9 +42,11 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
       throw new CommandException(
           Error.Code.READ_ONLY_ATTRIBUTE, "attribute " + label + " is read-only");
     }
+    AttributeValues.check("an attribute name", label);
     if (a.getOp() == Attribute.Op.UNSET) {
       return null;
     }
+    AttributeValues.check(label, a.getValue());
     String value = normalize(label, a);
     return switch (a.getOp()) {
       case SET -> value;
@@ -58,10 +66,18 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
           default -> throw bad(label, v, "expected True or False");
         };
       case INTEGER:
+        return Long.toString(whole(label, v));
+      case COUNT:
+        long n = whole(label, v);
+        if (n < 0) {
+          throw bad(label, v, "expected 0 or more; unset it for no limit");
+        }
+        return Long.toString(n);
+      case SIZE:
         try {
-          return Long.toString(Long.parseLong(v));
-        } catch (NumberFormatException e) {
-          throw bad(label, v, "expected a whole number");
+          return Sizes.parse(v).toString();
+        } catch (BadValueException e) {
+          throw bad(label, v, e.getMessage());
         }
       case LIST:
         return String.join(",", items(v));
@@ -75,10 +91,27 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
     }
   }
 
+  private static long whole(String label, String v) {
+    try {
+      return Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      throw bad(label, v, "expected a whole number");
+    }
+  }
+
   private String increment(String label, String current, String value, int sign) {
-    if (type == Type.INTEGER) {
+    if (type == Type.INTEGER || type == Type.COUNT) {
       long base = current == null ? 0 : Long.parseLong(current);
-      return Long.toString(base + sign * Long.parseLong(value));
+      long next;
+      try {
+        next = Math.addExact(base, Math.multiplyExact(sign, Long.parseLong(value)));
+      } catch (ArithmeticException e) {
+        throw bad(label, value, "the result does not fit in 64 bits");
+      }
+      if (type == Type.COUNT && next < 0) {
+        throw bad(label, value, "the result would be below 0");
+      }
+      return Long.toString(next);
     }
     if (type != Type.LIST) {
       throw bad(label, value, "+= and -= apply only to numbers and lists");
@@ -106,6 +139,7 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
 
   private static CommandException bad(String label, String value, String why) {
     return new CommandException(
-        Error.Code.BAD_VALUE, "illegal value for " + label + ": '" + value + "' (" + why + ")");
+        Error.Code.BAD_VALUE,
+        "illegal value for " + label + ": '" + AttributeValues.shown(value) + "' (" + why + ")");
   }
 }

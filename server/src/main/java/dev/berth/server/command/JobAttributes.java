@@ -28,6 +28,8 @@ import static dev.berth.core.AttributeNames.UMASK;
 import static dev.berth.core.AttributeNames.VARIABLE_LIST;
 import static dev.berth.core.AttributeNames.WORK_DIR;
 
+import dev.berth.core.Hosts;
+import dev.berth.core.VariableNames;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Holds;
@@ -40,18 +42,23 @@ import java.util.regex.Pattern;
 
 /**
  * Turns Torque job attributes (what qsub and qalter send) into fields of a {@link Job}, checking
- * each value and naming the attribute in any error. Attributes that need the rest of the state
- * (queue, dependencies, array request) are checked by the callers.
+ * each value and naming the attribute in any error. Every value first passes {@link
+ * AttributeValues} (no control characters, bounded length), since any client may send any
+ * attribute; then its own rules (absolute paths, host names, variable names, ...). Attributes that
+ * need the rest of the state (queue, dependencies, array request) are checked by the callers.
  */
 final class JobAttributes {
-  private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  private static final Pattern GROUP_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.\\-]*");
   private static final Set<String> JOIN = Set.of("n", "oe", "eo");
   private static final Set<String> KEEP = Set.of("n", "o", "e", "oe", "eo");
 
   private JobAttributes() {}
 
   static void apply(Job.Builder job, Attribute a) {
+    String label = a.getResource().isEmpty() ? a.getName() : a.getName() + "." + a.getResource();
+    AttributeValues.check("an attribute name", label);
     String v = a.getValue();
+    AttributeValues.check(label, v);
     switch (a.getName()) {
       case JOB_NAME -> job.setName(jobName(v));
       case RESOURCE_LIST -> resource(job, a);
@@ -76,9 +83,9 @@ final class JobAttributes {
       case DEPEND -> job.putExtensions(DEPEND, v.trim());
       case NODE_EXCLUSIVE -> job.setNodeExclusive(bool(NODE_EXCLUSIVE, v));
       case SUBMIT_ARGS -> job.setSubmitArgs(v);
-      case SUBMIT_HOST -> job.setSubmitHost(v);
+      case SUBMIT_HOST -> job.setSubmitHost(host(SUBMIT_HOST, v));
       case UMASK -> job.putExtensions(UMASK, umask(v));
-      case GROUP_LIST -> job.putExtensions(GROUP_LIST, v);
+      case GROUP_LIST -> job.putExtensions(GROUP_LIST, groupList(v));
       case INTERACTIVE ->
           throw new CommandException(
               Error.Code.NOT_IMPLEMENTED, "interactive jobs (qsub -I) are not supported yet");
@@ -122,14 +129,14 @@ final class JobAttributes {
 
   private static String jobName(String v) {
     String name = v.trim();
-    if (name.isEmpty() || name.chars().anyMatch(c -> c < 0x20 || c == '/')) {
+    if (name.isEmpty() || name.indexOf('/') >= 0) {
       throw new CommandException(
-          Error.Code.BAD_VALUE,
-          "illegal job name '" + v + "': it must be non-empty, without '/' or control characters");
+          Error.Code.BAD_VALUE, "illegal job name '" + v + "': it must be non-empty, without '/'");
     }
     return name;
   }
 
+  /** {@code [host:]/absolute/path}: the mom writes the file at the path on its own node. */
   private static String path(String attribute, String v) {
     String p = v.trim();
     int colon = p.indexOf(':');
@@ -138,7 +145,36 @@ final class JobAttributes {
       throw new CommandException(
           Error.Code.BAD_VALUE, attribute + " '" + v + "' must be an absolute path (host:/path)");
     }
+    if (colon >= 0) {
+      host(attribute, p.substring(0, colon));
+    }
     return p;
+  }
+
+  private static String host(String attribute, String v) {
+    if (!Hosts.isName(v)) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE, attribute + ": '" + v + "' is not a host name");
+    }
+    return v;
+  }
+
+  /** {@code group[@host][,group[@host]...]}, as Torque's -W group_list. */
+  private static String groupList(String v) {
+    if (AttributeSpec.items(v).isEmpty()) {
+      throw new CommandException(Error.Code.BAD_VALUE, "group_list names no group");
+    }
+    for (String item : AttributeSpec.items(v)) {
+      int at = item.indexOf('@');
+      String group = at < 0 ? item : item.substring(0, at);
+      if (!GROUP_NAME.matcher(group).matches()
+          || (at >= 0 && !Hosts.isName(item.substring(at + 1)))) {
+        throw new CommandException(
+            Error.Code.BAD_VALUE,
+            "illegal group_list '" + v + "': '" + item + "' is not group or group@host");
+      }
+    }
+    return v;
   }
 
   private static String absolute(String attribute, String v) {
@@ -236,7 +272,7 @@ final class JobAttributes {
     int eq = v.indexOf('=');
     String name = eq < 0 ? v : v.substring(0, eq);
     String value = eq < 0 ? "" : v.substring(eq + 1);
-    if (!VARIABLE_NAME.matcher(name).matches()) {
+    if (!VariableNames.isName(name)) {
       throw new CommandException(
           Error.Code.BAD_VALUE, "illegal variable name '" + name + "' in Variable_List");
     }

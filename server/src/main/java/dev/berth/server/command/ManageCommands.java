@@ -99,7 +99,8 @@ final class ManageCommands {
 
   private static QueueCreated.Builder createQueue(ClusterState s, String name, Manage m) {
     if (!NAME.matcher(name).matches()) {
-      throw new CommandException(Error.Code.BAD_VALUE, "illegal queue name '" + name + "'");
+      throw new CommandException(
+          Error.Code.BAD_VALUE, "illegal queue name '" + AttributeValues.shown(name) + "'");
     }
     if (s.queue(name).isPresent()) {
       throw new CommandException(Error.Code.QUEUE_EXISTS, "queue " + name + " already exists");
@@ -181,7 +182,8 @@ final class ManageCommands {
 
   private static NodeCreated.Builder createNode(ClusterState s, String name, Manage m) {
     if (!NAME.matcher(name).matches()) {
-      throw new CommandException(Error.Code.BAD_VALUE, "illegal node name '" + name + "'");
+      throw new CommandException(
+          Error.Code.BAD_VALUE, "illegal node name '" + AttributeValues.shown(name) + "'");
     }
     if (s.node(name).isPresent()) {
       throw new CommandException(Error.Code.NODE_EXISTS, "node " + name + " already exists");

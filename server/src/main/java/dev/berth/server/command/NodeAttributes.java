@@ -11,8 +11,8 @@ import java.util.stream.IntStream;
  * offline flag (Torque's {@code state = offline} and {@code state -= offline}).
  */
 final class NodeAttributes {
-  private static final AttributeSpec NP = AttributeSpec.of("np", AttributeSpec.Type.INTEGER);
-  private static final AttributeSpec GPUS = AttributeSpec.of("gpus", AttributeSpec.Type.INTEGER);
+  private static final AttributeSpec NP = AttributeSpec.of("np", AttributeSpec.Type.COUNT);
+  private static final AttributeSpec GPUS = AttributeSpec.of("gpus", AttributeSpec.Type.COUNT);
   private static final AttributeSpec PROPERTIES =
       AttributeSpec.of("properties", AttributeSpec.Type.LIST);
   private static final AttributeSpec STATE = AttributeSpec.of("state", AttributeSpec.Type.LIST);
@@ -40,14 +40,13 @@ final class NodeAttributes {
               Error.Code.BAD_VALUE,
               "np of node " + node.getName() + " comes from its mom's CPU set (berth mom --cpus)");
         }
-        int np = Integer.parseInt(orZero(NP.combine(a, Integer.toString(node.getNp()))));
+        int np = count("np", NP.combine(a, Integer.toString(node.getNp())));
         if (np < 1) {
           throw new CommandException(Error.Code.BAD_VALUE, "np must be at least 1");
         }
         n.setNp(np).clearCpuIds().addAllCpuIds(IntStream.range(0, np).boxed().toList());
       }
-      case "gpus" ->
-          n.setGpus(Integer.parseInt(orZero(GPUS.combine(a, Integer.toString(node.getGpus())))));
+      case "gpus" -> n.setGpus(count("gpus", GPUS.combine(a, Integer.toString(node.getGpus()))));
       case "properties" -> {
         String joined = PROPERTIES.combine(a, String.join(",", node.getPropertiesList()));
         n.clearProperties()
@@ -70,7 +69,9 @@ final class NodeAttributes {
       default ->
           throw new CommandException(
               Error.Code.UNKNOWN_ATTRIBUTE,
-              "unknown node attribute '" + a.getName() + "' (np, properties, gpus, state, note)");
+              "unknown node attribute '"
+                  + AttributeValues.shown(a.getName())
+                  + "' (np, properties, gpus, state, note)");
     }
     return n.build();
   }
@@ -89,7 +90,13 @@ final class NodeAttributes {
     return words.contains("offline");
   }
 
-  private static String orZero(String value) {
-    return value == null ? "0" : value;
+  /** A count as the node record holds it (unset is 0); more than an int can hold is refused. */
+  private static int count(String name, String value) {
+    long n = value == null ? 0 : Long.parseLong(value);
+    if (n > Integer.MAX_VALUE) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE, name + " " + n + " is more than " + Integer.MAX_VALUE);
+    }
+    return (int) n;
   }
 }

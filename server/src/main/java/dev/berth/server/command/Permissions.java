@@ -6,19 +6,22 @@ import dev.berth.server.state.ClusterState;
 
 /**
  * Who may do what. Root is always a manager; the server's {@code managers} and {@code operators}
- * lists add others as {@code user@host} (host may be {@code *}). Users act on their own jobs only;
- * managers and operators on any job. Seeing other users' jobs needs {@code query_other_jobs} (as in
- * Torque, off by default).
+ * lists add others as {@code user@host} ({@link UserAcl}: host may be {@code *}, {@code *.domain},
+ * ...). Users act on their own jobs only; managers and operators on any job. Seeing other users'
+ * jobs needs {@code query_other_jobs} (as in Torque, off by default), and even then their
+ * environment (Variable_List) and scripts stay with their owners and the operators. A job runs as
+ * root only when {@code acl_roots} names the submitter.
  */
 public final class Permissions {
   private Permissions() {}
 
   public static boolean isManager(ClusterState s, Caller c) {
-    return c.isRoot() || listed(ServerAttributes.get(s, ServerAttributes.MANAGERS), c);
+    return c.isRoot() || UserAcl.admits(ServerAttributes.get(s, ServerAttributes.MANAGERS), c);
   }
 
   public static boolean isOperator(ClusterState s, Caller c) {
-    return isManager(s, c) || listed(ServerAttributes.get(s, ServerAttributes.OPERATORS), c);
+    return isManager(s, c)
+        || UserAcl.admits(ServerAttributes.get(s, ServerAttributes.OPERATORS), c);
   }
 
   public static boolean mayControl(ClusterState s, Caller c, Job job) {
@@ -29,6 +32,29 @@ public final class Permissions {
     return job.getEuser().equals(c.user())
         || ServerAttributes.flag(s, ServerAttributes.QUERY_OTHER_JOBS)
         || isOperator(s, c);
+  }
+
+  /** Whether {@code c} may read a job's environment and script: its owner and operators. */
+  public static boolean mayReadPrivate(ClusterState s, Caller c, Job job) {
+    return job.getEuser().equals(c.user()) || isOperator(s, c);
+  }
+
+  /**
+   * A job runs as the user who submitted it (Berth has no User_List, so nothing changes that
+   * later); when that is root, {@code acl_roots} must name the submitter, as in Torque and OpenPBS.
+   * The mom checks again for uid 0 before it starts anything.
+   */
+  static void requireMayRunAs(ClusterState s, Caller c) {
+    if (c.isRoot() && !UserAcl.admits(ServerAttributes.get(s, ServerAttributes.ACL_ROOTS), c)) {
+      throw new CommandException(
+          Error.Code.BAD_USER,
+          "root user "
+              + c.principal()
+              + " not allowed: jobs run as root only when the server's acl_roots names the"
+              + " submitter (qmgr -c 'set server acl_roots += "
+              + c.principal()
+              + "')");
+    }
   }
 
   static void requireManager(ClusterState s, Caller c, String what) {
@@ -59,24 +85,5 @@ public final class Permissions {
               + ": it belongs to "
               + job.getEuser());
     }
-  }
-
-  private static boolean listed(String list, Caller c) {
-    if (list == null) {
-      return false;
-    }
-    for (String entry : AttributeSpec.items(list)) {
-      int at = entry.indexOf('@');
-      String user = at < 0 ? entry : entry.substring(0, at);
-      String host = at < 0 ? "*" : entry.substring(at + 1);
-      boolean hostMatches =
-          host.equals("*")
-              || host.equals(c.host())
-              || (host.startsWith("*.") && c.host().endsWith(host.substring(1)));
-      if (user.equals(c.user()) && hostMatches) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -26,7 +26,8 @@ public final class QueueAttributes {
               AttributeSpec.of(ENABLED, Type.BOOLEAN),
               AttributeSpec.of(STARTED, Type.BOOLEAN),
               AttributeSpec.of("Priority", Type.INTEGER),
-              AttributeSpec.of(MAX_QUEUABLE, Type.INTEGER),
+              AttributeSpec.of(MAX_QUEUABLE, Type.COUNT),
+              AttributeSpec.of(ServerAttributes.MAX_USER_QUEUABLE, Type.COUNT),
               AttributeSpec.of(ServerAttributes.MAX_RUNNING, Type.INTEGER),
               AttributeSpec.of(ServerAttributes.MAX_USER_RUN, Type.INTEGER),
               AttributeSpec.of(ServerAttributes.COMMENT, Type.STRING),
@@ -48,7 +49,9 @@ public final class QueueAttributes {
     if (spec == null) {
       throw new CommandException(
           Error.Code.UNKNOWN_ATTRIBUTE,
-          "unknown queue attribute '" + name + "' (see docs/qmgr.md for the list)");
+          "unknown queue attribute '"
+              + AttributeValues.shown(name)
+              + "' (see docs/qmgr.md for the list)");
     }
     return spec;
   }

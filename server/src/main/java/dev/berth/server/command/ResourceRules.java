@@ -66,6 +66,8 @@ final class ResourceRules {
               "-l wd is PBS Pro's 'start in the submit directory'; use -d $PWD or cd $PBS_O_WORKDIR",
           "mpiprocs", "this is OpenPBS syntax; use -l nodes=N:ppn=M");
 
+  private static final long MAX_SECONDS = Long.MAX_VALUE / 1000;
+
   private ResourceRules() {}
 
   static Set<String> known() {
@@ -89,7 +91,7 @@ final class ResourceRules {
     }
     try {
       return switch (kind) {
-        case TIME -> Durations.format(Durations.parseSeconds(value));
+        case TIME -> Durations.format(seconds(value));
         case SIZE -> Sizes.parse(value).toString();
         case COUNT -> Integer.toString(positive(name, value));
         case NODES -> {
@@ -141,6 +143,15 @@ final class ResourceRules {
   static CommandException badValue(String name, String value, String why) {
     return new CommandException(
         Error.Code.BAD_VALUE, "illegal value for resource " + name + "=" + value + ": " + why);
+  }
+
+  /** A time in seconds that also fits in milliseconds, as moms time a walltime in milliseconds. */
+  private static long seconds(String value) {
+    long seconds = Durations.parseSeconds(value);
+    if (seconds > MAX_SECONDS) {
+      throw new BadValueException("a time may be at most " + MAX_SECONDS + " seconds");
+    }
+    return seconds;
   }
 
   private static int positive(String name, String value) {

@@ -1,5 +1,6 @@
 package dev.berth.server.command;
 
+import dev.berth.core.Sizes;
 import dev.berth.proto.Error;
 import dev.berth.server.command.AttributeSpec.Type;
 import dev.berth.server.state.ClusterState;
@@ -29,6 +30,9 @@ public final class ServerAttributes {
   public static final String MAX_RUNNING = "max_running";
   public static final String MAX_USER_RUN = "max_user_run";
   public static final String COMMENT = "comment";
+  public static final String ACL_ROOTS = "acl_roots";
+  public static final String MAX_USER_QUEUABLE = "max_user_queuable";
+  public static final String JOBSCRIPT_MAX_SIZE = "jobscript_max_size";
 
   static final Map<String, AttributeSpec> SPECS =
       Stream.of(
@@ -40,7 +44,7 @@ public final class ServerAttributes {
               AttributeSpec.of(KEEP_COMPLETED, Type.INTEGER),
               AttributeSpec.of(CGROUP_ENABLE, Type.BOOLEAN),
               AttributeSpec.of(KILL_DELAY, Type.INTEGER),
-              AttributeSpec.of(MAX_JOB_ARRAY_SIZE, Type.INTEGER),
+              AttributeSpec.of(MAX_JOB_ARRAY_SIZE, Type.COUNT),
               AttributeSpec.of(NODE_CHECK_RATE, Type.INTEGER),
               AttributeSpec.of(SCHEDULER_ITERATION, Type.INTEGER),
               AttributeSpec.of(RESOURCES_DEFAULT, Type.RESOURCE),
@@ -48,6 +52,9 @@ public final class ServerAttributes {
               AttributeSpec.of(MAX_RUNNING, Type.INTEGER),
               AttributeSpec.of(MAX_USER_RUN, Type.INTEGER),
               AttributeSpec.of(COMMENT, Type.STRING),
+              AttributeSpec.of(ACL_ROOTS, Type.LIST),
+              AttributeSpec.of(MAX_USER_QUEUABLE, Type.COUNT),
+              AttributeSpec.of(JOBSCRIPT_MAX_SIZE, Type.SIZE),
               AttributeSpec.of("next_job_number", Type.INTEGER),
               AttributeSpec.readOnly("server_state", Type.STRING),
               AttributeSpec.readOnly("total_jobs", Type.INTEGER),
@@ -65,7 +72,10 @@ public final class ServerAttributes {
           KILL_DELAY, "2",
           MAX_JOB_ARRAY_SIZE, "10000",
           NODE_CHECK_RATE, "150",
-          SCHEDULER_ITERATION, "60");
+          SCHEDULER_ITERATION, "60",
+          // OpenPBS's name; its default is 100mb, ours stays under the 1 MiB a Kafka journal
+          // record may have by default, since the journal keeps each script with its job.
+          JOBSCRIPT_MAX_SIZE, "512kb");
 
   private ServerAttributes() {}
 
@@ -79,7 +89,9 @@ public final class ServerAttributes {
     if (spec == null) {
       throw new CommandException(
           Error.Code.UNKNOWN_ATTRIBUTE,
-          "unknown server attribute '" + name + "' (see docs/qmgr.md for the list)");
+          "unknown server attribute '"
+              + AttributeValues.shown(name)
+              + "' (see docs/qmgr.md for the list)");
     }
     return spec;
   }
@@ -95,5 +107,11 @@ public final class ServerAttributes {
   public static long number(ClusterState s, String name) {
     String v = get(s, name);
     return v == null ? 0 : Long.parseLong(v);
+  }
+
+  /** A size attribute in bytes (0 when unset without a default). */
+  public static long bytes(ClusterState s, String name) {
+    String v = get(s, name);
+    return v == null ? 0 : Sizes.parseBytes(v);
   }
 }

@@ -32,6 +32,8 @@ final class SubmitJobs {
     if (!request.getSubmissionId().isEmpty() && earlier.isPresent()) {
       return repeated(earlier.get(), caller);
     }
+    Permissions.requireMayRunAs(s, caller);
+    checkScriptSize(s, request);
     Job.Builder job =
         Job.newBuilder()
             .setName("STDIN")
@@ -56,9 +58,11 @@ final class SubmitJobs {
     identify(job, number, caller, ctx);
     resources(job, queue, s);
     array(job, s, number, ctx.serverName());
+    QueuedJobLimits.check(s, queue, caller.user(), Math.max(1, job.getArraySize()));
     paths(job, number);
     schedulingState(job, s, ctx);
     Job built = job.build();
+    AttributeValues.checkTotal(built);
     Feasibility.whyImpossible(built, StateView.capacities(s))
         .ifPresent(
             why -> {
@@ -137,18 +141,21 @@ final class SubmitJobs {
             "user " + caller.user() + " is not in the acl_users of queue " + q.getName());
       }
     }
-    Optional<String> max = QueueAttributes.get(q, QueueAttributes.MAX_QUEUABLE);
-    if (max.isPresent()) {
-      long queued =
-          s.jobs().stream()
-              .filter(j -> j.getQueue().equals(q.getName()) && j.getArrayParent().isEmpty())
-              .filter(j -> j.getState() != JobState.COMPLETED)
-              .count();
-      if (queued >= Long.parseLong(max.get())) {
-        throw new CommandException(
-            Error.Code.EXCEEDS_QUEUE_LIMITS,
-            "queue " + q.getName() + " already holds max_queuable=" + max.get() + " jobs");
-      }
+  }
+
+  /** OpenPBS's jobscript_max_size: the journal keeps every script with its job. */
+  private static void checkScriptSize(ClusterState s, SubmitJob request) {
+    long max = ServerAttributes.bytes(s, ServerAttributes.JOBSCRIPT_MAX_SIZE);
+    if (request.getScript().size() > max) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE,
+          "jobscript max size exceeded: the script is "
+              + request.getScript().size()
+              + " bytes, the server's jobscript_max_size is "
+              + ServerAttributes.get(s, ServerAttributes.JOBSCRIPT_MAX_SIZE)
+              + " ("
+              + max
+              + " bytes)");
     }
   }
 
@@ -189,6 +196,7 @@ final class SubmitJobs {
           "nodes cannot be combined with ncpus or procs (use -l nodes=N:ppn=M)");
     }
     job.setResources(ResourceLimits.withDefaults(job.getResources(), queue, s));
+    MemoryPerNode.check(job.getResources());
     ResourceLimits.check(job.build(), queue, s);
     var r = job.getResourcesBuilder();
     int nodect =
@@ -203,7 +211,10 @@ final class SubmitJobs {
     if (job.getArrayRequest().isEmpty()) {
       return;
     }
-    int max = (int) ServerAttributes.number(s, ServerAttributes.MAX_JOB_ARRAY_SIZE);
+    int max =
+        (int)
+            Math.min(
+                Integer.MAX_VALUE, ServerAttributes.number(s, ServerAttributes.MAX_JOB_ARRAY_SIZE));
     ArrayRequest request;
     try {
       request = ArrayRequest.parse(job.getArrayRequest(), max);

@@ -100,7 +100,11 @@ public final class Queries {
       }
     }
     result.sort(JOB_ORDER);
-    return JobList.newBuilder().addAllJobs(result).setServer(serverName).build();
+    JobList.Builder list = JobList.newBuilder().setServer(serverName);
+    for (Job j : result) {
+      list.addJobs(PrivateParts.job(j, Permissions.mayReadPrivate(s, caller, j)));
+    }
+    return list.build();
   }
 
   private Job visible(ClusterState s, Caller caller, String text) {
@@ -206,22 +210,22 @@ public final class Queries {
     String id = canonical(text);
     List<Event> history = journal.history(id);
     Optional<Job> live = s.job(id);
-    boolean allowed;
-    if (live.isPresent()) {
-      allowed = Permissions.maySee(s, caller, live.get());
-    } else {
-      allowed =
-          !history.isEmpty()
-              && (Permissions.isOperator(s, caller)
-                  || history.stream()
-                      .filter(Event::hasJobSubmitted)
-                      .anyMatch(
-                          e -> e.getJobSubmitted().getJob().getEuser().equals(caller.user())));
-    }
+    boolean mayRead =
+        live.isPresent()
+            ? Permissions.mayReadPrivate(s, caller, live.get())
+            : Permissions.isOperator(s, caller)
+                || history.stream()
+                    .filter(Event::hasJobSubmitted)
+                    .anyMatch(e -> e.getJobSubmitted().getJob().getEuser().equals(caller.user()));
+    boolean allowed = live.isPresent() ? Permissions.maySee(s, caller, live.get()) : mayRead;
     if (!allowed || history.isEmpty()) {
       throw new CommandException(Error.Code.UNKNOWN_JOB, "Unknown Job Id " + id);
     }
-    return TraceReply.newBuilder().addAllEvents(history).build();
+    TraceReply.Builder reply = TraceReply.newBuilder();
+    for (Event e : history) {
+      reply.addEvents(PrivateParts.event(e, mayRead));
+    }
+    return reply.build();
   }
 
   private ManageReply manage(ClusterState s, Manage m) {

@@ -268,25 +268,8 @@ class SubmitTest {
         Error.Code.PERMISSION,
         () -> d.submit(BOB),
         "user bob is not in the acl_users of queue batch");
-    d.submit(ROOT);
-  }
-
-  @Test
-  void maxQueuableCountsUnfinishedJobs() {
-    d.qmgr(
-        ROOT,
-        Manage.Command.SET,
-        Manage.ObjectType.QUEUE,
-        List.of("batch"),
-        attr("max_queuable", "2"));
-    String first = d.submit(ALICE);
-    d.submit(ALICE);
-    refusedSubmit(
-        Error.Code.EXCEEDS_QUEUE_LIMITS,
-        List.of(),
-        "queue batch already holds max_queuable=2 jobs");
-    d.qdel(ALICE, first);
-    d.submit(ALICE);
+    d.setServer(ROOT, attr("managers", "bob@login1"));
+    d.submit(BOB);
   }
 
   @Test
@@ -316,8 +299,9 @@ class SubmitTest {
     Job held = d.job(d.submit(ALICE, attr(AttributeNames.HOLD_TYPES, "u")));
     assertEquals(JobState.HELD, held.getState());
     assertEquals(Holds.newBuilder().setUser(true).build(), held.getHolds());
+    d.setServer(ROOT, attr("operators", "bob@*"));
     assertEquals(
-        JobState.HELD, d.job(d.submit(ROOT, attr(AttributeNames.HOLD_TYPES, "o"))).getState());
+        JobState.HELD, d.job(d.submit(BOB, attr(AttributeNames.HOLD_TYPES, "o"))).getState());
   }
 
   @Test

@@ -5,6 +5,7 @@ import static dev.berth.server.testing.Driver.BOB;
 import static dev.berth.server.testing.Driver.ROOT;
 import static dev.berth.server.testing.Driver.attr;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.core.AttributeNames;
@@ -147,5 +148,66 @@ class QueriesTest {
     Response unknown =
         ask(ALICE, Request.newBuilder().setStatNodes(StatNodes.newBuilder().addNames("n7")));
     assertEquals(Error.Code.UNKNOWN_NODE, unknown.getError().getCode());
+  }
+
+  private Job stat(Caller caller, String id, boolean subjobs) {
+    Response r =
+        ask(
+            caller,
+            Request.newBuilder()
+                .setStatJobs(StatJobs.newBuilder().addJobIds(id).setIncludeSubjobs(subjobs)));
+    return r.getJobs().getJobs(r.getJobs().getJobsCount() - 1);
+  }
+
+  private static boolean hasSecret(Job job) {
+    return job.getVariablesList().stream().anyMatch(v -> v.getName().equals("TOKEN"));
+  }
+
+  @Test
+  void anotherUsersEnvironmentIsNeverShownEvenWhereTheJobIs() throws Exception {
+    String secret =
+        d.submit(
+            ALICE,
+            attr(AttributeNames.VARIABLE_LIST, "TOKEN=s3cr3t"),
+            attr(AttributeNames.SUBMIT_ARGS, "-v TOKEN=s3cr3t job.sh"));
+    String array =
+        d.submit(
+            ALICE,
+            attr(AttributeNames.VARIABLE_LIST, "TOKEN=s3cr3t"),
+            attr(AttributeNames.JOB_ARRAY_REQUEST, "1-2"));
+    d.setServer(ROOT, attr("query_other_jobs", "true"));
+    d.setServer(ROOT, attr("operators", "olga@*"));
+    assertTrue(hasSecret(stat(ALICE, secret, false)), "the owner sees it");
+    assertTrue(hasSecret(stat(ROOT, secret, false)), "a manager sees it");
+    assertTrue(hasSecret(stat(new Caller("olga", "staff", "x"), secret, false)), "an operator");
+    Job seen = stat(BOB, secret, false);
+    assertEquals(secret, seen.getId(), "bob may see the job");
+    assertEquals(0, seen.getVariablesCount(), "but not its Variable_List");
+    assertEquals("", seen.getSubmitArgs(), "nor qsub's command line, which repeats -v");
+    assertEquals(0, stat(BOB, array, true).getVariablesCount(), "nor a subjob's");
+    Response all = ask(BOB, Request.newBuilder().setStatJobs(StatJobs.newBuilder()));
+    assertTrue(
+        all.getJobs().getJobsList().stream()
+            .filter(j -> !j.getEuser().equals("bob"))
+            .allMatch(j -> j.getVariablesCount() == 0),
+        all.toString());
+
+    d.qalter(ALICE, secret, attr(AttributeNames.JOB_NAME, "renamed"));
+    persist();
+    for (Event e : trace(BOB, secret).getTrace().getEventsList()) {
+      assertFalse(e.toString().contains("s3cr3t"), "bob's tracejob: " + e);
+    }
+    String owners = trace(ALICE, secret).getTrace().toString();
+    assertTrue(owners.contains("s3cr3t"), "the owner's tracejob keeps it");
+  }
+
+  @Test
+  void noReplyCarriesAJobScript() throws Exception {
+    persist();
+    for (Caller caller : List.of(ALICE, ROOT)) {
+      Event submitted = trace(caller, alices).getTrace().getEvents(0);
+      assertTrue(submitted.hasJobSubmitted());
+      assertTrue(submitted.getJobSubmitted().getScript().isEmpty(), caller.toString());
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.berth.tools.cli;
 
+import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Error;
 
 /**
@@ -24,12 +25,12 @@ public final class ErrorText {
     return program + ": " + text(error);
   }
 
-  /** The message to show for an error. */
+  /** The message to show for an error, its control characters escaped. */
   public static String text(Error error) {
     if (error.getCode() == Error.Code.UNKNOWN_JOB) {
       return "Unknown Job Id Error";
     }
-    String message = error.getMessage().strip();
+    String message = ControlCharacters.escape(error.getMessage().strip());
     return message.isEmpty() ? torqueText(error) : message;
   }
 
@@ -62,6 +63,12 @@ public final class ErrorText {
         return "Unknown queue";
       case UNKNOWN_NODE:
         return "Unknown node";
+      case BAD_USER:
+        return "Bad UID for job execution";
+      case MAX_QUEUED:
+        return "Maximum number of jobs already in queue";
+      case MAX_USER_QUEUED:
+        return "Maximum number of jobs already in queue for user";
       case PROTOCOL:
         return "Protocol error";
       default:

@@ -1,5 +1,6 @@
 package dev.berth.tools.format;
 
+import dev.berth.core.ControlCharacters;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,23 +19,22 @@ public final class AttrText {
 
   private AttrText() {}
 
-  /** One attribute line (or folded lines) with its final newline. */
+  /**
+   * One attribute line (or folded lines) with its final newline. Names and values are shown with
+   * their control characters escaped, so a value cannot forge a line of its own.
+   */
   public static String line(Attr attr, ZoneId zone, int linesize) {
     StringBuilder out = new StringBuilder();
-    String resource = attr.resource();
+    String name = ControlCharacters.escape(attr.name());
+    String resource = attr.resource() == null ? null : ControlCharacters.escape(attr.resource());
     if ("Walltime".equals(attr.name()) && attr.value().startsWith("-")) {
       resource = "Exceeded";
     }
     if (attr.kind() == Attr.Kind.TIME) {
       // Torque passes ctime()'s string, newline included, and adds no newline of its own.
-      fold(
-          out,
-          attr.name(),
-          resource,
-          CTime.format(Long.parseLong(attr.value()), zone) + "\n",
-          linesize);
+      fold(out, name, resource, CTime.format(Long.parseLong(attr.value()), zone) + "\n", linesize);
     } else {
-      fold(out, attr.name(), resource, attr.value(), linesize);
+      fold(out, name, resource, ControlCharacters.escape(attr.value()), linesize);
       out.append('\n');
     }
     return out.toString();
@@ -42,7 +42,7 @@ public final class AttrText {
 
   /** A block: the title line, each attribute, then an empty line. */
   public static String block(String title, List<Attr> attrs, ZoneId zone, int linesize) {
-    StringBuilder out = new StringBuilder(title).append('\n');
+    StringBuilder out = new StringBuilder(ControlCharacters.escape(title)).append('\n');
     for (Attr attr : attrs) {
       out.append(line(attr, zone, linesize));
     }

@@ -1,9 +1,12 @@
 package dev.berth.tools.format;
 
+import dev.berth.core.ControlCharacters;
+
 /**
  * printf's {@code %-W.Ps} and {@code %W.Ps} for Torque's fixed-width tables: cut to a precision,
  * then pad to a width. A width is a minimum, so an uncut value longer than it widens its column,
- * exactly as in C.
+ * exactly as in C. Values are shown with their control characters escaped ({@link
+ * ControlCharacters}), so no cell can break a row or reach the terminal as an escape.
  */
 public final class Columns {
   private Columns() {}
@@ -48,12 +51,14 @@ public final class Columns {
     return out.append('\n').toString();
   }
 
-  /** The first {@code max} characters. */
+  /** The first {@code max} characters of the value as shown. */
   public static String cut(String value, int max) {
-    return value.length() <= max ? value : value.substring(0, max);
+    String shown = ControlCharacters.escape(value);
+    return shown.length() <= max ? shown : shown.substring(0, max);
   }
 
-  private static String pad(String value, int width, boolean left) {
+  private static String pad(String raw, int width, boolean left) {
+    String value = ControlCharacters.escape(raw);
     if (value.length() >= width) {
       return value;
     }

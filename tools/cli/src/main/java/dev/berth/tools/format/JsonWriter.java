@@ -1,12 +1,15 @@
 package dev.berth.tools.format;
 
+import dev.berth.core.ControlCharacters;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
  * A small JSON writer laid out like OpenPBS's {@code -F json}: four blanks of indent per level,
  * {@code "key":value} without a blank, one member per line, empty containers as {@code {}}. Written
- * here instead of pulling a JSON library into a command that must start fast.
+ * here instead of pulling a JSON library into a command that must start fast. Every control
+ * character ({@link ControlCharacters}, C1 and bidi overrides included) is written as a JSON
+ * escape, so the document is valid JSON and safe to print on a terminal.
  */
 public final class JsonWriter {
   private static final String INDENT = "    ";
@@ -135,7 +138,7 @@ public final class JsonWriter {
           sb.append("\\f");
           break;
         default:
-          if (c < 0x20 || c == 0x7f || c == '\u2028' || c == '\u2029') {
+          if (ControlCharacters.is(c)) {
             String hex = Integer.toHexString(c);
             sb.append("\\u").append("0000", hex.length(), 4).append(hex);
           } else {

@@ -1,8 +1,13 @@
 package dev.berth.tools.format;
 
+import dev.berth.core.ControlCharacters;
+
 /**
  * The XML of Torque's {@code qstat -x} and {@code pbsnodes -x} (its MXML library): elements only,
- * no whitespace between them, and {@code & < > " '} escaped in text.
+ * no whitespace between them, and {@code & < > " '} escaped in text. Control characters are written
+ * as Berth's text escapes ({@code \n}, {@code \x1b}; {@link ControlCharacters}): most are not
+ * allowed in XML 1.0 at all, not even as character references, and a raw newline or escape would
+ * reach the terminal of whoever reads the one-line document.
  */
 public final class Xml {
   private final StringBuilder out = new StringBuilder();
@@ -34,7 +39,8 @@ public final class Xml {
     return sb.toString();
   }
 
-  private static void escape(StringBuilder sb, String text) {
+  private static void escape(StringBuilder sb, String raw) {
+    String text = ControlCharacters.escape(raw);
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       switch (c) {

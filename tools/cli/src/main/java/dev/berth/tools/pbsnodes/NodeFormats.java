@@ -2,6 +2,7 @@ package dev.berth.tools.pbsnodes;
 
 import static dev.berth.tools.format.Columns.left;
 
+import dev.berth.core.ControlCharacters;
 import dev.berth.proto.NodeStatus;
 import dev.berth.tools.format.Attr;
 import dev.berth.tools.format.AttrDocuments;
@@ -16,9 +17,14 @@ public final class NodeFormats {
 
   /** {@code -a}: the name, {@code " attr = value"} lines, an empty line. */
   public static String block(NodeStatus status) {
-    StringBuilder out = new StringBuilder(status.getNode().getName()).append('\n');
+    StringBuilder out =
+        new StringBuilder(ControlCharacters.escape(status.getNode().getName())).append('\n');
     for (Attr attr : NodeAttributes.of(status)) {
-      out.append("     ").append(attr.name()).append(" = ").append(attr.value()).append('\n');
+      out.append("     ")
+          .append(ControlCharacters.escape(attr.name()))
+          .append(" = ")
+          .append(ControlCharacters.escape(attr.value()))
+          .append('\n');
     }
     return out.append('\n').toString();
   }
@@ -30,9 +36,14 @@ public final class NodeFormats {
     String name = left(status.getNode().getName(), 20, 20);
     String note = status.getNode().getNote();
     if (withNote && !note.isEmpty()) {
-      return name + " " + left(status.getState(), 26, 26) + " " + note + "\n";
+      return name
+          + " "
+          + left(status.getState(), 26, 26)
+          + " "
+          + ControlCharacters.escape(note)
+          + "\n";
     }
-    return name + " " + status.getState() + "\n";
+    return name + " " + ControlCharacters.escape(status.getState()) + "\n";
   }
 
   /**

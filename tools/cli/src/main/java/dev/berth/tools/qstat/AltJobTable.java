@@ -3,6 +3,7 @@ package dev.berth.tools.qstat;
 import static dev.berth.tools.format.Columns.left;
 import static dev.berth.tools.format.Columns.right;
 
+import dev.berth.core.ControlCharacters;
 import dev.berth.core.Durations;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -35,7 +36,12 @@ public final class AltJobTable {
 
   /** {@code \nserver: comment\n} and the three header lines. */
   public static String header(String server, String comment) {
-    return "\n" + server + ": " + comment + "\n" + HEADER;
+    return "\n"
+        + ControlCharacters.escape(server)
+        + ": "
+        + ControlCharacters.escape(comment)
+        + "\n"
+        + HEADER;
   }
 
   public static String row(Job job, Style style, long now) {
@@ -71,7 +77,8 @@ public final class AltJobTable {
       out.append(nodeLines(execHost(job), style.oneLine() ? AttrText.NO_FOLD : AttrText.LINESIZE));
     }
     if (style.comment()) {
-      out.append("   ").append(job.getComment().isEmpty() ? BLANK : job.getComment()).append('\n');
+      String comment = job.getComment().isEmpty() ? BLANK : job.getComment();
+      out.append("   ").append(ControlCharacters.escape(comment)).append('\n');
     }
     return out.toString();
   }
@@ -81,7 +88,8 @@ public final class AltJobTable {
    * line would reach {@code linesize}; a host's domain (from its first {@code .} to the next {@code
    * +}) is left out.
    */
-  static String nodeLines(String execHost, int linesize) {
+  static String nodeLines(String rawExecHost, int linesize) {
+    String execHost = ControlCharacters.escape(rawExecHost);
     StringBuilder out = new StringBuilder();
     StringBuilder line = new StringBuilder();
     int from = 0;

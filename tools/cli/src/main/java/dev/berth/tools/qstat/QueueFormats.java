@@ -3,6 +3,7 @@ package dev.berth.tools.qstat;
 import static dev.berth.tools.format.Columns.left;
 import static dev.berth.tools.format.Columns.right;
 
+import dev.berth.core.ControlCharacters;
 import dev.berth.proto.QueueStatus;
 import dev.berth.tools.format.Attr;
 import dev.berth.tools.format.Columns;
@@ -70,7 +71,7 @@ public final class QueueFormats {
   /** {@code -q}: the server line, the header, the rows and the run/queued totals. */
   public static String alternate(String server, List<QueueStatus> queues, SizeUnit sizes) {
     StringBuilder out = new StringBuilder();
-    out.append("\nserver: ").append(server).append("\n\n");
+    out.append("\nserver: ").append(ControlCharacters.escape(server)).append("\n\n");
     out.append("Queue            Memory CPU Time Walltime Node  Run Que Lm  State\n");
     out.append("---------------- ------ -------- -------- ----  --- --- --  -----\n");
     int totalRun = 0;

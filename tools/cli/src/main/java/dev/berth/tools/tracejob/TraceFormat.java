@@ -2,6 +2,7 @@ package dev.berth.tools.tracejob;
 
 import static dev.berth.tools.format.Columns.left;
 
+import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.tools.format.CTime;
@@ -11,7 +12,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * tracejob's output, from the job's events in journal order. Text as Torque's tracejob prints it:
+ * tracejob's output, from the job's events in journal order. Messages repeat job names, reasons and
+ * comments, so they are shown with control characters escaped. Text as Torque's tracejob prints it:
  * {@code \nJob: ID\n\n}, then per line {@code %-20s %-5c} and the message, the date {@code
  * MM/DD/YYYY HH:MM:SS.mmm} for server lines ({@code S}) and without milliseconds for accounting
  * records ({@code A}); messages wrap at {@code columns} (0 = never) with 26 blanks of indent.
@@ -72,7 +74,7 @@ final class TraceFormat {
   private static void line(
       StringBuilder out, String date, char source, String message, int columns) {
     out.append(left(date, 20)).append(' ').append(left(String.valueOf(source), 5));
-    out.append(wrap(message, 26, columns));
+    out.append(wrap(ControlCharacters.escape(message), 26, columns));
   }
 
   /**

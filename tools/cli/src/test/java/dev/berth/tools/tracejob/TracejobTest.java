@@ -22,6 +22,7 @@ import dev.berth.proto.TraceReply;
 import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Jobs;
 import dev.berth.tools.testing.Run;
+import dev.berth.tools.testing.Terminal;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -154,6 +155,32 @@ class TracejobTest {
         "",
         TraceFormat.text(
             "12.srv", List.of(), ZoneOffset.UTC, new TraceFormat.Style(true, true, 0)));
+  }
+
+  @Test
+  void namesAndReasonsAreShownEscaped() {
+    List<Event> events =
+        List.of(
+            Event.newBuilder()
+                .setTime(SUBMIT_MS)
+                .setActor("alice@login1")
+                .setJobSubmitted(JobSubmitted.newBuilder().setJob(Terminal.hostileJob()))
+                .build(),
+            Event.newBuilder()
+                .setTime(SUBMIT_MS)
+                .setActor("node:n1")
+                .setJobExited(
+                    JobExited.newBuilder()
+                        .setJobId("12.srv")
+                        .setReason("node lost\n" + Terminal.FORGED + "\u001b[0m"))
+                .build());
+    for (int columns : new int[] {0, 80}) {
+      String text =
+          TraceFormat.text(
+              "12.srv", events, ZoneOffset.UTC, new TraceFormat.Style(true, true, columns));
+      Terminal.assertSafe(text);
+      assertTrue(text.contains("job name = evil\\x1b[2J\\nJob_Owner"), text);
+    }
   }
 
   @Test

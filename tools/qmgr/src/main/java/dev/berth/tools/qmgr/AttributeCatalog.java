@@ -120,7 +120,7 @@ final class AttributeCatalog {
           OTHERS);
 
   /** Berth's own server attributes: known words, printed after Torque's in name order. */
-  private static final Set<String> SERVER_EXTRA = Set.of("cgroup_enable");
+  private static final Set<String> SERVER_EXTRA = Set.of("cgroup_enable", "jobscript_max_size");
 
   /**
    * Torque keeps {@code enabled} and {@code started} last so that {@code print} enables a queue

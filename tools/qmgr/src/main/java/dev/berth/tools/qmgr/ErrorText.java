@@ -1,5 +1,6 @@
 package dev.berth.tools.qmgr;
 
+import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Error;
 import java.util.Map;
 
@@ -31,10 +32,10 @@ final class ErrorText {
 
   private ErrorText() {}
 
-  /** The error's own message, else Torque's text for its code, else the code. */
+  /** The error's own message (control characters escaped), else Torque's text, else the code. */
   static String of(Error error) {
     if (!error.getMessage().isBlank()) {
-      return error.getMessage();
+      return ControlCharacters.escape(error.getMessage());
     }
     String text = TEXT.get(error.getCode());
     return text != null ? text : "Error " + error.getCodeValue();

@@ -1,5 +1,6 @@
 package dev.berth.tools.qmgr;
 
+import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Manage.ObjectType;
 import dev.berth.proto.Node;
@@ -12,11 +13,20 @@ import java.util.Map;
 
 /**
  * A server, queue or node as qmgr shows it: its name and its attributes as {@code name[.resource] =
- * value} entries in Torque's order ({@link AttributeCatalog#rank}, then name, then resource).
+ * value} entries in Torque's order ({@link AttributeCatalog#rank}, then name, then resource). Every
+ * part is held as shown, control characters escaped, so neither {@code list} nor {@code print} can
+ * emit a forged line (or, from {@code print}, a directive nobody set).
  */
 record ObjectView(ObjectType type, String name, List<Entry> entries) {
 
+  /** One attribute, its parts kept with their control characters escaped. */
   record Entry(String name, String resource, String value) {
+    Entry {
+      name = ControlCharacters.escape(name);
+      resource = ControlCharacters.escape(resource);
+      value = ControlCharacters.escape(value);
+    }
+
     /** {@code name} or {@code name.resource}. */
     String key() {
       return resource.isEmpty() ? name : name + "." + resource;
@@ -58,6 +68,7 @@ record ObjectView(ObjectType type, String name, List<Entry> entries) {
           "opsys");
 
   ObjectView {
+    name = ControlCharacters.escape(name);
     List<Entry> sorted = new ArrayList<>(entries);
     sorted.sort(
         Comparator.comparingInt((Entry e) -> AttributeCatalog.rank(type, e.name()))

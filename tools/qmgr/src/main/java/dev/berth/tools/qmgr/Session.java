@@ -5,6 +5,7 @@ import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Manage;
@@ -117,7 +118,7 @@ final class Session implements AutoCloseable {
         return serverError(label, response.getError());
       case ACK:
         if (!response.getAck().getMessage().isEmpty()) {
-          out.print(response.getAck().getMessage() + "\n");
+          out.print(ControlCharacters.escape(response.getAck().getMessage()) + "\n");
         }
         return 0;
       case MANAGE:

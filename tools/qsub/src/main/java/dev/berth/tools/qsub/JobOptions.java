@@ -22,6 +22,7 @@ import static dev.berth.core.AttributeNames.WORK_DIR;
 import static dev.berth.tools.qsub.OptionValues.nonEmpty;
 
 import dev.berth.client.Getopt;
+import dev.berth.core.ControlCharacters;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -58,6 +59,13 @@ final class JobOptions {
       throw new QsubException(refused.get());
     }
     String v = option.value();
+    if (v != null && ControlCharacters.find(v) >= 0) {
+      throw new QsubException(
+          spelled(option)
+              + ": the value holds the control character "
+              + ControlCharacters.escape(v.charAt(ControlCharacters.find(v)))
+              + "; no value may hold control characters, newlines or terminal escapes");
+    }
     List<String> warnings = new ArrayList<>();
     switch (option.name()) {
       case 'a' -> set(EXECUTION_TIME, Long.toString(ExecutionTime.parse(v, ctx.clock())));
@@ -82,7 +90,10 @@ final class JobOptions {
       case 'S' -> set(SHELL_PATH_LIST, nonEmpty('S', v, "a shell path"));
       case 't' -> set(JOB_ARRAY_REQUEST, nonEmpty('t', v, "an array request (e.g. 1-10%2)"));
       case 'v' -> variables.putAll(VariableList.parse(v, ctx.env(), warnings));
-      case 'V' -> exportEnvironment = true;
+      case 'V' -> {
+        exportEnvironment = true;
+        VariableList.exported(ctx.env(), warnings); // warns here, at -V's line, what it leaves out
+      }
       case 'w' -> set(WORK_DIR, ctx.absolute(nonEmpty('w', v, "a directory")));
       case 'W' -> setExtension(OptionValues.extension(v));
       case 'z' -> quiet = true;

@@ -7,6 +7,7 @@ import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.BadValueException;
+import dev.berth.core.ControlCharacters;
 import dev.berth.core.JobIds;
 import dev.berth.proto.AlterJob;
 import dev.berth.proto.Attribute;
@@ -87,7 +88,11 @@ public final class Qalter {
         AlterJob alter = AlterJob.newBuilder().setJobId(id).addAllAttributes(attrs).build();
         Response response = server.call(Request.newBuilder().setAlter(alter));
         if (response.hasError()) {
-          inv.error("cannot alter job " + id + ": " + response.getError().getMessage());
+          inv.error(
+              "cannot alter job "
+                  + ControlCharacters.escape(id)
+                  + ": "
+                  + ControlCharacters.escape(response.getError().getMessage()));
           status = ExitCodes.of(response.getError());
         }
       }

@@ -6,6 +6,7 @@ import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -140,7 +141,8 @@ public final class Qsub {
         yield ExitCodes.OK;
       }
       case ERROR -> {
-        inv.error("submit error (" + response.getError().getMessage() + ")");
+        inv.error(
+            "submit error (" + ControlCharacters.escape(response.getError().getMessage()) + ")");
         yield ExitCodes.of(response.getError());
       }
       default -> {

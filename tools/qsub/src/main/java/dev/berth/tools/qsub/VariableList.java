@@ -3,6 +3,8 @@ package dev.berth.tools.qsub;
 import static dev.berth.core.AttributeNames.INIT_WORK_DIR;
 import static dev.berth.core.AttributeNames.WORK_DIR;
 
+import dev.berth.core.ControlCharacters;
+import dev.berth.core.VariableNames;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,19 +39,72 @@ final class VariableList {
       }
       int eq = item.indexOf('=');
       String name = eq < 0 ? item : item.substring(0, eq).strip();
-      if (name.isEmpty() || name.chars().anyMatch(Character::isWhitespace)) {
-        throw new QsubException("-v " + item + ": expected NAME or NAME=value");
+      if (!VariableNames.isName(name)) {
+        throw new QsubException(
+            "-v "
+                + item
+                + ": expected NAME or NAME=value (a NAME is letters, digits and _, not starting"
+                + " with a digit)");
       }
       if (eq >= 0) {
         parsed.put(name, item.substring(eq + 1));
       } else if (env.containsKey(name)) {
-        parsed.put(name, env.get(name));
+        parsed.put(name, checkedValue(name, env.get(name)));
       } else {
         warnings.add("-v " + name + ": " + name + " is not set here; the job gets it empty");
         parsed.put(name, "");
       }
     }
     return parsed;
+  }
+
+  /**
+   * The environment {@code -V} sends: every variable the server takes. Bash's exported functions
+   * ({@code BASH_FUNC_name%%}) and values with control characters (a multi-line value, a prompt
+   * with terminal escapes) are left out, each named in a warning, instead of failing the job.
+   */
+  static Map<String, String> exported(Map<String, String> env, List<String> warnings) {
+    Map<String, String> exported = new TreeMap<>();
+    List<String> badNames = new ArrayList<>();
+    List<String> badValues = new ArrayList<>();
+    new TreeMap<>(env)
+        .forEach(
+            (name, value) -> {
+              if (!VariableNames.isName(name)) {
+                badNames.add(name);
+              } else if (ControlCharacters.find(value) >= 0) {
+                badValues.add(name);
+              } else {
+                exported.put(name, value);
+              }
+            });
+    if (!badNames.isEmpty()) {
+      warnings.add("-V: not passing " + shown(badNames) + " (not variable names)");
+    }
+    if (!badValues.isEmpty()) {
+      warnings.add(
+          "-V: not passing "
+              + shown(badValues)
+              + " (control characters or newlines in the value; pass one with -v if needed)");
+    }
+    return exported;
+  }
+
+  private static String shown(List<String> names) {
+    return ControlCharacters.escape(String.join(", ", names));
+  }
+
+  private static String checkedValue(String name, String value) throws QsubException {
+    int at = ControlCharacters.find(value);
+    if (at >= 0) {
+      throw new QsubException(
+          "-v "
+              + name
+              + ": its value here holds the control character "
+              + ControlCharacters.escape(value.charAt(at))
+              + "; no value may hold control characters, newlines or terminal escapes");
+    }
+    return value;
   }
 
   /** The {@code NAME=value} entries to send, for a job submitted from {@code ctx}. */
@@ -71,7 +126,7 @@ final class VariableList {
     automatic.forEach((k, v) -> all.put(k, options.variables().getOrDefault(k, v)));
     all.putAll(options.variables());
     if (options.exportEnvironment()) {
-      new TreeMap<>(ctx.env()).forEach(all::putIfAbsent);
+      exported(ctx.env(), new ArrayList<>()).forEach(all::putIfAbsent);
     }
     List<String> entries = new ArrayList<>();
     all.forEach((k, v) -> entries.add(k + "=" + v));

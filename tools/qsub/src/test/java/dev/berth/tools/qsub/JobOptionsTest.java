@@ -47,6 +47,18 @@ class JobOptionsTest {
   }
 
   @Test
+  void valuesWithControlCharactersAreRefusedBeforeAnythingIsSent() {
+    assertEquals(
+        "-N: the value holds the control character \\x1b; no value may hold control"
+            + " characters, newlines or terminal escapes",
+        error("-N", "x\u001b[2J"));
+    assertTrue(
+        error("-o", "/tmp/out\nx").startsWith("-o: the value holds the control character \\n"));
+    assertTrue(error("-v", "A=1\u0007").startsWith("-v: the value holds"));
+    assertTrue(error("-A", "acct\u202e").contains("\\u202e"));
+  }
+
+  @Test
   void mailPoints() throws Exception {
     assertEquals("abe", options("-m", "abe").attributes().get("Mail_Points"));
     assertEquals("n", options("-m", "n").attributes().get("Mail_Points"));

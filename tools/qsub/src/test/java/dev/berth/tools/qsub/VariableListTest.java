@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.client.Getopt;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -89,5 +90,47 @@ class VariableListTest {
         QsubException.class, () -> VariableList.parse("A='x", Fixtures.ENV, new ArrayList<>()));
     assertThrows(
         QsubException.class, () -> VariableList.parse("A B=1", Fixtures.ENV, new ArrayList<>()));
+  }
+
+  @Test
+  void bigVLeavesOutWhatTheServerWouldRefuseAndSaysSo() throws Exception {
+    Map<String, String> env =
+        Map.of(
+            "FOO", "bar",
+            "BASH_FUNC_module%%", "() {  eval $(lmod bash \"$@\")\n}",
+            "PS1", "\u001b[1m$ ",
+            "NOTES", "line one\nline two");
+    JobOptions options =
+        new JobOptions(new SubmitContext(Fixtures.CWD, Fixtures.HOST, env, Fixtures.CLOCK));
+    List<String> warnings =
+        options.apply(Getopt.parse(QsubFlags.QSUB, List.of("-V")).options().get(0));
+    assertEquals(
+        List.of(
+            "-V: not passing BASH_FUNC_module%% (not variable names)",
+            "-V: not passing NOTES, PS1 (control characters or newlines in the value; pass one"
+                + " with -v if needed)"),
+        warnings);
+    List<String> vars =
+        VariableList.build(
+            options, new SubmitContext(Fixtures.CWD, Fixtures.HOST, env, Fixtures.CLOCK));
+    assertTrue(vars.contains("FOO=bar"), vars.toString());
+    assertTrue(vars.stream().noneMatch(v -> v.startsWith("PS1=") || v.startsWith("NOTES=")));
+    assertTrue(vars.stream().noneMatch(v -> v.startsWith("BASH_FUNC")));
+  }
+
+  @Test
+  void vRefusesWhatTheServerWouldRefuse() {
+    QsubException badName =
+        assertThrows(
+            QsubException.class, () -> VariableList.parse("1X=2", Fixtures.ENV, List.of()));
+    assertTrue(badName.getMessage().startsWith("-v 1X=2: expected NAME or NAME=value"));
+    QsubException badValue =
+        assertThrows(
+            QsubException.class,
+            () -> VariableList.parse("PS1", Map.of("PS1", "\u001b[1m$ "), new ArrayList<>()));
+    assertEquals(
+        "-v PS1: its value here holds the control character \\x1b; no value may hold control"
+            + " characters, newlines or terminal escapes",
+        badValue.getMessage());
   }
 }

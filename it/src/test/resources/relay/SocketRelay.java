@@ -1,0 +1,41 @@
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A client that is nothing but bytes, for the integration tests' attacks: run as another user
+ * ({@code java SocketRelay.java SOCKET N}), it connects to the server's socket, sends its standard
+ * input as it is, and copies the first N length-delimited replies to standard output. The kernel
+ * reports that user as the caller, and the requests are whatever the test wrote, with no qsub in
+ * between. Run from source by the JDK, so it needs nothing the user could not read.
+ */
+public class SocketRelay {
+  public static void main(String[] args) throws IOException {
+    int replies = Integer.parseInt(args[1]);
+    try (SocketChannel server = SocketChannel.open(UnixDomainSocketAddress.of(args[0]))) {
+      server.write(ByteBuffer.wrap(System.in.readAllBytes()));
+      InputStream in = Channels.newInputStream(server);
+      OutputStream out = System.out;
+      for (int i = 0; i < replies; i++) {
+        int length = 0;
+        int shift = 0;
+        int b;
+        do {
+          b = in.read();
+          if (b < 0) {
+            return;
+          }
+          out.write(b);
+          length |= (b & 0x7f) << shift;
+          shift += 7;
+        } while ((b & 0x80) != 0);
+        out.write(in.readNBytes(length));
+      }
+      out.flush();
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package dev.berth.server.command;
+
+import dev.berth.core.ControlCharacters;
+import dev.berth.proto.Error;
+import dev.berth.proto.Job;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What every attribute value must be, whatever its attribute (a job's, a queue's, the server's, a
+ * node's), checked before the attribute's own rules: free of control characters, which could forge
+ * lines or terminal escapes where the value is shown and have no use in a path, name, shell or
+ * environment value; and at most {@link #MAX_BYTES} long, so that one value cannot make the journal
+ * and every status reply carry megabytes. A whole job is bounded too ({@link #checkTotal}).
+ */
+final class AttributeValues {
+  /** The longest value accepted, in UTF-8 bytes. */
+  static final int MAX_BYTES = 64 * 1024;
+
+  /**
+   * The most a job's attributes may take together, encoded: with the largest default script this
+   * keeps a submission within the 1 MiB a Kafka journal record may have by default.
+   */
+  static final int MAX_JOB_BYTES = 256 * 1024;
+
+  /** How much of a refused value an error message repeats. */
+  private static final int SHOWN = 60;
+
+  private AttributeValues() {}
+
+  /** Refuses {@code value} of attribute {@code label} if it breaks a rule, naming both. */
+  static void check(String label, String value) {
+    int at = ControlCharacters.find(value);
+    if (at >= 0) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE,
+          "illegal value for "
+              + shown(label)
+              + ": '"
+              + shown(value)
+              + "' holds the control character "
+              + ControlCharacters.escape(value.charAt(at))
+              + " at position "
+              + (at + 1)
+              + " (no value may hold control characters, newlines or terminal escapes)");
+    }
+    if (value.length() > MAX_BYTES / 3
+        && value.getBytes(StandardCharsets.UTF_8).length > MAX_BYTES) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE,
+          "the value of "
+              + shown(label)
+              + " is "
+              + value.getBytes(StandardCharsets.UTF_8).length
+              + " bytes long; the server takes values of at most "
+              + MAX_BYTES
+              + " bytes");
+    }
+  }
+
+  /** Refuses a job whose attributes together are larger than {@link #MAX_JOB_BYTES}. */
+  static void checkTotal(Job job) {
+    int size = job.getSerializedSize();
+    if (size > MAX_JOB_BYTES) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE,
+          "the job's attributes take "
+              + size
+              + " bytes together (Variable_List has "
+              + job.getVariablesCount()
+              + " variables); the server takes at most "
+              + MAX_JOB_BYTES
+              + " bytes");
+    }
+  }
+
+  /** A value as an error message may repeat it: escaped, and cut if long. */
+  static String shown(String value) {
+    String escaped = ControlCharacters.escape(value);
+    return escaped.length() <= SHOWN ? escaped : escaped.substring(0, SHOWN) + "...";
+  }
+}
