@@ -41,7 +41,9 @@ final class MomProcesses {
                 "--heartbeat",
                 "1",
                 "--cgroup-root",
-                cgroupRoot));
+                cgroupRoot,
+                // The tests' in-process commands submit as root (the servers set acl_roots).
+                "--root-jobs"));
     argv.addAll(List.of(options));
     return new ProcessBuilder(argv)
         .redirectErrorStream(true)
