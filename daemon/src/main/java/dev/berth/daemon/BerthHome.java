@@ -62,6 +62,11 @@ public record BerthHome(Path root) {
     return credentials().resolve("ca");
   }
 
+  /** Serial numbers of certificates this host no longer trusts (berth credential revoke). */
+  public Path revoked() {
+    return credentials().resolve("revoked");
+  }
+
   /** The credential of the daemon with {@code identity}: key.pem, cert.pem and ca.pem. */
   public Path credential(Identity identity) {
     return credentials().resolve(identity.role().word() + "-" + identity.name());

@@ -4,7 +4,11 @@ import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.pki.CertificateAuthority;
 import dev.berth.security.pki.Credential;
+import dev.berth.security.pki.PemFiles;
+import dev.berth.security.pki.Revocations;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +22,11 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "credential",
     description = "Credentials of servers, moms and brokers.",
-    subcommands = {CredentialCommand.Issue.class, CredentialCommand.Show.class})
+    subcommands = {
+      CredentialCommand.Issue.class,
+      CredentialCommand.Show.class,
+      CredentialCommand.Revoke.class
+    })
 final class CredentialCommand {
   @Command(
       name = "issue",
@@ -100,6 +108,45 @@ final class CredentialCommand {
                 + c.certificate().getIssuerX500Principal().getName()
                 + ", valid until "
                 + c.certificate().getNotAfter().toInstant());
+      }
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "revoke",
+      description =
+          "Stop trusting a credential before it expires (a compromised or retired host): its"
+              + " serial goes into HOME/credentials/revoked, which every host's daemons read again"
+              + " within a second. Copy that file to every host.")
+  static final class Revoke implements Callable<Integer> {
+    @Mixin HomeOptions home;
+
+    @Parameters(paramLabel = "CERT", description = "The credential's cert.pem, or its directory.")
+    List<Path> certificates;
+
+    @Override
+    public Integer call() throws Exception {
+      BerthHome h = home.home();
+      Files.createDirectories(h.credentials());
+      for (Path given : certificates) {
+        Path file = Files.isDirectory(given) ? given.resolve(Credential.CERTIFICATE) : given;
+        X509Certificate certificate = PemFiles.readCertificates(file).get(0);
+        String who;
+        try {
+          who = Identity.of(certificate).toString();
+        } catch (IllegalArgumentException e) {
+          who = certificate.getSubjectX500Principal().getName();
+        }
+        Revocations.add(h.revoked(), certificate, who);
+        System.out.println(
+            "berth: revoked "
+                + who
+                + " (serial "
+                + certificate.getSerialNumber().toString(16)
+                + ") in "
+                + h.revoked()
+                + "; copy it to every host's home");
       }
       return 0;
     }

@@ -6,6 +6,7 @@ import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.pki.CertificateAuthority;
 import dev.berth.security.pki.Credential;
+import dev.berth.security.pki.Revocations;
 import dev.berth.security.seal.InsecureSeal;
 import dev.berth.security.seal.Seal;
 import dev.berth.security.seal.SignedSeal;
@@ -133,9 +134,9 @@ public final class DaemonTrust {
     if (!Files.exists(dir.resolve(Credential.KEY)) && Files.exists(home.authority())) {
       CertificateAuthority ca = CertificateAuthority.load(home.authority(), clock);
       log.info("issuing a credential for {} in {} from the CA in {}", self, dir, home.authority());
-      return ca.issue(self, List.of(), ISSUED_VALIDITY, dir);
+      ca.issue(self, List.of(), ISSUED_VALIDITY, dir);
     }
-    return Credential.load(dir, clock);
+    return Credential.load(dir, Revocations.in(home.revoked(), clock), clock);
   }
 
   Optional<Credential> credential() {

@@ -111,10 +111,10 @@ class GrantsTest {
 
   @Test
   void aGrantIsNotTakenAgainAfterItsJobEndedHereNorWhenOld() throws NotTrustedException {
-    Instant now = Instant.now();
-    Grants grants = new Grants(n2, "n2", Clock.fixed(now, ZoneOffset.UTC));
     Job job = job("5.h", "alice");
     Sealed grant = grant(server, "n1", job);
+    Instant now = Instant.now(); // the job ends here after the server sealed its grant
+    Grants grants = new Grants(n2, "n2", Clock.fixed(now, ZoneOffset.UTC));
     grants.check(join(job, grant));
     grants.ended("5.h");
     var e = assertThrows(NotTrustedException.class, () -> grants.check(join(job, grant)));

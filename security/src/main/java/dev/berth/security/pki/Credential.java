@@ -39,6 +39,11 @@ public final class Credential {
   }
 
   public static Credential load(Path dir, Clock clock) throws IOException {
+    return load(dir, Revocations.NONE, clock);
+  }
+
+  /** The credential in {@code dir}, trusting no certificate {@code revocations} lists. */
+  public static Credential load(Path dir, Revocations revocations, Clock clock) throws IOException {
     for (String file : new String[] {KEY, CERTIFICATE, TRUST}) {
       if (!Files.exists(dir.resolve(file))) {
         throw new IOException(
@@ -51,7 +56,8 @@ public final class Credential {
     }
     PrivateKey key = PemFiles.readKey(dir.resolve(KEY));
     X509Certificate certificate = PemFiles.readCertificates(dir.resolve(CERTIFICATE)).get(0);
-    TrustAnchors trust = new TrustAnchors(PemFiles.readCertificates(dir.resolve(TRUST)), clock);
+    TrustAnchors trust =
+        new TrustAnchors(PemFiles.readCertificates(dir.resolve(TRUST)), revocations, clock);
     TrustAnchors.Peer self;
     try {
       self = trust.check(certificate);

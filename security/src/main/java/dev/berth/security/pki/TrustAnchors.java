@@ -27,18 +27,25 @@ public final class TrustAnchors {
   private static final int MAX_REMEMBERED = 100_000;
 
   /** A certificate found good: whom it names and the key to check its holder's signatures. */
-  public record Peer(Identity identity, VerifyingKey key, Instant notAfter) {}
+  public record Peer(
+      Identity identity, VerifyingKey key, Instant notAfter, java.math.BigInteger serial) {}
 
   private final List<X509Certificate> anchors;
+  private final Revocations revocations;
   private final Clock clock;
   private final Map<String, Peer> remembered = new ConcurrentHashMap<>();
 
-  public TrustAnchors(List<X509Certificate> anchors, Clock clock) {
+  public TrustAnchors(List<X509Certificate> anchors, Revocations revocations, Clock clock) {
     if (anchors.isEmpty()) {
       throw new IllegalArgumentException("no trusted certificate");
     }
     this.anchors = List.copyOf(anchors);
+    this.revocations = revocations;
     this.clock = clock;
+  }
+
+  public Revocations revocations() {
+    return revocations;
   }
 
   public List<X509Certificate> anchors() {
@@ -51,6 +58,9 @@ public final class TrustAnchors {
     Peer known = remembered.get(digest);
     Instant now = clock.instant();
     if (known != null && now.isBefore(known.notAfter())) {
+      if (revocations.revoked(known.serial())) {
+        throw new NotTrustedException("the certificate of " + known.identity() + " is revoked");
+      }
       return known;
     }
     X509Certificate certificate;
@@ -77,6 +87,14 @@ public final class TrustAnchors {
       throw new NotTrustedException(
           "certificate " + subject + " was not issued by this cluster's certificate authority");
     }
+    if (revocations.revoked(certificate)) {
+      throw new NotTrustedException(
+          "certificate "
+              + subject
+              + " (serial "
+              + certificate.getSerialNumber().toString(16)
+              + ") is revoked");
+    }
     Instant now = clock.instant();
     if (now.isBefore(certificate.getNotBefore().toInstant())
         || now.isAfter(certificate.getNotAfter().toInstant())) {
@@ -93,7 +111,8 @@ public final class TrustAnchors {
       return new Peer(
           Identity.of(certificate),
           VerifyingKey.of(certificate.getPublicKey()),
-          certificate.getNotAfter().toInstant());
+          certificate.getNotAfter().toInstant(),
+          certificate.getSerialNumber());
     } catch (IllegalArgumentException | IOException e) {
       throw new NotTrustedException(e.getMessage());
     }

@@ -5,14 +5,17 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.Arrays;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * TLS 1.3 contexts made from a credential: it proves this daemon with its key and certificate and
- * trusts only peers whose certificates the cluster's CA issued. Built in memory, so no key store
- * with a password lies next to the key.
+ * trusts only peers whose certificates the cluster's CA issued and has not revoked. Built in
+ * memory, so no key store with a password lies next to the key.
  */
 public final class TlsContexts {
   public static final String PROTOCOL = "TLSv1.3";
@@ -34,8 +37,16 @@ public final class TlsContexts {
     }
     TrustManagerFactory trustManagers = TrustManagerFactory.getInstance("PKIX");
     trustManagers.init(anchors);
+    TrustManager[] revoking =
+        Arrays.stream(trustManagers.getTrustManagers())
+            .map(
+                m ->
+                    m instanceof X509ExtendedTrustManager pkix
+                        ? new RevokingTrustManager(pkix, credential.trust().revocations())
+                        : m)
+            .toArray(TrustManager[]::new);
     SSLContext context = SSLContext.getInstance(PROTOCOL);
-    context.init(keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
+    context.init(keyManagers.getKeyManagers(), revoking, null);
     return context;
   }
 
