@@ -15,6 +15,9 @@ public record JournalSpec(
     String kind, String bootstrap, String topic, int replication, int minInsync) {
   public static final String ROCKSDB = "rocksdb";
 
+  /** Every writer of topic T uses the transactional id {@code berth-writer-T}. */
+  static final String TRANSACTIONAL_ID_PREFIX = "berth-writer-";
+
   public static JournalSpec parse(String text) {
     if (text == null || text.isEmpty() || text.equals(ROCKSDB)) {
       return new JournalSpec(ROCKSDB, "", "", 0, 0);
@@ -84,7 +87,7 @@ public record JournalSpec(
     return new KafkaJournal.Settings(
         bootstrap,
         name,
-        "berth-writer-" + name,
+        TRANSACTIONAL_ID_PREFIX + name,
         replication,
         minInsync,
         home.root().resolve("kafka-journal"));

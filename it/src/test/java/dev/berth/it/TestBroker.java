@@ -5,6 +5,7 @@ import dev.berth.mom.os.JobFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -44,7 +45,7 @@ final class TestBroker implements BeforeAllCallback, AfterAllCallback {
 
   /** Starts the broker (again: same port, same data). */
   void start() throws IOException {
-    broker = KafkaBroker.start(dir.resolve("broker"), 0);
+    broker = KafkaBroker.start(dir.resolve("broker"), "127.0.0.1", 0, Optional.empty());
   }
 
   void stop() {
