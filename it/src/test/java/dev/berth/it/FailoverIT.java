@@ -30,7 +30,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Tag("integration")
 class FailoverIT {
-  @RegisterExtension static final TestBroker broker = new TestBroker("berth-failover-");
+  // Plaintext until `berth serve` loads a server credential; then TestBroker.secured and a
+  // credential in each server's home.
+  @RegisterExtension static final TestBroker broker = TestBroker.insecure("berth-failover-");
 
   private static FailoverCluster cluster(String name) throws Exception {
     return FailoverCluster.start(

@@ -1,6 +1,9 @@
 package dev.berth.server.journal;
 
 import dev.berth.proto.Event;
+import dev.berth.server.journal.kafka.BrokerProbe;
+import dev.berth.server.journal.kafka.Brokers;
+import dev.berth.server.journal.kafka.KafkaFailures;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,20 +48,29 @@ public final class KafkaJournal implements Journal {
   private static final Logger log = LoggerFactory.getLogger(KafkaJournal.class);
 
   /**
-   * Where and how: the brokers, the topic (created with one partition, the replication factor and
-   * min.insync.replicas given, kept forever), the transactional id the servers share, and the local
-   * directory of the warm copy.
+   * Where and how: the brokers and how to reach them, the topic (created with one partition, the
+   * replication factor and min.insync.replicas given, kept forever), the transactional id the
+   * servers share, the local directory of the warm copy, and how long a write may take before it
+   * fails and the server stops ({@link #WRITE_TIMEOUT} but in tests).
    */
   public record Settings(
-      String bootstrapServers,
+      Brokers brokers,
       String topic,
       String transactionalId,
       int replicationFactor,
       int minInsyncReplicas,
-      Path localDirectory) {}
+      Path localDirectory,
+      Duration writeTimeout) {
+    public String bootstrapServers() {
+      return brokers.bootstrap();
+    }
+  }
 
-  /** How long a write may wait for the brokers before it fails (and the server stops). */
-  static final Duration WRITE_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * How long a write may wait for the brokers before it fails (and the server stops): long enough
+   * to ride out a broker restart, short enough that commands do not hang for long.
+   */
+  public static final Duration WRITE_TIMEOUT = Duration.ofSeconds(30);
 
   private final Settings settings;
   private final RocksJournal local;
@@ -86,7 +98,7 @@ public final class KafkaJournal implements Journal {
     } catch (KafkaException e) {
       local.close();
       throw new JournalException(
-          "cannot open the Kafka journal at " + settings.bootstrapServers() + ": " + e, e);
+          KafkaFailures.explain("cannot open the journal", settings.brokers(), e), e);
     }
     return takeOver(settings, local, reader);
   }
@@ -113,7 +125,7 @@ public final class KafkaJournal implements Journal {
           added,
           (System.nanoTime() - fenced) / 1_000_000);
       return new KafkaJournal(settings, local, producer);
-    } catch (KafkaException | JournalException e) {
+    } catch (RuntimeException e) {
       if (producer != null) {
         producer.close(Duration.ZERO);
       }
@@ -121,7 +133,9 @@ public final class KafkaJournal implements Journal {
       throw e instanceof JournalException je
           ? je
           : new JournalException(
-              "cannot open the Kafka journal at " + settings.bootstrapServers() + ": " + e, e);
+              KafkaFailures.explain(
+                  "cannot take over the journal " + settings.topic(), settings.brokers(), e),
+              e);
     }
   }
 
@@ -229,33 +243,40 @@ public final class KafkaJournal implements Journal {
 
   @Override
   public void close() {
-    if (!writer.close(WRITE_TIMEOUT)) {
+    if (!writer.close(settings.writeTimeout())) {
       return;
     }
     producer.close(Duration.ofSeconds(5));
     local.close();
   }
 
+  /**
+   * Every call of the write path is bounded by the write timeout: blocking in send (metadata, a
+   * full buffer), in commit, delivery with its retries, and the transaction on the brokers.
+   */
   private static Properties producerProperties(Settings s) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
+    long timeout = s.writeTimeout().toMillis();
+    Properties p = s.brokers().clientProperties();
     p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, s.transactionalId());
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
-    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(WRITE_TIMEOUT.toMillis()));
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(WRITE_TIMEOUT.toMillis()));
-    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(WRITE_TIMEOUT.toMillis()));
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(timeout));
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(timeout));
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(timeout / 3));
+    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(timeout));
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     return p;
   }
 
-  /** One partition (one order), kept forever; an existing topic must have one partition. */
+  /**
+   * One partition (one order), kept forever; an existing topic must have one partition. This is the
+   * first contact with the brokers, so it looks at them first ({@link BrokerProbe}).
+   */
   public static void ensureTopic(Settings s) {
-    Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
+    BrokerProbe.check(s.brokers());
+    Properties p = s.brokers().clientProperties();
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
     try (Admin admin = Admin.create(p)) {
@@ -288,12 +309,8 @@ public final class KafkaJournal implements Journal {
     } catch (ExecutionException | KafkaException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
       throw new JournalException(
-          "cannot create or check the topic "
-              + s.topic()
-              + " at "
-              + s.bootstrapServers()
-              + ": "
-              + cause,
+          KafkaFailures.explain(
+              "cannot create or check the topic " + s.topic(), s.brokers(), cause),
           cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -32,8 +32,8 @@ public final class TopicReader implements AutoCloseable {
     this.settings = settings;
     this.local = local;
     this.partition = new TopicPartition(settings.topic(), 0);
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    // No group: the reader assigns itself the partition and keeps its offset beside the copy.
+    Properties p = settings.brokers().clientProperties();
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     // An offset outside the log (the topic was made anew) must not skip to the end: reading from
