@@ -15,6 +15,7 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -28,6 +29,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -270,6 +272,23 @@ public final class KafkaJournal implements Journal {
     return p;
   }
 
+  /** The topic's description; a topic just created may take a moment to reach every broker. */
+  private static TopicDescription describe(Admin admin, String topic)
+      throws ExecutionException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      try {
+        return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
   /**
    * One partition (one order), kept forever; an existing topic must have one partition. This is the
    * first contact with the brokers, so it looks at them first ({@link BrokerProbe}).
@@ -296,8 +315,7 @@ public final class KafkaJournal implements Journal {
           throw e;
         }
       }
-      TopicDescription d =
-          admin.describeTopics(List.of(s.topic())).allTopicNames().get().get(s.topic());
+      TopicDescription d = describe(admin, s.topic());
       if (d.partitions().size() != 1) {
         throw new JournalException(
             "the topic "
