@@ -1,5 +1,7 @@
 package dev.berth.daemon;
 
+import dev.berth.server.journal.JournalException;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -31,6 +33,13 @@ public final class Berth implements Runnable {
     // A bad value found while running (a CPU list, a cgroup parent) is a usage error, not a crash.
     berth.setExecutionExceptionHandler(
         (e, command, parsed) -> {
+          if (e instanceof JournalException) {
+            // The journal cannot be opened (brokers away, refused, damaged): the message says
+            // what to do; the stack is for developers.
+            LoggerFactory.getLogger(Berth.class).debug("the journal failed", e);
+            command.getErr().println("berth " + command.getCommandName() + ": " + e.getMessage());
+            return CommandLine.ExitCode.SOFTWARE;
+          }
           if (!(e instanceof IllegalArgumentException)) {
             throw e;
           }

@@ -5,12 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.client.BerthClient;
+import dev.berth.proto.Attribute;
 import dev.berth.proto.Event;
 import dev.berth.proto.JobHeld;
+import dev.berth.proto.Manage;
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.pki.CertificateAuthority;
 import dev.berth.security.pki.Credential;
+import dev.berth.server.BerthServer;
 import dev.berth.server.journal.JournalException;
 import dev.berth.server.journal.KafkaJournal;
 import dev.berth.server.journal.RocksJournal;
@@ -25,7 +31,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,7 +43,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The journal on a real KRaft broker (started in this JVM from the Kafka jars, secured as {@code
  * berth kafka start} secures it): what one server commits, a second one finds when it opens the
  * journal, and the first is fenced from then on; what an administrator sees when the brokers are
- * away or refuse the server; and that nobody but a server may use the journal.
+ * away, refuse the server or stop answering in the middle of a write; and that nobody but a server
+ * may use the journal.
  */
 @Tag("integration")
 class KafkaJournalIT {
@@ -160,6 +170,69 @@ class KafkaJournalIT {
     assertTrue(message.contains("do not let this server use the topic"), message);
   }
 
+  @Test
+  void aWriteThatCannotCommitFailsWithinItsBoundAndForGood() throws Exception {
+    KafkaJournal journal = open("berth-stuck", "stuck");
+    try {
+      journal.append(events(1, 1)).join();
+      broker.stop();
+      long start = System.nanoTime();
+      CompletionException e =
+          assertThrows(CompletionException.class, () -> journal.append(events(2, 2)).join());
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      System.out.println("a write to a stopped broker failed after " + took + ": " + e.getCause());
+      assertTrue(took.compareTo(BOUND.plusSeconds(2)) < 0, "took " + took);
+
+      long later = System.nanoTime();
+      assertThrows(CompletionException.class, () -> journal.append(events(2, 2)).join());
+      assertTrue(System.nanoTime() - later < TimeUnit.MILLISECONDS.toNanos(100), "failed at once");
+
+      long closing = System.nanoTime();
+      journal.close();
+      assertTrue(
+          System.nanoTime() - closing < TimeUnit.SECONDS.toNanos(2),
+          "a failed journal closes fast");
+    } finally {
+      broker.start();
+    }
+  }
+
+  /**
+   * A server (in this JVM) whose journal write cannot commit answers with an error and stops within
+   * the bound; closing it then (what its SIGTERM hook does) does not wait for Kafka.
+   */
+  @Test
+  void aServerWhoseJournalCannotCommitStops() throws Exception {
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "kafka-journal-it");
+    KafkaJournal journal = open("berth-server-stops", "server-stops");
+    Path socket = broker.dir().resolve("server.sock");
+    BerthServer server =
+        BerthServer.start(system, journal, BerthServer.Config.defaults(socket, "srv", "localhost"));
+    try (BerthClient client = BerthClient.connect(socket)) {
+      Response ok = client.call(createNode("n1"));
+      assertFalse(ok.hasError(), ok.toString());
+
+      broker.stop();
+      long start = System.nanoTime();
+      Response failed = client.call(createNode("n2"));
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      System.out.println("a command with the broker stopped: " + took + ", " + failed);
+      assertTrue(failed.hasError(), failed.toString());
+      assertTrue(failed.getError().getMessage().contains("journal failed"), failed.toString());
+      assertTrue(took.compareTo(BOUND.plusSeconds(2)) < 0, "took " + took);
+      system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+      long closing = System.nanoTime();
+      server.close();
+      journal.close();
+      assertTrue(
+          System.nanoTime() - closing < TimeUnit.SECONDS.toNanos(2), "stops without waiting");
+    } finally {
+      system.terminate();
+      broker.start();
+    }
+  }
+
   /**
    * While a server writes its journal, an unprivileged local user (a process of berth-bob) with no
    * TLS, with TLS but no certificate, and with a certificate of a CA of its own that names itself a
@@ -230,11 +303,22 @@ class KafkaJournalIT {
       KafkaJournal.Settings check = broker.journal(topic, "guarded-check", BOUND);
       try (RocksJournal copy = KafkaJournal.openLocal(check);
           TopicReader reader = new TopicReader(check, copy)) {
-        reader.readToEnd();
+        reader.readToEnd(BOUND);
         List<Event> read = new ArrayList<>();
         copy.replay(0, read::add);
         assertEquals(events(1, 5), read, "the topic holds the server's events only");
       }
     }
+  }
+
+  /** A command the server must journal: qmgr -c "create node NAME np=1". */
+  private static Request.Builder createNode(String name) {
+    return Request.newBuilder()
+        .setManage(
+            Manage.newBuilder()
+                .setCommand(Manage.Command.CREATE)
+                .setObjectType(Manage.ObjectType.NODE)
+                .addNames(name)
+                .addAttributes(Attribute.newBuilder().setName("np").setValue("1")));
   }
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -78,7 +79,8 @@ public final class KafkaJournal implements Journal {
   private final RocksJournal local;
   private final KafkaProducer<byte[], byte[]> producer;
   private final GroupCommit writer;
-  private volatile String fenced;
+  private final AtomicReference<JournalException> failed = new AtomicReference<>();
+  private volatile boolean fenced;
 
   private KafkaJournal(
       Settings settings, RocksJournal local, KafkaProducer<byte[], byte[]> producer) {
@@ -118,7 +120,7 @@ public final class KafkaJournal implements Journal {
       producer = new KafkaProducer<>(producerProperties(settings));
       producer.initTransactions(); // from here on, an earlier server's writes fail
       long fenced = System.nanoTime();
-      long added = reader.readToEnd();
+      long added = reader.readToEnd(settings.writeTimeout());
       log.info(
           "took over the journal {}: earlier writers fenced in {} ms, {} events read after in {}"
               + " ms",
@@ -148,18 +150,39 @@ public final class KafkaJournal implements Journal {
 
   @Override
   public CompletableFuture<Void> append(List<Event> batch) {
-    if (fenced != null) {
-      return CompletableFuture.failedFuture(new JournalException(fenced));
-    }
-    return writer.append(batch);
+    JournalException f = failed.get();
+    return f != null ? CompletableFuture.failedFuture(f) : writer.append(batch);
   }
 
-  /** One transaction for the whole group; the local copy follows once it is committed. */
+  /**
+   * One transaction for the whole group; the local copy follows once it is committed. A group not
+   * committed within the write timeout fails then, wherever Kafka may still be waiting, and so does
+   * every write after it.
+   */
   private void write(List<GroupCommit.Pending> group) {
-    if (fenced != null) {
-      group.forEach(p -> p.done().completeExceptionally(new JournalException(fenced)));
+    JournalException earlier = failed.get();
+    if (earlier != null) {
+      group.forEach(p -> p.done().completeExceptionally(earlier));
       return;
     }
+    CompletableFuture<Void> deadline =
+        new CompletableFuture<Void>()
+            .orTimeout(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    deadline.whenComplete(
+        (ok, late) -> {
+          if (late != null) {
+            fail(
+                group,
+                new JournalException(
+                    "a write to the journal "
+                        + settings.topic()
+                        + " at "
+                        + settings.brokers()
+                        + " did not commit within "
+                        + settings.writeTimeout().toSeconds()
+                        + " s"));
+          }
+        });
     List<Event> all = new ArrayList<>();
     group.forEach(p -> all.addAll(p.events()));
     try {
@@ -181,26 +204,46 @@ public final class KafkaJournal implements Journal {
       }
       group.forEach(p -> p.done().complete(null));
     } catch (RuntimeException | ExecutionException | InterruptedException e) {
-      JournalException failure = failure(e);
-      group.forEach(p -> p.done().completeExceptionally(failure));
+      fail(group, failure(e));
+    } finally {
+      deadline.complete(null);
     }
   }
 
+  /**
+   * Fails what of {@code group} is still pending; if anything was, the journal has failed for good
+   * (the server stops on the first failed write, and nothing may be written after a gap).
+   */
+  private void fail(List<GroupCommit.Pending> group, JournalException failure) {
+    boolean pending = false;
+    for (GroupCommit.Pending p : group) {
+      pending |= p.done().completeExceptionally(failure);
+    }
+    if (pending) {
+      failed.compareAndSet(null, failure);
+    }
+  }
+
+  /**
+   * Why a write failed. The open transaction is not aborted here: an abort may block as long as the
+   * commit did, or throw (after a commit that timed out Kafka wants the commit retried), and this
+   * server stops anyway. The brokers abort the transaction when the next writer fences this one, or
+   * after its transaction timeout.
+   */
   private JournalException failure(Exception e) {
     Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
     if (isFencing(cause)) {
-      fenced =
+      fenced = true;
+      return new JournalException(
           "another server has taken over the journal on "
               + settings.topic()
-              + " (this server's writes are fenced)";
-      return new JournalException(fenced, cause);
+              + " (this server's writes are fenced)",
+          cause);
     }
-    try {
-      producer.abortTransaction();
-    } catch (KafkaException abortFailed) {
-      // the transaction times out on the broker instead
-    }
-    return new JournalException("the Kafka journal write failed: " + cause, cause);
+    return new JournalException(
+        KafkaFailures.explain(
+            "a write to the journal " + settings.topic() + " failed", settings.brokers(), cause),
+        cause);
   }
 
   /** With transactions version 2 a fenced producer sees either of these first. */
@@ -240,15 +283,20 @@ public final class KafkaJournal implements Journal {
 
   /** Whether another server has fenced this one. */
   public boolean fenced() {
-    return fenced != null;
+    return fenced;
   }
 
+  /**
+   * Writes what is waiting and closes. A journal that has failed does not wait for its writer,
+   * which may still be blocked in Kafka: a server whose journal failed must stop promptly.
+   */
   @Override
   public void close() {
-    if (!writer.close(settings.writeTimeout())) {
+    boolean healthy = failed.get() == null;
+    if (!writer.close(healthy ? settings.writeTimeout() : Duration.ofMillis(100))) {
       return;
     }
-    producer.close(Duration.ofSeconds(5));
+    producer.close(healthy ? Duration.ofSeconds(5) : Duration.ZERO);
     local.close();
   }
 

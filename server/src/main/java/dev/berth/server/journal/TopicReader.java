@@ -47,11 +47,27 @@ public final class TopicReader implements AutoCloseable {
     consumer.seek(partition, readOffset(settings));
   }
 
-  /** Reads until the end of what is committed now; returns how many events the copy gained. */
-  public long readToEnd() {
-    long end = consumer.endOffsets(List.of(partition), KafkaJournal.WRITE_TIMEOUT).get(partition);
+  /**
+   * Reads until the end of what is committed now, within {@code timeout}; returns how many events
+   * the copy gained.
+   */
+  public long readToEnd(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long end = consumer.endOffsets(List.of(partition), timeout).get(partition);
     long added = 0;
-    while (consumer.position(partition, KafkaJournal.WRITE_TIMEOUT) < end) {
+    while (consumer.position(partition, timeout) < end) {
+      if (System.nanoTime() > deadline) {
+        throw new JournalException(
+            "could not read the journal topic "
+                + settings.topic()
+                + " to its end (offset "
+                + end
+                + ") at "
+                + settings.brokers()
+                + " within "
+                + timeout.toSeconds()
+                + " s");
+      }
       added += poll(Duration.ofMillis(500), batch -> {});
     }
     return added;
