@@ -242,6 +242,7 @@ class KafkaJournalIT {
    */
   @Test
   void aLocalUserOrAComputeNodeCannotFenceReadOrWriteTheJournal() throws Exception {
+    TestUsers.ensure(TestUsers.BOB);
     String topic = "berth-guarded";
     try (KafkaJournal journal = open(topic, "guarded");
         AttackerSandbox sandbox = AttackerSandbox.create()) {
