@@ -1,5 +1,6 @@
 package dev.berth.daemon;
 
+import dev.berth.server.journal.JournalException;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -28,7 +29,13 @@ final class ActiveServer {
             running = takeOver.run();
           } catch (Exception e) {
             // A member that holds the role but cannot serve must leave, so another can take over.
-            ctx.getLog().error("cannot take over as the active server; stopping", e);
+            if (e instanceof JournalException) {
+              ctx.getLog()
+                  .error("cannot take over as the active server; stopping: {}", e.getMessage());
+              ctx.getLog().debug("the failed takeover", e);
+            } else {
+              ctx.getLog().error("cannot take over as the active server; stopping", e);
+            }
             ctx.getSystem().terminate();
             return Behaviors.stopped();
           }

@@ -1,5 +1,7 @@
 package dev.berth.daemon;
 
+import dev.berth.server.journal.JournalException;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -30,14 +32,19 @@ public final class Berth implements Runnable {
 
   public static void main(String[] args) {
     CommandLine berth = new CommandLine(new Berth());
-    // A bad value found while running (a CPU list, a cgroup parent) is a usage error, not a crash.
+    // A bad value found while running (a CPU list, a cgroup parent) is a usage error; a file or
+    // journal that cannot be used (a missing credential, brokers away) a failure: either is one
+    // line that says what to do, not a stack trace (that goes to the log at DEBUG).
     berth.setExecutionExceptionHandler(
         (e, command, parsed) -> {
-          if (!(e instanceof IllegalArgumentException || e instanceof java.io.IOException)) {
+          boolean usage = e instanceof IllegalArgumentException;
+          if (!usage && !(e instanceof JournalException || e instanceof java.io.IOException)) {
             throw e;
           }
+          LoggerFactory.getLogger(Berth.class)
+              .debug("berth {} failed", command.getCommandName(), e);
           command.getErr().println("berth " + command.getCommandName() + ": " + e.getMessage());
-          return CommandLine.ExitCode.USAGE;
+          return usage ? CommandLine.ExitCode.USAGE : CommandLine.ExitCode.SOFTWARE;
         });
     System.exit(berth.execute(args));
   }

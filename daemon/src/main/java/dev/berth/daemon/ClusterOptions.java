@@ -35,7 +35,8 @@ final class ClusterOptions {
       paramLabel = "SPEC",
       description =
           "Where events are kept: rocksdb (in the home directory) or"
-              + " kafka://HOST:PORT[,HOST:PORT][/TOPIC][?replication=N&min-insync=M].")
+              + " kafka://HOST:PORT[,HOST:PORT][/TOPIC][?replication=N&min-insync=M&config=FILE]"
+              + " (config: the Kafka client security settings of a site's own brokers).")
   String journal;
 
   @Option(

@@ -97,7 +97,10 @@ public final class EmbeddedCluster implements AutoCloseable {
       if (settings.journal().replicated()) {
         standBy();
       } else {
-        journal = settings.journal().open(settings.home(), settings.serverName());
+        journal =
+            settings
+                .journal()
+                .open(settings.home(), settings.serverName(), settings.trust().credential());
         serve(BerthServer.start(system, journal, serverConfig(), serverSeal()));
       }
       for (MomConfig mom : settings.moms()) {
@@ -145,7 +148,10 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   /** Follows the journal and leaves it to the cluster singleton when to take over. */
   private void standBy() {
-    KafkaJournal.Settings kafka = settings.journal().kafka(settings.home(), settings.serverName());
+    KafkaJournal.Settings kafka =
+        settings
+            .journal()
+            .kafka(settings.home(), settings.serverName(), settings.trust().credential());
     standby = Standby.start(kafka, serverConfig().snapshotEvery());
     writeRole("standby");
     ClusterSingleton.get(system)

@@ -1,9 +1,12 @@
 package dev.berth.daemon;
 
+import dev.berth.security.pki.Credential;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +17,8 @@ import picocli.CommandLine.Option;
 /**
  * A single-node Kafka broker under the home directory ({@code HOME/kafka}) for a one-host
  * demonstration of the replicated journal: {@code berth kafka start}, then {@code berth up
- * --journal kafka://127.0.0.1:PORT}.
+ * --journal kafka://127.0.0.1:PORT}. It is secured with a broker credential from the home's CA
+ * ({@link BrokerSecurity}) unless started with {@code --insecure}.
  */
 @Command(
     name = "kafka",
@@ -25,12 +29,44 @@ final class KafkaCommand {
     return home.root().resolve("kafka");
   }
 
+  /** Where the broker listens and whether it is secured (start passes them on to run). */
+  static final class Listener {
+    @Option(names = "--port", defaultValue = "9092", description = "The broker's port.")
+    int port;
+
+    @Option(
+        names = "--host",
+        defaultValue = "127.0.0.1",
+        description = "The address clients connect to (its certificate names it).")
+    String host;
+
+    @Option(
+        names = "--insecure",
+        description =
+            "Plaintext without authentication: anyone who reaches the port may read, write and"
+                + " fence every journal.")
+    boolean insecure;
+
+    /** The broker's credential, issued from the home's CA if it has none; none if insecure. */
+    Optional<Credential> credential(BerthHome home) throws IOException {
+      return insecure ? Optional.empty() : Optional.of(BrokerCredential.resolve(home, host));
+    }
+
+    List<String> arguments() {
+      List<String> argv = new ArrayList<>(List.of("--port", Integer.toString(port)));
+      argv.addAll(List.of("--host", host));
+      if (insecure) {
+        argv.add("--insecure");
+      }
+      return argv;
+    }
+  }
+
   @Command(name = "start", description = "Start the broker in the background and wait for it.")
   static final class Start implements Callable<Integer> {
     @Mixin HomeOptions home;
 
-    @Option(names = "--port", defaultValue = "9092", description = "The broker's port.")
-    int port;
+    @Mixin Listener listener;
 
     @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for it.")
     int timeout;
@@ -43,13 +79,19 @@ final class KafkaCommand {
         System.out.println("berth: kafka already runs (" + dir + ")");
         return 0;
       }
+      try {
+        listener.credential(h); // issued here, so that a missing CA is said here
+      } catch (IOException e) {
+        System.err.println("berth kafka: " + e.getMessage());
+        return 1;
+      }
       Files.createDirectories(dir);
       Files.deleteIfExists(dir.resolve("ready"));
       String java = ProcessHandle.current().info().command().orElse("java");
       List<String> argv = new ArrayList<>(List.of("setsid", java, "-Xms256m", "-Xmx512m"));
       argv.addAll(List.of("-cp", System.getProperty("java.class.path"), Berth.class.getName()));
       argv.addAll(List.of("kafka", "run", "--home", h.root().toString()));
-      argv.addAll(List.of("--port", Integer.toString(port)));
+      argv.addAll(listener.arguments());
       Process p =
           new ProcessBuilder(argv)
               .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
@@ -100,13 +142,14 @@ final class KafkaCommand {
   static final class Run implements Callable<Integer> {
     @Mixin HomeOptions home;
 
-    @Option(names = "--port", defaultValue = "9092", description = "The broker's port.")
-    int port;
+    @Mixin Listener listener;
 
     @Override
     public Integer call() throws Exception {
-      Path dir = dir(home.home());
-      KafkaBroker broker = KafkaBroker.start(dir, port);
+      BerthHome h = home.home();
+      Path dir = dir(h);
+      KafkaBroker broker =
+          KafkaBroker.start(dir, listener.host, listener.port, listener.credential(h));
       Files.writeString(dir.resolve("kafka.pid"), ProcessHandle.current().pid() + "\n");
       Files.writeString(dir.resolve("ready"), broker.bootstrapServers() + "\n");
       CountDownLatch stopped = new CountDownLatch(1);

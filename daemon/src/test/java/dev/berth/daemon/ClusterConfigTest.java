@@ -46,14 +46,17 @@ class ClusterConfigTest {
   void serversOfOneTopicShareOneTransactionalIdWhateverTheirNames() {
     JournalSpec spec = JournalSpec.parse("kafka://k1:9092,k2:9092/berth-prod?replication=3");
     BerthHome home = new BerthHome(Path.of("/var/lib/berth"));
-    var a = spec.kafka(home, "head1");
-    var b = spec.kafka(home, "head2");
+    var a = spec.kafka(home, "head1", java.util.Optional.empty());
+    var b = spec.kafka(home, "head2", java.util.Optional.empty());
     assertEquals("berth-prod", a.topic());
     assertEquals(a.transactionalId(), b.transactionalId());
     assertEquals(3, a.replicationFactor());
     assertEquals(2, a.minInsyncReplicas());
     assertEquals("k1:9092,k2:9092", a.bootstrapServers());
     assertEquals(
-        "berth-journal-srv", JournalSpec.parse("kafka://k1:9092").kafka(home, "srv").topic());
+        "berth-journal-srv",
+        JournalSpec.parse("kafka://k1:9092")
+            .kafka(home, "srv", java.util.Optional.empty())
+            .topic());
   }
 }

@@ -34,9 +34,11 @@ final class FailoverCluster implements AutoCloseable {
   private final Map<String, Process> moms = new LinkedHashMap<>();
   private final List<String> addresses = new ArrayList<>();
 
-  private FailoverCluster(Path dir, String journal) throws IOException {
+  /** {@code authority}: the cluster's CA (the secured broker's), given to every home. */
+  private FailoverCluster(Path dir, String journal, Path authority) throws IOException {
     this.dir = dir;
     this.journal = journal;
+    TestAuthority.give(authority, Files.createDirectories(dir.resolve("first")));
     this.work = Files.createDirectories(dir.resolve("work"));
     this.cgroupRoot = "berth-it-" + dir.getFileName();
     for (int i = 0; i < 2; i++) {
@@ -68,8 +70,8 @@ final class FailoverCluster implements AutoCloseable {
    * Starts both servers (the first founds the cluster and becomes active) and both moms on the
    * topic of {@code journal}.
    */
-  static FailoverCluster start(Path dir, String journal) throws IOException {
-    FailoverCluster c = new FailoverCluster(dir, journal);
+  static FailoverCluster start(Path dir, String journal, Path authority) throws IOException {
+    FailoverCluster c = new FailoverCluster(dir, journal, authority);
     if (!c.first.start()) {
       fail("the first server did not start: " + c.first.log());
     }

@@ -30,12 +30,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Tag("integration")
 class FailoverIT {
-  @RegisterExtension static final TestBroker broker = new TestBroker("berth-failover-");
+  /** Secured as berth kafka start sets a broker up; the servers' and moms' homes get its CA. */
+  @RegisterExtension static final TestBroker broker = TestBroker.secured("berth-failover-");
 
   private static FailoverCluster cluster(String name) throws Exception {
     return FailoverCluster.start(
         Files.createDirectories(broker.dir().resolve(name)),
-        "kafka://" + broker.bootstrapServers() + "/berth-" + name);
+        "kafka://" + broker.bootstrapServers() + "/berth-" + name,
+        broker.authority());
   }
 
   /**

@@ -29,7 +29,11 @@ final class TestAuthority {
   /** Gives {@code to} the CA of {@code from}, so their daemons trust each other. */
   static void share(Path from, Path to) throws IOException {
     ensure(from);
-    Path source = new BerthHome(from).authority();
+    give(new BerthHome(from).authority(), to);
+  }
+
+  /** Gives {@code to} the CA in {@code source} (a broker's, say). */
+  static void give(Path source, Path to) throws IOException {
     Path target = new BerthHome(to).authority();
     if (Files.exists(target.resolve(CertificateAuthority.KEY))) {
       return;

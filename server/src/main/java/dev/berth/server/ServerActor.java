@@ -339,7 +339,9 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     getContext()
         .getLog()
         .error(
-            "journal write failed; stopping so that nothing unrecorded is acted on", f.failure());
+            "journal write failed; stopping so that nothing unrecorded is acted on: {}",
+            f.failure().getMessage());
+    getContext().getLog().debug("the failed journal write", f.failure());
     for (Completion c : f.done()) {
       if (c.reply() != null) {
         c.reply()

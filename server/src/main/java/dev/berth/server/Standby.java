@@ -6,6 +6,7 @@ import dev.berth.server.journal.JournalException;
 import dev.berth.server.journal.KafkaJournal;
 import dev.berth.server.journal.RocksJournal;
 import dev.berth.server.journal.TopicReader;
+import dev.berth.server.journal.kafka.KafkaFailures;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.Snapshots;
 import dev.berth.server.state.StateMachine;
@@ -137,7 +138,10 @@ public final class Standby implements AutoCloseable {
         } catch (KafkaException e) {
           // The brokers are away; the copy is as good as it was, and following resumes later
           // from the offset stored with it.
-          log.warn("following the journal topic {}: {}", settings.topic(), e.getMessage());
+          log.warn(
+              "{}",
+              KafkaFailures.explain(
+                  "cannot follow the journal topic " + settings.topic(), settings.brokers(), e));
           if (reader != null) {
             reader.close();
             reader = null;

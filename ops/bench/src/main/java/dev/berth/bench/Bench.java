@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
- * measured; nothing is asserted. Usage: ops/bench/run [submit|cli|restart|nodes|kafka|all].
+ * measured; nothing is asserted. Usage: ops/bench/run
+ * [submit|cli|restart|nodes|kafka|kafka-tls|all].
  */
 public final class Bench {
   private final Path root;
@@ -35,15 +36,17 @@ public final class Bench {
       case "restart" -> bench.restart();
       case "nodes" -> bench.nodes();
       case "kafka" -> bench.kafka();
+      case "kafka-tls" -> bench.kafkaTls();
       case "all" -> {
         bench.submit();
         bench.cli();
         bench.restart();
         bench.nodes();
         bench.kafka();
+        bench.kafkaTls();
       }
       default -> {
-        System.err.println("usage: ops/bench/run [submit|cli|restart|nodes|kafka|all]");
+        System.err.println("usage: ops/bench/run [submit|cli|restart|nodes|kafka|kafka-tls|all]");
         System.exit(2);
       }
     }
@@ -60,6 +63,13 @@ public final class Bench {
   void kafka() throws Exception {
     try (KafkaBench kafka = new KafkaBench(root)) {
       kafka.run();
+    }
+  }
+
+  /** Submissions through the Kafka journal, plaintext against TLS (see KafkaTlsBench). */
+  void kafkaTls() throws Exception {
+    try (KafkaTlsBench tls = new KafkaTlsBench()) {
+      tls.run();
     }
   }
 

@@ -93,6 +93,11 @@ final class BenchServer implements AutoCloseable {
   }
 
   void defineNode() throws ServerUnavailableException {
+    defineNode(socket);
+  }
+
+  /** Creates node n1 (np=64) on the server at {@code socket}, so that jobs may run. */
+  static void defineNode(Path socket) throws ServerUnavailableException {
     try (BerthClient c = BerthClient.connect(socket)) {
       Response r =
           c.call(

@@ -34,7 +34,9 @@ final class KafkaBench implements AutoCloseable {
   void run() throws Exception {
     int port = Hosts.freeLoopbackPort();
     long begin = System.nanoTime();
-    berth("kafka", "start", "--home", dir.toString(), "--port", Integer.toString(port));
+    // Plaintext until the server processes load credentials; KafkaTlsBench measures TLS.
+    berth(
+        "kafka", "start", "--home", dir.toString(), "--port", Integer.toString(port), "--insecure");
     System.out.printf(
         "%nKafka journal (one KRaft broker from the Maven artifacts, started in %.1f s):%n",
         (System.nanoTime() - begin) / 1e9);

@@ -1,6 +1,9 @@
 package dev.berth.server.journal;
 
 import dev.berth.proto.Event;
+import dev.berth.server.journal.kafka.BrokerProbe;
+import dev.berth.server.journal.kafka.Brokers;
+import dev.berth.server.journal.kafka.KafkaFailures;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +15,8 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -25,6 +30,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,26 +51,36 @@ public final class KafkaJournal implements Journal {
   private static final Logger log = LoggerFactory.getLogger(KafkaJournal.class);
 
   /**
-   * Where and how: the brokers, the topic (created with one partition, the replication factor and
-   * min.insync.replicas given, kept forever), the transactional id the servers share, and the local
-   * directory of the warm copy.
+   * Where and how: the brokers and how to reach them, the topic (created with one partition, the
+   * replication factor and min.insync.replicas given, kept forever), the transactional id the
+   * servers share, the local directory of the warm copy, and how long a write may take before it
+   * fails and the server stops ({@link #WRITE_TIMEOUT} but in tests).
    */
   public record Settings(
-      String bootstrapServers,
+      Brokers brokers,
       String topic,
       String transactionalId,
       int replicationFactor,
       int minInsyncReplicas,
-      Path localDirectory) {}
+      Path localDirectory,
+      Duration writeTimeout) {
+    public String bootstrapServers() {
+      return brokers.bootstrap();
+    }
+  }
 
-  /** How long a write may wait for the brokers before it fails (and the server stops). */
-  static final Duration WRITE_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * How long a write may wait for the brokers before it fails (and the server stops): long enough
+   * to ride out a broker restart, short enough that commands do not hang for long.
+   */
+  public static final Duration WRITE_TIMEOUT = Duration.ofSeconds(30);
 
   private final Settings settings;
   private final RocksJournal local;
   private final KafkaProducer<byte[], byte[]> producer;
   private final GroupCommit writer;
-  private volatile String fenced;
+  private final AtomicReference<JournalException> failed = new AtomicReference<>();
+  private volatile boolean fenced;
 
   private KafkaJournal(
       Settings settings, RocksJournal local, KafkaProducer<byte[], byte[]> producer) {
@@ -86,7 +102,7 @@ public final class KafkaJournal implements Journal {
     } catch (KafkaException e) {
       local.close();
       throw new JournalException(
-          "cannot open the Kafka journal at " + settings.bootstrapServers() + ": " + e, e);
+          KafkaFailures.explain("cannot open the journal", settings.brokers(), e), e);
     }
     return takeOver(settings, local, reader);
   }
@@ -104,7 +120,7 @@ public final class KafkaJournal implements Journal {
       producer = new KafkaProducer<>(producerProperties(settings));
       producer.initTransactions(); // from here on, an earlier server's writes fail
       long fenced = System.nanoTime();
-      long added = reader.readToEnd();
+      long added = reader.readToEnd(settings.writeTimeout());
       log.info(
           "took over the journal {}: earlier writers fenced in {} ms, {} events read after in {}"
               + " ms",
@@ -113,7 +129,7 @@ public final class KafkaJournal implements Journal {
           added,
           (System.nanoTime() - fenced) / 1_000_000);
       return new KafkaJournal(settings, local, producer);
-    } catch (KafkaException | JournalException e) {
+    } catch (RuntimeException e) {
       if (producer != null) {
         producer.close(Duration.ZERO);
       }
@@ -121,7 +137,9 @@ public final class KafkaJournal implements Journal {
       throw e instanceof JournalException je
           ? je
           : new JournalException(
-              "cannot open the Kafka journal at " + settings.bootstrapServers() + ": " + e, e);
+              KafkaFailures.explain(
+                  "cannot take over the journal " + settings.topic(), settings.brokers(), e),
+              e);
     }
   }
 
@@ -132,18 +150,39 @@ public final class KafkaJournal implements Journal {
 
   @Override
   public CompletableFuture<Void> append(List<Event> batch) {
-    if (fenced != null) {
-      return CompletableFuture.failedFuture(new JournalException(fenced));
-    }
-    return writer.append(batch);
+    JournalException f = failed.get();
+    return f != null ? CompletableFuture.failedFuture(f) : writer.append(batch);
   }
 
-  /** One transaction for the whole group; the local copy follows once it is committed. */
+  /**
+   * One transaction for the whole group; the local copy follows once it is committed. A group not
+   * committed within the write timeout fails then, wherever Kafka may still be waiting, and so does
+   * every write after it.
+   */
   private void write(List<GroupCommit.Pending> group) {
-    if (fenced != null) {
-      group.forEach(p -> p.done().completeExceptionally(new JournalException(fenced)));
+    JournalException earlier = failed.get();
+    if (earlier != null) {
+      group.forEach(p -> p.done().completeExceptionally(earlier));
       return;
     }
+    CompletableFuture<Void> deadline =
+        new CompletableFuture<Void>()
+            .orTimeout(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    deadline.whenComplete(
+        (ok, late) -> {
+          if (late != null) {
+            fail(
+                group,
+                new JournalException(
+                    "a write to the journal "
+                        + settings.topic()
+                        + " at "
+                        + settings.brokers()
+                        + " did not commit within "
+                        + settings.writeTimeout().toSeconds()
+                        + " s"));
+          }
+        });
     List<Event> all = new ArrayList<>();
     group.forEach(p -> all.addAll(p.events()));
     try {
@@ -165,26 +204,46 @@ public final class KafkaJournal implements Journal {
       }
       group.forEach(p -> p.done().complete(null));
     } catch (RuntimeException | ExecutionException | InterruptedException e) {
-      JournalException failure = failure(e);
-      group.forEach(p -> p.done().completeExceptionally(failure));
+      fail(group, failure(e));
+    } finally {
+      deadline.complete(null);
     }
   }
 
+  /**
+   * Fails what of {@code group} is still pending; if anything was, the journal has failed for good
+   * (the server stops on the first failed write, and nothing may be written after a gap).
+   */
+  private void fail(List<GroupCommit.Pending> group, JournalException failure) {
+    boolean pending = false;
+    for (GroupCommit.Pending p : group) {
+      pending |= p.done().completeExceptionally(failure);
+    }
+    if (pending) {
+      failed.compareAndSet(null, failure);
+    }
+  }
+
+  /**
+   * Why a write failed. The open transaction is not aborted here: an abort may block as long as the
+   * commit did, or throw (after a commit that timed out Kafka wants the commit retried), and this
+   * server stops anyway. The brokers abort the transaction when the next writer fences this one, or
+   * after its transaction timeout.
+   */
   private JournalException failure(Exception e) {
     Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
     if (isFencing(cause)) {
-      fenced =
+      fenced = true;
+      return new JournalException(
           "another server has taken over the journal on "
               + settings.topic()
-              + " (this server's writes are fenced)";
-      return new JournalException(fenced, cause);
+              + " (this server's writes are fenced)",
+          cause);
     }
-    try {
-      producer.abortTransaction();
-    } catch (KafkaException abortFailed) {
-      // the transaction times out on the broker instead
-    }
-    return new JournalException("the Kafka journal write failed: " + cause, cause);
+    return new JournalException(
+        KafkaFailures.explain(
+            "a write to the journal " + settings.topic() + " failed", settings.brokers(), cause),
+        cause);
   }
 
   /** With transactions version 2 a fenced producer sees either of these first. */
@@ -224,38 +283,67 @@ public final class KafkaJournal implements Journal {
 
   /** Whether another server has fenced this one. */
   public boolean fenced() {
-    return fenced != null;
+    return fenced;
   }
 
+  /**
+   * Writes what is waiting and closes. A journal that has failed does not wait for its writer,
+   * which may still be blocked in Kafka: a server whose journal failed must stop promptly.
+   */
   @Override
   public void close() {
-    if (!writer.close(WRITE_TIMEOUT)) {
+    boolean healthy = failed.get() == null;
+    if (!writer.close(healthy ? settings.writeTimeout() : Duration.ofMillis(100))) {
       return;
     }
-    producer.close(Duration.ofSeconds(5));
+    producer.close(healthy ? Duration.ofSeconds(5) : Duration.ZERO);
     local.close();
   }
 
+  /**
+   * Every call of the write path is bounded by the write timeout: blocking in send (metadata, a
+   * full buffer), in commit, delivery with its retries, and the transaction on the brokers.
+   */
   private static Properties producerProperties(Settings s) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
+    long timeout = s.writeTimeout().toMillis();
+    Properties p = s.brokers().clientProperties();
     p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, s.transactionalId());
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
-    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(WRITE_TIMEOUT.toMillis()));
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(WRITE_TIMEOUT.toMillis()));
-    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(WRITE_TIMEOUT.toMillis()));
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(timeout));
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(timeout));
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(timeout / 3));
+    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(timeout));
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     return p;
   }
 
-  /** One partition (one order), kept forever; an existing topic must have one partition. */
+  /** The topic's description; a topic just created may take a moment to reach every broker. */
+  private static TopicDescription describe(Admin admin, String topic)
+      throws ExecutionException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      try {
+        return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  /**
+   * One partition (one order), kept forever; an existing topic must have one partition. This is the
+   * first contact with the brokers, so it looks at them first ({@link BrokerProbe}).
+   */
   public static void ensureTopic(Settings s) {
-    Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
+    BrokerProbe.check(s.brokers());
+    Properties p = s.brokers().clientProperties();
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
     try (Admin admin = Admin.create(p)) {
@@ -275,8 +363,7 @@ public final class KafkaJournal implements Journal {
           throw e;
         }
       }
-      TopicDescription d =
-          admin.describeTopics(List.of(s.topic())).allTopicNames().get().get(s.topic());
+      TopicDescription d = describe(admin, s.topic());
       if (d.partitions().size() != 1) {
         throw new JournalException(
             "the topic "
@@ -288,12 +375,8 @@ public final class KafkaJournal implements Journal {
     } catch (ExecutionException | KafkaException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
       throw new JournalException(
-          "cannot create or check the topic "
-              + s.topic()
-              + " at "
-              + s.bootstrapServers()
-              + ": "
-              + cause,
+          KafkaFailures.explain(
+              "cannot create or check the topic " + s.topic(), s.brokers(), cause),
           cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -32,8 +32,8 @@ public final class TopicReader implements AutoCloseable {
     this.settings = settings;
     this.local = local;
     this.partition = new TopicPartition(settings.topic(), 0);
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    // No group: the reader assigns itself the partition and keeps its offset beside the copy.
+    Properties p = settings.brokers().clientProperties();
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     // An offset outside the log (the topic was made anew) must not skip to the end: reading from
@@ -47,11 +47,27 @@ public final class TopicReader implements AutoCloseable {
     consumer.seek(partition, readOffset(settings));
   }
 
-  /** Reads until the end of what is committed now; returns how many events the copy gained. */
-  public long readToEnd() {
-    long end = consumer.endOffsets(List.of(partition), KafkaJournal.WRITE_TIMEOUT).get(partition);
+  /**
+   * Reads until the end of what is committed now, within {@code timeout}; returns how many events
+   * the copy gained.
+   */
+  public long readToEnd(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long end = consumer.endOffsets(List.of(partition), timeout).get(partition);
     long added = 0;
-    while (consumer.position(partition, KafkaJournal.WRITE_TIMEOUT) < end) {
+    while (consumer.position(partition, timeout) < end) {
+      if (System.nanoTime() > deadline) {
+        throw new JournalException(
+            "could not read the journal topic "
+                + settings.topic()
+                + " to its end (offset "
+                + end
+                + ") at "
+                + settings.brokers()
+                + " within "
+                + timeout.toSeconds()
+                + " s");
+      }
       added += poll(Duration.ofMillis(500), batch -> {});
     }
     return added;
