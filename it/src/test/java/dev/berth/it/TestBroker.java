@@ -22,39 +22,34 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * A KRaft broker in the test JVM (from the Kafka jars) for one test class, with its data in a
  * scratch directory that also holds whatever else the tests put there; a test may stop it and start
- * it again (same port, same data). A secured broker is set up as {@code berth kafka start} sets one
- * up: a cluster CA of its own, a broker credential, TLS and ACLs; the tests issue servers and moms
- * credentials from the same CA.
+ * it again (same port, same data). It is set up as {@code berth kafka start} sets one up: a cluster
+ * CA of its own, a broker credential, TLS and ACLs; the tests issue servers and moms credentials
+ * from the same CA.
  */
 final class TestBroker implements BeforeAllCallback, AfterAllCallback {
   private static final Duration VALIDITY = Duration.ofDays(1);
 
   private final String prefix;
-  private final boolean secured;
   private Path dir;
   private CertificateAuthority authority;
   private Optional<Credential> brokerCredential = Optional.empty();
   private KafkaBroker broker;
 
-  private TestBroker(String prefix, boolean secured) {
+  private TestBroker(String prefix) {
     this.prefix = prefix;
-    this.secured = secured;
   }
 
   /** A broker that admits only the servers of its cluster, over mutual TLS. */
   static TestBroker secured(String prefix) {
-    return new TestBroker(prefix, true);
+    return new TestBroker(prefix);
   }
 
   @Override
   public void beforeAll(ExtensionContext context) throws IOException {
     dir = Files.createTempDirectory(Path.of("/tmp"), prefix);
-    if (secured) {
-      authority =
-          CertificateAuthority.create(
-              dir.resolve("ca"), "test cluster", VALIDITY, Clock.systemUTC());
-      brokerCredential = Optional.of(credential(Role.BROKER, "test-broker"));
-    }
+    authority =
+        CertificateAuthority.create(dir.resolve("ca"), "test cluster", VALIDITY, Clock.systemUTC());
+    brokerCredential = Optional.of(credential(Role.BROKER, "test-broker"));
     start();
   }
 
@@ -66,7 +61,7 @@ final class TestBroker implements BeforeAllCallback, AfterAllCallback {
     JobFiles.removeTree(dir);
   }
 
-  /** The CA of a secured broker's cluster, which its servers' and moms' homes get. */
+  /** The CA of the broker's cluster, which its servers' and moms' homes get. */
   Path authority() {
     return dir.resolve("ca");
   }
@@ -105,12 +100,10 @@ final class TestBroker implements BeforeAllCallback, AfterAllCallback {
         new Identity(role, name), List.of("127.0.0.1", "localhost"), VALIDITY, to);
   }
 
-  /** How a server of this cluster reaches the broker: with its credential, if it is secured. */
+  /** How a server of this cluster reaches the broker: with its credential. */
   Brokers brokers() throws IOException {
     return Brokers.of(
-        bootstrapServers(),
-        secured ? Optional.of(credential(Role.SERVER, "head1")) : Optional.empty(),
-        Optional.empty());
+        bootstrapServers(), Optional.of(credential(Role.SERVER, "head1")), Optional.empty());
   }
 
   /** A journal's settings for {@code topic} with its local copy in {@code dir/local}. */
