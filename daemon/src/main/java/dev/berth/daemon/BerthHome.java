@@ -30,6 +30,11 @@ public record BerthHome(Path root) {
     return root.resolve("journal");
   }
 
+  /** A standby's and a Kafka-journal server's local copy of the journal topic. */
+  public Path journalCopy() {
+    return root.resolve("kafka-journal");
+  }
+
   public Path mom(String node) {
     return root.resolve("mom").resolve(node);
   }
@@ -107,15 +112,20 @@ public record BerthHome(Path root) {
 
   /**
    * Makes the home private to the user running Berth: the home itself only traversable by others
-   * (its client socket may be there), its journal, node records and credentials root-only
-   * directories, and its log, pid and role files root-only.
+   * (its client socket may be there), its journal, journal copy, node records and credentials
+   * root-only directories, and its log, pid and role files root-only.
    */
   public void secure() throws IOException {
     Files.createDirectories(root);
     Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
-    for (Path dir : List.of(journal(), root.resolve("mom"), credentials())) {
+    for (Path dir : List.of(root.resolve("mom"), credentials())) {
       Files.createDirectories(dir);
-      Files.setPosixFilePermissions(dir, PRIVATE_DIRECTORY);
+    }
+    // The journals make their directories private themselves; older homes get them so here.
+    for (Path dir : List.of(journal(), journalCopy(), root.resolve("mom"), credentials())) {
+      if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+        Files.setPosixFilePermissions(dir, PRIVATE_DIRECTORY);
+      }
     }
     if (!Files.exists(log())) {
       Files.createFile(log(), PosixFilePermissions.asFileAttribute(PRIVATE_FILE));

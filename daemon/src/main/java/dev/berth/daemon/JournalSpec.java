@@ -117,7 +117,7 @@ public record JournalSpec(
         TRANSACTIONAL_ID_PREFIX + name,
         replication,
         minInsync,
-        home.root().resolve("kafka-journal"),
+        home.journalCopy(),
         KafkaJournal.WRITE_TIMEOUT);
   }
 }

@@ -1,5 +1,6 @@
 package dev.berth.server.command;
 
+import dev.berth.core.Sizes;
 import dev.berth.proto.Ack;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.AttributeValue;
@@ -69,6 +70,14 @@ final class ManageCommands {
   }
 
   private static void checkServerValue(ClusterState s, String key, String value) {
+    if (key.equals(ServerAttributes.JOBSCRIPT_MAX_SIZE)
+        && value != null
+        && Sizes.parseBytes(value) > ServerAttributes.LARGEST_SCRIPT) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE,
+          "jobscript_max_size may be at most 1mb: a larger script would not fit a message to a"
+              + " node or a Kafka journal record");
+    }
     if (key.equals(ServerAttributes.DEFAULT_QUEUE) && value != null && s.queue(value).isEmpty()) {
       throw new CommandException(
           Error.Code.UNKNOWN_QUEUE, "default_queue: there is no queue '" + value + "'");

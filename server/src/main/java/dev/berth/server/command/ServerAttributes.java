@@ -77,6 +77,12 @@ public final class ServerAttributes {
           // record may have by default, since the journal keeps each script with its job.
           JOBSCRIPT_MAX_SIZE, "512kb");
 
+  /**
+   * The largest jobscript_max_size: what a run request to a node (Artery frames of 2 MiB, with the
+   * job twice) and a Kafka journal record (2 MiB, with the job) still carry.
+   */
+  static final long LARGEST_SCRIPT = 1 << 20;
+
   private ServerAttributes() {}
 
   /** The defaults, for status displays. */

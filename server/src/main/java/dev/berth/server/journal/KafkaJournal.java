@@ -75,6 +75,9 @@ public final class KafkaJournal implements Journal {
    */
   public static final Duration WRITE_TIMEOUT = Duration.ofSeconds(30);
 
+  /** The largest event record: a submission with the largest script (1 MiB) and its job. */
+  static final int MAX_RECORD = 2 << 20;
+
   private final Settings settings;
   private final RocksJournal local;
   private final KafkaProducer<byte[], byte[]> producer;
@@ -311,6 +314,8 @@ public final class KafkaJournal implements Journal {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+    // A submission's event holds its script (jobscript_max_size, at most 1 MiB) and its job.
+    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(MAX_RECORD));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(timeout));
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(timeout));
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(timeout / 3));
@@ -355,7 +360,8 @@ public final class KafkaJournal implements Journal {
                       "retention.ms", "-1",
                       "retention.bytes", "-1",
                       "cleanup.policy", "delete",
-                      "unclean.leader.election.enable", "false"));
+                      "unclean.leader.election.enable", "false",
+                      "max.message.bytes", Integer.toString(MAX_RECORD)));
       try {
         admin.createTopics(List.of(topic)).all().get();
       } catch (ExecutionException e) {

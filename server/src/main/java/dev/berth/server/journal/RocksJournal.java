@@ -63,7 +63,10 @@ public final class RocksJournal implements Journal {
   private RocksJournal(Path dir, WALRecoveryMode mode) {
     this.dir = dir;
     try {
+      // Every job's script and environment is in it: no one but its owner may look inside.
       Files.createDirectories(dir);
+      Files.setPosixFilePermissions(
+          dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
     } catch (IOException e) {
       throw new JournalException("cannot create the journal directory " + dir, e);
     }

@@ -215,6 +215,10 @@ class JobValuesTest {
         Error.Code.BAD_VALUE,
         () -> d.setServer(ROOT, attr("jobscript_max_size", "lots")),
         "illegal value for jobscript_max_size");
+    SubmitTest.refused(
+        Error.Code.BAD_VALUE,
+        () -> d.setServer(ROOT, attr("jobscript_max_size", "1025kb")),
+        "jobscript_max_size may be at most 1mb");
   }
 
   @Test
