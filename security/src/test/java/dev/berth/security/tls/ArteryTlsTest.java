@@ -139,6 +139,20 @@ class ArteryTlsTest {
   }
 
   @Test
+  void aRevokedCredentialIsRefusedInTheHandshake() throws Exception {
+    Path list = dir.resolve("revoked-" + System.nanoTime());
+    dev.berth.security.pki.Revocations.add(list, mom.certificate(), "mom n1");
+    Credential strict =
+        Credential.load(
+            dir.resolve("s"), dev.berth.security.pki.Revocations.in(list, CLOCK), CLOCK);
+    SSLEngine accepting =
+        new ArteryTls(TlsContexts.of(strict), Set.of(Role.SERVER, Role.MOM))
+            .createServerSSLEngine("127.0.0.1", 1);
+    SSLEngine connecting = tls(mom).createClientSSLEngine("127.0.0.1", 1);
+    assertThrows(SSLException.class, () -> handshake(connecting, accepting));
+  }
+
+  @Test
   void roleWordsRoundTrip() {
     for (Role r : Role.values()) {
       assertEquals(r, Role.ofWord(r.word()));
