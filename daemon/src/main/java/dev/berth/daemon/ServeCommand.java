@@ -1,6 +1,7 @@
 package dev.berth.daemon;
 
 import dev.berth.core.Hosts;
+import dev.berth.mom.MomConfig;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.security.Identity;
@@ -42,24 +43,7 @@ final class ServeCommand implements Callable<Integer> {
     }
     DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.SERVER, host), trust);
     JournalSpec journal = JournalSpec.parse(options.journal);
-    Path jobTmp = h.jobTmp();
-    var moms =
-        EmbeddedCluster.localMoms(
-            h,
-            jobTmp,
-            host,
-            options.nodes,
-            cpuIds,
-            new EmbeddedCluster.Install(
-                Installation.starter(),
-                Installation.tools(),
-                options.nodeHostnames(),
-                Queries.VERSION,
-                options.rootJobs));
-    JobFiles.prepareBase(jobTmp);
-    for (var mom : moms) {
-      JobFiles.prepareBase(mom.tmpBase());
-    }
+    List<MomConfig> moms = options.nodes > 0 ? localMoms(h, host, cpuIds) : List.of();
     EmbeddedCluster cluster =
         EmbeddedCluster.start(
             new EmbeddedCluster.Settings(
@@ -90,7 +74,10 @@ final class ServeCommand implements Callable<Integer> {
                     // the next start checks whether that pid still runs
                   }
                   try {
-                    Files.deleteIfExists(jobTmp); // the moms removed theirs if empty
+                    if (!moms.isEmpty()) {
+                      // The job TMPDIR base; the moms removed theirs in it if empty.
+                      Files.deleteIfExists(moms.get(0).tmpBase().getParent());
+                    }
                   } catch (java.io.IOException ignored) {
                     // a job that runs on still has its TMPDIR there
                   }
@@ -126,5 +113,29 @@ final class ServeCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  /** This host's moms, with the base of their jobs' TMPDIRs made. */
+  private List<MomConfig> localMoms(BerthHome h, String host, List<Integer> cpuIds)
+      throws java.io.IOException {
+    Path jobTmp = h.jobTmp();
+    List<MomConfig> moms =
+        EmbeddedCluster.localMoms(
+            h,
+            jobTmp,
+            host,
+            options.nodes,
+            cpuIds,
+            new EmbeddedCluster.Install(
+                Installation.starter(),
+                Installation.tools(),
+                options.nodeHostnames(),
+                Queries.VERSION,
+                options.rootJobs));
+    JobFiles.prepareBase(jobTmp);
+    for (MomConfig mom : moms) {
+      JobFiles.prepareBase(mom.tmpBase());
+    }
+    return moms;
   }
 }
