@@ -51,7 +51,8 @@ public final class Credential {
                 + dir
                 + " ("
                 + file
-                + " is missing; issue one with: berth credential issue, or see docs/security.md)");
+                + " is missing): make the cluster's CA here with berth ca create, or issue one with"
+                + " berth credential issue where the CA is and copy it here (docs/security.md)");
       }
     }
     PrivateKey key = PemFiles.readKey(dir.resolve(KEY));
