@@ -2,6 +2,7 @@ package dev.berth.server.command;
 
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
+import dev.berth.proto.JobAltered;
 import dev.berth.proto.JobExited;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JobRequeued;
@@ -20,8 +21,10 @@ import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.RunJobRejected;
 import dev.berth.proto.StartedAck;
 import dev.berth.server.state.ClusterState;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -39,10 +42,18 @@ final class NodeReports {
 
   private NodeReports() {}
 
+  /**
+   * A mom (re)announces its node and the jobs it has. A running job of the node that it does not
+   * list is lost with it (requeued or ended), except one the mom cannot account for because it
+   * cannot read its record: such a job may still run there, so it stays as it is, with a comment
+   * that says why, until an administrator acts; the mom's NodeTrouble takes the node offline. A job
+   * the mom lists that does not run there (any more) is killed.
+   */
   static Outcome hello(ClusterState s, NodeHello hello, Context ctx) {
     Node reported = hello.getNode();
+    String name = reported.getName();
     Outcome out = new Outcome();
-    Optional<Node> known = s.node(reported.getName());
+    Optional<Node> known = s.node(name);
     Node node = merge(known, reported);
     if (known.isEmpty()) {
       out.event(Event.newBuilder().setNodeCreated(NodeCreated.newBuilder().setNode(node)));
@@ -52,21 +63,63 @@ final class NodeReports {
               .setNodeUpdated(NodeUpdated.newBuilder().setNode(node).addChanged("registered")));
     }
     Set<String> running = new HashSet<>(hello.getRunningJobsList());
+    Map<String, String> unaccounted = new HashMap<>();
+    hello.getUnaccountedJobsList().forEach(u -> unaccounted.put(u.getJobId(), u.getReason()));
     for (Job job : s.jobs()) {
-      if (isMotherSuperior(job, reported.getName())
-          && job.getState() == JobState.RUNNING
-          && job.getStartTime() > 0
-          && !running.contains(job.getId())) {
-        lost(out, job, "its mother superior " + reported.getName() + " restarted without it", ctx);
+      if (job.getState() != JobState.RUNNING || !nodesOf(job).contains(name)) {
+        continue;
+      }
+      String why = unaccounted.getOrDefault(job.getId(), hello.getUnreadableRecords());
+      if (running.contains(job.getId())) {
+        accountedFor(out, job, name);
+      } else if (!why.isEmpty()) {
+        note(out, job, unaccountedNote(name, why));
+      } else if (isMotherSuperior(job, name) && job.getStartTime() > 0) {
+        lost(out, job, "its mother superior " + name + " restarted without it", ctx);
       }
     }
     for (String id : running) {
-      Optional<Job> job = s.job(id);
-      if (job.isEmpty() || job.get().getState() != JobState.RUNNING) {
-        out.notice(reported.getName(), kill(id, "the server does not know this job as running"));
+      if (!s.job(id).map(j -> runsOn(j, name)).orElse(false)) {
+        out.notice(name, kill(id, "the server does not know this job as running on " + name));
       }
     }
     return out;
+  }
+
+  /** The comment of a job whose record a node cannot read: why it is left as it is. */
+  private static String unaccountedNote(String node, String why) {
+    return unaccountedPrefix(node)
+        + " ("
+        + why
+        + "): the job is left as it is until an administrator fixes the records and restarts"
+        + " the mom, or purges the job (qdel -p)";
+  }
+
+  private static String unaccountedPrefix(String node) {
+    return "node " + node + " cannot read its record of the job";
+  }
+
+  /** A node that could not read a job's record before reads it again: the comment is withdrawn. */
+  private static void accountedFor(Outcome out, Job job, String node) {
+    if (job.getComment().startsWith(unaccountedPrefix(node))) {
+      note(out, job, "node " + node + " reads its record of the job again");
+    }
+  }
+
+  /** Sets a running job's comment, once: a repeated report changes nothing. */
+  private static void note(Outcome out, Job job, String comment) {
+    if (!job.getComment().equals(comment)) {
+      out.event(
+          Event.newBuilder()
+              .setJobAltered(
+                  JobAltered.newBuilder()
+                      .setJob(job.toBuilder().setComment(comment))
+                      .addChanged("comment")));
+    }
+  }
+
+  private static boolean runsOn(Job job, String node) {
+    return job.getState() == JobState.RUNNING && nodesOf(job).contains(node);
   }
 
   /** The node's facts as its mom reports them, keeping what an operator set on the server. */

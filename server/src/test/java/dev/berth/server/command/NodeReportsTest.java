@@ -15,8 +15,10 @@ import dev.berth.proto.JobState;
 import dev.berth.proto.Manage;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.Node;
+import dev.berth.proto.NodeHello;
 import dev.berth.proto.RunJobRejected;
 import dev.berth.proto.ServerInbound;
+import dev.berth.proto.UnaccountedJob;
 import dev.berth.server.testing.Driver;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -241,5 +243,120 @@ class NodeReportsTest {
     assertEquals(mark, d.journal.size(), "told twice, recorded once");
     d.submit(ALICE, resource("nodes", "n2:ppn=1"));
     assertEquals(List.of(), d.schedule(), "no job lands there");
+  }
+
+  /** A hello from {@code node} (4 CPUs) with what {@code hello} says about its jobs. */
+  private Outcome hello(String node, NodeHello.Builder hello) {
+    return d.fromNode(
+        node, ServerInbound.newBuilder().setHello(hello.setNode(Driver.node(node, 4))));
+  }
+
+  private static NodeHello.Builder unaccounted(String jobId, String reason) {
+    return NodeHello.newBuilder()
+        .addUnaccountedJobs(UnaccountedJob.newBuilder().setJobId(jobId).setReason(reason));
+  }
+
+  @Test
+  void aJobWhoseRecordItsMotherSuperiorCannotReadStaysRunningWithTheReasonAsComment() {
+    String rerunnable = dispatchedOnBothNodes();
+    d.started(rerunnable);
+    String once =
+        d.submit(ALICE, resource("nodes", "n1:ppn=1"), attr(AttributeNames.RERUNABLE, "n"));
+    d.schedule();
+    d.started(once);
+    int mark = d.journal.size();
+    NodeHello.Builder report =
+        unaccounted(rerunnable, "InvalidProtocolBufferException: bad tag")
+            .addUnaccountedJobs(UnaccountedJob.newBuilder().setJobId(once).setReason("EIO"));
+    Outcome out = hello("n1", report.clone());
+    assertEquals(
+        List.of(Event.BodyCase.JOB_ALTERED, Event.BodyCase.JOB_ALTERED),
+        kinds(d.eventsSince(mark)),
+        "neither requeued nor ended");
+    assertEquals(List.of(), noticeKinds(out), "nothing to kill: the mom leaves them alone");
+    Job kept = d.job(rerunnable);
+    assertEquals(JobState.RUNNING, kept.getState());
+    assertEquals(4242, kept.getSessionId());
+    assertEquals(
+        "node n1 cannot read its record of the job (InvalidProtocolBufferException: bad tag):"
+            + " the job is left as it is until an administrator fixes the records and restarts"
+            + " the mom, or purges the job (qdel -p)",
+        kept.getComment());
+    assertEquals(JobState.RUNNING, d.job(once).getState());
+    assertTrue(d.job(once).getComment().contains("(EIO)"), d.job(once).getComment());
+    assertFalse(d.state.usage("n2").idle(), "its CPUs stay taken on every node");
+
+    int again = d.journal.size();
+    hello("n1", report.clone());
+    assertEquals(again, d.journal.size(), "said once");
+
+    d.qdelPurge(ROOT, rerunnable);
+    assertEquals(JobState.COMPLETED, d.job(rerunnable).getState());
+    assertTrue(d.state.usage("n2").idle(), "purged: the server frees its CPUs");
+  }
+
+  @Test
+  void aSisterThatCannotReadTheJobsRecordLeavesItRunning() {
+    String id = dispatchedOnBothNodes();
+    d.started(id);
+    int mark = d.journal.size();
+    Outcome out = hello("n2", unaccounted(id, "NoSuchFileException: run.pb"));
+    assertEquals(List.of(Event.BodyCase.JOB_ALTERED), kinds(d.eventsSince(mark)));
+    assertEquals(List.of(), noticeKinds(out));
+    assertEquals(JobState.RUNNING, d.job(id).getState());
+    assertTrue(d.job(id).getComment().startsWith("node n2 cannot read"), d.job(id).getComment());
+  }
+
+  @Test
+  void aMomThatCannotReadItsRecordsAtAllLosesNoneOfItsJobs() {
+    String started = d.submit(ALICE, resource("nodes", "n1:ppn=1"));
+    String notYetStarted = d.submit(ALICE, resource("nodes", "n1:ppn=1"));
+    d.schedule();
+    d.started(started);
+    int mark = d.journal.size();
+    hello("n1", NodeHello.newBuilder().setUnreadableRecords("NotDirectoryException: /m/jobs"));
+    assertEquals(
+        List.of(Event.BodyCase.JOB_ALTERED, Event.BodyCase.JOB_ALTERED),
+        kinds(d.eventsSince(mark)));
+    for (String id : List.of(started, notYetStarted)) {
+      assertEquals(JobState.RUNNING, d.job(id).getState());
+      assertTrue(
+          d.job(id).getComment().contains("(NotDirectoryException: /m/jobs)"),
+          d.job(id).getComment());
+    }
+  }
+
+  @Test
+  void theCommentGoesOnceTheMomReadsTheRecordAgain() {
+    String id = dispatchedOnBothNodes();
+    d.started(id);
+    hello("n1", unaccounted(id, "EIO"));
+    int mark = d.journal.size();
+    hello("n1", NodeHello.newBuilder().addRunningJobs(id));
+    assertEquals(List.of(Event.BodyCase.JOB_ALTERED), kinds(d.eventsSince(mark)));
+    assertEquals("node n1 reads its record of the job again", d.job(id).getComment());
+    int again = d.journal.size();
+    hello("n1", NodeHello.newBuilder().addRunningJobs(id));
+    assertEquals(again, d.journal.size(), "said once");
+  }
+
+  @Test
+  void aMomBackWithAJobThatNowRunsElsewhereIsToldToKillIt() {
+    String id = d.submit(ALICE);
+    d.schedule();
+    String first = d.motherSuperior(id);
+    String other = first.equals("n1") ? "n2" : "n1";
+    d.started(id);
+    d.run(new Decider.NodeDown(first), "server"); // requeued
+    assertEquals(List.of(id), d.schedule());
+    assertEquals(other, d.motherSuperior(id));
+    d.started(id);
+    int mark = d.journal.size();
+    Outcome out = d.hello(first, 4, id);
+    assertEquals(List.of(Event.BodyCase.NODE_UPDATED), kinds(d.eventsSince(mark)));
+    assertEquals(List.of(MomInbound.BodyCase.KILL), noticeKinds(out));
+    assertEquals(id, out.notices().get(0).message().getKill().getJobId());
+    assertEquals(first, out.notices().get(0).node());
+    assertEquals(JobState.RUNNING, d.job(id).getState(), "the copy the server knows runs on");
   }
 }

@@ -56,7 +56,15 @@ final class TraceMessages {
                 + actor);
       case JOB_ALTERED:
         {
-          List<String> changed = event.getJobAltered().getChangedList();
+          // A comment is the server's word on the job (why a node leaves it alone): shown whole.
+          List<String> changed =
+              event.getJobAltered().getChangedList().stream()
+                  .map(
+                      name ->
+                          name.equals("comment")
+                              ? "comment = " + event.getJobAltered().getJob().getComment()
+                              : name)
+                  .toList();
           return List.of(
               "Job Modified at request of "
                   + actor

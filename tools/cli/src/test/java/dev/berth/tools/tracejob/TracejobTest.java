@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Holds;
+import dev.berth.proto.JobAltered;
 import dev.berth.proto.JobDispatched;
 import dev.berth.proto.JobExited;
 import dev.berth.proto.JobHeld;
@@ -181,6 +182,24 @@ class TracejobTest {
       Terminal.assertSafe(text);
       assertTrue(text.contains("job name = evil\\x1b[2J\\nJob_Owner"), text);
     }
+  }
+
+  @Test
+  void aCommentTheServerSetsIsShownWhole() {
+    Event noted =
+        Event.newBuilder()
+            .setTime(SUBMIT_MS)
+            .setActor("node:n1")
+            .setJobAltered(
+                JobAltered.newBuilder()
+                    .setJob(Jobs.queued().setComment("node n1 cannot read it"))
+                    .addChanged("comment"))
+            .build();
+    assertEquals(
+        "\nJob: 12.srv\n\n11/30/2026 09:50:00.123 S    Job Modified at request of node:n1:"
+            + " comment = node n1 cannot read it\n",
+        TraceFormat.text(
+            "12.srv", List.of(noted), ZoneOffset.UTC, new TraceFormat.Style(true, true, 0)));
   }
 
   @Test
