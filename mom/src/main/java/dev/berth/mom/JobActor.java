@@ -16,7 +16,6 @@ import dev.berth.proto.JoinJobReply;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.RunJob;
-import dev.berth.proto.RunJobRejected;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SisterDone;
 import dev.berth.proto.TmRequest;
@@ -226,7 +225,7 @@ final class JobActor {
       JobLaunch.writeNodefile(nodeJob);
       spec = JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket).spec();
     } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
-      return abandon(e.getMessage());
+      return cannotStart(e.getMessage());
     }
     return sisters.none() ? startScript() : joining();
   }
@@ -243,7 +242,7 @@ final class JobActor {
             j -> {
               Optional<String> refused = sisters.joined(j.reply());
               if (refused.isPresent()) {
-                return abandon(refused.get());
+                return cannotStart(refused.get());
               }
               if (!sisters.allJoined()) {
                 return Behaviors.same();
@@ -260,18 +259,13 @@ final class JobActor {
         .onMessageEquals(
             Timer.JOIN_TIMEOUT,
             () ->
-                abandon(
+                cannotStart(
                     "sisters "
                         + sisters.waitingToJoin()
                         + " did not answer JOIN_JOB within "
                         + SISTER_TIMEOUT.toSeconds()
                         + " s"))
-        .onMessage(
-            Kill.class,
-            k -> {
-              sisters.kill(k.reason());
-              return ended(notStarted("killed before it started: " + k.reason()));
-            })
+        .onMessage(Kill.class, k -> notStarted("killed before it started: " + k.reason()))
         .onAnyMessage(m -> Behaviors.same())
         .build();
   }
@@ -283,7 +277,7 @@ final class JobActor {
       sessions.add(process.pid());
       recordProcessOrKill();
     } catch (IOException e) {
-      return abandon(e.getMessage());
+      return cannotStart(e.getMessage());
     }
     if (joinSentNanos > 0) {
       context
@@ -299,33 +293,33 @@ final class JobActor {
     return running();
   }
 
-  /** The job cannot start here: the sisters let it go, the server hears why. */
-  private Behavior<Command> abandon(String reason) {
-    timers.cancelAll();
-    context.getLog().warn("job {} cannot start: {}", job.getId(), reason);
-    sisters.kill("the job could not start");
-    report(
-        ServerInbound.newBuilder()
-            .setRunRejected(
-                RunJobRejected.newBuilder()
-                    .setNode(config.name())
-                    .setJobId(job.getId())
-                    .setReason(reason))
-            .build());
-    cleanUp();
-    removeRecord();
-    return Behaviors.stopped();
+  /** The job cannot start: a failed start (Torque's JOB_EXEC_FAIL1) that says where and why. */
+  private Behavior<Command> cannotStart(String reason) {
+    return notStarted("could not start on " + config.name() + ": " + reason);
   }
 
-  private JobObitReport notStarted(String reason) {
+  /**
+   * The job ends before its script has run. What it has here goes, every sister lets it go (each
+   * confirms that nothing of it is left there), and only then does the obit tell the server, which
+   * frees the job's CPUs on all its nodes: exit status -1 and the reason, for qstat's comment and
+   * tracejob. The obit is recorded and resent until acknowledged, like any other.
+   */
+  private Behavior<Command> notStarted(String reason) {
+    timers.cancelAll();
+    context.getLog().warn("job {} did not start: {}", job.getId(), reason);
+    killReason = reason;
+    if (taskManager != null) {
+      taskManager.close(); // its socket was opened for a script that did not start
+    }
     cleanUp();
-    return JobObitReport.newBuilder()
-        .setNode(config.name())
-        .setJobId(job.getId())
-        .setEndTime(clock.millis() / 1000)
-        .setExitStatus(StarterStatus.EXEC_FAILED)
-        .setReason(reason)
-        .build();
+    JobObitReport.Builder obit =
+        JobObitReport.newBuilder()
+            .setNode(config.name())
+            .setJobId(job.getId())
+            .setEndTime(clock.millis() / 1000)
+            .setExitStatus(StarterStatus.EXEC_FAILED)
+            .setReason(reason);
+    return sisters.none() ? ended(obit.build()) : collecting(obit);
   }
 
   /** A job the mom could not record must not run unwatched: it is killed before reporting. */
@@ -354,8 +348,7 @@ final class JobActor {
       return running();
     }
     if (record.process().isEmpty()) {
-      sisters.kill("the mom restarted before the job started");
-      return ended(notStarted("not started: the mom restarted while preparing it"));
+      return cannotStart("its mom restarted while preparing it");
     }
     {
       long[] p = record.process().get();
@@ -606,7 +599,7 @@ final class JobActor {
       StarterStatus status = StarterStatus.parse(line.get());
       obit.setExitStatus(status.exitStatus()).setResourcesUsed(status.usage((end - start) / 1000));
       if (status.kind() == StarterStatus.Kind.FAILED) {
-        obit.setReason("could not start the job: " + status.message());
+        obit.setReason("could not start on " + config.name() + ": " + status.message());
       }
     }
     if (walltimeExceeded) {
@@ -652,7 +645,8 @@ final class JobActor {
    * the obit. A sister that stays silent past the timeout is named in the obit's reason.
    */
   private Behavior<Command> collecting(JobObitReport.Builder obit) {
-    sisters.kill(killReason != null ? killReason : "the job ended");
+    String why = killReason != null ? killReason : "the job ended";
+    sisters.kill(why);
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     timers.startSingleTimer(Timer.DONE_TIMEOUT, DONE_TIMEOUT);
     return withTasks(Behaviors.receive(Command.class))
@@ -662,7 +656,7 @@ final class JobActor {
         .onMessageEquals(
             Timer.RESEND,
             () -> {
-              sisters.kill(killReason != null ? killReason : "the job ended");
+              sisters.kill(why);
               return Behaviors.same();
             })
         .onMessageEquals(

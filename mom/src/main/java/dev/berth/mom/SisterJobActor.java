@@ -22,6 +22,7 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.slf4j.Logger;
 
 /**
  * One job on one of its sister nodes: joined when the mother superior asks (the job's TMPDIR,
@@ -100,14 +101,18 @@ final class SisterJobActor {
                 .info("job {} joined as a sister of {}", job.getId(), join.getMotherSuperior());
             return a.joined();
           } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
+            // Whatever the join made so far goes before the refusal, so that once the mother
+            // superior hears of it, nothing of the job is left here.
             ctx.getLog().warn("job {} refused on this sister: {}", job.getId(), e.getMessage());
-            tell(mom, join.getMotherSuperior(), job.getId(), config.name(), false, e.getMessage());
-            NodeJob.release(config, job.getId());
+            clearAway(config, isolation, mom, job.getId(), ctx.getLog());
             try {
               records.remove(job.getId());
-            } catch (IOException ignored) {
-              // nothing was recorded
+            } catch (IOException notRemoved) {
+              ctx.getLog()
+                  .warn(
+                      "job {}: cannot remove its record: {}", job.getId(), notRemoved.getMessage());
             }
+            refuse(mom, join, config.name(), e.getMessage());
             mom.tell(new MomActor.SisterGone(job.getId()));
             return Behaviors.stopped();
           }
@@ -210,21 +215,10 @@ final class SisterJobActor {
 
   /** Everything of the job on this node ends; the mother superior hears what it used. */
   private Behavior<Command> end(KillJob kill, ResourcesUsed taskUsage) {
-    String problem = NodeJob.release(config, job.getId());
-    if (!problem.isEmpty()) {
-      context.getLog().warn("job {}: {}", job.getId(), problem);
-    }
-    ResourcesUsed used = taskUsage;
-    try {
-      Optional<Usage> usage = isolation.tearDown(job.getId());
-      if (usage.isPresent()) {
-        used = Isolation.merge(used, usage.get());
-      }
-    } catch (IOException e) {
-      context.getLog().warn("job {}: cannot remove its cgroup: {}", job.getId(), e.getMessage());
-      mom.tell(
-          new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
-    }
+    ResourcesUsed used =
+        clearAway(config, isolation, mom, job.getId(), context.getLog())
+            .map(usage -> Isolation.merge(taskUsage, usage))
+            .orElse(taskUsage);
     done(mom, motherSuperior, job.getId(), config.name(), used);
     try {
       records.remove(job.getId());
@@ -234,6 +228,34 @@ final class SisterJobActor {
     context.getLog().info("job {} ended on this sister ({})", job.getId(), kill.getReason());
     mom.tell(new MomActor.SisterGone(job.getId()));
     return Behaviors.stopped();
+  }
+
+  /**
+   * Removes the job's TMPDIR and its cgroup (with anything left in it) from this node, and returns
+   * what the cgroup measured. A cgroup that cannot be removed takes the node offline.
+   */
+  private static Optional<Usage> clearAway(
+      MomConfig config,
+      Isolation isolation,
+      ActorRef<MomActor.Command> mom,
+      String jobId,
+      Logger log) {
+    String problem = NodeJob.release(config, jobId);
+    if (!problem.isEmpty()) {
+      log.warn("job {}: {}", jobId, problem);
+    }
+    try {
+      return isolation.tearDown(jobId);
+    } catch (IOException e) {
+      log.warn("job {}: cannot remove its cgroup: {}", jobId, e.getMessage());
+      mom.tell(new MomActor.Trouble("job " + jobId + " left a cgroup behind: " + e.getMessage()));
+      return Optional.empty();
+    }
+  }
+
+  /** Refuses a JOIN_JOB: the mother superior hears why this node cannot take the job. */
+  static void refuse(ActorRef<MomActor.Command> mom, JoinJob join, String node, String why) {
+    tell(mom, join.getMotherSuperior(), join.getJob().getId(), node, false, why);
   }
 
   private void reply(boolean ok, String error) {

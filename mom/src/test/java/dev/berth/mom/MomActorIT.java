@@ -270,7 +270,7 @@ class MomActorIT {
     Set<Long> sessionIds = new HashSet<>();
     ServerInbound m;
     do {
-      m = expect(x -> x.hasStarted() || x.hasObit() || x.hasRunRejected(), TIMEOUT);
+      m = expect(x -> x.hasStarted() || x.hasObit(), TIMEOUT);
       if (m.hasStarted()) {
         sessionIds.add(m.getStarted().getSessionId());
         sessions.add(m.getStarted().getSessionId());
@@ -296,14 +296,27 @@ class MomActorIT {
     assertEquals("node1", obit.getNode());
   }
 
+  /** The failed start the server hears of: an obit with -1 and the reason, until acknowledged. */
+  private JobObitReport expectFailedStart(Mom mom, String jobId) throws IOException {
+    ServerInbound m = expect(x -> x.hasObit() || x.hasStarted(), TIMEOUT);
+    assertTrue(m.hasObit(), m.toString());
+    JobObitReport obit = m.getObit();
+    assertEquals(jobId, obit.getJobId());
+    assertEquals(-1, obit.getExitStatus());
+    assertTrue(obit.getReason().startsWith("could not start on node1: "), obit.getReason());
+    assertFalse(Files.exists(dir.resolve("tmp").resolve(jobId)), "its TMPDIR is gone at once");
+    assertEquals(obit, expectObit(jobId, TIMEOUT), "sent again until acknowledged");
+    mom.tell(obitAck(jobId));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory(jobId))));
+    return obit;
+  }
+
   @Test
-  void aJobOfAnUnknownUserIsRejected() throws Exception {
+  void aJobOfAnUnknownUserEndsAsAFailedStart() throws Exception {
     Mom mom = startMom();
     mom.tell(run(job("3.test").setEuser("berth-no-such-user"), "true", 5));
-    ServerInbound m = expect(x -> x.hasRunRejected() || x.hasStarted(), TIMEOUT);
-    assertTrue(m.hasRunRejected(), m.toString());
-    assertTrue(m.getRunRejected().getReason().contains("does not exist"), m.toString());
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("3.test"))));
+    JobObitReport obit = expectFailedStart(mom, "3.test");
+    assertTrue(obit.getReason().contains("does not exist"), obit.getReason());
   }
 
   @Test
@@ -428,10 +441,8 @@ class MomActorIT {
     config = config(false);
     Mom mom = startMom();
     mom.tell(run(job("12.test"), "touch " + dir.resolve("root-ran"), 5));
-    ServerInbound m = expect(x -> x.hasRunRejected() || x.hasStarted(), TIMEOUT);
-    assertTrue(m.hasRunRejected(), m.toString());
-    assertTrue(m.getRunRejected().getReason().contains("--root-jobs"), m.toString());
+    JobObitReport obit = expectFailedStart(mom, "12.test");
+    assertTrue(obit.getReason().contains("--root-jobs"), obit.getReason());
     assertFalse(Files.exists(dir.resolve("root-ran")));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("12.test"))));
   }
 }
