@@ -107,6 +107,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   /** Troubles not yet told to a server (there was none to tell). */
   private final List<String> troubles = new ArrayList<>();
 
+  /** Jobs whose records this mom could not read at its start: it leaves them alone. */
+  private final Unaccounted unaccounted;
+
   private MomActor(
       ActorContext<Command> context,
       TimerScheduler<Command> timers,
@@ -159,7 +162,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         };
     this.listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
     context.getSystem().receptionist().tell(Receptionist.register(momKey(config.name()), inbox));
-    recoverJobs();
+    this.unaccounted = recoverJobs();
+    unaccounted.trouble().ifPresent(troubles::add);
     context.getLog().info("node {}: {}", config.name(), isolation.describe());
     removeOrphanCgroups();
     context.getSystem().receptionist().tell(Receptionist.subscribe(SERVER_KEY, listings));
@@ -182,10 +186,23 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                         ctx, timers, config, launcher, users, facts, records, isolation, seal)));
   }
 
-  /** Cgroups of jobs this mom has no record of were left by a crash: nothing may stay in them. */
+  /**
+   * Cgroups of jobs this mom has no record of were left by a crash: nothing may stay in them. A job
+   * whose record exists but cannot be read is not one of them, and when no record can be read at
+   * all, no cgroup can be told for a leftover.
+   */
   private void removeOrphanCgroups() {
+    if (!unaccounted.allowsOrphanRemoval()) {
+      getContext()
+          .getLog()
+          .warn(
+              "node {} leaves every job cgroup as it is: it cannot read its job records",
+              config.name());
+      return;
+    }
     java.util.Set<String> known = new java.util.HashSet<>(jobs.keySet());
     known.addAll(sisterJobs.keySet());
+    known.addAll(unaccounted.jobIds());
     try {
       for (String orphan : isolation.removeOrphans(known)) {
         getContext()
@@ -254,39 +271,60 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     return this;
   }
 
-  private void recoverJobs() {
+  /**
+   * Finds this node's jobs again in its records, as mother superior or sister; the jobs it cannot
+   * find again because their records cannot be read are returned, to be left alone.
+   */
+  private Unaccounted recoverJobs() {
+    JobRecords.Scan scan;
     try {
-      List<String> damaged = new ArrayList<>();
-      for (JobRecords.Record r : records.all(damaged)) {
-        if (r.sister()) {
-          motherSuperiors.put(r.jobId(), r.motherSuperior().orElseThrow());
-          sisterJobs.put(
-              r.jobId(),
-              getContext()
-                  .spawn(
-                      SisterJobActor.recover(
-                          config, launcher, users, records, isolation, getContext().getSelf(), r),
-                      "sister-" + actorName(r.jobId()),
-                      DispatcherSelector.blocking()));
-        } else {
-          jobNodes.put(r.jobId(), nodesOf(r.run()));
-          jobs.put(
-              r.jobId(),
-              getContext()
-                  .spawn(
-                      JobActor.recover(
-                          config, launcher, users, records, isolation, getContext().getSelf(), r),
-                      actorName(r.jobId()),
-                      DispatcherSelector.blocking()));
-        }
-      }
-      damaged.forEach(
-          d -> getContext().getLog().error("damaged job record set aside (*.damaged): {}", d));
+      scan = records.scan();
     } catch (IOException e) {
       getContext()
           .getLog()
-          .error("cannot read the job records in {}: {}", config.home(), e.getMessage());
+          .error(
+              "node {} cannot read its job records in {} ({}); it leaves every job's processes"
+                  + " and cgroups as they are and starts no job",
+              config.name(),
+              records.root(),
+              JobRecords.describe(e));
+      return Unaccounted.everything(JobRecords.describe(e));
     }
+    for (JobRecords.Record r : scan.records()) {
+      if (r.sister()) {
+        motherSuperiors.put(r.jobId(), r.motherSuperior().orElseThrow());
+        sisterJobs.put(
+            r.jobId(),
+            getContext()
+                .spawn(
+                    SisterJobActor.recover(
+                        config, launcher, users, records, isolation, getContext().getSelf(), r),
+                    "sister-" + actorName(r.jobId()),
+                    DispatcherSelector.blocking()));
+      } else {
+        jobNodes.put(r.jobId(), nodesOf(r.run()));
+        jobs.put(
+            r.jobId(),
+            getContext()
+                .spawn(
+                    JobActor.recover(
+                        config, launcher, users, records, isolation, getContext().getSelf(), r),
+                    actorName(r.jobId()),
+                    DispatcherSelector.blocking()));
+      }
+    }
+    scan.unreadable()
+        .forEach(
+            (id, why) ->
+                getContext()
+                    .getLog()
+                    .error(
+                        "job {}: cannot read its record in {} ({}); its processes and cgroup are"
+                            + " left as they are until an administrator acts",
+                        id,
+                        records.root().resolve(id),
+                        why));
+    return Unaccounted.records(scan.unreadable());
   }
 
   private Behavior<Command> serversChanged(Receptionist.Listing listing) {
@@ -330,10 +368,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             .addAllProperties(config.properties())
             .setNtype("cluster")
             .build();
-    courier.toServer(
-        ServerInbound.newBuilder()
-            .setHello(NodeHello.newBuilder().setNode(node).addAllRunningJobs(runningJobs()))
-            .build());
+    NodeHello.Builder hello = NodeHello.newBuilder().setNode(node).addAllRunningJobs(runningJobs());
+    unaccounted.describe(hello);
+    courier.toServer(ServerInbound.newBuilder().setHello(hello).build());
   }
 
   /**
@@ -397,10 +434,17 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     }
   }
 
-  /** Idempotent: a RunJob for a job this mom already has changes nothing. */
+  /**
+   * Idempotent: a RunJob for a job this mom already has changes nothing. A job it cannot account
+   * for may be running already, so it is not started (again); the server keeps it as it is.
+   */
   private void run(RunJob run) {
     String id = run.getJob().getId();
     if (jobs.containsKey(id)) {
+      return;
+    }
+    if (unaccounted.covers(id)) {
+      leftAlone(id, "not starting");
       return;
     }
     jobNodes.put(id, nodesOf(run));
@@ -429,6 +473,12 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       sister.tell(new SisterJobActor.Join(join));
       return;
     }
+    if (unaccounted.covers(id)) {
+      leftAlone(id, "refusing to join");
+      SisterJobActor.refuse(
+          getContext().getSelf(), join, config.name(), unaccounted.why(config.name(), id));
+      return;
+    }
     motherSuperiors.put(id, join.getMotherSuperior());
     sisterJobs.put(
         id,
@@ -449,6 +499,11 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     ActorRef<SisterJobActor.Command> sister = sisterJobs.get(kill.getJobId());
     if (sister != null) {
       sister.tell(new SisterJobActor.Kill(kill));
+      return;
+    }
+    if (unaccounted.covers(kill.getJobId())) {
+      // Neither killed nor reported gone: what is left of it here cannot be told.
+      leftAlone(kill.getJobId(), "not killing");
       return;
     }
     if (!kill.getFrom().isEmpty()) {
@@ -491,6 +546,21 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                           .setNode(config.name())
                           .setError("job " + jobId + " is not on node " + config.name()))
                   .build()));
+    }
+  }
+
+  /**
+   * Logs, once per job, that an order about a job this mom cannot account for is not carried out.
+   */
+  private void leftAlone(String jobId, String what) {
+    if (unaccounted.firstMention(what + " " + jobId)) {
+      getContext()
+          .getLog()
+          .warn(
+              "{} job {}: {}; an administrator must fix the records or purge the job (qdel -p)",
+              what,
+              jobId,
+              unaccounted.why(config.name(), jobId));
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.berth.mom;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -27,6 +28,7 @@ import dev.berth.proto.RunJob;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SignalJobTask;
+import dev.berth.proto.UnaccountedJob;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.pki.CertificateAuthority;
@@ -444,5 +446,83 @@ class MomActorIT {
     JobObitReport obit = expectFailedStart(mom, "12.test");
     assertTrue(obit.getReason().contains("--root-jobs"), obit.getReason());
     assertFalse(Files.exists(dir.resolve("root-ran")));
+  }
+
+  @Test
+  void aJobWhoseRecordCannotBeReadIsLeftAloneUntilTheRecordIsBack() throws Exception {
+    Mom first = startMom();
+    first.tell(run(job("13.test"), "sleep 100", 5));
+    long sid = expectStarted("13.test").getSessionId();
+    kit.stop(first.actor(), TIMEOUT);
+    Path runRecord = records.directory("13.test").resolve("run.pb");
+    byte[] intact = Files.readAllBytes(runRecord);
+    Files.write(runRecord, new byte[] {(byte) 0xff, 0x01});
+
+    Mom second = startMom();
+    assertEquals(List.of(), second.hello().getRunningJobsList());
+    assertEquals(1, second.hello().getUnaccountedJobsCount(), second.hello().toString());
+    UnaccountedJob unaccounted = second.hello().getUnaccountedJobs(0);
+    assertEquals("13.test", unaccounted.getJobId());
+    assertTrue(unaccounted.getReason().contains("Protocol message"), unaccounted.toString());
+    String trouble = expect(ServerInbound::hasTrouble, TIMEOUT).getTrouble().getMessage();
+    assertTrue(trouble.startsWith("cannot read its records of jobs 13.test ("), trouble);
+    assertTrue(Sessions.members(sid).contains(sid), "the job runs on");
+
+    // Orders about it are not carried out: no start, no kill, no report. The obit for a job the
+    // mom has never had, asked for after them, shows they were handled; a heartbeat after it
+    // shows the mom took nothing of 13.test on.
+    second.tell(run(job("13.test"), "echo second copy > " + dir.resolve("second"), 5));
+    second.tell(kill("13.test", 5));
+    second.tell(kill("99.test", 5));
+    ServerInbound answer = expect(m -> m.hasObit() || m.hasStarted(), TIMEOUT);
+    assertEquals("99.test", answer.hasObit() ? answer.getObit().getJobId() : answer.toString());
+    ServerInbound heartbeat = expect(ServerInbound::hasStatus, TIMEOUT);
+    assertEquals(List.of(), heartbeat.getStatus().getRunningJobsList());
+    assertArrayEquals(new byte[] {(byte) 0xff, 0x01}, Files.readAllBytes(runRecord));
+    assertTrue(Sessions.members(sid).contains(sid), "still running");
+    kit.stop(second.actor(), TIMEOUT);
+
+    Files.write(runRecord, intact); // the administrator restores the record
+    Mom third = startMom();
+    assertEquals(List.of("13.test"), third.hello().getRunningJobsList());
+    assertEquals(0, third.hello().getUnaccountedJobsCount());
+    assertEquals(sid, expectStarted("13.test").getSessionId());
+    third.tell(kill("13.test", 5));
+    assertEquals(256 + 15, expectObit("13.test", TIMEOUT).getExitStatus());
+    third.tell(obitAck("13.test"));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("13.test"))));
+  }
+
+  @Test
+  void aMomThatCannotReadItsRecordsAtAllSaysSoAndLeavesItsJobsRunning() throws Exception {
+    Mom first = startMom();
+    first.tell(run(job("14.test"), "sleep 100", 5));
+    long sid = expectStarted("14.test").getSessionId();
+    kit.stop(first.actor(), TIMEOUT);
+    Path jobs = dir.resolve("home/jobs");
+    Files.move(jobs, dir.resolve("home/jobs.away"));
+    Files.writeString(jobs, "not a directory");
+    records = new JobRecords(jobs);
+
+    Mom second = startMom();
+    assertEquals(List.of(), second.hello().getRunningJobsList());
+    assertTrue(
+        second.hello().getUnreadableRecords().startsWith("NotDirectoryException"),
+        second.hello().toString());
+    String trouble = expect(ServerInbound::hasTrouble, TIMEOUT).getTrouble().getMessage();
+    assertTrue(trouble.startsWith("cannot read its job records (NotDirectoryException"), trouble);
+    assertTrue(Sessions.members(sid).contains(sid), "the job runs on");
+    kit.stop(second.actor(), TIMEOUT);
+
+    Files.delete(jobs); // the administrator puts the records back
+    Files.move(dir.resolve("home/jobs.away"), jobs);
+    records = new JobRecords(jobs);
+    Mom third = startMom();
+    assertEquals(List.of("14.test"), third.hello().getRunningJobsList());
+    assertEquals("", third.hello().getUnreadableRecords());
+    assertEquals(sid, expectStarted("14.test").getSessionId());
+    third.tell(kill("14.test", 5));
+    assertEquals(256 + 15, expectObit("14.test", TIMEOUT).getExitStatus());
+    third.tell(obitAck("14.test"));
   }
 }

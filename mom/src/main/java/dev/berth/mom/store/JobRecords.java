@@ -8,15 +8,19 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The mom's node-local, durable record of each job it runs, so that a restarted mom finds its jobs
@@ -34,6 +38,9 @@ public final class JobRecords {
   private static final String TASK = "task-";
   private static final String NEXT_TASK = "tasks.next";
 
+  /** The files that make a directory a job's record: each is written only once the job has one. */
+  private static final List<String> RECORD_FILES = List.of(RUN, PROCESS, SISTER, OBIT);
+
   private final Path root;
 
   /** What is on disk for one job. */
@@ -50,10 +57,30 @@ public final class JobRecords {
     }
   }
 
-  public JobRecords(Path root) throws IOException {
+  /**
+   * What a mom finds on disk at start: the records it can read, and the jobs whose record it cannot
+   * read (job id to what is wrong), which it must leave alone.
+   */
+  public record Scan(List<Record> records, Map<String, String> unreadable) {}
+
+  /**
+   * Opens the records in {@code root}, made root-only, creating it on first use. A directory that
+   * cannot be made or used is reported by {@link #scan}, not here: a mom that cannot read its
+   * records must still start and say so, or its node would be taken for lost with its jobs.
+   */
+  public JobRecords(Path root) {
     this.root = root;
-    Files.createDirectories(root);
-    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx------"));
+    try {
+      Files.createDirectories(root);
+      Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx------"));
+    } catch (IOException e) {
+      // scan() fails on it with the reason
+    }
+  }
+
+  /** Where the records live, for the messages that name it. */
+  public Path root() {
+    return root;
   }
 
   public Path directory(String jobId) {
@@ -192,27 +219,45 @@ public final class JobRecords {
   }
 
   /**
-   * Every readable job record on disk. A record that cannot be read (a damaged file) is moved aside
-   * to {@code JOBID.damaged} and named in {@code damaged}, so one bad record cannot keep the mom
-   * from finding the others.
+   * Every job record on disk. A record that cannot be read (a damaged file) is named in {@link
+   * Scan#unreadable} and left where it is, so that one bad record cannot keep the mom from finding
+   * the others, and the job stays known as this node's until an administrator has looked. A
+   * directory with none of a record's files is a record whose making was cut short before anything
+   * of its job ran, and is not one.
+   *
+   * @throws IOException when the records directory itself cannot be read
    */
-  public List<Record> all(List<String> damaged) throws IOException {
-    List<Record> result = new ArrayList<>();
+  public Scan scan() throws IOException {
+    List<Record> readable = new ArrayList<>();
+    Map<String, String> unreadable = new TreeMap<>();
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root)) {
       for (Path dir : dirs) {
-        if (!Files.isDirectory(dir) || !Files.exists(dir.resolve(RUN))) {
+        if (!Files.isDirectory(dir) || RECORD_FILES.stream().noneMatch(f -> exists(dir, f))) {
           continue;
         }
         String id = dir.getFileName().toString();
         try {
-          result.add(read(id, dir));
+          readable.add(read(id, dir));
         } catch (IOException | RuntimeException e) {
-          damaged.add(id + ": " + e.getMessage());
-          Files.move(dir, dir.resolveSibling(id + ".damaged"), StandardCopyOption.REPLACE_EXISTING);
+          unreadable.put(id, describe(e));
         }
       }
+    } catch (DirectoryIteratorException e) {
+      throw e.getCause();
     }
-    return result;
+    return new Scan(readable, unreadable);
+  }
+
+  /**
+   * A failure to read records, for an administrator: the kind of failure names what went wrong
+   * where the message alone is only a path (NotDirectoryException: /var/lib/berth/mom/n1/jobs).
+   */
+  public static String describe(Exception e) {
+    return e.getClass().getSimpleName() + ": " + e.getMessage();
+  }
+
+  private static boolean exists(Path dir, String file) {
+    return Files.exists(dir.resolve(file), LinkOption.NOFOLLOW_LINKS);
   }
 
   private Record read(String id, Path dir) throws IOException {

@@ -14,8 +14,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,7 +43,7 @@ class JobRecordsTest {
     records.create(run);
     assertEquals("echo hi\n", Files.readString(records.script("12[3].srv")));
 
-    JobRecords.Record r = records.all(new ArrayList<>()).get(0);
+    JobRecords.Record r = records.scan().records().get(0);
     assertEquals("12[3].srv", r.jobId());
     assertEquals(run, r.run());
     assertTrue(r.process().isEmpty());
@@ -55,17 +56,14 @@ class JobRecordsTest {
         JobObitReport.newBuilder().setJobId("12[3].srv").setExitStatus(3).setNode("n1").build();
     records.recordObit("12[3].srv", obit);
 
-    r =
-        new JobRecords(dir.resolve("jobs"))
-            .all(new ArrayList<>())
-            .get(0); // as a restarted mom sees it
+    r = new JobRecords(dir.resolve("jobs")).scan().records().get(0); // as a restarted mom sees it
     assertArrayEquals(
         new long[] {4242, 1_700_000_000_123L, 1_700_000_000_100L}, r.process().orElseThrow());
     assertEquals("exit 3 10 20", r.status().orElseThrow());
     assertEquals(obit, r.obit().orElseThrow());
 
     records.remove("12[3].srv");
-    assertEquals(List.of(), records.all(new ArrayList<>()));
+    assertEquals(List.of(), records.scan().records());
     assertFalse(Files.exists(records.directory("12[3].srv")));
     records.remove("12[3].srv"); // twice is fine
   }
@@ -79,7 +77,7 @@ class JobRecordsTest {
     Files.writeString(dir.resolve("stray-file"), "x");
     assertEquals(
         List.of("1.srv", "2.srv"),
-        records.all(new ArrayList<>()).stream().map(JobRecords.Record::jobId).sorted().toList());
+        records.scan().records().stream().map(JobRecords.Record::jobId).sorted().toList());
   }
 
   @ParameterizedTest
@@ -94,7 +92,7 @@ class JobRecordsTest {
   }
 
   @Test
-  void aDamagedRecordIsSetAsideAndTheOthersStillLoad() throws IOException {
+  void aDamagedRecordIsNamedAndLeftInPlaceAndTheOthersStillLoad() throws IOException {
     JobRecords records = new JobRecords(dir.resolve("jobs"));
     records.create(run("1.srv"));
     records.create(run("2.srv"));
@@ -102,11 +100,36 @@ class JobRecordsTest {
     records.recordProcess("2.srv", 10, 20, 30);
     Files.writeString(dir.resolve("jobs/2.srv/process"), "10 20\n"); // an older, shorter layout
     records.create(run("3.srv"));
-    List<String> damaged = new ArrayList<>();
-    List<JobRecords.Record> loaded = records.all(damaged);
-    assertEquals(List.of("3.srv"), loaded.stream().map(JobRecords.Record::jobId).toList());
-    assertEquals(2, damaged.size(), damaged.toString());
-    assertTrue(Files.isDirectory(dir.resolve("jobs/1.srv.damaged")));
-    assertTrue(Files.isDirectory(dir.resolve("jobs/2.srv.damaged")));
+    records.create(run("4.srv"));
+    Files.delete(dir.resolve("jobs/4.srv/run.pb"));
+    records.recordProcess("4.srv", 10, 20, 30); // its run request lost, its process recorded
+    JobRecords.Scan scan = records.scan();
+    assertEquals(List.of("3.srv"), scan.records().stream().map(JobRecords.Record::jobId).toList());
+    assertEquals(Set.of("1.srv", "2.srv", "4.srv"), scan.unreadable().keySet());
+    assertTrue(
+        scan.unreadable().get("1.srv").contains("Protocol message"), scan.unreadable().toString());
+    assertTrue(scan.unreadable().get("2.srv").contains("malformed"), scan.unreadable().toString());
+    assertEquals(
+        scan.unreadable(),
+        records.scan().unreadable(),
+        "left where they are: the next start finds them again");
+  }
+
+  @Test
+  void aJobDirectoryWithNoRecordFileYetIsNoRecord() throws IOException {
+    JobRecords records = new JobRecords(dir.resolve("jobs"));
+    Files.createDirectories(dir.resolve("jobs/5.srv"));
+    Files.writeString(dir.resolve("jobs/5.srv/script"), "echo hi\n"); // cut short after this
+    JobRecords.Scan scan = records.scan();
+    assertEquals(List.of(), scan.records());
+    assertEquals(Map.of(), scan.unreadable());
+  }
+
+  @Test
+  void recordsThatAreNoDirectoryCannotBeScannedButOpen() throws IOException {
+    Files.writeString(dir.resolve("jobs"), "not a directory");
+    JobRecords records = new JobRecords(dir.resolve("jobs"));
+    IOException e = assertThrows(IOException.class, records::scan);
+    assertTrue(JobRecords.describe(e).startsWith("NotDirectoryException"), JobRecords.describe(e));
   }
 }
