@@ -104,14 +104,7 @@ final class SisterJobActor {
             // Whatever the join made so far goes before the refusal, so that once the mother
             // superior hears of it, nothing of the job is left here.
             ctx.getLog().warn("job {} refused on this sister: {}", job.getId(), e.getMessage());
-            clearAway(config, isolation, mom, job.getId(), ctx.getLog());
-            try {
-              records.remove(job.getId());
-            } catch (IOException notRemoved) {
-              ctx.getLog()
-                  .warn(
-                      "job {}: cannot remove its record: {}", job.getId(), notRemoved.getMessage());
-            }
+            clearAway(config, records, isolation, mom, job.getId(), ctx.getLog());
             refuse(mom, join, config.name(), e.getMessage());
             mom.tell(new MomActor.SisterGone(job.getId()));
             return Behaviors.stopped();
@@ -216,26 +209,23 @@ final class SisterJobActor {
   /** Everything of the job on this node ends; the mother superior hears what it used. */
   private Behavior<Command> end(KillJob kill, ResourcesUsed taskUsage) {
     ResourcesUsed used =
-        clearAway(config, isolation, mom, job.getId(), context.getLog())
+        clearAway(config, records, isolation, mom, job.getId(), context.getLog())
             .map(usage -> Isolation.merge(taskUsage, usage))
             .orElse(taskUsage);
     done(mom, motherSuperior, job.getId(), config.name(), used);
-    try {
-      records.remove(job.getId());
-    } catch (IOException e) {
-      context.getLog().warn("job {}: cannot remove its record: {}", job.getId(), e.getMessage());
-    }
     context.getLog().info("job {} ended on this sister ({})", job.getId(), kill.getReason());
     mom.tell(new MomActor.SisterGone(job.getId()));
     return Behaviors.stopped();
   }
 
   /**
-   * Removes the job's TMPDIR and its cgroup (with anything left in it) from this node, and returns
-   * what the cgroup measured. A cgroup that cannot be removed takes the node offline.
+   * Removes the job's TMPDIR, its cgroup (with anything left in it) and its record from this node,
+   * before the mother superior hears that nothing of the job is left here; returns what the cgroup
+   * measured. A cgroup that cannot be removed takes the node offline.
    */
   private static Optional<Usage> clearAway(
       MomConfig config,
+      JobRecords records,
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
       String jobId,
@@ -244,13 +234,19 @@ final class SisterJobActor {
     if (!problem.isEmpty()) {
       log.warn("job {}: {}", jobId, problem);
     }
+    Optional<Usage> usage = Optional.empty();
     try {
-      return isolation.tearDown(jobId);
+      usage = isolation.tearDown(jobId);
     } catch (IOException e) {
       log.warn("job {}: cannot remove its cgroup: {}", jobId, e.getMessage());
       mom.tell(new MomActor.Trouble("job " + jobId + " left a cgroup behind: " + e.getMessage()));
-      return Optional.empty();
     }
+    try {
+      records.remove(jobId);
+    } catch (IOException e) {
+      log.warn("job {}: cannot remove its record: {}", jobId, e.getMessage());
+    }
+    return usage;
   }
 
   /** Refuses a JOIN_JOB: the mother superior hears why this node cannot take the job. */
