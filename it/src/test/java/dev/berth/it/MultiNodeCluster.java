@@ -272,6 +272,15 @@ final class MultiNodeCluster implements AutoCloseable {
     }
   }
 
+  /** Whether the job has a cgroup directory on {@code node} (true when it cannot tell). */
+  boolean hasCgroupOn(String node, String jobId) {
+    try {
+      return cpusetJobCgroups().getOrDefault(node, List.of()).contains(jobId);
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
   /** This cluster's job cgroup directories in the cpuset hierarchy: node -> job ids. */
   Map<String, List<String>> cpusetJobCgroups() throws IOException {
     Map<String, List<String>> result = new LinkedHashMap<>();
