@@ -173,6 +173,11 @@ final class NodeReports {
                       .setStartTime(r.getStartTime())));
     } else if (!running) {
       out.notice(r.getNode(), kill(r.getJobId(), "the job is no longer running on the server"));
+    } else if (!nodesOf(job.get()).contains(r.getNode())) {
+      // Requeued while this node was away, and started elsewhere since: one copy only.
+      out.notice(
+          r.getNode(),
+          kill(r.getJobId(), "the job runs on " + job.get().getExecNodes(0).getNode() + " now"));
     }
     return out.notice(
         r.getNode(),

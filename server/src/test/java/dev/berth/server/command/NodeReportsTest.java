@@ -105,6 +105,15 @@ class NodeReportsTest {
   }
 
   @Test
+  void startedFromANodeTheJobNoLongerRunsOnGetsAKill() {
+    String id = dispatchedOnBothNodes();
+    Outcome out = d.started("n3", id);
+    assertEquals(
+        List.of(MomInbound.BodyCase.KILL, MomInbound.BodyCase.STARTED_ACK), noticeKinds(out));
+    assertEquals(0, d.job(id).getStartTime(), "not the start of the job where it runs now");
+  }
+
+  @Test
   void startedForAJobTheServerNoLongerRunsGetsAKill() {
     String id = d.submit(ALICE);
     Outcome out = d.started("n1", id);
