@@ -3,17 +3,12 @@ package dev.berth.server;
 import dev.berth.core.Services;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
-import dev.berth.proto.Letter;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.NodeHello;
-import dev.berth.proto.ProbeReply;
 import dev.berth.proto.Response;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.scheduler.SchedulerActor;
-import dev.berth.security.Identity;
-import dev.berth.security.NotTrustedException;
-import dev.berth.security.Role;
 import dev.berth.security.seal.Refusals;
 import dev.berth.security.seal.Seal;
 import dev.berth.server.command.Caller;
@@ -120,9 +115,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private final Caller serverCaller;
   private final ArrayDeque<Execute> pending = new ArrayDeque<>();
   private final Map<String, ActorRef<Sealed>> moms = new HashMap<>();
-  private final Seal seal;
-  private final String replyTo;
-  private final Refusals refusals;
+  private final MomPost post;
   private final Map<String, Long> lastHeard = new HashMap<>();
   private final Deliveries deliveries;
   private final AtomicBoolean snapshotting = new AtomicBoolean();
@@ -145,8 +138,6 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       Seal seal) {
     super(context);
     this.stopped = stopped;
-    this.seal = seal;
-    this.refusals = new Refusals(context.getLog(), clock);
     this.settings = settings;
     this.journal = journal;
     this.published = published;
@@ -160,7 +151,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     this.planAdapter = context.messageAdapter(SchedulerActor.Plan.class, PlanMade::new);
     this.serverCaller = Caller.system("server", settings.host());
     ActorRef<Sealed> inbox = context.messageAdapter(Sealed.class, FromMom::new);
-    this.replyTo = resolver.toSerializationFormat(inbox);
+    this.post = new MomPost(seal, inbox, resolver, new Refusals(context.getLog(), clock));
     context.getSystem().receptionist().tell(Receptionist.register(SERVER_KEY, inbox));
     this.deliveries = new Deliveries(settings.resend().toMillis());
     deliveries.refreshAll(committed);
@@ -370,70 +361,18 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     }
   }
 
-  /**
-   * A letter from a mom: acted on only if a mom sealed it, and only for the node its credential
-   * names. Probes are answered, so that moms can tell the real server from anyone registered under
-   * its name.
-   */
-  private Behavior<Message> received(Sealed sealed) {
-    Seal.Opened opened;
-    try {
-      opened = seal.open(sealed);
-    } catch (NotTrustedException e) {
-      refusals.refused(e.getMessage());
-      return this;
-    }
-    Identity from = opened.from();
-    Letter letter = opened.letter();
-    if (from.role() != Role.MOM) {
-      refusals.refused("a letter from " + from + ", which is not a mom");
-    } else if (letter.hasProbe()) {
-      reply(letter.getReplyTo(), from)
-          .ifPresent(
-              mom ->
-                  mom.tell(
-                      seal.seal(
-                          letter(from.name())
-                              .setProbeReply(
-                                  ProbeReply.newBuilder()
-                                      .setNonce(letter.getProbe().getNonce())))));
-    } else if (!letter.hasToServer()) {
-      refusals.refused("a " + letter.getBodyCase() + " letter from " + from + " to the server");
-    } else if (!nodeOf(letter.getToServer()).equals(from.name())) {
-      refusals.refused(
-          from
-              + " reported for node '"
-              + nodeOf(letter.getToServer())
-              + "'; a mom reports only for its own node");
-    } else {
-      fromMom(letter.getToServer(), letter.getReplyTo());
-    }
+  private Behavior<Message> received(Sealed letter) {
+    post.open(letter).ifPresent(this::fromMom);
     return this;
   }
 
-  private java.util.Optional<ActorRef<Sealed>> reply(String ref, Identity of) {
-    try {
-      return java.util.Optional.of(resolver.resolveActorRef(ref));
-    } catch (RuntimeException e) {
-      refusals.refused("a letter from " + of + " with an unusable reply address");
-      return java.util.Optional.empty();
-    }
-  }
-
-  private Letter.Builder letter(String to) {
-    return Letter.newBuilder().setTo(to).setReplyTo(replyTo);
-  }
-
-  private void fromMom(ServerInbound m, String momRef) {
+  private void fromMom(MomPost.Report report) {
+    ServerInbound m = report.message();
     String node = nodeOf(m);
     lastHeard.put(node, clock.millis());
     switch (m.getBodyCase()) {
       case HELLO -> {
-        var mom = reply(momRef, new Identity(Role.MOM, node));
-        if (mom.isEmpty()) {
-          return;
-        }
-        moms.put(node, mom.get());
+        moms.put(node, report.mom());
         deliveries.expedite(node);
         execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);
       }
@@ -484,20 +423,9 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
 
   private void send(String node, MomInbound message) {
     ActorRef<Sealed> mom = moms.get(node);
-    if (mom == null) {
-      return;
+    if (mom != null) {
+      post.send(mom, node, message);
     }
-    if (message.hasRun()) {
-      message = MomInbound.newBuilder().setRun(withGrant(node, message.getRun())).build();
-    }
-    mom.tell(seal.seal(letter(node).setToMom(message)));
-  }
-
-  /** A run request with the placement its mother superior shows the job's other nodes. */
-  private dev.berth.proto.RunJob withGrant(String node, dev.berth.proto.RunJob run) {
-    MomInbound placement =
-        MomInbound.newBuilder().setRun(run.toBuilder().clearScript().clearGrant()).build();
-    return run.toBuilder().setGrant(seal.seal(letter(node).setToMom(placement))).build();
   }
 
   private Behavior<Message> requestSchedule() {
@@ -592,7 +520,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     };
   }
 
-  private static String nodeOf(ServerInbound m) {
+  static String nodeOf(ServerInbound m) {
     return switch (m.getBodyCase()) {
       case HELLO -> m.getHello().getNode().getName();
       case STATUS -> m.getStatus().getNode();

@@ -1,0 +1,111 @@
+package dev.berth.server;
+
+import dev.berth.proto.Letter;
+import dev.berth.proto.MomInbound;
+import dev.berth.proto.ProbeReply;
+import dev.berth.proto.RunJob;
+import dev.berth.proto.Sealed;
+import dev.berth.proto.ServerInbound;
+import dev.berth.security.Identity;
+import dev.berth.security.NotTrustedException;
+import dev.berth.security.Role;
+import dev.berth.security.seal.Refusals;
+import dev.berth.security.seal.Seal;
+import java.util.Optional;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+
+/**
+ * The server's post to and from moms: it opens their letters and acts on one only if a mom sealed
+ * it, and only for the node that mom's credential names; it answers probes, so that moms can tell
+ * the real server from anyone registered under its name; and it seals what the server sends. Used
+ * from the server actor only.
+ */
+final class MomPost {
+  /** A mom's report, and where that mom is now (the letter's reply address). */
+  record Report(ServerInbound message, ActorRef<Sealed> mom) {}
+
+  private final Seal seal;
+  private final String replyTo;
+  private final ActorRefResolver resolver;
+  private final Refusals refusals;
+
+  MomPost(Seal seal, ActorRef<Sealed> inbox, ActorRefResolver resolver, Refusals refusals) {
+    this.seal = seal;
+    this.replyTo = resolver.toSerializationFormat(inbox);
+    this.resolver = resolver;
+    this.refusals = refusals;
+  }
+
+  /** The report a letter brings; empty when it was refused, or a probe (answered here). */
+  Optional<Report> open(Sealed sealed) {
+    Seal.Opened opened;
+    try {
+      opened = seal.open(sealed);
+    } catch (NotTrustedException e) {
+      refusals.refused(e.getMessage());
+      return Optional.empty();
+    }
+    Identity from = opened.from();
+    Letter letter = opened.letter();
+    if (from.role() != Role.MOM) {
+      refusals.refused("a letter from " + from + ", which is not a mom");
+      return Optional.empty();
+    }
+    Optional<ActorRef<Sealed>> mom = resolve(letter.getReplyTo(), from);
+    if (mom.isEmpty()) {
+      return Optional.empty();
+    }
+    if (letter.hasProbe()) {
+      mom.get()
+          .tell(
+              seal.seal(
+                  letter(from.name())
+                      .setProbeReply(
+                          ProbeReply.newBuilder().setNonce(letter.getProbe().getNonce()))));
+      return Optional.empty();
+    }
+    if (!letter.hasToServer()) {
+      refusals.refused("a " + letter.getBodyCase() + " letter from " + from + " to the server");
+      return Optional.empty();
+    }
+    String node = ServerActor.nodeOf(letter.getToServer());
+    if (!node.equals(from.name())) {
+      refusals.refused(
+          from + " reported for node '" + node + "'; a mom reports only for its own node");
+      return Optional.empty();
+    }
+    return Optional.of(new Report(letter.getToServer(), mom.get()));
+  }
+
+  /**
+   * Seals {@code message} for the mom of {@code node}; a run request gets the placement its mother
+   * superior shows the job's other nodes.
+   */
+  void send(ActorRef<Sealed> mom, String node, MomInbound message) {
+    if (message.hasRun()) {
+      message = MomInbound.newBuilder().setRun(withGrant(node, message.getRun())).build();
+    }
+    mom.tell(seal.seal(letter(node).setToMom(message)));
+  }
+
+  /** The run request with its placement: itself without the script, sealed for {@code node}. */
+  private RunJob withGrant(String node, RunJob run) {
+    MomInbound placement =
+        MomInbound.newBuilder().setRun(run.toBuilder().clearScript().clearGrant()).build();
+    return run.toBuilder().setGrant(seal.seal(letter(node).setToMom(placement))).build();
+  }
+
+  private Optional<ActorRef<Sealed>> resolve(String ref, Identity of) {
+    try {
+      return Optional.of(resolver.resolveActorRef(ref));
+    } catch (RuntimeException e) {
+      refusals.refused("a letter from " + of + " with an unusable reply address");
+      return Optional.empty();
+    }
+  }
+
+  private Letter.Builder letter(String to) {
+    return Letter.newBuilder().setTo(to).setReplyTo(replyTo);
+  }
+}
