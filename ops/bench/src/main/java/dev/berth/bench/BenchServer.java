@@ -17,21 +17,34 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real server process ({@code ops/bin/berth serve}, no moms) in a scratch home, with one node
- * defined so submissions are feasible; nothing runs, so only the server is measured.
+ * defined so submissions are feasible; nothing runs, so only the server is measured. Moms started
+ * with the same home share its trust (see {@link Trust#prepare}).
  */
 final class BenchServer implements AutoCloseable {
   final Path root;
   final Path home;
   final Path socket;
+  final Trust trust;
   private final List<String> options = new java.util.ArrayList<>();
   private Process process;
 
-  /** A server with {@code options} added to {@code berth serve} (a journal, a cluster to join). */
-  BenchServer(Path root, String... options) throws IOException {
+  /**
+   * A server with {@code options} added to {@code berth serve} (a journal, a cluster to join), its
+   * daemons trusted as {@code trust} says.
+   */
+  BenchServer(Path root, Trust trust, String... options) throws IOException, InterruptedException {
     this.root = root;
     this.home = Files.createTempDirectory(Path.of("/tmp"), "berth-bench-");
     this.socket = home.resolve("server.sock");
+    this.trust = trust;
+    this.options.addAll(trust.options);
     this.options.addAll(List.of(options));
+    try {
+      trust.prepare(root, home);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      deleteHome();
+      throw e;
+    }
   }
 
   /** Starts the server; returns the milliseconds from exec to the first answered request. */
@@ -165,6 +178,10 @@ final class BenchServer implements AutoCloseable {
     if (process != null && process.isAlive()) {
       kill();
     }
+    deleteHome();
+  }
+
+  private void deleteHome() throws IOException {
     try (var files = Files.walk(home)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }

@@ -48,6 +48,7 @@ final class KafkaBench implements AutoCloseable {
       servers.add(
           new BenchServer(
               root,
+              Trust.INSECURE,
               "--journal",
               journal,
               "--port",

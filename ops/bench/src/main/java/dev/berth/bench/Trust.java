@@ -1,0 +1,60 @@
+package dev.berth.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * How a benchmark's daemons prove themselves to each other: as Berth runs by default, or with
+ * {@code --insecure}. Comparisons run both in alternating order, so that a machine that grows
+ * busier during a run does not weigh on one side only.
+ */
+enum Trust {
+  /** Mutual TLS on the cluster port and signed letters, from a CA in the daemons' home. */
+  TLS("TLS + sealed letters", List.of()),
+  /** Plain TCP and unsigned letters. */
+  INSECURE("--insecure", List.of("--insecure"));
+
+  final String label;
+
+  /** What {@code berth serve} and {@code berth mom} are given. */
+  final List<String> options;
+
+  Trust(String label, List<String> options) {
+    this.label = label;
+    this.options = options;
+  }
+
+  /**
+   * Readies a scratch home: with TLS it gets a CA, from which every daemon started with that home
+   * (the server and the moms alike) issues its own credential when it first starts, as on a site's
+   * head node; daemons with homes of their own would need a copy of it.
+   */
+  void prepare(Path root, Path home) throws IOException, InterruptedException {
+    if (this != TLS) {
+      return;
+    }
+    Process p =
+        new ProcessBuilder(
+                root.resolve("ops/bin/berth").toString(),
+                "ca",
+                "create",
+                "--home",
+                home.toString(),
+                "--name",
+                "berth bench",
+                "--days",
+                "2")
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes());
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("berth ca create failed: " + out);
+    }
+  }
+
+  /** Both kinds, the first alternating from round to round. */
+  static List<Trust> order(int round) {
+    return round % 2 == 1 ? List.of(TLS, INSECURE) : List.of(INSECURE, TLS);
+  }
+}
