@@ -15,12 +15,12 @@ import java.util.Map;
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
  * measured; nothing is asserted but that jobs succeed. Usage: ops/bench/run
- * [submit|cli|restart|nodes|kafka|all] [rounds]. Submissions and jobs on moms are measured with TLS
- * and with --insecure, {@code rounds} times each (default 2), interleaved.
+ * [submit|cli|restart|nodes|seal|kafka|all] [rounds]. Submissions and jobs on moms are measured
+ * with TLS and with --insecure, {@code rounds} times each (default 2), interleaved.
  */
 public final class Bench {
   private static final String USAGE =
-      "usage: ops/bench/run [submit|cli|restart|nodes|kafka|all] [rounds]";
+      "usage: ops/bench/run [submit|cli|restart|nodes|seal|kafka|all] [rounds]";
 
   private final Path root;
   private final int rounds;
@@ -51,12 +51,14 @@ public final class Bench {
       case "cli" -> bench.cli();
       case "restart" -> bench.restart();
       case "nodes" -> bench.nodes();
+      case "seal" -> SealBench.run();
       case "kafka" -> bench.kafka();
       case "all" -> {
         bench.submit();
         bench.cli();
         bench.restart();
         bench.nodes();
+        SealBench.run();
         bench.kafka();
       }
       default -> {
