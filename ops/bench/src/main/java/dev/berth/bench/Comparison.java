@@ -26,12 +26,12 @@ final class Comparison {
   void print(String title) {
     System.out.printf("%n%s: %s vs %s%n", title, Trust.TLS.label, Trust.INSECURE.label);
     System.out.printf(
-        "%-46s %-30s %-30s %s%n", "", Trust.TLS.label, Trust.INSECURE.label, "TLS/insecure");
+        "%-50s %-30s %-30s %s%n", "", Trust.TLS.label, Trust.INSECURE.label, "TLS/insecure");
     for (Map.Entry<String, Map<Trust, List<Double>>> e : values.entrySet()) {
       List<Double> tls = e.getValue().getOrDefault(Trust.TLS, List.of());
       List<Double> insecure = e.getValue().getOrDefault(Trust.INSECURE, List.of());
       System.out.printf(
-          "%-46s %-30s %-30s %.2f%n",
+          "%-50s %-30s %-30s %.2f%n",
           e.getKey(), runs(tls), runs(insecure), mean(tls) / mean(insecure));
     }
   }
