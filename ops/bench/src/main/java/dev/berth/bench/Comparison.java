@@ -1,6 +1,7 @@
 package dev.berth.bench;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,18 +23,53 @@ final class Comparison {
         .add(value);
   }
 
-  /** One line per measure: each kind's values in run order, their mean, and TLS/insecure. */
+  /**
+   * One line per measure: each kind's values in run order with their mean, then TLS/insecure twice:
+   * of the means, and the median of each round's own ratio. Both kinds of a round ran back to back,
+   * so the second is the steadier while the load on the machine drifts.
+   */
   void print(String title) {
-    System.out.printf("%n%s: %s vs %s%n", title, Trust.TLS.label, Trust.INSECURE.label);
-    System.out.printf(
-        "%-50s %-30s %-30s %s%n", "", Trust.TLS.label, Trust.INSECURE.label, "TLS/insecure");
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"", Trust.TLS.label, Trust.INSECURE.label, "of means", "per round"});
     for (Map.Entry<String, Map<Trust, List<Double>>> e : values.entrySet()) {
       List<Double> tls = e.getValue().getOrDefault(Trust.TLS, List.of());
       List<Double> insecure = e.getValue().getOrDefault(Trust.INSECURE, List.of());
-      System.out.printf(
-          "%-50s %-30s %-30s %.2f%n",
-          e.getKey(), runs(tls), runs(insecure), mean(tls) / mean(insecure));
+      rows.add(
+          new String[] {
+            e.getKey(),
+            runs(tls),
+            runs(insecure),
+            String.format("%.2f", mean(tls) / mean(insecure)),
+            String.format("%.2f", medianRatio(tls, insecure))
+          });
     }
+    int[] widths = new int[rows.get(0).length];
+    for (String[] row : rows) {
+      for (int i = 0; i < row.length; i++) {
+        widths[i] = Math.max(widths[i], row[i].length());
+      }
+    }
+    System.out.printf(
+        "%n%s: %s vs %s, TLS/insecure%n", title, Trust.TLS.label, Trust.INSECURE.label);
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < row.length; i++) {
+        line.append(String.format("%-" + (widths[i] + 2) + "s", row[i]));
+      }
+      System.out.println(line.toString().stripTrailing());
+    }
+  }
+
+  private static double medianRatio(List<Double> tls, List<Double> insecure) {
+    int rounds = Math.min(tls.size(), insecure.size());
+    double[] ratios = new double[rounds];
+    for (int i = 0; i < rounds; i++) {
+      ratios[i] = tls.get(i) / insecure.get(i);
+    }
+    Arrays.sort(ratios);
+    return rounds == 0
+        ? Double.NaN
+        : rounds % 2 == 1 ? ratios[rounds / 2] : (ratios[rounds / 2 - 1] + ratios[rounds / 2]) / 2;
   }
 
   private static String runs(List<Double> values) {
