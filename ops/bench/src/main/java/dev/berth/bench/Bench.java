@@ -14,20 +14,36 @@ import java.util.Map;
 
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
- * measured; nothing is asserted. Usage: ops/bench/run
- * [submit|cli|restart|nodes|kafka|kafka-tls|all].
+ * measured; nothing is asserted but that jobs succeed. Usage: ops/bench/run
+ * [submit|cli|restart|nodes|seal|kafka|kafka-tls|all] [rounds]. Submissions and jobs on moms are
+ * measured with TLS and with --insecure, {@code rounds} times each (default 2), interleaved.
  */
 public final class Bench {
-  private final Path root;
+  private static final String USAGE =
+      "usage: ops/bench/run [submit|cli|restart|nodes|seal|kafka|kafka-tls|all] [rounds]";
 
-  private Bench(Path root) {
+  private final Path root;
+  private final int rounds;
+
+  private Bench(Path root, int rounds) {
     this.root = root;
+    this.rounds = rounds;
+  }
+
+  /** One run of a measurement with daemons trusted as {@code trust} says. */
+  private interface Measurement {
+    void run(Trust trust, Comparison results) throws Exception;
   }
 
   public static void main(String[] args) throws Exception {
     Path root = Path.of(System.getProperty("berth.root", ".")).toAbsolutePath().normalize();
     String what = args.length > 0 ? args[0] : "all";
-    Bench bench = new Bench(root);
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 2;
+    if (rounds < 1) {
+      System.err.println(USAGE);
+      System.exit(2);
+    }
+    Bench bench = new Bench(root, rounds);
     System.out.printf(
         "Berth benchmarks on %d CPUs, %s%n", Runtime.getRuntime().availableProcessors(), machine());
     switch (what) {
@@ -35,6 +51,7 @@ public final class Bench {
       case "cli" -> bench.cli();
       case "restart" -> bench.restart();
       case "nodes" -> bench.nodes();
+      case "seal" -> SealBench.run();
       case "kafka" -> bench.kafka();
       case "kafka-tls" -> bench.kafkaTls();
       case "all" -> {
@@ -42,21 +59,41 @@ public final class Bench {
         bench.cli();
         bench.restart();
         bench.nodes();
+        SealBench.run();
         bench.kafka();
         bench.kafkaTls();
       }
       default -> {
-        System.err.println("usage: ops/bench/run [submit|cli|restart|nodes|kafka|kafka-tls|all]");
+        System.err.println(USAGE);
         System.exit(2);
       }
     }
   }
 
+  /**
+   * Runs {@code measurement} {@code rounds} times with each kind of trust, alternating which goes
+   * first, then prints every value side by side with the ratio.
+   */
+  private void compare(String title, Measurement measurement) throws Exception {
+    Comparison results = new Comparison();
+    for (int round = 1; round <= rounds; round++) {
+      for (Trust trust : Trust.order(round)) {
+        System.out.printf("%n%s, round %d of %d, %s:%n", title, round, rounds, trust.label);
+        measurement.run(trust, results);
+      }
+    }
+    results.print(title);
+  }
+
   /** Jobs and tasks on three real moms (see NodeBench); needs root for cgroups. */
   void nodes() throws Exception {
-    try (NodeBench nodes = new NodeBench(root)) {
-      nodes.run();
-    }
+    compare(
+        "jobs on moms",
+        (trust, results) -> {
+          try (NodeBench nodes = new NodeBench(root, trust, results)) {
+            nodes.run();
+          }
+        });
   }
 
   /** Submissions through the Kafka journal and standby takeover times (see KafkaBench). */
@@ -73,21 +110,31 @@ public final class Bench {
     }
   }
 
-  /** Durable submissions per second with 1, 8 and 64 concurrent clients. */
+  /**
+   * Durable submissions per second with 1, 8 and 64 concurrent clients. They come through the
+   * client socket, not the cluster port, so the daemons' trust should not show; measured anyway.
+   */
   void submit() throws Exception {
     System.out.printf("%nfsync of a 4 KiB write on /tmp: median %.2f ms%n", fsyncMillis());
-    System.out.println("durable submissions through the socket (each answered after fsync):");
-    System.out.println("clients      jobs   seconds     jobs/s   p50 ms   p99 ms");
-    try (BenchServer server = new BenchServer(root)) {
-      server.start();
-      server.defineNode();
-      for (int clients : new int[] {1, 8, 64}) {
-        Submissions.Result r = Submissions.run(server.socket, clients, 2, 10);
-        System.out.printf(
-            "%7d %9d %9.1f %10.0f %8.2f %8.2f%n",
-            r.clients(), r.jobs(), r.seconds(), r.perSecond(), r.p50(), r.p99());
-      }
-    }
+    compare(
+        "durable submissions through the socket (each answered after fsync)",
+        (trust, results) -> {
+          System.out.println("clients      jobs   seconds     jobs/s   p50 ms   p99 ms");
+          try (BenchServer server = new BenchServer(root, trust)) {
+            server.start();
+            server.acceptJobs();
+            for (int clients : new int[] {1, 8, 64}) {
+              Submissions.Result r = Submissions.run(server.socket, clients, 2, 10);
+              System.out.printf(
+                  "%7d %9d %9.1f %10.0f %8.2f %8.2f%n",
+                  r.clients(), r.jobs(), r.seconds(), r.perSecond(), r.p50(), r.p99());
+              String of = clients == 1 ? ", 1 client" : ", " + clients + " clients";
+              results.add("jobs/s" + of, trust, r.perSecond());
+              results.add("p50 ms" + of, trust, r.p50());
+              results.add("p99 ms" + of, trust, r.p99());
+            }
+          }
+        });
   }
 
   /**
@@ -95,9 +142,9 @@ public final class Bench {
    * 17 AppCDS archive, then with the Java 25 AOT cache if that JVM is installed.
    */
   void cli() throws Exception {
-    try (BenchServer server = new BenchServer(root)) {
+    try (BenchServer server = new BenchServer(root, Trust.TLS)) {
       server.start();
-      server.defineNode();
+      server.acceptJobs();
       Submissions.run(server.socket, 8, 0, 0.5);
       long jobs = jobCount(server);
       Path work = Files.createTempDirectory(server.home, "work");
@@ -152,9 +199,9 @@ public final class Bench {
 
   /** Restart time with 100,000 jobs in the journal. */
   void restart() throws Exception {
-    try (BenchServer server = new BenchServer(root)) {
+    try (BenchServer server = new BenchServer(root, Trust.TLS)) {
       server.start();
-      server.defineNode();
+      server.acceptJobs();
       long begin = System.nanoTime();
       while (jobCount(server) < 100_000) {
         Submissions.run(server.socket, 64, 0, 5);

@@ -13,25 +13,50 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A real server process ({@code ops/bin/berth serve}, no moms) in a scratch home, with one node
- * defined so submissions are feasible; nothing runs, so only the server is measured.
+ * defined so submissions are feasible; nothing runs, so only the server is measured. Moms started
+ * with the same home share its trust (see {@link Trust#prepare}).
  */
 final class BenchServer implements AutoCloseable {
   final Path root;
   final Path home;
   final Path socket;
+  final Trust trust;
   private final List<String> options = new java.util.ArrayList<>();
   private Process process;
 
-  /** A server with {@code options} added to {@code berth serve} (a journal, a cluster to join). */
-  BenchServer(Path root, String... options) throws IOException {
+  /**
+   * A server with {@code options} added to {@code berth serve} (a journal, a cluster to join), its
+   * daemons trusted as {@code trust} says.
+   */
+  BenchServer(Path root, Trust trust, String... options) throws IOException, InterruptedException {
+    this(root, trust, Optional.empty(), options);
+  }
+
+  /** A server secured with a copy of the CA in {@code authority}, shared with other daemons. */
+  static BenchServer sharing(Path root, Path authority, String... options)
+      throws IOException, InterruptedException {
+    return new BenchServer(root, Trust.TLS, Optional.of(authority), options);
+  }
+
+  private BenchServer(Path root, Trust trust, Optional<Path> authority, String... options)
+      throws IOException, InterruptedException {
     this.root = root;
     this.home = Files.createTempDirectory(Path.of("/tmp"), "berth-bench-");
     this.socket = home.resolve("server.sock");
+    this.trust = trust;
+    this.options.addAll(trust.options);
     this.options.addAll(List.of(options));
+    try {
+      trust.prepare(root, home, authority);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      deleteHome();
+      throw e;
+    }
   }
 
   /** Starts the server; returns the milliseconds from exec to the first answered request. */
@@ -92,25 +117,37 @@ final class BenchServer implements AutoCloseable {
     return Files.exists(file) ? Files.readString(file) : "";
   }
 
-  void defineNode() throws ServerUnavailableException {
-    defineNode(socket);
+  void acceptJobs() throws ServerUnavailableException {
+    acceptJobs(socket);
   }
 
-  /** Creates node n1 (np=64) on the server at {@code socket}, so that jobs may run. */
-  static void defineNode(Path socket) throws ServerUnavailableException {
+  /**
+   * Readies the server at {@code socket} for the benchmarks' submissions: node n1 (np=64), so that
+   * jobs may run, and root in acl_roots, since the benchmarks submit as the root user they run as.
+   */
+  static void acceptJobs(Path socket) throws ServerUnavailableException {
     try (BerthClient c = BerthClient.connect(socket)) {
-      Response r =
-          c.call(
-              Request.newBuilder()
-                  .setManage(
-                      Manage.newBuilder()
-                          .setCommand(Manage.Command.CREATE)
-                          .setObjectType(Manage.ObjectType.NODE)
-                          .addNames("n1")
-                          .addAttributes(Attribute.newBuilder().setName("np").setValue("64"))));
-      if (r.hasError()) {
-        throw new IllegalStateException(r.getError().getMessage());
-      }
+      manage(
+          c,
+          Manage.newBuilder()
+              .setCommand(Manage.Command.CREATE)
+              .setObjectType(Manage.ObjectType.NODE)
+              .addNames("n1")
+              .addAttributes(Attribute.newBuilder().setName("np").setValue("64")));
+      manage(
+          c,
+          Manage.newBuilder()
+              .setCommand(Manage.Command.SET)
+              .setObjectType(Manage.ObjectType.SERVER)
+              .addAttributes(Attribute.newBuilder().setName("acl_roots").setValue("root")));
+    }
+  }
+
+  private static void manage(BerthClient c, Manage.Builder manage)
+      throws ServerUnavailableException {
+    Response r = c.call(Request.newBuilder().setManage(manage));
+    if (r.hasError()) {
+      throw new IllegalStateException(r.getError().getMessage());
     }
   }
 
@@ -170,6 +207,10 @@ final class BenchServer implements AutoCloseable {
     if (process != null && process.isAlive()) {
       kill();
     }
+    deleteHome();
+  }
+
+  private void deleteHome() throws IOException {
     try (var files = Files.walk(home)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }

@@ -2,6 +2,7 @@ package dev.berth.bench;
 
 import dev.berth.client.BerthClient;
 import dev.berth.core.Hosts;
+import dev.berth.daemon.BerthHome;
 import dev.berth.proto.Response;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,7 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The journal on Kafka: a single-node KRaft broker started with {@code berth kafka start}, server
- * processes with {@code --journal kafka://...}. Measures durable submissions per second (each
+ * processes with {@code --journal kafka://...}, all secured as Berth is by default (mutual TLS
+ * with credentials of one CA, ACLs on the broker). Measures durable submissions per second (each
  * answered after its transaction committed) and how long a standby takes to replace a SIGKILLed
  * active server, from the kill to the first submission the new one acknowledges.
  */
@@ -34,9 +36,9 @@ final class KafkaBench implements AutoCloseable {
   void run() throws Exception {
     int port = Hosts.freeLoopbackPort();
     long begin = System.nanoTime();
-    // Plaintext until the server processes load credentials; KafkaTlsBench measures TLS.
-    berth(
-        "kafka", "start", "--home", dir.toString(), "--port", Integer.toString(port), "--insecure");
+    // Secured as berth kafka start secures a broker: the servers get copies of its home's CA.
+    berth("ca", "create", "--home", dir.toString(), "--name", "berth bench", "--days", "2");
+    berth("kafka", "start", "--home", dir.toString(), "--port", Integer.toString(port));
     System.out.printf(
         "%nKafka journal (one KRaft broker from the Maven artifacts, started in %.1f s):%n",
         (System.nanoTime() - begin) / 1e9);
@@ -48,8 +50,9 @@ final class KafkaBench implements AutoCloseable {
     }
     for (String member : members) {
       servers.add(
-          new BenchServer(
+          BenchServer.sharing(
               root,
+              new BerthHome(dir).authority(),
               "--journal",
               journal,
               "--port",
@@ -59,7 +62,7 @@ final class KafkaBench implements AutoCloseable {
     }
     BenchServer first = servers.get(0);
     first.start();
-    first.defineNode();
+    first.acceptJobs();
     submissions(first);
     takeovers();
   }

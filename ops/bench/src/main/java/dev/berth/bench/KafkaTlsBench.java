@@ -109,7 +109,7 @@ final class KafkaTlsBench implements AutoCloseable {
             BerthServer.Config.defaults(socket, "bench", "bench"),
             new InsecureSeal(new Identity(Role.SERVER, "bench"), Clock.systemUTC()));
     open.add(server);
-    BenchServer.defineNode(socket);
+    BenchServer.acceptJobs(socket);
     return new Served(name, socket);
   }
 

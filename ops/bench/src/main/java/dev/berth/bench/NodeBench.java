@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  * CPUs 0-1, n2 with 0, n3 with 1, each with its own host name and cgroup root). Measures jobs per
  * second through one node running {@code true}, the mother superior's time from JOIN_JOB to the
  * script's exec and from the script's end to the obit (from the moms' own log lines), and the wall
- * time of {@code pbsdsh true} and of an MPI launch of a trivial program on three nodes.
+ * time of {@code pbsdsh true} and of an MPI launch of a trivial program on three nodes. Every job
+ * must end with exit status 0: a benchmark of jobs that failed measures nothing.
  */
 final class NodeBench implements AutoCloseable {
   private static final Pattern JOIN_AT = Pattern.compile("moms join at (\\S+)");
@@ -31,6 +32,8 @@ final class NodeBench implements AutoCloseable {
       Pattern.compile("torn down on every node in ([0-9.]+) ms");
 
   private final Path root;
+  private final Trust trust;
+  private final Comparison results;
   private final BenchServer server;
   private final Path work;
   private final String cgroupRoot;
@@ -42,9 +45,12 @@ final class NodeBench implements AutoCloseable {
    */
   private final String user;
 
-  NodeBench(Path root) throws IOException {
+  /** Daemons trusted as {@code trust} says; what is measured also goes into {@code results}. */
+  NodeBench(Path root, Trust trust, Comparison results) throws IOException, InterruptedException {
     this.root = root;
-    this.server = new BenchServer(root);
+    this.trust = trust;
+    this.results = results;
+    this.server = new BenchServer(root, trust);
     this.work = Files.createTempDirectory(server.home, "work");
     this.cgroupRoot = "berth-bench-" + server.home.getFileName();
     this.user = run(List.of("id", "-u", JOB_USER)) == 0 ? JOB_USER : null;
@@ -76,37 +82,53 @@ final class NodeBench implements AutoCloseable {
         user != null ? user : "root (create berth-alice to leave root's login profile out)");
     String address = joinAddress();
     qmgr("set server node_check_rate = 4");
-    startMom(address, "n1", "0-1");
-    startMom(address, "n2", "0");
-    startMom(address, "n3", "1");
+    if (user == null) {
+      qmgr("set server acl_roots = root"); // root's jobs are refused unless allowed twice
+    }
+    double joined =
+        startMom(address, "n1", "0-1")
+            + startMom(address, "n2", "0")
+            + startMom(address, "n3", "1");
+    System.out.printf("  moms up (started to node free): mean %.1f s%n", joined / 3);
+    record("mom started to node free, s", joined / 3);
     for (boolean cgroups : new boolean[] {false, true}) {
-      qmgr("set server cgroup_enable = " + (cgroups ? "True" : "False"));
-      System.out.printf("%njobs on moms, cgroup_enable = %s:%n", cgroups ? "True" : "False");
-      throughput(200);
-      joinAndTeardown(40);
+      String setting = cgroups ? "True" : "False";
+      qmgr("set server cgroup_enable = " + setting);
+      System.out.printf("%njobs on moms, cgroup_enable = %s:%n", setting);
+      String measures = cgroups ? ", cgroups on" : ", cgroups off";
+      throughput(200, measures);
+      joinAndTeardown(40, measures);
     }
     tasks();
   }
 
-  /** Jobs per second through n1 (2 CPUs): all queued first, then the node is let go. */
-  private void throughput(int jobs) throws Exception {
+  private void record(String measure, double value) {
+    results.add(measure, trust, value);
+  }
+
+  /**
+   * Jobs per second through n1 (2 CPUs): all queued first, then the node is let go. {@code cgroups}
+   * ends the measure's name.
+   */
+  private void throughput(int jobs, String cgroups) throws Exception {
     cli("pbsnodes", "-o", "n1");
     String array = submit("true\n", "-t", "1-" + jobs, "-l", "nodes=n1:ppn=1");
     long begin = System.nanoTime();
     cli("pbsnodes", "-c", "n1");
-    awaitCompleted(array, jobs);
+    awaitSucceeded(array, jobs);
     double seconds = (System.nanoTime() - begin) / 1e9;
     System.out.printf(
         "  %d jobs running `true` through one node with 2 CPUs: %.1f s, %.1f jobs/s%n",
         jobs, seconds, jobs / seconds);
+    record("jobs/s through one node" + cgroups, jobs / seconds);
   }
 
   /** Two-node jobs on n2 (mother superior) and n3, one at a time: the moms' own timings. */
-  private void joinAndTeardown(int jobs) throws Exception {
+  private void joinAndTeardown(int jobs, String cgroups) throws Exception {
     Path log = server.home.resolve("mom-n2.log");
     long from = Files.size(log);
     String array = submit("true\n", "-t", "1-" + jobs, "-l", "nodes=n2:ppn=1+n3:ppn=1");
-    awaitCompleted(array, jobs);
+    awaitSucceeded(array, jobs);
     Thread.sleep(500);
     String lines = Files.readString(log).substring((int) from);
     double[] join = values(STARTED, lines);
@@ -117,6 +139,9 @@ final class NodeBench implements AutoCloseable {
     System.out.printf(
         "  two-node jobs: script end to obit, every node torn down, median %.1f ms, p90 %.1f ms%n",
         median(teardown), p90(teardown));
+    record("2-node JOIN_JOB to exec median ms" + cgroups, median(join));
+    record("2-node JOIN_JOB to exec p90 ms" + cgroups, p90(join));
+    record("2-node script end to obit median ms" + cgroups, median(teardown));
   }
 
   /** pbsdsh and mpirun across three nodes, timed inside one job. */
@@ -157,18 +182,20 @@ final class NodeBench implements AutoCloseable {
             "OMPI_ALLOW_RUN_AS_ROOT=1,OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
             "-o",
             work.resolve("tasks.out").toString());
-    awaitCompleted(id, 1);
+    awaitSucceeded(id, 1);
     String out = Files.readString(work.resolve("tasks.out"));
     double[] dsh = values(Pattern.compile("PBSDSH (\\d+)"), out);
     System.out.printf(
         "%npbsdsh true on 3 nodes (cgroups): median %.1f ms, p90 %.1f ms, min %.1f ms (%d runs)%n",
         median(dsh) / 1000, p90(dsh) / 1000, min(dsh) / 1000, dsh.length);
+    record("pbsdsh true on 3 nodes median ms", median(dsh) / 1000);
     if (mpi) {
       double[] run = values(Pattern.compile("MPIRUN (\\d+)"), out);
       System.out.printf(
           "mpirun of a trivial program on 3 nodes (Open MPI, cgroups): median %.0f ms, p90 %.0f ms"
               + " (%d runs)%n",
           median(run) / 1000, p90(run) / 1000, run.length);
+      record("mpirun trivial on 3 nodes median ms", median(run) / 1000);
     } else {
       System.out.println("mpirun: skipped, mpicc is not installed (openmpi-bin, libopenmpi-dev)");
     }
@@ -189,9 +216,12 @@ final class NodeBench implements AutoCloseable {
     throw new IllegalStateException("the server did not say where moms join");
   }
 
-  private void startMom(String address, String node, String cpus) throws Exception {
-    moms.add(
-        new ProcessBuilder(
+  /** Starts a mom and waits until its node is free; returns the seconds that took. */
+  private double startMom(String address, String node, String cpus) throws Exception {
+    long begin = System.nanoTime();
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
                 root.resolve("ops/bin/berth").toString(),
                 "mom",
                 "--home",
@@ -206,7 +236,13 @@ final class NodeBench implements AutoCloseable {
                 "1",
                 "--cgroup-root",
                 cgroupRoot,
-                "--node-hostname")
+                "--node-hostname"));
+    argv.addAll(trust.options);
+    if (user == null) {
+      argv.add("--root-jobs");
+    }
+    moms.add(
+        new ProcessBuilder(argv)
             .redirectErrorStream(true)
             .redirectOutput(
                 ProcessBuilder.Redirect.appendTo(
@@ -219,6 +255,7 @@ final class NodeBench implements AutoCloseable {
       }
       Thread.sleep(200);
     }
+    return (System.nanoTime() - begin) / 1e9;
   }
 
   private boolean isFree(String node) throws InterruptedException, IOException {
@@ -266,8 +303,11 @@ final class NodeBench implements AutoCloseable {
     return out;
   }
 
-  /** Waits until {@code count} jobs of {@code id} (an array's subjobs, or the job) completed. */
-  private void awaitCompleted(String id, int count) throws Exception {
+  /**
+   * Waits until {@code count} jobs of {@code id} (an array's subjobs, or the job) completed, and
+   * checks that each exited with status 0.
+   */
+  private void awaitSucceeded(String id, int count) throws Exception {
     String prefix = id.contains("[]") ? id.substring(0, id.indexOf('[')) + "[" : id;
     long deadline = System.currentTimeMillis() + 600_000;
     while (System.currentTimeMillis() < deadline) {
@@ -276,18 +316,42 @@ final class NodeBench implements AutoCloseable {
             c.call(Request.newBuilder().setStatJobs(StatJobs.newBuilder().setIncludeSubjobs(true)))
                 .getJobs()
                 .getJobsList();
-        long done =
+        List<Job> done =
             jobs.stream()
                 .filter(j -> j.getId().startsWith(prefix) && !j.getId().contains("[]"))
                 .filter(j -> j.getState() == JobState.COMPLETED)
-                .count();
-        if (done >= count) {
+                .toList();
+        if (done.size() >= count) {
+          checkSucceeded(done);
           return;
         }
       }
       Thread.sleep(20);
     }
     throw new IllegalStateException(id + " did not complete");
+  }
+
+  private void checkSucceeded(List<Job> jobs) {
+    List<String> failed =
+        jobs.stream()
+            .filter(j -> !j.hasExitStatus() || j.getExitStatus() != 0)
+            .map(
+                j ->
+                    j.getId()
+                        + " (exit status "
+                        + (j.hasExitStatus() ? j.getExitStatus() : "none")
+                        + ", "
+                        + j.getComment()
+                        + ")")
+            .toList();
+    if (!failed.isEmpty()) {
+      throw new IllegalStateException(
+          failed.size()
+              + " of "
+              + jobs.size()
+              + " jobs failed, e.g. "
+              + failed.subList(0, Math.min(3, failed.size())));
+    }
   }
 
   private static double[] values(Pattern pattern, String text) {

@@ -7,11 +7,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Durable submissions per second through the client socket: N clients, each on its own connection,
  * submit as fast as their answers come back. Every answer means the job's event was synced to disk
- * (group commit), so the rate is the journal's, not a cache's.
+ * (group commit), so the rate is the journal's, not a cache's. A refused submission ends the run
+ * with its reason rather than a rate of what happened to get through.
  */
 final class Submissions {
   record Result(int clients, long jobs, double seconds, double perSecond, double p50, double p99) {}
@@ -22,6 +24,7 @@ final class Submissions {
       throws InterruptedException {
     AtomicBoolean measuring = new AtomicBoolean(false);
     AtomicBoolean stop = new AtomicBoolean(false);
+    AtomicReference<String> failure = new AtomicReference<>();
     List<long[]> latencies = new ArrayList<>();
     long[] counts = new long[clients];
     List<Thread> threads = new ArrayList<>();
@@ -45,7 +48,8 @@ final class Submissions {
                     }
                   }
                 } catch (Exception e) {
-                  System.err.println("client " + index + ": " + e);
+                  failure.compareAndSet(null, "client " + index + ": " + e.getMessage());
+                  stop.set(true);
                 }
               });
       t.start();
@@ -60,6 +64,9 @@ final class Submissions {
     stop.set(true);
     for (Thread t : threads) {
       t.join();
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException("a submission failed: " + failure.get());
     }
     long total = Arrays.stream(counts).sum();
     long[] all = new long[(int) total];
