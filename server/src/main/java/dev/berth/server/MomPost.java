@@ -79,14 +79,19 @@ final class MomPost {
   }
 
   /**
-   * Seals {@code message} for the mom of {@code node}; a run request gets the placement its mother
-   * superior shows the job's other nodes.
+   * Seals {@code message} for the mom of {@code node}; a run request for a job with other nodes
+   * gets the placement its mother superior shows them (a job on one node has no one to show it to,
+   * and a signature costs more than the rest of its letter).
    */
   void send(ActorRef<Sealed> mom, String node, MomInbound message) {
-    if (message.hasRun()) {
+    if (message.hasRun() && hasSisters(node, message.getRun())) {
       message = MomInbound.newBuilder().setRun(withGrant(node, message.getRun())).build();
     }
     mom.tell(seal.seal(letter(node).setToMom(message)));
+  }
+
+  private static boolean hasSisters(String node, RunJob run) {
+    return run.getJob().getExecNodesList().stream().anyMatch(a -> !a.getNode().equals(node));
   }
 
   /** The run request with its placement: itself without the script, sealed for {@code node}. */
