@@ -112,6 +112,11 @@ final class BenchServer implements AutoCloseable {
     process = builder.start();
   }
 
+  /** The server's process id (ops/bin/berth execs the JVM). */
+  long pid() {
+    return process.pid();
+  }
+
   String log() throws IOException {
     Path file = home.resolve("serve.log");
     return Files.exists(file) ? Files.readString(file) : "";

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The journal on Kafka: a single-node KRaft broker started with {@code berth kafka start}, server
- * processes with {@code --journal kafka://...}, all secured as Berth is by default (mutual TLS
- * with credentials of one CA, ACLs on the broker). Measures durable submissions per second (each
+ * processes with {@code --journal kafka://...}, all secured as Berth is by default (mutual TLS with
+ * credentials of one CA, ACLs on the broker). Measures durable submissions per second (each
  * answered after its transaction committed) and how long a standby takes to replace a SIGKILLed
  * active server, from the kill to the first submission the new one acknowledges.
  */

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +38,7 @@ final class NodeBench implements AutoCloseable {
   private final BenchServer server;
   private final Path work;
   private final String cgroupRoot;
-  private final List<Process> moms = new ArrayList<>();
+  private final Map<String, Process> moms = new LinkedHashMap<>();
 
   /**
    * Who the jobs run as: berth-alice when the tests' user exists (ops/test makes it), since root's
@@ -96,7 +97,7 @@ final class NodeBench implements AutoCloseable {
       qmgr("set server cgroup_enable = " + setting);
       System.out.printf("%njobs on moms, cgroup_enable = %s:%n", setting);
       String measures = cgroups ? ", cgroups on" : ", cgroups off";
-      throughput(200, measures);
+      throughput(400, measures);
       joinAndTeardown(40, measures);
     }
     tasks();
@@ -107,20 +108,30 @@ final class NodeBench implements AutoCloseable {
   }
 
   /**
-   * Jobs per second through n1 (2 CPUs): all queued first, then the node is let go. {@code cgroups}
-   * ends the measure's name.
+   * Jobs per second through n1 (2 CPUs): all queued first, then the node is let go; and the CPU
+   * time the server and n1's mom spent per job meanwhile. Enough jobs that the daemons' start-up
+   * (the JIT compiling their crypto, say) weighs little. {@code cgroups} ends the measures' names.
    */
   private void throughput(int jobs, String cgroups) throws Exception {
     cli("pbsnodes", "-o", "n1");
     String array = submit("true\n", "-t", "1-" + jobs, "-l", "nodes=n1:ppn=1");
+    long serverPid = server.pid();
+    long momPid = moms.get("n1").pid();
+    double serverCpu = CpuTime.millis(serverPid);
+    double momCpu = CpuTime.millis(momPid);
     long begin = System.nanoTime();
     cli("pbsnodes", "-c", "n1");
     awaitSucceeded(array, jobs);
     double seconds = (System.nanoTime() - begin) / 1e9;
+    serverCpu = (CpuTime.millis(serverPid) - serverCpu) / jobs;
+    momCpu = (CpuTime.millis(momPid) - momCpu) / jobs;
     System.out.printf(
-        "  %d jobs running `true` through one node with 2 CPUs: %.1f s, %.1f jobs/s%n",
-        jobs, seconds, jobs / seconds);
+        "  %d jobs running `true` through one node with 2 CPUs: %.1f s, %.1f jobs/s; CPU per job:"
+            + " server %.1f ms, mom %.1f ms%n",
+        jobs, seconds, jobs / seconds, serverCpu, momCpu);
     record("jobs/s through one node" + cgroups, jobs / seconds);
+    record("server CPU ms per job" + cgroups, serverCpu);
+    record("mom CPU ms per job" + cgroups, momCpu);
   }
 
   /** Two-node jobs on n2 (mother superior) and n3, one at a time: the moms' own timings. */
@@ -241,7 +252,8 @@ final class NodeBench implements AutoCloseable {
     if (user == null) {
       argv.add("--root-jobs");
     }
-    moms.add(
+    moms.put(
+        node,
         new ProcessBuilder(argv)
             .redirectErrorStream(true)
             .redirectOutput(
@@ -313,7 +325,9 @@ final class NodeBench implements AutoCloseable {
     while (System.currentTimeMillis() < deadline) {
       try (BerthClient c = BerthClient.connect(server.socket)) {
         List<Job> jobs =
-            c.call(Request.newBuilder().setStatJobs(StatJobs.newBuilder().setIncludeSubjobs(true)))
+            c.call(
+                    Request.newBuilder()
+                        .setStatJobs(StatJobs.newBuilder().addJobIds(id).setIncludeSubjobs(true)))
                 .getJobs()
                 .getJobsList();
         List<Job> done =
@@ -326,7 +340,7 @@ final class NodeBench implements AutoCloseable {
           return;
         }
       }
-      Thread.sleep(20);
+      Thread.sleep(50); // the server's CPU per job counts these polls too: not too many
     }
     throw new IllegalStateException(id + " did not complete");
   }
@@ -379,7 +393,7 @@ final class NodeBench implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    for (Process mom : moms) {
+    for (Process mom : moms.values()) {
       mom.destroy();
       mom.waitFor(30, TimeUnit.SECONDS);
     }

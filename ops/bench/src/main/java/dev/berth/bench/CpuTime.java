@@ -1,0 +1,24 @@
+package dev.berth.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * CPU time a process has used so far (user plus system, its own threads only), from /proc: what a
+ * daemon spends per job, apart from the job's own processes.
+ */
+final class CpuTime {
+  /** /proc counts in USER_HZ ticks, 100 a second on every architecture Berth runs on. */
+  private static final double TICKS_PER_MILLISECOND = 0.1;
+
+  private CpuTime() {}
+
+  static double millis(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    // Fields after the command name, which is in parentheses and may hold spaces: state is the
+    // first, utime the 12th and stime the 13th.
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / TICKS_PER_MILLISECOND;
+  }
+}
