@@ -9,6 +9,7 @@ import dev.berth.proto.ServerInbound;
 import dev.berth.security.Identity;
 import dev.berth.security.NotTrustedException;
 import dev.berth.security.Role;
+import dev.berth.security.seal.Addresses;
 import dev.berth.security.seal.Refusals;
 import dev.berth.security.seal.Seal;
 import java.util.Optional;
@@ -26,14 +27,12 @@ final class MomPost {
   record Report(ServerInbound message, ActorRef<Sealed> mom) {}
 
   private final Seal seal;
-  private final String replyTo;
-  private final ActorRefResolver resolver;
+  private final Addresses addresses;
   private final Refusals refusals;
 
   MomPost(Seal seal, ActorRef<Sealed> inbox, ActorRefResolver resolver, Refusals refusals) {
     this.seal = seal;
-    this.replyTo = resolver.toSerializationFormat(inbox);
-    this.resolver = resolver;
+    this.addresses = new Addresses(inbox, resolver, refusals);
     this.refusals = refusals;
   }
 
@@ -52,7 +51,7 @@ final class MomPost {
       refusals.refused("a letter from " + from + ", which is not a mom");
       return Optional.empty();
     }
-    Optional<ActorRef<Sealed>> mom = resolve(letter.getReplyTo(), from);
+    Optional<ActorRef<Sealed>> mom = addresses.resolve(letter.getReplyTo(), from);
     if (mom.isEmpty()) {
       return Optional.empty();
     }
@@ -60,7 +59,8 @@ final class MomPost {
       mom.get()
           .tell(
               seal.seal(
-                  letter(from.name())
+                  addresses
+                      .letter(from.name())
                       .setProbeReply(
                           ProbeReply.newBuilder().setNonce(letter.getProbe().getNonce()))));
       return Optional.empty();
@@ -87,7 +87,7 @@ final class MomPost {
     if (message.hasRun() && hasSisters(node, message.getRun())) {
       message = MomInbound.newBuilder().setRun(withGrant(node, message.getRun())).build();
     }
-    mom.tell(seal.seal(letter(node).setToMom(message)));
+    mom.tell(seal.seal(addresses.letter(node).setToMom(message)));
   }
 
   private static boolean hasSisters(String node, RunJob run) {
@@ -98,19 +98,6 @@ final class MomPost {
   private RunJob withGrant(String node, RunJob run) {
     MomInbound placement =
         MomInbound.newBuilder().setRun(run.toBuilder().clearScript().clearGrant()).build();
-    return run.toBuilder().setGrant(seal.seal(letter(node).setToMom(placement))).build();
-  }
-
-  private Optional<ActorRef<Sealed>> resolve(String ref, Identity of) {
-    try {
-      return Optional.of(resolver.resolveActorRef(ref));
-    } catch (RuntimeException e) {
-      refusals.refused("a letter from " + of + " with an unusable reply address");
-      return Optional.empty();
-    }
-  }
-
-  private Letter.Builder letter(String to) {
-    return Letter.newBuilder().setTo(to).setReplyTo(replyTo);
+    return run.toBuilder().setGrant(seal.seal(addresses.letter(node).setToMom(placement))).build();
   }
 }

@@ -10,6 +10,7 @@ import dev.berth.proto.ServerInbound;
 import dev.berth.security.Identity;
 import dev.berth.security.NotTrustedException;
 import dev.berth.security.Role;
+import dev.berth.security.seal.Addresses;
 import dev.berth.security.seal.Refusals;
 import dev.berth.security.seal.Seal;
 import java.security.SecureRandom;
@@ -45,8 +46,7 @@ public final class Courier {
   private record Probed(Role role, String name) {}
 
   private final Seal seal;
-  private final String replyTo;
-  private final ActorRefResolver resolver;
+  private final Addresses addresses;
   private final Refusals refusals;
   private final Runnable serverFound;
   private final Map<String, Probed> probes = new HashMap<>();
@@ -63,8 +63,7 @@ public final class Courier {
       Refusals refusals,
       Runnable serverFound) {
     this.seal = seal;
-    this.replyTo = resolver.toSerializationFormat(inbox);
-    this.resolver = resolver;
+    this.addresses = new Addresses(inbox, resolver, refusals);
     this.refusals = refusals;
     this.serverFound = serverFound;
   }
@@ -109,13 +108,14 @@ public final class Courier {
     probes.put(HexFormat.of().formatHex(nonce), expected);
     candidate.tell(
         seal.seal(
-            letter(expected.name())
+            addresses
+                .letter(expected.name())
                 .setProbe(Probe.newBuilder().setNonce(ByteString.copyFrom(nonce)))));
   }
 
   public void toServer(ServerInbound message) {
     if (server != null) {
-      server.tell(seal.seal(letter(Seal.SERVER).setToServer(message)));
+      server.tell(seal.seal(addresses.letter(Seal.SERVER).setToServer(message)));
     }
   }
 
@@ -126,7 +126,7 @@ public final class Courier {
   public boolean toPeer(String node, MomInbound message) {
     ActorRef<Sealed> peer = peers.get(node);
     if (peer != null) {
-      peer.tell(seal.seal(letter(node).setToMom(message)));
+      peer.tell(seal.seal(addresses.letter(node).setToMom(message)));
       return false;
     }
     boolean unknown = !held.containsKey(node);
@@ -171,12 +171,14 @@ public final class Courier {
   }
 
   private void answer(Seal.Opened probe) {
-    resolve(probe.letter().getReplyTo(), probe.from())
+    addresses
+        .resolve(probe.letter().getReplyTo(), probe.from())
         .ifPresent(
             ref ->
                 ref.tell(
                     seal.seal(
-                        letter(Seal.addressOf(probe.from()))
+                        addresses
+                            .letter(Seal.addressOf(probe.from()))
                             .setProbeReply(
                                 ProbeReply.newBuilder()
                                     .setNonce(probe.letter().getProbe().getNonce())))));
@@ -201,7 +203,7 @@ public final class Courier {
               + from);
       return;
     }
-    Optional<ActorRef<Sealed>> ref = resolve(reply.letter().getReplyTo(), from);
+    Optional<ActorRef<Sealed>> ref = addresses.resolve(reply.letter().getReplyTo(), from);
     if (ref.isEmpty()) {
       return;
     }
@@ -218,7 +220,7 @@ public final class Courier {
 
   /** Where a proven node's mom is now; messages held for it go out. */
   private void learn(String node, String replyTo) {
-    Optional<ActorRef<Sealed>> ref = resolve(replyTo, new Identity(Role.MOM, node));
+    Optional<ActorRef<Sealed>> ref = addresses.resolve(replyTo, new Identity(Role.MOM, node));
     if (ref.isEmpty()) {
       return;
     }
@@ -226,20 +228,7 @@ public final class Courier {
     List<MomInbound> waiting = held.remove(node);
     if (waiting != null) {
       held.put(node, new ArrayList<>()); // known now: no second lookup
-      waiting.forEach(m -> ref.get().tell(seal.seal(letter(node).setToMom(m))));
+      waiting.forEach(m -> ref.get().tell(seal.seal(addresses.letter(node).setToMom(m))));
     }
-  }
-
-  private Optional<ActorRef<Sealed>> resolve(String ref, Identity of) {
-    try {
-      return Optional.of(resolver.resolveActorRef(ref));
-    } catch (RuntimeException e) {
-      refusals.refused("a letter from " + of + " with an unusable reply address");
-      return Optional.empty();
-    }
-  }
-
-  private Letter.Builder letter(String to) {
-    return Letter.newBuilder().setTo(to).setReplyTo(replyTo);
   }
 }
