@@ -176,9 +176,12 @@ class FailoverIT {
       t.start();
       TestCluster.sleep(1000);
       c.first.signal("CONT");
+      long continued = System.nanoTime();
       t.join(60_000);
       assertNotEquals(0, toPaused[0].exit(), "the paused server acknowledged: " + toPaused[0]);
       assertNotEquals(0, c.first.waitForExit(), "the paused server stepped down");
+      System.out.printf(
+          "the paused server exited %.2f s after SIGCONT%n", (System.nanoTime() - continued) / 1e9);
       assertTrue(
           c.first.log().contains("this server's writes are fenced"),
           "its write was fenced: " + c.first.log());

@@ -123,9 +123,31 @@ final class ServerProcess implements AutoCloseable {
 
   int waitForExit() throws InterruptedException {
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
-      fail("the server did not exit");
+      fail(
+          "the server did not exit within 60 s; its threads:\n"
+              + threads()
+              + "\nits log:\n"
+              + log());
     }
     return process.exitValue();
+  }
+
+  /** The server's thread dump (jcmd), to show where a server that should have ended hangs. */
+  private String threads() {
+    try {
+      Process jcmd =
+          new ProcessBuilder("jcmd", Long.toString(process.pid()), "Thread.print")
+              .redirectErrorStream(true)
+              .start();
+      String dump = new String(jcmd.getInputStream().readAllBytes());
+      jcmd.waitFor(30, TimeUnit.SECONDS);
+      return dump;
+    } catch (IOException e) {
+      return "(no thread dump: " + e.getMessage() + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "(no thread dump: interrupted)";
+    }
   }
 
   void kill9() throws InterruptedException {
