@@ -206,6 +206,11 @@ public final class EmbeddedCluster implements AutoCloseable {
     return settings.socket();
   }
 
+  /** Once this process has begun to stop, it exits within {@link StopDeadline#LIMIT}. */
+  public void boundStop() {
+    StopDeadline.arm(system);
+  }
+
   /** Completes when the cluster's actor system has terminated, asked to or not. */
   public java.util.concurrent.CompletionStage<?> terminated() {
     return system.getWhenTerminated();

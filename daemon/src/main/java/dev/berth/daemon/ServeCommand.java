@@ -59,6 +59,7 @@ final class ServeCommand implements Callable<Integer> {
                 journal,
                 daemonTrust));
     BerthHome.writePrivate(h.pidFile(), ProcessHandle.current().pid() + "\n");
+    cluster.boundStop();
     CountDownLatch stopped = new CountDownLatch(1);
     java.util.concurrent.atomic.AtomicBoolean asked =
         new java.util.concurrent.atomic.AtomicBoolean();

@@ -1,0 +1,70 @@
+package dev.berth.daemon;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.IntConsumer;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Bounds how long a server takes to exit once it has begun to stop. Stopping runs Pekko's
+ * coordinated shutdown (leave the cluster, hand the active role over, close the server) and then
+ * the JVM's shutdown hooks; each step has a timeout of its own, but together they can outlast a
+ * minute, for instance in a server that other members have downed while it was paused and whose
+ * journal has fenced it. Such a server must be gone promptly so that its supervisor can start it
+ * again, and a hung stop is worse than a crash (the journal and the moms' records survive crashes).
+ * So the process halts if it still runs {@code limit} after its coordinated shutdown began, and
+ * says so. A stop asked for with SIGTERM drains and writes its snapshot before that shutdown
+ * begins.
+ */
+final class StopDeadline {
+  /** Long enough for a healthy stop, whose cluster phases take a few seconds. */
+  static final Duration LIMIT = Duration.ofSeconds(45);
+
+  private static final Logger log = LoggerFactory.getLogger(StopDeadline.class);
+
+  private StopDeadline() {}
+
+  /** Arms the deadline for {@code system}: the process halts as {@link Runtime#halt} would. */
+  static void arm(ActorSystem<?> system) {
+    arm(system, LIMIT, status -> Runtime.getRuntime().halt(status));
+  }
+
+  /** Arms it with {@code halt} in place of the JVM's, for tests. */
+  static void arm(ActorSystem<?> system, Duration limit, IntConsumer halt) {
+    CoordinatedShutdown.get(system)
+        .addTask(
+            CoordinatedShutdown.PhaseBeforeServiceUnbind(),
+            "berth-stop-deadline",
+            () -> {
+              start(limit, halt);
+              return CompletableFuture.completedFuture(Done.getInstance());
+            });
+  }
+
+  private static void start(Duration limit, IntConsumer halt) {
+    Thread watch =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(limit.toMillis());
+              } catch (InterruptedException e) {
+                return;
+              }
+              String why =
+                  String.format(
+                      "still stopping %.1f s after the stop began (a step of it hangs); halting so"
+                          + " that the supervisor can start the server again",
+                      limit.toMillis() / 1000.0);
+              log.error(why);
+              System.err.println("berth: " + why);
+              halt.accept(1);
+            },
+            "berth-stop-deadline");
+    watch.setDaemon(true); // the process exiting in time ends it
+    watch.start();
+  }
+}
