@@ -59,12 +59,27 @@ final class StopDeadline {
                       "still stopping %.1f s after the stop began (a step of it hangs); halting so"
                           + " that the supervisor can start the server again",
                       limit.toMillis() / 1000.0);
-              log.error(why);
+              log.error("{}; where its threads are:\n{}", why, threads());
               System.err.println("berth: " + why);
               halt.accept(1);
             },
             "berth-stop-deadline");
     watch.setDaemon(true); // the process exiting in time ends it
     watch.start();
+  }
+
+  /** Every thread's stack, so that the log shows which step hung. */
+  private static String threads() {
+    StringBuilder dump = new StringBuilder();
+    Thread.getAllStackTraces()
+        .forEach(
+            (thread, stack) -> {
+              dump.append('"').append(thread.getName()).append("\" ").append(thread.getState());
+              for (StackTraceElement frame : stack) {
+                dump.append("\n    at ").append(frame);
+              }
+              dump.append('\n');
+            });
+    return dump.toString();
   }
 }

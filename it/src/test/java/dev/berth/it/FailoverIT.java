@@ -181,7 +181,12 @@ class FailoverIT {
       assertNotEquals(0, toPaused[0].exit(), "the paused server acknowledged: " + toPaused[0]);
       assertNotEquals(0, c.first.waitForExit(), "the paused server stepped down");
       System.out.printf(
-          "the paused server exited %.2f s after SIGCONT%n", (System.nanoTime() - continued) / 1e9);
+          "the paused server exited %.2f s after SIGCONT%s%n",
+          (System.nanoTime() - continued) / 1e9,
+          c.first.log().contains("still stopping")
+              ? ", halted by its stop deadline (a step of its stop hung; its log has the threads):\n"
+                  + c.first.log()
+              : "");
       assertTrue(
           c.first.log().contains("this server's writes are fenced"),
           "its write was fenced: " + c.first.log());
