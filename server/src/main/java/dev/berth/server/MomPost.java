@@ -7,9 +7,8 @@ import dev.berth.proto.RunJob;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.security.Identity;
-import dev.berth.security.NotTrustedException;
 import dev.berth.security.Role;
-import dev.berth.security.seal.Addresses;
+import dev.berth.security.seal.Post;
 import dev.berth.security.seal.Refusals;
 import dev.berth.security.seal.Seal;
 import java.util.Optional;
@@ -26,41 +25,35 @@ final class MomPost {
   /** A mom's report, and where that mom is now (the letter's reply address). */
   record Report(ServerInbound message, ActorRef<Sealed> mom) {}
 
-  private final Seal seal;
-  private final Addresses addresses;
+  private final Post post;
   private final Refusals refusals;
 
   MomPost(Seal seal, ActorRef<Sealed> inbox, ActorRefResolver resolver, Refusals refusals) {
-    this.seal = seal;
-    this.addresses = new Addresses(inbox, resolver, refusals);
+    this.post = new Post(seal, inbox, resolver, refusals);
     this.refusals = refusals;
   }
 
   /** The report a letter brings; empty when it was refused, or a probe (answered here). */
   Optional<Report> open(Sealed sealed) {
-    Seal.Opened opened;
-    try {
-      opened = seal.open(sealed);
-    } catch (NotTrustedException e) {
-      refusals.refused(e.getMessage());
-      return Optional.empty();
-    }
+    return post.open(sealed).flatMap(this::report);
+  }
+
+  private Optional<Report> report(Seal.Opened opened) {
     Identity from = opened.from();
     Letter letter = opened.letter();
     if (from.role() != Role.MOM) {
       refusals.refused("a letter from " + from + ", which is not a mom");
       return Optional.empty();
     }
-    Optional<ActorRef<Sealed>> mom = addresses.resolve(letter.getReplyTo(), from);
+    Optional<ActorRef<Sealed>> mom = post.resolve(letter.getReplyTo(), from);
     if (mom.isEmpty()) {
       return Optional.empty();
     }
     if (letter.hasProbe()) {
       mom.get()
           .tell(
-              seal.seal(
-                  addresses
-                      .letter(from.name())
+              post.seal(
+                  post.letter(from.name())
                       .setProbeReply(
                           ProbeReply.newBuilder().setNonce(letter.getProbe().getNonce()))));
       return Optional.empty();
@@ -87,7 +80,7 @@ final class MomPost {
     if (message.hasRun() && hasSisters(node, message.getRun())) {
       message = MomInbound.newBuilder().setRun(withGrant(node, message.getRun())).build();
     }
-    mom.tell(seal.seal(addresses.letter(node).setToMom(message)));
+    mom.tell(post.seal(post.letter(node).setToMom(message)));
   }
 
   private static boolean hasSisters(String node, RunJob run) {
@@ -98,6 +91,6 @@ final class MomPost {
   private RunJob withGrant(String node, RunJob run) {
     MomInbound placement =
         MomInbound.newBuilder().setRun(run.toBuilder().clearScript().clearGrant()).build();
-    return run.toBuilder().setGrant(seal.seal(addresses.letter(node).setToMom(placement))).build();
+    return run.toBuilder().setGrant(post.seal(post.letter(node).setToMom(placement))).build();
   }
 }

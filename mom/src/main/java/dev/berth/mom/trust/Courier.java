@@ -8,9 +8,8 @@ import dev.berth.proto.ProbeReply;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.security.Identity;
-import dev.berth.security.NotTrustedException;
 import dev.berth.security.Role;
-import dev.berth.security.seal.Addresses;
+import dev.berth.security.seal.Post;
 import dev.berth.security.seal.Refusals;
 import dev.berth.security.seal.Seal;
 import java.security.SecureRandom;
@@ -45,8 +44,7 @@ public final class Courier {
 
   private record Probed(Role role, String name) {}
 
-  private final Seal seal;
-  private final Addresses addresses;
+  private final Post post;
   private final Refusals refusals;
   private final Runnable serverFound;
   private final Map<String, Probed> probes = new HashMap<>();
@@ -62,8 +60,7 @@ public final class Courier {
       ActorRefResolver resolver,
       Refusals refusals,
       Runnable serverFound) {
-    this.seal = seal;
-    this.addresses = new Addresses(inbox, resolver, refusals);
+    this.post = new Post(seal, inbox, resolver, refusals);
     this.refusals = refusals;
     this.serverFound = serverFound;
   }
@@ -107,15 +104,14 @@ public final class Courier {
     RANDOM.nextBytes(nonce);
     probes.put(HexFormat.of().formatHex(nonce), expected);
     candidate.tell(
-        seal.seal(
-            addresses
-                .letter(expected.name())
+        post.seal(
+            post.letter(expected.name())
                 .setProbe(Probe.newBuilder().setNonce(ByteString.copyFrom(nonce)))));
   }
 
   public void toServer(ServerInbound message) {
     if (server != null) {
-      server.tell(seal.seal(addresses.letter(Seal.SERVER).setToServer(message)));
+      server.tell(post.seal(post.letter(Seal.SERVER).setToServer(message)));
     }
   }
 
@@ -126,7 +122,7 @@ public final class Courier {
   public boolean toPeer(String node, MomInbound message) {
     ActorRef<Sealed> peer = peers.get(node);
     if (peer != null) {
-      peer.tell(seal.seal(addresses.letter(node).setToMom(message)));
+      peer.tell(post.seal(post.letter(node).setToMom(message)));
       return false;
     }
     boolean unknown = !held.containsKey(node);
@@ -139,13 +135,10 @@ public final class Courier {
 
   /** Opens a letter: probes are answered here; a node message comes back with its sender. */
   public Optional<Received> open(Sealed sealed) {
-    Seal.Opened opened;
-    try {
-      opened = seal.open(sealed);
-    } catch (NotTrustedException e) {
-      refusals.refused(e.getMessage());
-      return Optional.empty();
-    }
+    return post.open(sealed).flatMap(this::received);
+  }
+
+  private Optional<Received> received(Seal.Opened opened) {
     Letter letter = opened.letter();
     Identity from = opened.from();
     return switch (letter.getBodyCase()) {
@@ -171,14 +164,12 @@ public final class Courier {
   }
 
   private void answer(Seal.Opened probe) {
-    addresses
-        .resolve(probe.letter().getReplyTo(), probe.from())
+    post.resolve(probe.letter().getReplyTo(), probe.from())
         .ifPresent(
             ref ->
                 ref.tell(
-                    seal.seal(
-                        addresses
-                            .letter(Seal.addressOf(probe.from()))
+                    post.seal(
+                        post.letter(Seal.addressOf(probe.from()))
                             .setProbeReply(
                                 ProbeReply.newBuilder()
                                     .setNonce(probe.letter().getProbe().getNonce())))));
@@ -203,7 +194,7 @@ public final class Courier {
               + from);
       return;
     }
-    Optional<ActorRef<Sealed>> ref = addresses.resolve(reply.letter().getReplyTo(), from);
+    Optional<ActorRef<Sealed>> ref = post.resolve(reply.letter().getReplyTo(), from);
     if (ref.isEmpty()) {
       return;
     }
@@ -220,7 +211,7 @@ public final class Courier {
 
   /** Where a proven node's mom is now; messages held for it go out. */
   private void learn(String node, String replyTo) {
-    Optional<ActorRef<Sealed>> ref = addresses.resolve(replyTo, new Identity(Role.MOM, node));
+    Optional<ActorRef<Sealed>> ref = post.resolve(replyTo, new Identity(Role.MOM, node));
     if (ref.isEmpty()) {
       return;
     }
@@ -228,7 +219,7 @@ public final class Courier {
     List<MomInbound> waiting = held.remove(node);
     if (waiting != null) {
       held.put(node, new ArrayList<>()); // known now: no second lookup
-      waiting.forEach(m -> ref.get().tell(seal.seal(addresses.letter(node).setToMom(m))));
+      waiting.forEach(m -> ref.get().tell(post.seal(post.letter(node).setToMom(m))));
     }
   }
 }
