@@ -66,7 +66,7 @@ final class NodeReports {
     Map<String, String> unaccounted = new HashMap<>();
     hello.getUnaccountedJobsList().forEach(u -> unaccounted.put(u.getJobId(), u.getReason()));
     for (Job job : s.jobs()) {
-      if (job.getState() != JobState.RUNNING || !nodesOf(job).contains(name)) {
+      if (!runsOn(job, name)) {
         continue;
       }
       String why = unaccounted.getOrDefault(job.getId(), hello.getUnreadableRecords());
