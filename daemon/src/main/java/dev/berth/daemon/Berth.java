@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       StatusCommand.class,
       ServeCommand.class,
       MomCommand.class,
+      RelayCommand.class,
       JournalCommand.class,
       KafkaCommand.class,
       CaCommand.class,

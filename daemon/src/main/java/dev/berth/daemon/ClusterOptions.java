@@ -58,6 +58,14 @@ final class ClusterOptions {
   String host;
 
   @Option(
+      names = "--relay-port",
+      paramLabel = "PORT",
+      description =
+          "Take submit hosts' requests on this TCP port at --host, over mutual TLS from their"
+              + " relays (berth relay), while this server is active. Default: no submit hosts.")
+  Integer relayPort;
+
+  @Option(
       names = "--root-jobs",
       description =
           "This host's moms run jobs whose owner is root (still only if the server's acl_roots"

@@ -18,10 +18,13 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code berth credential issue|show}: what servers, moms and brokers prove themselves with. */
+/**
+ * {@code berth credential issue|show|revoke}: what servers, moms, brokers and relays prove
+ * themselves with.
+ */
 @Command(
     name = "credential",
-    description = "Credentials of servers, moms and brokers.",
+    description = "Credentials of servers, moms, brokers and submit hosts.",
     subcommands = {
       CredentialCommand.Issue.class,
       CredentialCommand.Show.class,
@@ -39,7 +42,7 @@ final class CredentialCommand {
     @Option(
         names = "--role",
         required = true,
-        description = "server, mom or broker: what its holder may act as.")
+        description = "server, mom, broker or submit: what its holder may act as.")
     String role;
 
     @Option(

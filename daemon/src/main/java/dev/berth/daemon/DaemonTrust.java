@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import javax.net.ssl.SSLContext;
 import org.apache.pekko.actor.BootstrapSetup;
 import org.apache.pekko.actor.setup.ActorSystemSetup;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -71,7 +72,7 @@ public final class DaemonTrust {
     Path dir = options.credential != null ? options.credential : home.credential(self);
     Credential credential = load(home, dir, self);
     Identity named = credential.identity();
-    if (named.role() != self.role() || (self.role() == Role.MOM && !named.equals(self))) {
+    if (named.role() != self.role() || (self.role() != Role.SERVER && !named.equals(self))) {
       throw new IllegalArgumentException(
           "the credential in "
               + dir
@@ -81,7 +82,9 @@ public final class DaemonTrust {
               + self
               + (self.role() == Role.MOM
                   ? ": a mom acts only as the node its credential names"
-                  : ""));
+                  : self.role() == Role.SUBMIT
+                      ? ": a relay speaks only for the host its credential names"
+                      : ""));
     }
     return new DaemonTrust(home, credential);
   }
@@ -105,6 +108,25 @@ public final class DaemonTrust {
       return new SignedSeal(transport, clock);
     }
     return new SignedSeal(load(home, home.credential(daemon), daemon), clock);
+  }
+
+  /**
+   * The TLS context of this process's credential, for a submit host's relay and the server's port
+   * for relays: they have no insecure form, since the host a relay speaks for is the name its
+   * credential proves.
+   */
+  public SSLContext relayTls() {
+    if (transport == null) {
+      throw new IllegalArgumentException(
+          "submit hosts need credentials: a relay's host is the name its credential proves, so"
+              + " --relay-port and berth relay do not work with --insecure");
+    }
+    try {
+      return TlsContexts.of(transport);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException(
+          "cannot use the credential in " + transport.directory() + " for TLS: " + e.getMessage());
+    }
   }
 
   /** The actor system of a cluster member, over mutual TLS unless insecure. */

@@ -15,7 +15,9 @@ import dev.berth.server.BerthServer;
 import dev.berth.server.Standby;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.KafkaJournal;
+import dev.berth.server.relay.RelayPort;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,7 +67,8 @@ public final class EmbeddedCluster implements AutoCloseable {
       List<MomConfig> moms,
       Function<String, Isolation> isolation,
       JournalSpec journal,
-      DaemonTrust trust) {}
+      DaemonTrust trust,
+      Integer relayPort) {}
 
   private EmbeddedCluster(Settings settings) throws IOException {
     this.settings = settings;
@@ -133,7 +136,15 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   private BerthServer.Config serverConfig() {
-    return BerthServer.Config.defaults(settings.socket(), settings.serverName(), settings.host());
+    BerthServer.Config config =
+        BerthServer.Config.defaults(settings.socket(), settings.serverName(), settings.host());
+    if (settings.relayPort() == null) {
+      return config;
+    }
+    return config.withRelays(
+        new RelayPort.Binding(
+            new InetSocketAddress(settings.clusterHost(), settings.relayPort()),
+            settings.trust().relayTls()));
   }
 
   private Seal serverSeal() throws IOException {

@@ -57,7 +57,8 @@ final class ServeCommand implements Callable<Integer> {
                 moms,
                 isolations::get,
                 journal,
-                daemonTrust));
+                daemonTrust,
+                options.relayPort));
     BerthHome.writePrivate(h.pidFile(), ProcessHandle.current().pid() + "\n");
     cluster.boundStop();
     CountDownLatch stopped = new CountDownLatch(1);

@@ -136,6 +136,9 @@ final class UpCommand implements Callable<Integer> {
     if (!options.join.isEmpty()) {
       argv.addAll(List.of("--join", String.join(",", options.join)));
     }
+    if (options.relayPort != null) {
+      argv.addAll(List.of("--relay-port", Integer.toString(options.relayPort)));
+    }
     return new ProcessBuilder(argv)
         .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
         .redirectOutput(ProcessBuilder.Redirect.appendTo(h.log().toFile()))

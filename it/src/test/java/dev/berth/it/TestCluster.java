@@ -83,7 +83,8 @@ final class TestCluster implements AutoCloseable {
                 moms,
                 node -> Isolation.open(CgroupConfig.of(cgroupRoot(home) + "/" + node)),
                 dev.berth.daemon.JournalSpec.parse(dev.berth.daemon.JournalSpec.ROCKSDB),
-                DaemonTrust.of(home, new Identity(Role.SERVER, Hosts.localName()))));
+                DaemonTrust.of(home, new Identity(Role.SERVER, Hosts.localName())),
+                null));
   }
 
   /** Each test cluster keeps its job cgroups under a root of its own. */

@@ -5,15 +5,20 @@ import java.util.Locale;
 
 /**
  * What a credential lets its holder be. A server credential may act as the server; a mom credential
- * may act only as the node it names; a broker credential serves the Kafka journal and joins no
- * cluster.
+ * may act only as the node it names; a broker credential serves the Kafka journal; a submit-host
+ * credential lets the relay of the host it names speak for that host's users to the server. Brokers
+ * and submit hosts join no cluster.
  */
 public enum Role {
   SERVER,
   MOM,
-  BROKER;
+  BROKER,
+  SUBMIT;
 
-  /** The word in certificates and file names: {@code server}, {@code mom}, {@code broker}. */
+  /**
+   * The word in certificates and file names: {@code server}, {@code mom}, {@code broker}, {@code
+   * submit}.
+   */
   public String word() {
     return name().toLowerCase(Locale.ROOT);
   }
@@ -25,15 +30,15 @@ public enum Role {
       }
     }
     throw new IllegalArgumentException(
-        "unknown role '" + word + "' (expected server, mom or broker)");
+        "unknown role '" + word + "' (expected server, mom, broker or submit)");
   }
 
-  /** The role as node-protocol letters carry it; brokers send no letters. */
+  /** The role as node-protocol letters carry it; brokers and relays send no letters. */
   public PeerRole peerRole() {
     return switch (this) {
       case SERVER -> PeerRole.PEER_SERVER;
       case MOM -> PeerRole.PEER_MOM;
-      case BROKER -> PeerRole.PEER_ROLE_UNSPECIFIED;
+      case BROKER, SUBMIT -> PeerRole.PEER_ROLE_UNSPECIFIED;
     };
   }
 

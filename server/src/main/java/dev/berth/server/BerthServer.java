@@ -5,12 +5,14 @@ import dev.berth.proto.Response;
 import dev.berth.security.seal.Seal;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
+import dev.berth.server.command.SubmitHosts;
 import dev.berth.server.endpoint.ClientEndpoint;
 import dev.berth.server.endpoint.ClientLimits;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.JournalException;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.query.Queries;
+import dev.berth.server.relay.RelayPort;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
 import java.io.IOException;
@@ -37,7 +39,11 @@ import org.slf4j.LoggerFactory;
 public final class BerthServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BerthServer.class);
 
-  /** Where the server keeps its socket and what it calls itself. */
+  /**
+   * Where the server keeps its socket and what it calls itself.
+   *
+   * @param relays where submit hosts' relays connect, or null for no submit hosts
+   */
   public record Config(
       Path socket,
       String serverName,
@@ -45,7 +51,8 @@ public final class BerthServer implements AutoCloseable {
       long snapshotEvery,
       Duration tick,
       Duration resend,
-      ClientLimits limits) {
+      ClientLimits limits,
+      RelayPort.Binding relays) {
     /** The usual settings, with the client limits the environment sets (BERTH_CLIENT_LIMITS). */
     public static Config defaults(Path socket, String serverName, String host) {
       return new Config(
@@ -55,7 +62,13 @@ public final class BerthServer implements AutoCloseable {
           100_000,
           Duration.ofSeconds(1),
           Duration.ofSeconds(5),
-          ClientLimits.fromEnvironment(System.getenv(), Runtime.getRuntime().maxMemory()));
+          ClientLimits.fromEnvironment(System.getenv(), Runtime.getRuntime().maxMemory()),
+          null);
+    }
+
+    /** These settings, with submit hosts' relays taken at {@code relays}. */
+    public Config withRelays(RelayPort.Binding relays) {
+      return new Config(socket, serverName, host, snapshotEvery, tick, resend, limits, relays);
     }
   }
 
@@ -64,6 +77,7 @@ public final class BerthServer implements AutoCloseable {
   private final AtomicReference<ClusterState> published;
   private final ActorRef<ServerActor.Message> actor;
   private final ClientEndpoint endpoint;
+  private final RelayPort relays;
   private final ExecutorService queryThreads;
   private final ExecutorService background;
   private final Queries queries;
@@ -123,6 +137,22 @@ public final class BerthServer implements AutoCloseable {
         new ClientEndpoint(config.socket(), this::handle, config.limits(), config.host());
     // A server without its socket must not look alive: stop, as when the journal fails.
     endpoint.failure().thenRun(system::terminate);
+    this.relays = config.relays() == null ? null : relayPort(config);
+  }
+
+  private RelayPort relayPort(Config config) throws IOException {
+    try {
+      return new RelayPort(
+          config.relays().address(),
+          config.relays().tls(),
+          this::handle,
+          host -> SubmitHosts.refusal(published.get(), host),
+          config.limits().frameBytes());
+    } catch (IOException e) {
+      endpoint.close();
+      throw new IOException(
+          "cannot listen for submit hosts' relays at " + config.relays().address() + ": " + e, e);
+    }
   }
 
   /**
@@ -217,6 +247,9 @@ public final class BerthServer implements AutoCloseable {
     }
     closed = true;
     endpoint.close();
+    if (relays != null) {
+      relays.close();
+    }
     if (actorStopped.isDone() || system.whenTerminated().isCompleted()) {
       // The server stopped itself (its journal failed): nothing to drain, nothing to snapshot.
       queryThreads.shutdown();

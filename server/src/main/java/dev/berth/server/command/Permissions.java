@@ -5,18 +5,20 @@ import dev.berth.proto.Job;
 import dev.berth.server.state.ClusterState;
 
 /**
- * Who may do what. Root is always a manager; the server's {@code managers} and {@code operators}
- * lists add others as {@code user@host} ({@link UserAcl}: host may be {@code *}, {@code *.domain},
- * ...). Users act on their own jobs only; managers and operators on any job. Seeing other users'
- * jobs needs {@code query_other_jobs} (as in Torque, off by default), and even then their
- * environment (Variable_List) and scripts stay with their owners and the operators. A job runs as
- * root only when {@code acl_roots} names the submitter.
+ * Who may do what. Root on a server host is always a manager (root on a submit host is not: it is a
+ * manager only where the managers list names it); the server's {@code managers} and {@code
+ * operators} lists add others as {@code user@host} ({@link UserAcl}: host may be {@code *}, {@code
+ * *.domain}, ...). Users act on their own jobs only; managers and operators on any job. Seeing
+ * other users' jobs needs {@code query_other_jobs} (as in Torque, off by default), and even then
+ * their environment (Variable_List) and scripts stay with their owners and the operators. A job
+ * runs as root only when {@code acl_roots} names the submitter.
  */
 public final class Permissions {
   private Permissions() {}
 
   public static boolean isManager(ClusterState s, Caller c) {
-    return c.isRoot() || UserAcl.admits(ServerAttributes.get(s, ServerAttributes.MANAGERS), c);
+    return (c.isRoot() && !c.relayed())
+        || UserAcl.admits(ServerAttributes.get(s, ServerAttributes.MANAGERS), c);
   }
 
   public static boolean isOperator(ClusterState s, Caller c) {
@@ -61,7 +63,10 @@ public final class Permissions {
     if (!isManager(s, c)) {
       throw new CommandException(
           Error.Code.PERMISSION,
-          c.principal() + " may not " + what + ": only managers may (root, or the managers list)");
+          c.principal()
+              + " may not "
+              + what
+              + ": only managers may (root on a server host, or the managers list)");
     }
   }
 

@@ -33,6 +33,9 @@ public final class ServerAttributes {
   public static final String ACL_ROOTS = "acl_roots";
   public static final String MAX_USER_QUEUABLE = "max_user_queuable";
   public static final String JOBSCRIPT_MAX_SIZE = "jobscript_max_size";
+  public static final String SUBMIT_HOSTS = "submit_hosts";
+  public static final String ACL_HOSTS = "acl_hosts";
+  public static final String ACL_HOST_ENABLE = "acl_host_enable";
 
   static final Map<String, AttributeSpec> SPECS =
       Stream.of(
@@ -55,6 +58,9 @@ public final class ServerAttributes {
               AttributeSpec.of(ACL_ROOTS, Type.LIST),
               AttributeSpec.of(MAX_USER_QUEUABLE, Type.COUNT),
               AttributeSpec.of(JOBSCRIPT_MAX_SIZE, Type.SIZE),
+              AttributeSpec.of(SUBMIT_HOSTS, Type.LIST),
+              AttributeSpec.of(ACL_HOSTS, Type.LIST),
+              AttributeSpec.of(ACL_HOST_ENABLE, Type.BOOLEAN),
               AttributeSpec.of("next_job_number", Type.INTEGER),
               AttributeSpec.readOnly("server_state", Type.STRING),
               AttributeSpec.readOnly("total_jobs", Type.INTEGER),

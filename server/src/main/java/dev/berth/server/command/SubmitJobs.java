@@ -171,7 +171,9 @@ final class SubmitJobs {
         .setQtime(now)
         .setEtime(now)
         .setMtime(now);
-    if (job.getSubmitHost().isEmpty()) {
+    if (job.getSubmitHost().isEmpty() || caller.relayed()) {
+      // A submit host's user submits from that host, whatever their qsub says: the name is the
+      // one the relay's credential proves.
       job.setSubmitHost(caller.host());
     }
     String workDir = job.getWorkDir().isEmpty() ? variable(job, "PBS_O_WORKDIR") : job.getWorkDir();

@@ -1,0 +1,321 @@
+package dev.berth.server.relay;
+
+import dev.berth.proto.Error;
+import dev.berth.proto.RelayedRequest;
+import dev.berth.proto.Response;
+import dev.berth.security.Identity;
+import dev.berth.security.Role;
+import dev.berth.server.command.Caller;
+import dev.berth.server.endpoint.ClientEndpoint;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.security.cert.X509Certificate;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The active server's port for submit hosts: mutual TLS that admits only submit-host credentials of
+ * the cluster's CA. A relay speaks for the users of the host its credential names, and only while
+ * the server admits that host ({@link Gate}, Torque's {@code submit_hosts} and {@code acl_hosts});
+ * the user comes from the relay, the host never does.
+ *
+ * <p>What a peer can make it hold is bounded: handshakes in progress (each with a deadline),
+ * connections in all and per host, requests in progress per connection (the port stops reading a
+ * connection that has that many), and the size of a frame.
+ */
+public final class RelayPort implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(RelayPort.class);
+
+  static final int HANDSHAKES = 16;
+  static final int HANDSHAKE_MILLIS = 10_000;
+  static final int CONNECTIONS = 256;
+  static final int CONNECTIONS_PER_HOST = 8;
+  static final int IN_FLIGHT = 32;
+
+  /** User and group names as POSIX tools accept them. */
+  private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,31}\\$?");
+
+  /** Where the port listens, and the server credential's TLS context it proves itself with. */
+  public record Binding(InetSocketAddress address, SSLContext tls) {}
+
+  /** Whether the server takes requests from a submit host now. */
+  @FunctionalInterface
+  public interface Gate {
+    /** Null when {@code host}'s relay may speak for its users; otherwise why not. */
+    String refusal(String host);
+  }
+
+  private final SSLServerSocket server;
+  private final ClientEndpoint.Handler handler;
+  private final Gate gate;
+  private final int frameBytes;
+  private final Semaphore handshakes = new Semaphore(HANDSHAKES);
+  private final AtomicInteger connections = new AtomicInteger();
+  private final Map<String, AtomicInteger> perHost = new ConcurrentHashMap<>();
+  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  private final Thread acceptor;
+  private volatile boolean running = true;
+
+  /**
+   * Listens on {@code bind}; {@code tls} is the server's own credential's context, {@code
+   * frameBytes} the largest request frame (the client socket's limit).
+   */
+  public RelayPort(
+      InetSocketAddress bind,
+      SSLContext tls,
+      ClientEndpoint.Handler handler,
+      Gate gate,
+      int frameBytes)
+      throws IOException {
+    this.handler = handler;
+    this.gate = gate;
+    this.frameBytes = frameBytes;
+    server = (SSLServerSocket) tls.getServerSocketFactory().createServerSocket();
+    server.setNeedClientAuth(true);
+    server.setEnabledProtocols(new String[] {"TLSv1.3"});
+    server.setReuseAddress(true);
+    server.bind(bind, 64);
+    acceptor = new Thread(this::accept, "berth-relay-port");
+    acceptor.setDaemon(true);
+    acceptor.start();
+    log.info("submit hosts' relays connect at {}", address());
+  }
+
+  public InetSocketAddress address() {
+    return (InetSocketAddress) server.getLocalSocketAddress();
+  }
+
+  private void accept() {
+    while (running) {
+      Socket socket;
+      try {
+        socket = server.accept();
+      } catch (IOException e) {
+        if (running) {
+          log.warn("accepting a relay failed: {}", e.toString());
+          pause();
+        }
+        continue;
+      }
+      if (!handshakes.tryAcquire()) {
+        // Someone opens connections faster than they complete handshakes: those already
+        // shaking hands finish (or time out) first.
+        closeQuietly(socket);
+        continue;
+      }
+      if (connections.incrementAndGet() > CONNECTIONS) {
+        connections.decrementAndGet();
+        handshakes.release();
+        log.warn("refused a relay connection from {}: {} are open", peer(socket), CONNECTIONS);
+        closeQuietly(socket);
+        continue;
+      }
+      open.add(socket);
+      Thread t = new Thread(() -> serve((SSLSocket) socket), "berth-relay-" + peer(socket));
+      t.setDaemon(true);
+      t.start();
+    }
+  }
+
+  /** One relay's connection: handshake, identity, then its requests until it goes. */
+  private void serve(SSLSocket socket) {
+    String host = null;
+    try {
+      Identity peer;
+      try {
+        socket.setSoTimeout(HANDSHAKE_MILLIS);
+        socket.startHandshake();
+        peer = Identity.of((X509Certificate) socket.getSession().getPeerCertificates()[0]);
+      } finally {
+        handshakes.release();
+      }
+      if (peer.role() != Role.SUBMIT) {
+        log.warn(
+            "refused a relay connection from {}: its credential is for {}, not a submit host",
+            peer(socket),
+            peer);
+        return;
+      }
+      host = peer.name();
+      if (perHost.computeIfAbsent(host, h -> new AtomicInteger()).incrementAndGet()
+          > CONNECTIONS_PER_HOST) {
+        log.warn(
+            "refused a relay connection of submit host {}: it has {} open",
+            host,
+            CONNECTIONS_PER_HOST);
+        return;
+      }
+      socket.setSoTimeout(0); // a relay keeps its connection while its host's users are idle
+      socket.setKeepAlive(true);
+      log.info("relay of submit host {} connected from {}", host, peer(socket));
+      new Conversation(socket, host).run();
+    } catch (IOException | IllegalArgumentException e) {
+      if (running) {
+        log.info(
+            "relay connection from {}{} ended: {}",
+            peer(socket),
+            host == null ? "" : " (" + host + ")",
+            e.toString());
+      }
+    } finally {
+      if (host != null) {
+        perHost.get(host).decrementAndGet();
+      }
+      connections.decrementAndGet();
+      open.remove(socket);
+      closeQuietly(socket);
+    }
+  }
+
+  /**
+   * The requests of one connection: read on this thread while fewer than {@link #IN_FLIGHT} are in
+   * progress, answered in the order they complete by a writer thread.
+   */
+  private final class Conversation {
+    private final Socket socket;
+    private final String host;
+    private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
+    private final BlockingQueue<Response> replies = new LinkedBlockingQueue<>();
+
+    Conversation(Socket socket, String host) {
+      this.socket = socket;
+      this.host = host;
+    }
+
+    void run() throws IOException {
+      InputStream in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
+      OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+      Thread writer = new Thread(() -> write(out), "berth-relay-writer-" + host);
+      writer.setDaemon(true);
+      writer.start();
+      try {
+        while (running) {
+          inFlight.acquireUninterruptibly();
+          RelayedRequest relayed = Frames.read(in, RelayedRequest.parser(), frameBytes);
+          if (relayed == null) {
+            return;
+          }
+          take(relayed);
+        }
+      } finally {
+        writer.interrupt();
+      }
+    }
+
+    private void take(RelayedRequest relayed) {
+      long id = relayed.getRequest().getId();
+      String refusal = gate.refusal(host);
+      if (refusal != null) {
+        replies.add(error(id, Error.Code.BAD_HOST, refusal));
+        return;
+      }
+      if (!NAME.matcher(relayed.getUser()).matches()
+          || !NAME.matcher(relayed.getGroup()).matches()) {
+        replies.add(
+            error(
+                id,
+                Error.Code.PROTOCOL,
+                "the relay of " + host + " named no valid user and group for its caller"));
+        return;
+      }
+      CompletionStage<Response> answer;
+      try {
+        answer =
+            handler.handle(
+                relayed.getRequest(), Caller.relayed(relayed.getUser(), relayed.getGroup(), host));
+      } catch (RuntimeException e) {
+        log.error("a request relayed by {} failed", host, e);
+        replies.add(internal(id, e));
+        return;
+      }
+      answer.whenComplete(
+          (response, failure) ->
+              replies.add(
+                  failure == null
+                      ? response.toBuilder().setId(id).build()
+                      : internal(id, failure)));
+    }
+
+    private void write(OutputStream out) {
+      try {
+        while (true) {
+          Response reply = replies.take();
+          Frames.write(out, reply);
+          inFlight.release();
+        }
+      } catch (InterruptedException e) {
+        // the connection ended; nobody reads what is left
+      } catch (IOException e) {
+        closeQuietly(socket); // the reader sees it and ends the conversation
+      }
+    }
+  }
+
+  private static Response error(long id, Error.Code code, String message) {
+    return Response.newBuilder()
+        .setId(id)
+        .setError(Error.newBuilder().setCode(code).setMessage(message))
+        .build();
+  }
+
+  private static Response internal(long id, Throwable failure) {
+    return Response.newBuilder()
+        .setId(id)
+        .setError(
+            Error.newBuilder()
+                .setCode(Error.Code.INTERNAL)
+                .setMessage("internal error: " + failure.getMessage()))
+        .build();
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    closeQuietly(server);
+    for (Socket s : open) {
+      closeQuietly(s);
+    }
+    try {
+      acceptor.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static String peer(Socket socket) {
+    return String.valueOf(socket.getRemoteSocketAddress());
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void closeQuietly(java.io.Closeable c) {
+    try {
+      c.close();
+    } catch (IOException ignored) {
+      // gone either way
+    }
+  }
+}
