@@ -115,17 +115,26 @@ public final class DaemonTrust {
    * for relays: they have no insecure form, since the host a relay speaks for is the name its
    * credential proves.
    */
-  public SSLContext relayTls() {
+  public SSLContext relayTls() throws IOException {
     if (transport == null) {
       throw new IllegalArgumentException(
           "submit hosts need credentials: a relay's host is the name its credential proves, so"
               + " --relay-port and berth relay do not work with --insecure");
     }
+    return tls(transport.identity());
+  }
+
+  /** The TLS context of a daemon of this process: its own credential, or a local mom's. */
+  public SSLContext tls(Identity daemon) throws IOException {
+    Credential credential =
+        daemon.equals(transport.identity())
+            ? transport
+            : load(home, home.credential(daemon), daemon);
     try {
-      return TlsContexts.of(transport);
+      return TlsContexts.of(credential);
     } catch (GeneralSecurityException e) {
       throw new IllegalArgumentException(
-          "cannot use the credential in " + transport.directory() + " for TLS: " + e.getMessage());
+          "cannot use the credential in " + credential.directory() + " for TLS: " + e.getMessage());
     }
   }
 

@@ -7,6 +7,7 @@ import dev.berth.mom.MomConfig;
 import dev.berth.mom.os.LinuxLauncher;
 import dev.berth.mom.os.LinuxUsers;
 import dev.berth.mom.os.NodeFacts;
+import dev.berth.mom.output.OutputRoutes;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
@@ -49,6 +50,10 @@ public final class EmbeddedCluster implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EmbeddedCluster.class);
 
   private final Settings settings;
+
+  /** Where submit hosts' relays connect while this process's server is active; null for none. */
+  private final RelayPort.Binding relays;
+
   private final ActorSystem<Void> system;
   private final AtomicReference<BerthServer> active = new AtomicReference<>();
   private final CompletableFuture<BerthServer> firstActive = new CompletableFuture<>();
@@ -72,6 +77,12 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   private EmbeddedCluster(Settings settings) throws IOException {
     this.settings = settings;
+    this.relays =
+        settings.relayPort() == null
+            ? null
+            : new RelayPort.Binding(
+                new InetSocketAddress(settings.clusterHost(), settings.relayPort()),
+                settings.trust().relayTls());
     if (!settings.join().isEmpty() && !settings.journal().replicated()) {
       throw new IllegalArgumentException(
           "--join: a standby server needs a journal it can read while another server writes it"
@@ -138,13 +149,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private BerthServer.Config serverConfig() {
     BerthServer.Config config =
         BerthServer.Config.defaults(settings.socket(), settings.serverName(), settings.host());
-    if (settings.relayPort() == null) {
-      return config;
-    }
-    return config.withRelays(
-        new RelayPort.Binding(
-            new InetSocketAddress(settings.clusterHost(), settings.relayPort()),
-            settings.trust().relayTls()));
+    return relays == null ? config : config.withRelays(relays);
   }
 
   private Seal serverSeal() throws IOException {
@@ -263,7 +268,9 @@ public final class EmbeddedCluster implements AutoCloseable {
               install.version(),
               install.tools(),
               install.nodeHostnames(),
-              install.rootJobs()));
+              install.rootJobs(),
+              OutputRoutes.inPlace(),
+              null));
     }
     return moms;
   }

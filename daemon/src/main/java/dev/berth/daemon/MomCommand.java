@@ -28,6 +28,8 @@ final class MomCommand implements Callable<Integer> {
 
   @Mixin TrustOptions trust;
 
+  @Mixin OutputOptions output;
+
   @Option(
       names = "--root-jobs",
       description =
@@ -100,7 +102,9 @@ final class MomCommand implements Callable<Integer> {
             Queries.VERSION,
             Installation.tools(),
             nodeHostname,
-            rootJobs);
+            rootJobs,
+            output.routes(daemonTrust, node),
+            output.courier(daemonTrust, node, h.mom(node)));
     JobFiles.prepareBase(jobTmp);
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =

@@ -1,6 +1,10 @@
 package dev.berth.daemon;
 
 import dev.berth.core.Hosts;
+import dev.berth.mom.os.LinuxLauncher;
+import dev.berth.mom.os.LinuxUsers;
+import dev.berth.mom.os.NativeLibrary;
+import dev.berth.mom.output.OutputPort;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.server.endpoint.ClientLimits;
@@ -51,6 +55,22 @@ final class RelayCommand implements Callable<Integer> {
   String name;
 
   @Option(
+      names = "--output-port",
+      defaultValue = "" + OutputOptions.DEFAULT_PORT,
+      paramLabel = "PORT",
+      description =
+          "Take job output for this host's users from the moms on this port (0: none; then"
+              + " output for this host stays on the execution hosts).")
+  int outputPort;
+
+  @Option(
+      names = "--output-address",
+      defaultValue = "0.0.0.0",
+      paramLabel = "ADDRESS",
+      description = "The address the output port listens on (default: every address).")
+  String outputAddress;
+
+  @Option(
       names = "--failover-wait",
       defaultValue = "30",
       paramLabel = "SECONDS",
@@ -78,7 +98,11 @@ final class RelayCommand implements Callable<Integer> {
             Duration.ofSeconds(failoverWait),
             Duration.ofSeconds(replyTimeout));
     Relay relay;
+    OutputPort outputs = null;
     try {
+      if (outputPort != 0) {
+        outputs = outputPort(h, daemonTrust, upstream);
+      }
       relay =
           new Relay(
               home.socket(socket),
@@ -86,9 +110,13 @@ final class RelayCommand implements Callable<Integer> {
               ClientLimits.fromEnvironment(System.getenv(), Runtime.getRuntime().maxMemory()),
               host);
     } catch (java.io.IOException | RuntimeException e) {
+      if (outputs != null) {
+        outputs.close();
+      }
       upstream.close();
       throw e;
     }
+    OutputPort outputsOpen = outputs;
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicBoolean asked = new AtomicBoolean();
     Runtime.getRuntime()
@@ -97,6 +125,9 @@ final class RelayCommand implements Callable<Integer> {
                 () -> {
                   asked.set(true);
                   relay.close();
+                  if (outputsOpen != null) {
+                    outputsOpen.close();
+                  }
                   stopped.countDown();
                 }));
     relay.failure().thenRun(stopped::countDown);
@@ -113,6 +144,23 @@ final class RelayCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  /** The port moms deliver this host's users' job output to, checked with the server. */
+  private OutputPort outputPort(BerthHome h, DaemonTrust trust, Upstream upstream)
+      throws java.io.IOException {
+    Path status = h.root().resolve("output");
+    java.nio.file.Files.createDirectories(status);
+    java.nio.file.Files.setPosixFilePermissions(
+        status, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    Path starter = Installation.starter();
+    return new OutputPort(
+        new InetSocketAddress(outputAddress, outputPort),
+        trust.relayTls(),
+        upstream::check,
+        new LinuxLauncher(starter),
+        new LinuxUsers(starter.resolveSibling(NativeLibrary.FILE)),
+        status);
   }
 
   /** HOST:PORT items as socket addresses, resolved when first used. */

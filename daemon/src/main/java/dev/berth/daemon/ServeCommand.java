@@ -26,6 +26,8 @@ final class ServeCommand implements Callable<Integer> {
 
   @Mixin TrustOptions trust;
 
+  @Mixin OutputOptions output;
+
   @Override
   public Integer call() throws Exception {
     BerthHome h = home.home();
@@ -43,7 +45,7 @@ final class ServeCommand implements Callable<Integer> {
     }
     DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.SERVER, host), trust);
     JournalSpec journal = JournalSpec.parse(options.journal);
-    List<MomConfig> moms = options.nodes > 0 ? localMoms(h, host, cpuIds) : List.of();
+    List<MomConfig> moms = options.nodes > 0 ? localMoms(h, host, cpuIds, daemonTrust) : List.of();
     EmbeddedCluster cluster =
         EmbeddedCluster.start(
             new EmbeddedCluster.Settings(
@@ -118,7 +120,8 @@ final class ServeCommand implements Callable<Integer> {
   }
 
   /** This host's moms, with the base of their jobs' TMPDIRs made. */
-  private List<MomConfig> localMoms(BerthHome h, String host, List<Integer> cpuIds)
+  private List<MomConfig> localMoms(
+      BerthHome h, String host, List<Integer> cpuIds, DaemonTrust trust)
       throws java.io.IOException {
     Path jobTmp = h.jobTmp();
     List<MomConfig> moms =
@@ -135,9 +138,13 @@ final class ServeCommand implements Callable<Integer> {
                 Queries.VERSION,
                 options.rootJobs));
     JobFiles.prepareBase(jobTmp);
+    List<MomConfig> delivering = new java.util.ArrayList<>();
     for (MomConfig mom : moms) {
       JobFiles.prepareBase(mom.tmpBase());
+      delivering.add(
+          mom.withOutput(
+              output.routes(trust, mom.name()), output.courier(trust, mom.name(), mom.home())));
     }
-    return moms;
+    return delivering;
   }
 }

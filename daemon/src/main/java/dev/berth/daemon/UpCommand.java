@@ -34,6 +34,8 @@ final class UpCommand implements Callable<Integer> {
 
   @Mixin TrustOptions trust;
 
+  @Mixin OutputOptions output;
+
   @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for readiness.")
   int timeout;
 
@@ -136,6 +138,7 @@ final class UpCommand implements Callable<Integer> {
     if (!options.join.isEmpty()) {
       argv.addAll(List.of("--join", String.join(",", options.join)));
     }
+    argv.addAll(output.arguments());
     if (options.relayPort != null) {
       argv.addAll(List.of("--relay-port", Integer.toString(options.relayPort)));
     }

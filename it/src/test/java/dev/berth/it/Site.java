@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,7 +57,7 @@ final class Site implements AutoCloseable {
     Path dir = Files.createTempDirectory(Path.of("/tmp"), "berth-site-");
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
     TestAuthority.ensure(dir.resolve("ca-home"));
-    return new Site(dir, VirtualHosts.create());
+    return new Site(dir, VirtualHosts.create(dir));
   }
 
   /** A home for the daemon {@code name}, with the site's CA. */
@@ -153,7 +152,7 @@ final class Site implements AutoCloseable {
    * given a tmpfs of its own there) exist on that host only.
    */
   VirtualHosts.Host startLogin(String name, Path... privateDirs) throws IOException {
-    VirtualHosts.Host h = net.add(name, true);
+    VirtualHosts.Host h = net.add(name);
     net.mountPrivate(h, Path.of("/run/berth"));
     for (Path d : privateDirs) {
       Files.createDirectories(d);
@@ -177,39 +176,38 @@ final class Site implements AutoCloseable {
     return h;
   }
 
-  /** A compute host with a mom offering {@code cpus}; waits until the server lists it free. */
-  VirtualHosts.Host startCompute(String name, String cpus) throws IOException {
+  /**
+   * A compute host with a mom offering {@code cpus} (and any more {@code berth mom} options); waits
+   * until the server lists it free.
+   */
+  VirtualHosts.Host startCompute(String name, String cpus, String... options) throws IOException {
     VirtualHosts.Host h = net.add(name);
-    startMom(h, cpus);
-    return h;
-  }
-
-  void startMom(VirtualHosts.Host h, String cpus) throws IOException {
     Path home = home(h.name());
-    start(
-        h,
-        h.name(),
-        List.of(
-            "mom",
-            "--home",
-            home.toString(),
-            "--server",
-            joinList(CLUSTER_PORT),
-            "--host",
-            h.address(),
-            "--port",
-            Integer.toString(CLUSTER_PORT),
-            "--cpus",
-            cpus,
-            "--heartbeat",
-            "1",
-            "--cgroup-root",
-            cgroupRoot),
-        null);
-    MultiNodeCluster.awaitTrue(
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
+                "mom",
+                "--home",
+                home.toString(),
+                "--server",
+                joinList(CLUSTER_PORT),
+                "--host",
+                h.address(),
+                "--port",
+                Integer.toString(CLUSTER_PORT),
+                "--cpus",
+                cpus,
+                "--heartbeat",
+                "1",
+                "--cgroup-root",
+                cgroupRoot));
+    argv.addAll(List.of(options));
+    Daemon mom = start(h, h.name(), argv, null);
+    awaitTrue(
+        mom,
         () -> rootCli("pbsnodes", "-a", h.name()).out().contains("state = free\n"),
-        Duration.ofSeconds(90),
-        () -> rootCli("pbsnodes", "-a").toString() + daemons.get(h.name()).log());
+        "show as free");
+    return h;
   }
 
   /**

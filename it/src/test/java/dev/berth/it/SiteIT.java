@@ -38,7 +38,12 @@ class SiteIT {
   static Site site;
   static VirtualHosts.Host login;
   static VirtualHosts.Host stranger;
+
+  /** A directory every host sees (the site's shared file system), alice's. */
   static Path shared;
+
+  /** Alice's directory on the login host, which no other host sees. */
+  static Path desk;
 
   @BeforeAll
   static void start() throws Exception {
@@ -46,14 +51,17 @@ class SiteIT {
     JobTools.ensureOnPath();
     site = Site.create();
     shared = MultiNodeCluster.workFor(ALICE, "berth-site-work-");
+    desk = site.dir.resolve("desk");
     site.startKafka();
     site.startServers("head1", "head2");
     site.rootCli("qmgr", "-c", "set server submit_hosts = login1");
     site.rootCli("qmgr", "-c", "set server cgroup_enable = True");
-    login = site.startLogin("login1");
+    login = site.startLogin("login1", desk);
+    site.net.exec(login, "chown", ALICE, desk.toString());
     stranger = site.startLogin("login2");
-    site.startCompute("compute1", "0");
-    site.startCompute("compute2", "1");
+    String usecp = "login*:" + shared; // the shared file system, as a site declares it
+    site.startCompute("compute1", "0", "--usecp", usecp);
+    site.startCompute("compute2", "1", "--usecp", usecp);
   }
 
   @AfterAll
@@ -67,56 +75,52 @@ class SiteIT {
   }
 
   /**
-   * The acceptance walk: an MPI job over both compute hosts submitted, watched and traced from the
-   * login host; the active server killed while it runs, which the user sees only as a short wait; a
-   * second job deleted from the login host, leaving nothing on either compute host.
+   * The acceptance walk: an MPI job over both compute hosts submitted from alice's own directory on
+   * the login host, watched and traced from there; the active server killed while it runs, which
+   * she sees only as a short wait; its output and error files delivered to her directory on the
+   * login host, hers; a second job deleted from the login host, leaving nothing on either compute
+   * host.
    */
   @Test
   void aUserOnTheLoginHostRunsAnMpiJobOverBothComputeHostsThroughAServerTakeover()
       throws Exception {
     Path release = shared.resolve("release");
+    Path ranks = shared.resolve("ranks");
     Path script = shared.resolve("mpi.sh");
     Files.writeString(
         script,
-        "mpirun --hostfile $PBS_NODEFILE hostname\n"
-            + "while [ ! -e "
+        "mpirun --hostfile $PBS_NODEFILE hostname | tee "
+            + ranks
+            + "\nwhile [ ! -e "
             + release
             + " ]; do sleep 0.2; done\n"
-            + "echo after the takeover on $(hostname)\n");
+            + "echo after the takeover on $(hostname)\n"
+            + "echo to stderr >&2\n");
     String id =
-        site.ok(
-                login,
-                ALICE,
-                shared,
-                "qsub",
-                "-N",
-                "mpi",
-                "-j",
-                "oe",
-                "-l",
-                "nodes=2:ppn=1",
-                script.toString())
+        site.ok(login, ALICE, desk, "qsub", "-N", "mpi", "-l", "nodes=2:ppn=1", script.toString())
             .strip();
     assertTrue(id.endsWith("." + Site.SERVER_NAME), id);
-    Job running = await(id, j -> j.getState() == JobState.RUNNING, Duration.ofSeconds(60));
+    await(id, j -> j.getState() == JobState.RUNNING, Duration.ofSeconds(60));
     MultiNodeCluster.awaitTrue(
-        () -> output(running).contains("compute2"), Duration.ofSeconds(60), () -> output(running));
+        () -> read(ranks).contains("compute2"), Duration.ofSeconds(60), () -> read(ranks));
+    assertTrue(read(ranks).contains("compute1"), read(ranks));
 
-    String qstat = site.ok(login, ALICE, shared, "qstat", id);
+    String qstat = site.ok(login, ALICE, desk, "qstat", id);
     assertTrue(qstat.contains(" R "), qstat);
-    String full = site.ok(login, ALICE, shared, "qstat", "-f", id);
+    String full = site.ok(login, ALICE, desk, "qstat", "-f", id);
     assertTrue(full.contains("Job_Owner = " + ALICE + "@login1"), full);
     assertTrue(full.contains("submit_host = login1"), full);
     assertTrue(full.contains("exec_host = compute1/0+compute2/1"), full); // CPU ids
-    assertTrue(full.contains("Output_Path = login1:" + shared.resolve("mpi.o")), full);
-    String trace = site.ok(login, ALICE, shared, "tracejob", id);
+    assertTrue(full.contains("Output_Path = login1:" + desk.resolve("mpi.o")), full);
+    assertTrue(full.contains("PBS_O_HOST=login1"), full);
+    String trace = site.ok(login, ALICE, desk, "tracejob", id);
     assertTrue(trace.contains("Job Run at request of"), trace);
 
     printCommandTimes(id);
 
     site.kill("head1"); // the active server, while the job runs
     long t0 = System.nanoTime();
-    String after = site.ok(login, ALICE, shared, "qstat", id);
+    String after = site.ok(login, ALICE, desk, "qstat", id);
     System.out.printf(
         "SiteIT: the first qstat from the login host after SIGKILL of the active server took"
             + " %d ms%n",
@@ -127,25 +131,127 @@ class SiteIT {
     Job done = await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
     assertEquals(0, done.getExitStatus(), site.logs());
     assertEquals(1, done.getRunCount());
-    String out = output(done);
-    assertTrue(out.contains("compute1\n") && out.contains("compute2\n"), out);
-    assertTrue(out.contains("after the takeover on compute1"), out);
-    String finished = site.ok(login, ALICE, shared, "qstat", "-f", id);
+    assertEquals("", done.getComment());
+    String number = id.substring(0, id.indexOf('.'));
+    Path out = desk.resolve("mpi.o" + number);
+    Path err = desk.resolve("mpi.e" + number);
+    String delivered = site.net.exec(login, "cat", out.toString()).out();
+    assertTrue(delivered.contains("compute1\n") && delivered.contains("compute2\n"), delivered);
+    assertTrue(delivered.contains("after the takeover on compute1"), delivered);
+    assertEquals("to stderr\n", site.net.exec(login, "cat", err.toString()).out());
+    assertEquals(
+        ALICE + "\n" + ALICE + "\n",
+        site.net.exec(login, "stat", "-c", "%U", out.toString(), err.toString()).out());
+    assertFalse(Files.exists(out), "the output is on the login host only");
+    String finished = site.ok(login, ALICE, desk, "qstat", "-f", id);
     assertTrue(finished.contains("job_state = C"), finished);
 
     Path sleeper = shared.resolve("sleeper.sh");
     Files.writeString(sleeper, "pbsdsh sleep 3107\n");
     String second =
-        site.ok(login, ALICE, shared, "qsub", "-l", "nodes=2:ppn=1", sleeper.toString()).strip();
+        site.ok(login, ALICE, desk, "qsub", "-l", "nodes=2:ppn=1", sleeper.toString()).strip();
     await(second, j -> j.getState() == JobState.RUNNING, Duration.ofSeconds(60));
     MultiNodeCluster.awaitTrue(
         () -> Processes.running("sleep", "3107").size() == 2, Duration.ofSeconds(30));
-    site.ok(login, ALICE, shared, "qdel", second);
+    site.ok(login, ALICE, desk, "qdel", second);
     await(second, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
     MultiNodeCluster.awaitTrue(
         () -> Processes.running("sleep", "3107").isEmpty() && !hasCgroups(second),
         Duration.ofSeconds(10),
         () -> Processes.running("sleep", "3107") + " " + cgroups());
+  }
+
+  /** 100 MB of output go to the login host as the job ends; prints how long the delivery took. */
+  @Test
+  void aLargeOutputFileArrivesWholeOnTheLoginHost() throws Exception {
+    Path script = shared.resolve("large.sh");
+    Files.writeString(script, "head -c 104857600 /dev/urandom\n");
+    String id = site.ok(login, ALICE, desk, "qsub", "-N", "large", script.toString()).strip();
+    Job done = await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(120));
+    assertEquals(0, done.getExitStatus(), done.toString());
+    String number = id.substring(0, id.indexOf('.'));
+    Path out = desk.resolve("large.o" + number);
+    assertEquals(
+        "104857600 " + ALICE + "\n",
+        site.net.exec(login, "stat", "-c", "%s %U", out.toString()).out());
+    String log = site.daemon(done.getExecNodes(0).getNode()).log();
+    String line =
+        log.lines()
+            .filter(l -> l.contains("job " + id + ": delivered stdout"))
+            .findFirst()
+            .orElse("(no delivery line in the mom's log)");
+    System.out.println("SiteIT: 100 MB of output: " + line);
+  }
+
+  /**
+   * Output for a host that cannot be reached stays on the execution host, where its owner can read
+   * it, and the job's comment and tracejob say where; output kept with -k stays in the owner's home
+   * there; output on a file system the site shares is written in place.
+   */
+  @Test
+  void outputThatCannotGoWhereItShouldIsKeptAndSaysWhere() throws Exception {
+    Path script = shared.resolve("talk.sh");
+    Files.writeString(script, "echo to stdout; echo to stderr >&2\n");
+    String lost =
+        site.ok(
+                login,
+                ALICE,
+                desk,
+                "qsub",
+                "-N",
+                "lost",
+                "-o",
+                "nowhere9:/tmp/lost.out",
+                "-e",
+                "nowhere9:/tmp/lost.err",
+                script.toString())
+            .strip();
+    String kept =
+        site.ok(login, ALICE, desk, "qsub", "-N", "kept", "-k", "oe", script.toString()).strip();
+    String inPlace =
+        site.ok(
+                login,
+                ALICE,
+                desk,
+                "qsub",
+                "-N",
+                "inplace",
+                "-o",
+                "login1:" + shared.resolve("inplace.out"),
+                "-j",
+                "oe",
+                script.toString())
+            .strip();
+
+    Job l = await(lost, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
+    String node = l.getExecNodes(0).getNode();
+    assertEquals(0, l.getExitStatus(), l.toString());
+    assertTrue(l.getComment().startsWith("output kept on " + node + " in /"), l.getComment());
+    assertTrue(l.getComment().contains("stdout for nowhere9"), l.getComment());
+    Path undelivered =
+        Path.of(
+            l.getComment().substring(("output kept on " + node + " in ").length()).split(" ")[0]);
+    assertEquals("to stdout\n", Files.readString(undelivered.resolve("lost.o" + number(lost))));
+    assertEquals("to stderr\n", Files.readString(undelivered.resolve("lost.e" + number(lost))));
+    assertEquals(ALICE, Files.getOwner(undelivered).getName());
+    String trace = site.ok(login, ALICE, desk, "tracejob", lost);
+    assertTrue(trace.contains("Post job file processing error: output kept on " + node), trace);
+
+    await(kept, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
+    Path home = TestUsers.home(ALICE);
+    assertEquals("to stdout\n", Files.readString(home.resolve("kept.o" + number(kept))));
+    assertEquals("to stderr\n", Files.readString(home.resolve("kept.e" + number(kept))));
+    Files.delete(home.resolve("kept.o" + number(kept)));
+    Files.delete(home.resolve("kept.e" + number(kept)));
+    assertFalse(
+        site.net.exec(login, "ls", desk.toString()).out().contains("kept."), "nothing delivered");
+
+    Job p = await(inPlace, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
+    assertEquals("", p.getComment());
+    assertEquals("to stdout\nto stderr\n", Files.readString(shared.resolve("inplace.out")));
+    assertFalse(
+        site.daemon(p.getExecNodes(0).getNode()).log().contains("job " + inPlace + ": delivered"),
+        "written in place, not delivered");
   }
 
   @Test
@@ -157,11 +263,9 @@ class SiteIT {
             .contains(
                 "access from host login2 not allowed: it is not in the server's" + " submit_hosts"),
         r.toString());
-    Path script = shared.resolve("refused.sh");
     TestCluster.Result q = site.as(stranger, ALICE, shared, "qsub", "/dev/null");
     assertNotEquals(0, q.exit(), q.toString());
     assertTrue(q.err().contains("access from host login2 not allowed"), q.toString());
-    assertFalse(Files.exists(script));
   }
 
   /**
@@ -218,8 +322,16 @@ class SiteIT {
 
   // -- helpers
 
-  private static String output(Job job) {
-    return MultiNodeCluster.output(job);
+  private static String read(Path file) {
+    try {
+      return Files.exists(file) ? Files.readString(file) : "";
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static String number(String id) {
+    return id.substring(0, id.indexOf('.'));
   }
 
   /**
@@ -234,21 +346,21 @@ class SiteIT {
     List<String> held = new java.util.ArrayList<>();
     login[0] =
         median(
-            () -> keep(held, site.ok(SiteIT.login, ALICE, shared, "qsub", "-h", empty.toString())));
+            () -> keep(held, site.ok(SiteIT.login, ALICE, desk, "qsub", "-h", empty.toString())));
     server[0] =
         median(
             () ->
                 keep(
                     held,
                     succeed(site.onServerHost(ALICE, shared, "qsub", "-h", empty.toString()))));
-    login[1] = median(() -> site.ok(SiteIT.login, ALICE, shared, "qstat", id));
+    login[1] = median(() -> site.ok(SiteIT.login, ALICE, desk, "qstat", id));
     server[1] = median(() -> succeed(site.onServerHost(ALICE, shared, "qstat", id)));
     System.out.printf(
         "SiteIT: median wall time of 5 calls as %s: qsub %d ms on the login host, %d ms on the"
             + " server host; qstat %d ms on the login host, %d ms on the server host%n",
         ALICE, login[0], server[0], login[1], server[1]);
     for (String h : held) {
-      site.ok(SiteIT.login, ALICE, shared, "qdel", h);
+      site.ok(SiteIT.login, ALICE, desk, "qdel", h);
     }
   }
 

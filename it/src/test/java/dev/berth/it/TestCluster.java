@@ -118,7 +118,9 @@ final class TestCluster implements AutoCloseable {
               "Berth-test",
               null,
               false,
-              true)); // the in-process commands submit as root
+              true, // the in-process commands submit as root
+              dev.berth.mom.output.OutputRoutes.inPlace(),
+              null));
     }
     TestCluster c = new TestCluster(home, moms);
     allowRootJobs(c.socket);

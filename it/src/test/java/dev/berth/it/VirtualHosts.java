@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,15 +25,13 @@ final class VirtualHosts implements AutoCloseable {
   private static final Path NETNS = Path.of("/run/netns");
 
   /** A host: its name, its address, and the process that holds its namespaces. */
-  record Host(String name, String address, long anchor, boolean ownMounts) {
+  record Host(String name, String address, long anchor) {
     /** {@code argv} run on this host, in its namespaces. */
     List<String> command(List<String> argv) {
       List<String> command =
-          new ArrayList<>(List.of("nsenter", "--target", Long.toString(anchor), "--net", "--uts"));
-      if (ownMounts) {
-        command.add("--mount");
-      }
-      command.add("--");
+          new ArrayList<>(
+              List.of(
+                  "nsenter", "--target", Long.toString(anchor), "--net", "--uts", "--mount", "--"));
       command.addAll(argv);
       return command;
     }
@@ -40,13 +39,16 @@ final class VirtualHosts implements AutoCloseable {
 
   private final String tag;
   private final String subnet;
+  private final Path hostsFile;
   private final boolean netnsExisted;
   private final List<Process> anchors = new ArrayList<>();
   private final List<String> namespaces = new ArrayList<>();
   private final Map<String, Host> hosts = new LinkedHashMap<>();
   private final String bridge;
 
-  private VirtualHosts() throws IOException {
+  private VirtualHosts(Path dir) throws IOException {
+    this.hostsFile = dir.resolve("hosts");
+    Files.writeString(hostsFile, "127.0.0.1\tlocalhost\n");
     int n = ThreadLocalRandom.current().nextInt(10, 250);
     this.tag = "bv" + n;
     this.subnet = "10.231." + n + ".";
@@ -58,27 +60,27 @@ final class VirtualHosts implements AutoCloseable {
     ip("-n", bridge, "link", "set", "br0", "up");
   }
 
-  static VirtualHosts create() throws IOException {
-    return new VirtualHosts();
+  /** Hosts whose shared /etc/hosts is kept in {@code dir}. */
+  static VirtualHosts create(Path dir) throws IOException {
+    return new VirtualHosts(dir);
   }
 
-  /** A new host called {@code name}, sharing this machine's mounts. */
+  /** A new host called {@code name}, which every host's /etc/hosts names from now on. */
   Host add(String name) throws IOException {
-    return add(name, false);
-  }
-
-  /**
-   * A new host called {@code name}; with {@code ownMounts} it has a mount namespace of its own, so
-   * that what is mounted on it (see {@link #mountPrivate}) no other host sees.
-   */
-  Host add(String name, boolean ownMounts) throws IOException {
     int index = hosts.size() + 1;
-    List<String> argv = new ArrayList<>(List.of("unshare", "--net", "--uts"));
-    if (ownMounts) {
-      argv.addAll(List.of("--mount", "--propagation", "private"));
-    }
-    argv.addAll(List.of("sh", "-c", "hostname \"$0\" && exec sleep infinity", name));
-    Process anchor = anchor(argv);
+    Process anchor =
+        anchor(
+            List.of(
+                "unshare",
+                "--net",
+                "--uts",
+                "--mount",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                "hostname \"$0\" && exec sleep infinity",
+                name));
     String ns = tag + "-" + name;
     attach(ns, anchor);
     String link = tag + "h" + index;
@@ -88,18 +90,18 @@ final class VirtualHosts implements AutoCloseable {
     ip("-n", ns, "addr", "add", address + "/24", "dev", "eth0");
     ip("-n", ns, "link", "set", "eth0", "up");
     ip("-n", ns, "link", "set", "lo", "up");
-    Host host = new Host(name, address, anchor.pid(), ownMounts);
+    Host host = new Host(name, address, anchor.pid());
     TestCluster.Result r = TestCluster.exec(Path.of("/"), host.command(List.of("hostname")));
     assertEquals(name, r.out().strip(), "the host name inside " + name + ": " + r);
+    // Written in place (the same file), so every host's bind mount shows the new line.
+    Files.writeString(hostsFile, address + "\t" + name + "\n", StandardOpenOption.APPEND);
+    exec(host, "mount", "--bind", hostsFile.toString(), "/etc/hosts");
     hosts.put(name, host);
     return host;
   }
 
   /** Mounts an empty tmpfs at {@code dir} (which must exist) that only {@code host} sees. */
   void mountPrivate(Host host, Path dir) {
-    if (!host.ownMounts()) {
-      fail(host.name() + " shares this machine's mounts");
-    }
     exec(host, "mount", "-t", "tmpfs", "-o", "mode=0755,size=512m", "berth-it", dir.toString());
   }
 

@@ -8,6 +8,9 @@ import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.cgroup.JobCgroup;
+import dev.berth.mom.output.OutputFiles;
+import dev.berth.mom.output.OutputSpool;
+import dev.berth.mom.output.StageOut;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobObitReport;
@@ -120,6 +123,10 @@ final class JobActor {
   private ResourcesUsed taskUsage = ResourcesUsed.getDefaultInstance();
   private JobProcess process;
   private StartSpec spec;
+
+  /** The streams the script writes to the job's spool, for delivery after it. */
+  private List<OutputFiles.Spooled> spooled = List.of();
+
   private boolean startAcked;
   private String killReason;
   private boolean walltimeExceeded;
@@ -223,7 +230,11 @@ final class JobActor {
           isolation.create(job, config.name()).map(JobCgroup::procsFiles).orElse(List.of());
       tmSocket = NativeLibrary.loaded() ? JobTasks.socket(config, job.getId()) : null;
       JobLaunch.writeNodefile(nodeJob);
-      spec = JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket).spec();
+      JobLaunch.Prepared prepared =
+          JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket);
+      JobLaunch.makeSpool(nodeJob, config, prepared);
+      spec = prepared.spec();
+      spooled = prepared.spooled();
     } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
       return cannotStart(e.getMessage());
     }
@@ -312,6 +323,13 @@ final class JobActor {
       taskManager.close(); // its socket was opened for a script that did not start
     }
     cleanUp();
+    try {
+      OutputSpool.remove(config.tmpBase(), job.getId()); // made for a script that did not run
+    } catch (IOException e) {
+      context
+          .getLog()
+          .warn("job {}: cannot remove its output spool: {}", job.getId(), e.getMessage());
+    }
     JobObitReport.Builder obit =
         JobObitReport.newBuilder()
             .setNode(config.name())
@@ -372,7 +390,10 @@ final class JobActor {
       nodeJob = NodeJob.existing(job, config, users);
       cgroupProcs = isolation.find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
       tmSocket = NativeLibrary.loaded() ? JobTasks.socket(config, job.getId()) : null;
-      spec = JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket).spec();
+      JobLaunch.Prepared prepared =
+          JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket);
+      spec = prepared.spec();
+      spooled = prepared.spooled();
     } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
       context
           .getLog()
@@ -612,7 +633,22 @@ final class JobActor {
             .setMem(script.getMem() + taskUsage.getMem()));
     memoryAccounting(obit);
     cleanUp();
+    obit.setOutputNote(stageOut());
     return sisters.none() ? ended(obit.build()) : collecting(obit);
+  }
+
+  /** The spooled output delivered to its hosts, or kept here: the note says what was kept. */
+  private String stageOut() {
+    return StageOut.run(
+        config.tmpBase(),
+        job.getId(),
+        config.name(),
+        spooled,
+        config.courier(),
+        nodeJob != null,
+        nodeJob == null ? null : nodeJob.runAs(),
+        nodeJob == null ? 0 : nodeJob.gid(),
+        context.getLog());
   }
 
   /**

@@ -2,10 +2,11 @@ package dev.berth.mom;
 
 import dev.berth.mom.job.JobEnvironment;
 import dev.berth.mom.job.NodeFile;
-import dev.berth.mom.job.OutputFiles;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.UserInfo;
+import dev.berth.mom.output.OutputFiles;
+import dev.berth.mom.output.OutputSpool;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
 import java.io.IOException;
@@ -29,7 +30,10 @@ final class JobLaunch {
     }
   }
 
-  record Prepared(StartSpec spec) {}
+  /**
+   * @param spooled the streams the script writes to the spool, for delivery afterwards
+   */
+  record Prepared(StartSpec spec, List<OutputFiles.Spooled> spooled) {}
 
   private JobLaunch() {}
 
@@ -79,7 +83,13 @@ final class JobLaunch {
     if (job.getOutputPath().isEmpty() || job.getErrorPath().isEmpty()) {
       throw new LaunchException("the job has no output or error path");
     }
-    OutputFiles.Paths out = OutputFiles.of(job, env, Files::isDirectory);
+    OutputFiles.Paths out =
+        OutputFiles.of(
+            job,
+            env,
+            Files::isDirectory,
+            config.output(),
+            OutputSpool.directory(config.tmpBase(), job.getId()));
     Path cwd = Path.of(job.getInitWorkDir().isEmpty() ? user.home() : job.getInitWorkDir());
     String argv0 = "-" + Path.of(shell).getFileName();
     StartSpec spec =
@@ -100,6 +110,20 @@ final class JobLaunch {
             false,
             false,
             config.hostname());
-    return new Prepared(spec);
+    return new Prepared(spec, out.spooled());
+  }
+
+  /** Makes the job's spool if a stream of it goes there (before the script, which writes it). */
+  static void makeSpool(NodeJob nodeJob, MomConfig config, Prepared prepared)
+      throws LaunchException {
+    if (prepared.spooled().isEmpty()) {
+      return;
+    }
+    Path spool = OutputSpool.directory(config.tmpBase(), nodeJob.job().getId());
+    try {
+      OutputSpool.create(spool, nodeJob.runAs(), nodeJob.gid());
+    } catch (IOException e) {
+      throw new LaunchException("cannot create the output spool " + spool + ": " + e.getMessage());
+    }
   }
 }

@@ -1,5 +1,7 @@
 package dev.berth.mom;
 
+import dev.berth.mom.output.OutputCourier;
+import dev.berth.mom.output.OutputRoutes;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,6 +20,8 @@ import java.util.List;
  *     each), so that several moms on one machine look like separate hosts to MPI
  * @param rootJobs whether this node runs jobs whose owner is root; off unless the administrator
  *     says so, whatever the server sends (the server's own rule is acl_roots)
+ * @param output which output paths are written in place here, which are delivered to their host
+ * @param courier how delivered output reaches its host; null when {@code output} delivers nothing
  */
 public record MomConfig(
     String name,
@@ -31,7 +35,9 @@ public record MomConfig(
     String version,
     Path tools,
     boolean nodeHostname,
-    boolean rootJobs) {
+    boolean rootJobs,
+    OutputRoutes output,
+    OutputCourier courier) {
   public MomConfig {
     cpus = List.copyOf(cpus);
     properties = List.copyOf(properties);
@@ -60,7 +66,28 @@ public record MomConfig(
         version,
         null,
         false,
-        false);
+        false,
+        OutputRoutes.inPlace(),
+        null);
+  }
+
+  /** These settings, with job output going where {@code output} says, through {@code courier}. */
+  public MomConfig withOutput(OutputRoutes output, OutputCourier courier) {
+    return new MomConfig(
+        name,
+        cpus,
+        properties,
+        home,
+        tmpBase,
+        starter,
+        heartbeat,
+        resend,
+        version,
+        tools,
+        nodeHostname,
+        rootJobs,
+        output,
+        courier);
   }
 
   /** The host name job processes get, or null for the machine's own. */

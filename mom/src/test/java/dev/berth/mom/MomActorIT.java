@@ -144,7 +144,9 @@ class MomActorIT {
         "0.1-test",
         null,
         false,
-        rootJobs);
+        rootJobs,
+        dev.berth.mom.output.OutputRoutes.inPlace(),
+        null);
   }
 
   @AfterEach

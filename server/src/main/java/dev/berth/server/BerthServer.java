@@ -1,5 +1,7 @@
 package dev.berth.server;
 
+import dev.berth.proto.OutputCheck;
+import dev.berth.proto.OutputGrant;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.security.seal.Seal;
@@ -11,6 +13,7 @@ import dev.berth.server.endpoint.ClientLimits;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.JournalException;
 import dev.berth.server.query.NodeTelemetry;
+import dev.berth.server.query.OutputGrants;
 import dev.berth.server.query.Queries;
 import dev.berth.server.relay.RelayPort;
 import dev.berth.server.state.ClusterState;
@@ -146,7 +149,17 @@ public final class BerthServer implements AutoCloseable {
           config.relays().address(),
           config.relays().tls(),
           this::handle,
-          host -> SubmitHosts.refusal(published.get(), host),
+          new RelayPort.Gate() {
+            @Override
+            public String refusal(String host) {
+              return SubmitHosts.refusal(published.get(), host);
+            }
+
+            @Override
+            public OutputGrant outputGrant(String host, OutputCheck check) {
+              return OutputGrants.grant(published.get(), host, check);
+            }
+          },
           config.limits().frameBytes());
     } catch (IOException e) {
       endpoint.close();

@@ -200,7 +200,8 @@ final class NodeReports {
                       .setExitStatus(r.getExitStatus())
                       .setResourcesUsed(r.getResourcesUsed())
                       .setEndTime(r.getEndTime())
-                      .setReason(r.getReason())));
+                      .setReason(r.getReason())
+                      .setOutputNote(r.getOutputNote())));
     }
     return out.notice(
         r.getNode(),

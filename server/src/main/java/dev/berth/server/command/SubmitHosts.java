@@ -1,5 +1,6 @@
 package dev.berth.server.command;
 
+import dev.berth.core.HostPattern;
 import dev.berth.server.state.ClusterState;
 import java.util.List;
 
@@ -39,7 +40,7 @@ public final class SubmitHosts {
 
   private static boolean listed(String list, String host) {
     return list != null
-        && AttributeSpec.items(list).stream().anyMatch(p -> UserAcl.hostMatches(p, host));
+        && AttributeSpec.items(list).stream().anyMatch(p -> HostPattern.matches(p, host));
   }
 
   /** What the first matching entry says: admit, deny, or nothing (null) when none matches. */
@@ -51,7 +52,7 @@ public final class SubmitHosts {
     for (String entry : entries) {
       boolean deny = entry.startsWith("-");
       String pattern = entry.startsWith("+") || deny ? entry.substring(1) : entry;
-      if (!pattern.isEmpty() && UserAcl.hostMatches(pattern, host)) {
+      if (!pattern.isEmpty() && HostPattern.matches(pattern, host)) {
         return !deny;
       }
     }

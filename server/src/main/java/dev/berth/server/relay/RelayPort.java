@@ -1,8 +1,12 @@
 package dev.berth.server.relay;
 
 import dev.berth.proto.Error;
+import dev.berth.proto.OutputCheck;
+import dev.berth.proto.OutputGrant;
+import dev.berth.proto.RelayFrame;
 import dev.berth.proto.RelayedRequest;
 import dev.berth.proto.Response;
+import dev.berth.proto.ServerFrame;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.server.command.Caller;
@@ -34,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * The active server's port for submit hosts: mutual TLS that admits only submit-host credentials of
  * the cluster's CA. A relay speaks for the users of the host its credential names, and only while
  * the server admits that host ({@link Gate}, Torque's {@code submit_hosts} and {@code acl_hosts});
- * the user comes from the relay, the host never does.
+ * the user comes from the relay, the host never does. The relay also asks here, for a mom that
+ * offers it a job's output, whether that mom may deliver it to the relay's host.
  *
  * <p>What a peer can make it hold is bounded: handshakes in progress (each with a deadline),
  * connections in all and per host, requests in progress per connection (the port stops reading a
@@ -55,11 +60,13 @@ public final class RelayPort implements AutoCloseable {
   /** Where the port listens, and the server credential's TLS context it proves itself with. */
   public record Binding(InetSocketAddress address, SSLContext tls) {}
 
-  /** Whether the server takes requests from a submit host now. */
-  @FunctionalInterface
+  /** What the server allows a submit host now. */
   public interface Gate {
     /** Null when {@code host}'s relay may speak for its users; otherwise why not. */
     String refusal(String host);
+
+    /** Whether a mom may deliver a job's output to {@code host}, and what of the job says where. */
+    OutputGrant outputGrant(String host, OutputCheck check);
   }
 
   private final SSLServerSocket server;
@@ -192,7 +199,7 @@ public final class RelayPort implements AutoCloseable {
     private final Socket socket;
     private final String host;
     private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
-    private final BlockingQueue<Response> replies = new LinkedBlockingQueue<>();
+    private final BlockingQueue<ServerFrame> replies = new LinkedBlockingQueue<>();
 
     Conversation(Socket socket, String host) {
       this.socket = socket;
@@ -208,27 +215,43 @@ public final class RelayPort implements AutoCloseable {
       try {
         while (running) {
           inFlight.acquireUninterruptibly();
-          RelayedRequest relayed = Frames.read(in, RelayedRequest.parser(), frameBytes);
-          if (relayed == null) {
+          RelayFrame frame = Frames.read(in, RelayFrame.parser(), frameBytes);
+          if (frame == null) {
             return;
           }
-          take(relayed);
+          switch (frame.getBodyCase()) {
+            case REQUEST -> take(frame.getRequest());
+            case OUTPUT_CHECK -> check(frame.getOutputCheck());
+            default -> throw new IOException("the relay of " + host + " sent an unknown frame");
+          }
         }
       } finally {
         writer.interrupt();
       }
     }
 
+    private void check(OutputCheck check) {
+      OutputGrant grant;
+      try {
+        grant = gate.outputGrant(host, check);
+      } catch (RuntimeException e) {
+        log.error("an output check of {} failed", host, e);
+        grant = OutputGrant.newBuilder().setRefusal("internal error: " + e.getMessage()).build();
+      }
+      replies.add(
+          ServerFrame.newBuilder().setOutputGrant(grant.toBuilder().setId(check.getId())).build());
+    }
+
     private void take(RelayedRequest relayed) {
       long id = relayed.getRequest().getId();
       String refusal = gate.refusal(host);
       if (refusal != null) {
-        replies.add(error(id, Error.Code.BAD_HOST, refusal));
+        reply(error(id, Error.Code.BAD_HOST, refusal));
         return;
       }
       if (!NAME.matcher(relayed.getUser()).matches()
           || !NAME.matcher(relayed.getGroup()).matches()) {
-        replies.add(
+        reply(
             error(
                 id,
                 Error.Code.PROTOCOL,
@@ -242,21 +265,25 @@ public final class RelayPort implements AutoCloseable {
                 relayed.getRequest(), Caller.relayed(relayed.getUser(), relayed.getGroup(), host));
       } catch (RuntimeException e) {
         log.error("a request relayed by {} failed", host, e);
-        replies.add(internal(id, e));
+        reply(internal(id, e));
         return;
       }
       answer.whenComplete(
           (response, failure) ->
-              replies.add(
+              reply(
                   failure == null
                       ? response.toBuilder().setId(id).build()
                       : internal(id, failure)));
     }
 
+    private void reply(Response response) {
+      replies.add(ServerFrame.newBuilder().setResponse(response).build());
+    }
+
     private void write(OutputStream out) {
       try {
         while (true) {
-          Response reply = replies.take();
+          ServerFrame reply = replies.take();
           Frames.write(out, reply);
           inFlight.release();
         }

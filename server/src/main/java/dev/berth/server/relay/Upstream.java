@@ -1,9 +1,13 @@
 package dev.berth.server.relay;
 
 import dev.berth.proto.Error;
+import dev.berth.proto.OutputCheck;
+import dev.berth.proto.OutputGrant;
+import dev.berth.proto.RelayFrame;
 import dev.berth.proto.RelayedRequest;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
+import dev.berth.proto.ServerFrame;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
 import java.io.BufferedInputStream;
@@ -23,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -46,18 +51,27 @@ public final class Upstream implements AutoCloseable {
   private static final long RETRY_MILLIS = 200;
   private static final int CONNECT_MILLIS = 3_000;
 
-  /** A request on its way: sent on {@code link}, or waiting in the outbox when that is null. */
+  /**
+   * A frame on its way: sent on {@code link}, or waiting in the outbox when that is null; {@code
+   * failed} makes the answer that says why none came.
+   */
   private static final class Pending {
-    final RelayedRequest frame;
-    final CompletableFuture<Response> reply = new CompletableFuture<>();
+    final RelayFrame frame;
+    final CompletableFuture<ServerFrame> reply = new CompletableFuture<>();
     final boolean resendable;
+    final Function<String, ServerFrame> failed;
     final long since = System.nanoTime();
     volatile Link link;
     volatile long sentAt;
 
-    Pending(RelayedRequest frame, boolean resendable) {
+    Pending(RelayFrame frame, boolean resendable, Function<String, ServerFrame> failed) {
       this.frame = frame;
       this.resendable = resendable;
+      this.failed = failed;
+    }
+
+    void fail(String why) {
+      reply.complete(failed.apply(why));
     }
   }
 
@@ -97,14 +111,47 @@ public final class Upstream implements AutoCloseable {
   /** Sends {@code request} for {@code caller}; completes with the server's answer or an error. */
   public CompletionStage<Response> call(Caller caller, Request request) {
     long id = ids.incrementAndGet();
-    Pending p =
-        new Pending(
-            RelayedRequest.newBuilder()
-                .setUser(caller.user())
-                .setGroup(caller.group())
-                .setRequest(request.toBuilder().setId(id))
-                .build(),
-            resendable(request));
+    RelayFrame frame =
+        RelayFrame.newBuilder()
+            .setRequest(
+                RelayedRequest.newBuilder()
+                    .setUser(caller.user())
+                    .setGroup(caller.group())
+                    .setRequest(request.toBuilder().setId(id)))
+            .build();
+    return send(
+            id,
+            new Pending(
+                frame,
+                resendable(request),
+                why -> ServerFrame.newBuilder().setResponse(error(Error.Code.SYSTEM, why)).build()))
+        .thenApply(ServerFrame::getResponse);
+  }
+
+  /**
+   * Asks the server whether the mom of {@code node} may deliver {@code stream} of {@code jobId} to
+   * this relay's host; completes with the server's grant or a refusal.
+   */
+  public CompletionStage<OutputGrant> check(String jobId, String node, String stream) {
+    long id = ids.incrementAndGet();
+    RelayFrame frame =
+        RelayFrame.newBuilder()
+            .setOutputCheck(
+                OutputCheck.newBuilder().setId(id).setJobId(jobId).setNode(node).setStream(stream))
+            .build();
+    return send(
+            id,
+            new Pending(
+                frame,
+                true,
+                why ->
+                    ServerFrame.newBuilder()
+                        .setOutputGrant(OutputGrant.newBuilder().setRefusal(why))
+                        .build()))
+        .thenApply(ServerFrame::getOutputGrant);
+  }
+
+  private CompletableFuture<ServerFrame> send(long id, Pending p) {
     pending.put(id, p);
     p.reply.whenComplete((r, t) -> pending.remove(id));
     outbox.add(p);
@@ -171,16 +218,14 @@ public final class Upstream implements AutoCloseable {
     long now = System.nanoTime();
     for (Pending p : outbox) {
       if (now - p.since > limit && outbox.remove(p)) {
-        p.reply.complete(
-            error(
-                Error.Code.SYSTEM,
-                "no Berth server answers at "
-                    + describe(servers)
-                    + " (waited "
-                    + patience.toSeconds()
-                    + " s"
-                    + (last == null ? "" : "; last: " + last.getMessage())
-                    + ")"));
+        p.fail(
+            "no Berth server answers at "
+                + describe(servers)
+                + " (waited "
+                + patience.toSeconds()
+                + " s"
+                + (last == null ? "" : "; last: " + last.getMessage())
+                + ")");
       }
     }
   }
@@ -198,19 +243,17 @@ public final class Upstream implements AutoCloseable {
       if (p.resendable) {
         outbox.add(p);
       } else {
-        p.reply.complete(
-            error(
-                Error.Code.SYSTEM,
-                "the connection to the server at "
-                    + show(l.address)
-                    + " broke before it answered; the request may have taken effect"));
+        p.fail(
+            "the connection to the server at "
+                + show(l.address)
+                + " broke before it answered; the request may have taken effect");
       }
     }
   }
 
   private void failAll(String why) {
     for (Pending p : pending.values()) {
-      p.reply.complete(error(Error.Code.SYSTEM, why));
+      p.fail(why);
     }
   }
 
@@ -267,17 +310,18 @@ public final class Upstream implements AutoCloseable {
    */
   private void read(Link l) {
     try {
-      Response r;
-      while ((r = Frames.read(l.in, Response.parser(), MAX_REPLY_BYTES)) != null) {
-        Pending p = pending.get(r.getId());
+      ServerFrame f;
+      while ((f = Frames.read(l.in, ServerFrame.parser(), MAX_REPLY_BYTES)) != null) {
+        long id = f.hasResponse() ? f.getResponse().getId() : f.getOutputGrant().getId();
+        Pending p = pending.get(id);
         if (p == null) {
           continue; // answered already (the relay stopped, or it expired)
         }
-        if (p.resendable && isStepDown(r)) {
+        if (p.resendable && f.hasResponse() && isStepDown(f.getResponse())) {
           log.info("the server at {} is stepping down; trying the others", show(l.address));
           return; // recall() sends it again on the next link
         }
-        p.reply.complete(r);
+        p.reply.complete(f);
       }
     } catch (IOException e) {
       if (!l.broken) {

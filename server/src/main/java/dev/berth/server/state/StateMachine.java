@@ -163,8 +163,14 @@ public final class StateMachine {
             .setCompTime(x.getEndTime())
             .setExitReason(x.getReason())
             .setMtime(e.getTime() / 1000);
-    if (!x.getReason().isEmpty()) {
-      done.setComment(x.getReason());
+    String comment =
+        x.getOutputNote().isEmpty()
+            ? x.getReason()
+            : x.getReason().isEmpty()
+                ? x.getOutputNote()
+                : x.getReason() + "; " + x.getOutputNote();
+    if (!comment.isEmpty()) {
+      done.setComment(comment);
     }
     b.replace(job, done.build());
   }

@@ -8,9 +8,14 @@ import com.google.protobuf.CodedOutputStream;
 import dev.berth.proto.Ack;
 import dev.berth.proto.DeleteJob;
 import dev.berth.proto.Error;
+import dev.berth.proto.Job;
+import dev.berth.proto.OutputCheck;
+import dev.berth.proto.OutputGrant;
+import dev.berth.proto.RelayFrame;
 import dev.berth.proto.RelayedRequest;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
+import dev.berth.proto.ServerFrame;
 import dev.berth.proto.StatJobs;
 import dev.berth.proto.SubmitJob;
 import dev.berth.security.Identity;
@@ -37,6 +42,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Function;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
@@ -145,7 +151,7 @@ class RelayTest {
     RelayPort port = port(acking(), host -> null);
     try (SSLSocket s = connect(loginTls, port.address())) {
       write(s.getOutputStream(), relayed("alice@head1", stat()));
-      Response r = Frames.read(s.getInputStream(), Response.parser(), 1 << 20);
+      Response r = Frames.read(s.getInputStream(), ServerFrame.parser(), 1 << 20).getResponse();
       assertEquals(Error.Code.PROTOCOL, r.getError().getCode());
     }
     assertTrue(callers.isEmpty());
@@ -203,6 +209,19 @@ class RelayTest {
   }
 
   @Test
+  void theRelayAsksTheServerWhetherAMomMayDeliverOutputToItsHost() throws Exception {
+    RelayPort port = port(acking(), host -> null);
+    relay(List.of(port.address()), Duration.ofSeconds(30));
+
+    OutputGrant granted = upstream.check("5.head1", "n01", "o").toCompletableFuture().get();
+    OutputGrant refused = upstream.check("5.head1", "n02", "o").toCompletableFuture().get();
+
+    assertEquals("5.head1", granted.getJob().getId());
+    assertEquals("login1", granted.getJob().getEuser(), "the server knew the relay's host");
+    assertEquals("not n02", refused.getRefusal());
+  }
+
+  @Test
   void onlyQueriesAndSubmissionsWithAnIdAreSentTwice() {
     assertTrue(Upstream.resendable(stat().build()));
     assertTrue(
@@ -224,7 +243,8 @@ class RelayTest {
             Response.newBuilder().setAck(Ack.newBuilder().setMessage("ok")).build());
   }
 
-  private RelayPort port(ClientEndpoint.Handler handler, RelayPort.Gate gate) throws IOException {
+  private RelayPort port(ClientEndpoint.Handler handler, Function<String, String> refusal)
+      throws IOException {
     RelayPort port =
         new RelayPort(
             new InetSocketAddress("127.0.0.1", 0),
@@ -233,7 +253,21 @@ class RelayTest {
               callers.add(caller);
               return handler.handle(request, caller);
             },
-            gate,
+            new RelayPort.Gate() {
+              @Override
+              public String refusal(String host) {
+                return refusal.apply(host);
+              }
+
+              @Override
+              public OutputGrant outputGrant(String host, OutputCheck check) {
+                return check.getNode().equals("n01")
+                    ? OutputGrant.newBuilder()
+                        .setJob(Job.newBuilder().setId(check.getJobId()).setEuser(host))
+                        .build()
+                    : OutputGrant.newBuilder().setRefusal("not " + check.getNode()).build();
+              }
+            },
             1 << 20);
     open.add(port);
     return port;
@@ -246,9 +280,11 @@ class RelayTest {
     }
   }
 
+  private Upstream upstream;
+
   private Path relay(List<InetSocketAddress> servers, Duration patience) throws IOException {
     Path socket = dir.resolve("relay.sock");
-    Upstream upstream = new Upstream(servers, loginTls, patience, Duration.ofSeconds(30));
+    upstream = new Upstream(servers, loginTls, patience, Duration.ofSeconds(30));
     Relay relay =
         new Relay(
             socket, upstream, ClientLimits.defaults(Runtime.getRuntime().maxMemory()), "login1");
@@ -260,11 +296,13 @@ class RelayTest {
     return Request.newBuilder().setStatJobs(StatJobs.getDefaultInstance());
   }
 
-  private static RelayedRequest relayed(String user, Request.Builder request) {
-    return RelayedRequest.newBuilder()
-        .setUser(user)
-        .setGroup("users")
-        .setRequest(request.setId(7))
+  private static RelayFrame relayed(String user, Request.Builder request) {
+    return RelayFrame.newBuilder()
+        .setRequest(
+            RelayedRequest.newBuilder()
+                .setUser(user)
+                .setGroup("users")
+                .setRequest(request.setId(7)))
         .build();
   }
 
@@ -285,7 +323,7 @@ class RelayTest {
     }
   }
 
-  private static void write(OutputStream out, RelayedRequest r) throws IOException {
+  private static void write(OutputStream out, RelayFrame r) throws IOException {
     r.writeDelimitedTo(out);
     out.flush();
   }

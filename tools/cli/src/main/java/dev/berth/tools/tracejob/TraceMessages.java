@@ -136,6 +136,9 @@ final class TraceMessages {
       lines.add("Job ended: " + reason);
     }
     lines.add("Exit_status=" + exited.getExitStatus() + " " + usage(used));
+    if (!exited.getOutputNote().isEmpty()) {
+      lines.add("Post job file processing error: " + exited.getOutputNote());
+    }
     return lines;
   }
 
