@@ -7,7 +7,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** {@code berth mom} processes of a test cluster, each logging to its own file. */
+/**
+ * {@code berth mom} processes of a test cluster, as berth-mom.service starts them, each logging to
+ * its own file.
+ */
 final class MomProcesses {
   private MomProcesses() {}
 
@@ -25,11 +28,9 @@ final class MomProcesses {
       Path log,
       String... options)
       throws IOException {
-    List<String> argv =
+    List<String> conf =
         new ArrayList<>(
             List.of(
-                TestCluster.ROOT.resolve("ops/bin/berth").toString(),
-                "mom",
                 "--home",
                 home.toString(),
                 "--server",
@@ -44,7 +45,8 @@ final class MomProcesses {
                 cgroupRoot,
                 // The tests' in-process commands submit as root (the servers set acl_roots).
                 "--root-jobs"));
-    argv.addAll(List.of(options));
+    conf.addAll(List.of(options));
+    List<String> argv = Units.command("berth-mom", home.resolve("mom-" + node + ".conf"), conf);
     return new ProcessBuilder(argv)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))

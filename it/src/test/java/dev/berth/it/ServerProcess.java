@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Berth server as a real separate process ({@code ops/bin/berth serve}, no moms), so a test can
- * kill it with SIGKILL (or stop it with SIGSTOP) and start it again on the same home.
+ * A Berth server as a real separate process (as berth-server.service starts it, no moms), so a test
+ * can kill it with SIGKILL (or stop it with SIGSTOP) and start it again on the same home.
  */
 final class ServerProcess implements AutoCloseable {
   final Path home;
@@ -69,11 +69,9 @@ final class ServerProcess implements AutoCloseable {
 
   private void launch() throws IOException {
     logStart = log().startsWith("(no log") ? 0 : log().length();
-    List<String> argv =
+    List<String> conf =
         new java.util.ArrayList<>(
             List.of(
-                TestCluster.ROOT.resolve("ops/bin/berth").toString(),
-                "serve",
                 "--home",
                 home.toString(),
                 "--socket",
@@ -82,7 +80,8 @@ final class ServerProcess implements AutoCloseable {
                 "0",
                 "--server-name",
                 TestCluster.SERVER));
-    argv.addAll(options);
+    conf.addAll(options);
+    List<String> argv = Units.command("berth-server", home.resolve("server.conf"), conf);
     ProcessBuilder builder =
         new ProcessBuilder(argv)
             .redirectErrorStream(true)

@@ -75,6 +75,7 @@ final class Site implements AutoCloseable {
         kafka,
         "kafka1",
         List.of(
+            TestCluster.ROOT.resolve("ops/bin/berth").toString(),
             "kafka",
             "run",
             "--home",
@@ -100,11 +101,11 @@ final class Site implements AutoCloseable {
     Path home = home(h.name());
     boolean first = h == servers.get(0) && !daemons.containsKey(h.name());
     Daemon d =
-        start(
+        startUnit(
             h,
             h.name(),
+            "berth-server",
             List.of(
-                "serve",
                 "--home",
                 home.toString(),
                 "--socket",
@@ -160,11 +161,11 @@ final class Site implements AutoCloseable {
     }
     Path home = home(name);
     Daemon d =
-        start(
+        startUnit(
             h,
             name,
+            "berth-relay",
             List.of(
-                "relay",
                 "--home",
                 home.toString(),
                 "--socket",
@@ -186,7 +187,6 @@ final class Site implements AutoCloseable {
     List<String> argv =
         new ArrayList<>(
             List.of(
-                "mom",
                 "--home",
                 home.toString(),
                 "--server",
@@ -202,7 +202,7 @@ final class Site implements AutoCloseable {
                 "--cgroup-root",
                 cgroupRoot));
     argv.addAll(List.of(options));
-    Daemon mom = start(h, h.name(), argv, null);
+    Daemon mom = startUnit(h, h.name(), "berth-mom", argv, null);
     awaitTrue(
         mom,
         () -> rootCli("pbsnodes", "-a", h.name()).out().contains("state = free\n"),
@@ -211,15 +211,22 @@ final class Site implements AutoCloseable {
   }
 
   /**
-   * Starts {@code ops/bin/berth ARGS} on {@code host} as the daemon {@code name}, logging to a file
-   * of its own; waits for {@code ready} if given.
+   * Starts the daemon {@code name} on {@code host} as the systemd unit {@code unit} starts it, with
+   * {@code options} in its configuration file; waits for {@code ready} if given.
+   */
+  private Daemon startUnit(
+      VirtualHosts.Host host, String name, String unit, List<String> options, BooleanSupplier ready)
+      throws IOException {
+    return start(host, name, Units.command(unit, dir.resolve(name + ".conf"), options), ready);
+  }
+
+  /**
+   * Starts {@code argv} on {@code host} as the daemon {@code name}, logging to a file of its own;
+   * waits for {@code ready} if given.
    */
   private Daemon start(
-      VirtualHosts.Host host, String name, List<String> args, BooleanSupplier ready)
+      VirtualHosts.Host host, String name, List<String> argv, BooleanSupplier ready)
       throws IOException {
-    List<String> argv =
-        new ArrayList<>(List.of(TestCluster.ROOT.resolve("ops/bin/berth").toString()));
-    argv.addAll(args);
     Path log = dir.resolve(name + ".log");
     ProcessBuilder builder =
         new ProcessBuilder(host.command(argv))

@@ -1,0 +1,248 @@
+package dev.berth.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.berth.mom.os.JobFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The Debian package ops/package builds, installed by dpkg into a root of its own (dpkg --instdir,
+ * so this machine's /usr stays as it is) and run from there: the commands and the job-side tools
+ * where users and jobs find them, the configuration and the units where systemd and an
+ * administrator look, and a server started the way its unit starts it running a job that an
+ * ordinary user submits with the installed qsub and that calls the installed pbsdsh.
+ */
+@Tag("integration")
+@Timeout(600)
+class PackageIT {
+  private static final String USER = TestUsers.ALICE;
+
+  static Path root;
+  static Path deb;
+
+  @BeforeAll
+  static void install() throws Exception {
+    TestUsers.ensure(USER);
+    TestCluster.Result built =
+        TestCluster.exec(
+            TestCluster.ROOT,
+            List.of(TestCluster.ROOT.resolve("ops/package").toString(), "--no-build"));
+    assertEquals(0, built.exit(), built.toString());
+    deb =
+        Path.of(
+            built
+                .out()
+                .lines()
+                .filter(l -> l.endsWith(".deb"))
+                .findFirst()
+                .orElseThrow()
+                .replace("ops/package: ", ""));
+    root = Files.createTempDirectory(Path.of("/tmp"), "berth-package-");
+    Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.createDirectories(root.resolve("var/lib/dpkg/info"));
+    Files.createDirectories(root.resolve("var/lib/dpkg/updates"));
+    Files.createFile(root.resolve("var/lib/dpkg/status"));
+    TestCluster.Result installed =
+        TestCluster.exec(
+            root,
+            List.of(
+                "dpkg",
+                "--instdir=" + root,
+                "--admindir=" + root.resolve("var/lib/dpkg"),
+                "--force-script-chrootless",
+                "--force-depends", // its Java and libc are this machine's, not the root's
+                "--no-triggers",
+                "-i",
+                deb.toString()));
+    assertEquals(0, installed.exit(), installed.toString());
+  }
+
+  @AfterAll
+  static void remove() throws IOException {
+    if (root != null) {
+      JobFiles.removeTree(root);
+    }
+  }
+
+  @Test
+  void theCommandsAndTheJobToolsAreOnThePathTheConfigurationAndUnitsWhereTheyBelong()
+      throws IOException {
+    for (String command :
+        List.of(
+            "qsub",
+            "qstat",
+            "qdel",
+            "qhold",
+            "qrls",
+            "qalter",
+            "qsig",
+            "qmgr",
+            "pbsnodes",
+            "tracejob",
+            "berth",
+            "pbsdsh",
+            "pbs_tmrsh")) {
+      Path onPath = root.resolve("usr/bin").resolve(command);
+      assertTrue(Files.isExecutable(onPath), onPath + " is missing");
+      assertTrue(
+          onPath.toRealPath().startsWith(root.resolve("usr/lib/berth/bin")),
+          onPath + " leads to " + onPath.toRealPath());
+    }
+    for (String conf : List.of("server", "mom", "relay")) {
+      assertTrue(Files.readString(root.resolve("etc/berth/" + conf + ".conf")).contains("--home"));
+      String unit = Files.readString(root.resolve("lib/systemd/system/berth-" + conf + ".service"));
+      String daemon = conf.equals("server") ? "serve" : conf;
+      assertTrue(
+          unit.contains(
+              "ExecStart=/usr/lib/berth/bin/berth " + daemon + " @/etc/berth/" + conf + ".conf"),
+          unit);
+    }
+    assertTrue(
+        Files.readString(root.resolve("lib/systemd/system/berth-mom.service"))
+            .contains("KillMode=process"),
+        "restarting a mom must not end its jobs");
+    assertEquals(
+        "rwx------",
+        PosixFilePermissions.toString(
+            Files.getPosixFilePermissions(root.resolve("var/lib/berth"))));
+    TestCluster.Result conffiles =
+        TestCluster.exec(root, List.of("dpkg-deb", "-I", deb.toString(), "conffiles"));
+    assertEquals(
+        "/etc/berth/server.conf\n/etc/berth/mom.conf\n/etc/berth/relay.conf\n", conffiles.out());
+    TestCluster.Result version =
+        TestCluster.exec(root, List.of(root.resolve("usr/bin/berth").toString(), "--version"));
+    assertTrue(version.out().startsWith("Berth "), version.toString());
+  }
+
+  /**
+   * A server with one mom, started with its unit's command line from the installed tree (the
+   * installed configuration file with this test's home and socket), runs a job an ordinary user
+   * submits with the installed qsub; the job calls pbsdsh, which it finds without any link the test
+   * suite makes.
+   */
+  @Test
+  void theInstalledServerRunsAJobSubmittedWithTheInstalledCommands() throws Exception {
+    Path home = Files.createDirectories(root.resolve("var/lib/berth/it"));
+    Path socket = root.resolve("run/berth/server.sock");
+    Path work = MultiNodeCluster.workFor(USER, "berth-package-work-");
+    TestCluster.Result ca =
+        TestCluster.exec(
+            home,
+            List.of(
+                root.resolve("usr/bin/berth").toString(),
+                "ca",
+                "create",
+                "--home",
+                home.toString()));
+    assertEquals(0, ca.exit(), ca.toString());
+    Path conf = root.resolve("etc/berth/server.conf");
+    String installed = Files.readString(conf);
+    Files.writeString(
+        conf,
+        installed
+                .replace("--home /var/lib/berth", "--home " + home)
+                .replace("--socket /run/berth/server.sock", "--socket " + socket)
+                .replace("--nodes 0", "--nodes 1")
+                .replace("--port 2552", "--port 0")
+                .replace("--relay-port 15001", "")
+            + "--cgroup-root berth-it-package\n");
+    String unit = Files.readString(root.resolve("lib/systemd/system/berth-server.service"));
+    String exec =
+        unit.lines()
+            .filter(l -> l.startsWith("ExecStart="))
+            .findFirst()
+            .orElseThrow()
+            .substring(10);
+    List<String> argv = new ArrayList<>();
+    for (String word : exec.split(" ")) {
+      argv.add(
+          word.startsWith("/usr/lib/berth/")
+              ? root + word
+              : word.startsWith("@/etc/berth/") ? "@" + root + word.substring(1) : word);
+    }
+    Process server =
+        new ProcessBuilder(argv)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()))
+            .start();
+    try {
+      MultiNodeCluster.awaitTrue(
+          () -> log(home).contains("berth: serving") || !server.isAlive(),
+          Duration.ofSeconds(90),
+          () -> log(home));
+      assertTrue(server.isAlive(), log(home));
+      // The tools the mom gives the job are the installed ones (pbs_tmrsh for MPI, pbsdsh).
+      Files.writeString(
+          work.resolve("job.sh"),
+          "tools=$(dirname \"$OMPI_MCA_plm_rsh_agent\")\necho \"$tools\"\n"
+              + "\"$tools/pbsdsh\" -u hostname\necho ran\n");
+      TestCluster.Result qsub = as(socket, work, "qsub", "-N", "packaged", "job.sh");
+      assertEquals(0, qsub.exit(), qsub.toString());
+      String id = qsub.out().strip();
+      String number = id.substring(0, id.indexOf('.'));
+      Path out = work.resolve("packaged.o" + number);
+      MultiNodeCluster.awaitTrue(
+          () -> as(socket, work, "qstat", "-f", id).out().contains("job_state = C"),
+          Duration.ofSeconds(60),
+          () -> as(socket, work, "qstat", "-f", id) + log(home));
+      String qstat = as(socket, work, "qstat", "-f", id).out();
+      assertTrue(
+          qstat.contains("exit_status = 0"), qstat + read(work.resolve("packaged.e" + number)));
+      assertEquals(
+          root.resolve("usr/lib/berth/bin") + "\n" + dev.berth.core.Hosts.localName() + "\nran\n",
+          Files.readString(out));
+    } finally {
+      server.destroy();
+      if (!server.waitFor(60, TimeUnit.SECONDS)) {
+        server.destroyForcibly();
+      }
+      Cgroups.removeTree("berth-it-package");
+      JobFiles.removeTree(work);
+      JobFiles.removeTree(new dev.berth.daemon.BerthHome(home).jobTmp());
+    }
+  }
+
+  /** The installed {@code command}, run by the test's user in {@code cwd}. */
+  private static TestCluster.Result as(Path socket, Path cwd, String command, String... args) {
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
+                "runuser",
+                "-u",
+                USER,
+                "--",
+                "env",
+                "-i",
+                "PATH=/usr/bin:/bin",
+                "HOME=" + TestUsers.home(USER),
+                "BERTH_SERVER=" + socket,
+                root.resolve("usr/bin").resolve(command).toString()));
+    argv.addAll(List.of(args));
+    return TestCluster.exec(cwd, argv);
+  }
+
+  private static String log(Path home) {
+    return read(home.resolve("serve.log"));
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.exists(file) ? Files.readString(file) : "";
+    } catch (IOException e) {
+      return "";
+    }
+  }
+}
