@@ -1,5 +1,6 @@
 package dev.berth.mom.store;
 
+import dev.berth.core.FormatVersion;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JoinJob;
 import dev.berth.proto.RunJob;
@@ -37,6 +38,14 @@ public final class JobRecords {
   private static final String SISTER = "sister";
   private static final String TASK = "task-";
   private static final String NEXT_TASK = "tasks.next";
+
+  /**
+   * The format mark of the records, a file beside the jobs' directories. Version 2 marks them; the
+   * files are version 1's, and the messages in them only gain fields, which earlier releases skip.
+   */
+  private static final String FORMAT = "format";
+
+  static final int FORMAT_VERSION = 2;
 
   /** The files that make a directory a job's record: each is written only once the job has one. */
   private static final List<String> RECORD_FILES = List.of(RUN, PROCESS, SISTER, OBIT);
@@ -231,6 +240,7 @@ public final class JobRecords {
     List<Record> readable = new ArrayList<>();
     Map<String, String> unreadable = new TreeMap<>();
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root)) {
+      checkFormat(); // once the records are known to be a directory at all
       for (Path dir : dirs) {
         if (!Files.isDirectory(dir) || RECORD_FILES.stream().noneMatch(f -> exists(dir, f))) {
           continue;
@@ -246,6 +256,23 @@ public final class JobRecords {
       throw e.getCause();
     }
     return new Scan(readable, unreadable);
+  }
+
+  /**
+   * Refuses records a newer release wrote (the mom then leaves their jobs alone, as with any
+   * records it cannot read); marks older ones, or none yet, as this release's.
+   */
+  private void checkFormat() throws IOException {
+    Path mark = root.resolve(FORMAT);
+    FormatVersion format = new FormatVersion("the job records directory " + root, FORMAT_VERSION);
+    String found = Files.exists(mark, LinkOption.NOFOLLOW_LINKS) ? Files.readString(mark) : null;
+    try {
+      if (format.check(found) < FORMAT_VERSION || found == null) {
+        write(mark, (format.mark() + "\n").getBytes(StandardCharsets.UTF_8));
+      }
+    } catch (IllegalStateException e) {
+      throw new IOException(e.getMessage(), e);
+    }
   }
 
   /**

@@ -198,7 +198,8 @@ public final class KafkaJournal implements Journal {
                     settings.topic(),
                     0,
                     ByteBuffer.allocate(8).putLong(e.getSeq()).array(),
-                    e.toByteArray()));
+                    e.toByteArray(),
+                    TopicReader.FORMAT_HEADERS));
       }
       producer.commitTransaction();
       local.append(all).join();

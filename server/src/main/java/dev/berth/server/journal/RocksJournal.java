@@ -1,6 +1,7 @@
 package dev.berth.server.journal;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.berth.core.FormatVersion;
 import dev.berth.proto.Event;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -42,6 +43,15 @@ public final class RocksJournal implements Journal {
   private static final byte[] JOBS = "jobs".getBytes(StandardCharsets.UTF_8);
   private static final byte[] SNAPSHOTS = "snapshots".getBytes(StandardCharsets.UTF_8);
   private static final byte[] LATEST = "latest".getBytes(StandardCharsets.UTF_8);
+
+  /**
+   * The format mark, in the default column family. Version 2 marks its journals; the layout (events
+   * by sequence number with their checksum, jobs, snapshots in chunks) is version 1's, and event
+   * messages only gain fields, which earlier releases skip.
+   */
+  private static final byte[] FORMAT = "format".getBytes(StandardCharsets.UTF_8);
+
+  static final int FORMAT_VERSION = 2;
   private static final int SNAPSHOT_CHUNK = 4 << 20;
 
   static {
@@ -103,6 +113,7 @@ public final class RocksJournal implements Journal {
     events = handles.get(1);
     jobs = handles.get(2);
     snapshots = handles.get(3);
+    checkFormat();
     lastSeq = readLastSeq();
     writer = new GroupCommit("berth-journal-writer", this::write);
   }
@@ -277,11 +288,44 @@ public final class RocksJournal implements Journal {
     if (!writer.close(java.time.Duration.ofSeconds(10))) {
       return;
     }
+    closeDatabase();
+  }
+
+  private void closeDatabase() {
     handles.forEach(ColumnFamilyHandle::close);
     db.close();
     syncWrite.close();
     familyOptions.close();
     options.close();
+  }
+
+  /**
+   * Refuses a journal a newer release wrote; marks an older one (or a new one) as this release's.
+   */
+  private void checkFormat() {
+    FormatVersion format = new FormatVersion("the journal in " + dir, FORMAT_VERSION);
+    try {
+      byte[] mark = db.get(FORMAT);
+      int found = format.check(mark == null ? null : new String(mark, StandardCharsets.UTF_8));
+      if (mark == null || found < FORMAT_VERSION) {
+        db.put(syncWrite, FORMAT, format.mark().getBytes(StandardCharsets.UTF_8));
+      }
+    } catch (IllegalStateException | RocksDBException e) {
+      closeDatabase();
+      throw new JournalException(e.getMessage(), e);
+    }
+  }
+
+  /** The format version the journal is marked with (1 when unmarked). */
+  public int format() {
+    try {
+      byte[] mark = db.get(FORMAT);
+      return mark == null
+          ? FormatVersion.UNMARKED
+          : Integer.parseInt(new String(mark, StandardCharsets.UTF_8));
+    } catch (RocksDBException e) {
+      throw new JournalException("cannot read the journal's format: " + e.getMessage(), e);
+    }
   }
 
   private long readLastSeq() {

@@ -1,8 +1,10 @@
 package dev.berth.server.journal;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.berth.core.FormatVersion;
 import dev.berth.proto.Event;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -15,6 +17,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -109,7 +113,26 @@ public final class TopicReader implements AutoCloseable {
     return batch.size();
   }
 
-  private static Event parse(ConsumerRecord<byte[], byte[]> r) {
+  /** The header that marks each record's format; records of releases before it have none. */
+  static final String FORMAT_HEADER = "berth-format";
+
+  static final int FORMAT_VERSION = 2;
+
+  /** The headers of every record this release writes. */
+  static final List<Header> FORMAT_HEADERS =
+      List.of(
+          new RecordHeader(
+              FORMAT_HEADER, Integer.toString(FORMAT_VERSION).getBytes(StandardCharsets.UTF_8)));
+
+  /** The record's event; refuses one a newer release wrote (its format header says so). */
+  static Event parse(ConsumerRecord<byte[], byte[]> r) {
+    Header mark = r.headers().lastHeader(FORMAT_HEADER);
+    try {
+      new FormatVersion("the record at offset " + r.offset() + " of " + r.topic(), FORMAT_VERSION)
+          .check(mark == null ? null : new String(mark.value(), StandardCharsets.UTF_8));
+    } catch (IllegalStateException e) {
+      throw new JournalException(e.getMessage(), e);
+    }
     try {
       return Event.parseFrom(r.value());
     } catch (InvalidProtocolBufferException e) {
