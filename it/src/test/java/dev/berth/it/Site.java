@@ -29,7 +29,7 @@ final class Site implements AutoCloseable {
   static final String SERVER_NAME = "site";
 
   /** A daemon on a host: its process and its log. */
-  record Daemon(VirtualHosts.Host host, Process process, Path logFile) {
+  record Daemon(VirtualHosts.Host host, List<String> argv, Process process, Path logFile) {
     String log() {
       try {
         return Files.readString(logFile);
@@ -236,7 +236,7 @@ final class Site implements AutoCloseable {
     // RocksDB unpacks its native library into the temp directory; a SIGKILLed daemon cannot
     // delete it, so it goes where this test removes it.
     builder.environment().put("BERTH_JAVA_OPTS", "-Djava.io.tmpdir=" + dir);
-    Daemon d = new Daemon(host, builder.start(), log);
+    Daemon d = new Daemon(host, argv, builder.start(), log);
     daemons.put(name, d);
     if (ready != null) {
       awaitTrue(d, ready, "start");
@@ -270,6 +270,47 @@ final class Site implements AutoCloseable {
     Process p = daemons.get(name).process();
     p.destroyForcibly();
     p.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /**
+   * SIGKILL to the daemon {@code name}, then the same command line again, as systemd's
+   * Restart=always does; returns once its log shows {@code ready} again.
+   */
+  void restart(String name, String ready) throws IOException, InterruptedException {
+    Daemon old = daemons.get(name);
+    kill(name);
+    int before = old.log().length();
+    Daemon d = start(old.host(), name, old.argv(), null);
+    awaitTrue(d, () -> d.log().substring(before).contains(ready), "log '" + ready + "' again");
+  }
+
+  /**
+   * What job {@code id} has left in the compute hosts' job directories: its TMPDIR, its output
+   * spool, its undelivered output.
+   */
+  List<Path> jobFiles(String id) {
+    List<Path> left = new ArrayList<>();
+    for (Daemon d : daemons.values()) {
+      Path record = dir.resolve("home-" + d.host().name()).resolve("jobtmp");
+      if (!Files.exists(record)) {
+        continue;
+      }
+      try {
+        Path base = Path.of(Files.readString(record).strip()).resolve(d.host().name());
+        for (Path p :
+            List.of(
+                base.resolve(id),
+                base.resolve(id + ".spool"),
+                base.resolve("undelivered").resolve(id))) {
+          if (Files.exists(p)) {
+            left.add(p);
+          }
+        }
+      } catch (IOException e) {
+        left.add(record);
+      }
+    }
+    return left;
   }
 
   /** A command of the site's root on a server host's socket, run in this JVM. */

@@ -156,9 +156,12 @@ class SiteIT {
     site.ok(login, ALICE, desk, "qdel", second);
     await(second, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
     MultiNodeCluster.awaitTrue(
-        () -> Processes.running("sleep", "3107").isEmpty() && !hasCgroups(second),
+        () ->
+            Processes.running("sleep", "3107").isEmpty()
+                && !hasCgroups(second)
+                && site.jobFiles(second).isEmpty(),
         Duration.ofSeconds(10),
-        () -> Processes.running("sleep", "3107") + " " + cgroups());
+        () -> Processes.running("sleep", "3107") + " " + cgroups() + site.jobFiles(second));
   }
 
   /** 100 MB of output go to the login host as the job ends; prints how long the delivery took. */
@@ -252,6 +255,37 @@ class SiteIT {
     assertFalse(
         site.daemon(p.getExecNodes(0).getNode()).log().contains("job " + inPlace + ": delivered"),
         "written in place, not delivered");
+  }
+
+  /**
+   * Every command a user has works on the login host as on a server host, and through a relay that
+   * systemd restarted after it was killed.
+   */
+  @Test
+  void everyCommandWorksFromTheLoginHostAndThroughARestartedRelay() throws Exception {
+    Path script = shared.resolve("signalled.sh");
+    Files.writeString(script, "sleep 3109\n");
+    String id =
+        site.ok(login, ALICE, desk, "qsub", "-h", "-N", "waiting", script.toString()).strip();
+    site.ok(login, ALICE, desk, "qalter", "-N", "renamed", id);
+    assertTrue(site.ok(login, ALICE, desk, "qstat", "-f", id).contains("Job_Name = renamed"));
+    site.ok(login, ALICE, desk, "qhold", id);
+    assertTrue(site.ok(login, ALICE, desk, "qstat", id).contains(" H "));
+
+    site.restart("login1", "berth: relay for submit host login1");
+
+    site.ok(login, ALICE, desk, "qrls", id);
+    await(id, j -> j.getState() == JobState.RUNNING, Duration.ofSeconds(60));
+    MultiNodeCluster.awaitTrue(
+        () -> Processes.running("sleep", "3109").size() == 1, Duration.ofSeconds(30));
+    site.ok(login, ALICE, desk, "qsig", "-s", "TERM", id);
+    Job done = await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
+    assertEquals(256 + 15, done.getExitStatus(), done.toString());
+    String nodes = site.ok(login, ALICE, desk, "pbsnodes", "-a");
+    assertTrue(nodes.contains("compute1\n") && nodes.contains("compute2\n"), nodes);
+    String server = site.ok(login, ALICE, desk, "qmgr", "-c", "list server");
+    assertTrue(server.contains("submit_hosts = login1"), server);
+    assertTrue(site.ok(login, ALICE, desk, "tracejob", id).contains("Exit_status=271"));
   }
 
   @Test
