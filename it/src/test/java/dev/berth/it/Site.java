@@ -261,6 +261,11 @@ final class Site implements AutoCloseable {
     }
   }
 
+  /** The host the daemon {@code name} runs on. */
+  VirtualHosts.Host host(String name) {
+    return daemons.get(name).host();
+  }
+
   Daemon daemon(String name) {
     return daemons.get(name);
   }

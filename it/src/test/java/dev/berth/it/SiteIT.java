@@ -288,6 +288,102 @@ class SiteIT {
     assertTrue(site.ok(login, ALICE, desk, "tracejob", id).contains("Exit_status=271"));
   }
 
+  /**
+   * A compute node someone has taken over (its mom's credential in hand) cannot put a file on the
+   * login host as a user: the relay asks the server, which grants a job's output only to its mother
+   * superior; an ordinary user of a compute node has no credential to try with at all.
+   */
+  @Test
+  void aComputeNodeCannotDeliverOutputForAJobItDoesNotRun() throws Exception {
+    Path script = shared.resolve("victim.sh");
+    Files.writeString(script, "sleep 3113\n");
+    String id = site.ok(login, ALICE, desk, "qsub", "-N", "victim", script.toString()).strip();
+    Job running = await(id, j -> j.getState() == JobState.RUNNING, Duration.ofSeconds(60));
+    String ms = running.getExecNodes(0).getNode();
+    String intruder = ms.equals("compute1") ? "compute2" : "compute1";
+    VirtualHosts.Host from = site.host(intruder);
+    Path credential = site.dir.resolve("home-" + intruder + "/credentials/mom-" + intruder);
+    // OutputDelivery{job_id, stream "o"}, then OutputChunk{data "forged", last}, as frames.
+    String frames =
+        frame("0a" + hex(id.length()) + hexOf(id) + "1201" + hexOf("o"))
+            + frame("0a06" + hexOf("forged") + "1001");
+    TestCluster.Result attack =
+        site.net.exec(
+            from,
+            "sh",
+            "-c",
+            "printf '"
+                + octal(frames)
+                + "' | timeout 30 openssl s_client -quiet -tls1_3 -connect login1:"
+                + 15005
+                + " -cert "
+                + credential.resolve("cert.pem")
+                + " -key "
+                + credential.resolve("key.pem")
+                + " -CAfile "
+                + credential.resolve("ca.pem")
+                + " 2>/dev/null; true");
+    assertTrue(
+        attack.out().contains("node " + intruder + " is not the mother superior of job " + id),
+        attack.toString());
+    assertFalse(
+        site.net.exec(login, "ls", desk.toString()).out().contains("victim.o"),
+        "nothing was written for the forger");
+
+    TestCluster.Result steal =
+        TestCluster.exec(
+            Path.of("/"),
+            from.command(
+                List.of(
+                    "runuser", "-u", BOB, "--", "cat", credential.resolve("key.pem").toString())));
+    assertNotEquals(0, steal.exit(), "bob read the mom's key: " + steal);
+    TestCluster.Result stranger =
+        TestCluster.exec(
+            Path.of("/"),
+            from.command(
+                List.of(
+                    "runuser",
+                    "-u",
+                    BOB,
+                    "--",
+                    "sh",
+                    "-c",
+                    "echo | timeout 30 openssl s_client -quiet -tls1_3 -connect login1:15005 2>&1;"
+                        + " true")));
+    assertTrue(
+        stranger.out().contains("certificate required") || stranger.out().contains("alert"),
+        stranger.toString());
+
+    site.ok(login, ALICE, desk, "qdel", id);
+    await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
+  }
+
+  /** A length-delimited frame of the message whose bytes {@code hex} holds (under 128 bytes). */
+  private static String frame(String hex) {
+    return hex(hex.length() / 2) + hex;
+  }
+
+  /** {@code hex} as printf's octal escapes (sh's printf has no \\x). */
+  private static String octal(String hex) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < hex.length(); i += 2) {
+      b.append(String.format("\\%03o", Integer.parseInt(hex.substring(i, i + 2), 16)));
+    }
+    return b.toString();
+  }
+
+  private static String hex(int n) {
+    return String.format("%02x", n);
+  }
+
+  private static String hexOf(String s) {
+    StringBuilder b = new StringBuilder();
+    for (byte c : s.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+      b.append(String.format("%02x", c));
+    }
+    return b.toString();
+  }
+
   @Test
   void aLoginHostTheServerDoesNotListIsRefusedWithTheReason() {
     TestCluster.Result r = site.as(stranger, ALICE, shared, "qstat");
