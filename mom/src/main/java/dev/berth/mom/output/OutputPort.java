@@ -111,7 +111,13 @@ public final class OutputPort implements AutoCloseable {
         socket = server.accept();
       } catch (IOException e) {
         if (running) {
+          // Out of file descriptors, most likely: a moment's pause instead of a busy loop.
           log.warn("accepting a mom failed: {}", e.toString());
+          try {
+            Thread.sleep(100);
+          } catch (InterruptedException stop) {
+            return;
+          }
         }
         continue;
       }
