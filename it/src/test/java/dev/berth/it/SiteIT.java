@@ -23,11 +23,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A site of separate hosts (network, UTS and, for the login hosts, mount namespaces of their own):
- * a broker host, two server hosts (active and standby on its journal), a login host with a relay
- * and two compute hosts with moms and cgroups. Users work on the login host as on a server host:
- * the commands find the relay's socket where they look by default, and the relay speaks for them to
- * whichever server is active.
+ * A site of separate hosts (network, UTS and mount namespaces of their own, {@link VirtualHosts}):
+ * a broker host, two server hosts (active and standby on its journal), a login host the servers
+ * admit and one they do not, each with a relay, and two compute hosts with moms and cgroups, every
+ * daemon started as its systemd unit starts it. Users work on the login host as on a server host:
+ * the commands find the relay's socket where they look by default, the relay speaks for them to
+ * whichever server is active, and their jobs' output comes back to their directory there, which no
+ * other host sees.
  */
 @Tag("integration")
 @Timeout(600)
