@@ -8,6 +8,8 @@ import dev.berth.proto.RelayedRequest;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerFrame;
+import dev.berth.security.Identity;
+import dev.berth.security.Role;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
 import java.io.BufferedInputStream;
@@ -16,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -360,13 +363,20 @@ public final class Upstream implements AutoCloseable {
             new InetSocketAddress(address.getHostString(), address.getPort()), CONNECT_MILLIS);
         socket.setSoTimeout(CONNECT_MILLIS);
         socket.startHandshake();
+        // Users' scripts and environments go this way: only a server may hear them, however the
+        // address was found.
+        Identity peer = Identity.of((X509Certificate) socket.getSession().getPeerCertificates()[0]);
+        if (peer.role() != Role.SERVER) {
+          throw new IOException(
+              show(address) + " answered with the credential of " + peer + ", not of a server");
+        }
         socket.setSoTimeout(0);
         socket.setKeepAlive(true);
         socket.setTcpNoDelay(true);
         return new Link(address, socket);
-      } catch (IOException e) {
+      } catch (IOException | IllegalArgumentException e) {
         socket.close();
-        throw e;
+        throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
       }
     }
 

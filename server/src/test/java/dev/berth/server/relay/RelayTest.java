@@ -221,6 +221,34 @@ class RelayTest {
     assertEquals("not n02", refused.getRefusal());
   }
 
+  /**
+   * Something that holds a mom's credential and answers at a server's address (a taken-over node, a
+   * wrong DNS answer) hears nothing: the relay talks only to a server's credential.
+   */
+  @Test
+  void theRelayTalksOnlyToACredentialOfAServer() throws Exception {
+    RelayPort impostor =
+        new RelayPort(
+            new InetSocketAddress("127.0.0.1", 0),
+            momTls, // a relay port, but with a mom's credential
+            (request, caller) -> {
+              callers.add(caller);
+              return acking().handle(request, caller);
+            },
+            gate(host -> null),
+            1 << 20);
+    open.add(impostor);
+    Path socket = relay(List.of(impostor.address()), Duration.ofMillis(1500));
+
+    Response r = call(socket, stat());
+
+    assertTrue(
+        r.getError().getMessage().startsWith("no Berth server answers at 127.0.0.1:"),
+        r.toString());
+    assertTrue(r.getError().getMessage().contains("not of a server"), r.getError().getMessage());
+    assertTrue(callers.isEmpty(), "the impostor heard nothing");
+  }
+
   @Test
   void onlyQueriesAndSubmissionsWithAnIdAreSentTwice() {
     assertTrue(Upstream.resendable(stat().build()));
@@ -253,21 +281,7 @@ class RelayTest {
               callers.add(caller);
               return handler.handle(request, caller);
             },
-            new RelayPort.Gate() {
-              @Override
-              public String refusal(String host) {
-                return refusal.apply(host);
-              }
-
-              @Override
-              public OutputGrant outputGrant(String host, OutputCheck check) {
-                return check.getNode().equals("n01")
-                    ? OutputGrant.newBuilder()
-                        .setJob(Job.newBuilder().setId(check.getJobId()).setEuser(host))
-                        .build()
-                    : OutputGrant.newBuilder().setRefusal("not " + check.getNode()).build();
-              }
-            },
+            gate(refusal),
             1 << 20);
     open.add(port);
     return port;
@@ -278,6 +292,25 @@ class RelayTest {
     for (int i = 0; i < n; i++) {
       callers.take();
     }
+  }
+
+  /** Admits what {@code refusal} admits; grants output to node n01 only. */
+  private static RelayPort.Gate gate(Function<String, String> refusal) {
+    return new RelayPort.Gate() {
+      @Override
+      public String refusal(String host) {
+        return refusal.apply(host);
+      }
+
+      @Override
+      public OutputGrant outputGrant(String host, OutputCheck check) {
+        return check.getNode().equals("n01")
+            ? OutputGrant.newBuilder()
+                .setJob(Job.newBuilder().setId(check.getJobId()).setEuser(host))
+                .build()
+            : OutputGrant.newBuilder().setRefusal("not " + check.getNode()).build();
+      }
+    };
   }
 
   private Upstream upstream;
