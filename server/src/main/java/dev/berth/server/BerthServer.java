@@ -160,7 +160,7 @@ public final class BerthServer implements AutoCloseable {
               return OutputGrants.grant(published.get(), host, check);
             }
           },
-          config.limits().frameBytes());
+          config.limits());
     } catch (IOException e) {
       endpoint.close();
       throw new IOException(

@@ -162,7 +162,7 @@ public record ClientLimits(
   }
 
   /** The limit as a setting, {@code user_buffer=64 MiB}, for log lines and errors. */
-  String describe(Limit limit) {
+  public String describe(Limit limit) {
     String value =
         switch (limit) {
           case FRAME -> size(frameBytes);
@@ -179,7 +179,7 @@ public record ClientLimits(
   }
 
   /** Bytes the way the guide writes them: 64 MiB, 1.5 MiB, 512 KiB, 100 bytes. */
-  static String size(long bytes) {
+  public static String size(long bytes) {
     if (bytes >= 1 << 20) {
       return bytes % (1 << 20) == 0
           ? (bytes >> 20) + " MiB"

@@ -11,12 +11,14 @@ import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.server.command.Caller;
 import dev.berth.server.endpoint.ClientEndpoint;
+import dev.berth.server.endpoint.ClientLimits;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.security.cert.X509Certificate;
 import java.util.Map;
@@ -29,8 +31,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * offers it a job's output, whether that mom may deliver it to the relay's host.
  *
  * <p>What a peer can make it hold is bounded: handshakes in progress (each with a deadline),
- * connections in all and per host, requests in progress per connection (the port stops reading a
- * connection that has that many), and the size of a frame.
+ * connections in all and per host, requests in progress per connection and the bytes of its
+ * unwritten replies (the port stops reading a connection over either), and the size of a frame.
  */
 public final class RelayPort implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RelayPort.class);
@@ -69,10 +71,11 @@ public final class RelayPort implements AutoCloseable {
     OutputGrant outputGrant(String host, OutputCheck check);
   }
 
-  private final SSLServerSocket server;
+  private final ServerSocket server;
+  private final SSLSocketFactory tlsSockets;
   private final ClientEndpoint.Handler handler;
   private final Gate gate;
-  private final int frameBytes;
+  private final ClientLimits limits;
   private final Semaphore handshakes = new Semaphore(HANDSHAKES);
   private final AtomicInteger connections = new AtomicInteger();
   private final Map<String, AtomicInteger> perHost = new ConcurrentHashMap<>();
@@ -81,22 +84,26 @@ public final class RelayPort implements AutoCloseable {
   private volatile boolean running = true;
 
   /**
-   * Listens on {@code bind}; {@code tls} is the server's own credential's context, {@code
-   * frameBytes} the largest request frame (the client socket's limit).
+   * Listens on {@code bind}; {@code tls} is the server's own credential's context. Of the client
+   * socket's {@code limits}, a request frame's size holds here too, and a connection's unread
+   * replies may hold one user's reply bytes: a relay whose replies pile up beyond that is not read
+   * from, and dropped once it has not read any for the stall time.
    */
   public RelayPort(
       InetSocketAddress bind,
       SSLContext tls,
       ClientEndpoint.Handler handler,
       Gate gate,
-      int frameBytes)
+      ClientLimits limits)
       throws IOException {
     this.handler = handler;
     this.gate = gate;
-    this.frameBytes = frameBytes;
-    server = (SSLServerSocket) tls.getServerSocketFactory().createServerSocket();
-    server.setNeedClientAuth(true);
-    server.setEnabledProtocols(new String[] {"TLSv1.3"});
+    this.limits = limits;
+    // TLS goes over each accepted socket, so that a connection can be cut at the TCP socket:
+    // closing
+    // a TLS socket waits for a write that a peer which reads nothing keeps blocked.
+    tlsSockets = tls.getSocketFactory();
+    server = new ServerSocket();
     server.setReuseAddress(true);
     server.bind(bind, 64);
     acceptor = new Thread(this::accept, "berth-relay-port");
@@ -135,16 +142,20 @@ public final class RelayPort implements AutoCloseable {
         continue;
       }
       open.add(socket);
-      Thread t = new Thread(() -> serve((SSLSocket) socket), "berth-relay-" + peer(socket));
+      Thread t = new Thread(() -> serve(socket), "berth-relay-" + peer(socket));
       t.setDaemon(true);
       t.start();
     }
   }
 
   /** One relay's connection: handshake, identity, then its requests until it goes. */
-  private void serve(SSLSocket socket) {
+  private void serve(Socket plain) {
     String host = null;
     try {
+      SSLSocket socket = (SSLSocket) tlsSockets.createSocket(plain, null, plain.getPort(), true);
+      socket.setUseClientMode(false);
+      socket.setNeedClientAuth(true);
+      socket.setEnabledProtocols(new String[] {"TLSv1.3"});
       Identity peer;
       try {
         socket.setSoTimeout(HANDSHAKE_MILLIS);
@@ -172,12 +183,12 @@ public final class RelayPort implements AutoCloseable {
       socket.setSoTimeout(0); // a relay keeps its connection while its host's users are idle
       socket.setKeepAlive(true);
       log.info("relay of submit host {} connected from {}", host, peer(socket));
-      new Conversation(socket, host).run();
+      new Conversation(socket, plain, host).run();
     } catch (IOException | IllegalArgumentException e) {
       if (running) {
         log.info(
             "relay connection from {}{} ended: {}",
-            peer(socket),
+            peer(plain),
             host == null ? "" : " (" + host + ")",
             e.toString());
       }
@@ -186,23 +197,29 @@ public final class RelayPort implements AutoCloseable {
         perHost.get(host).decrementAndGet();
       }
       connections.decrementAndGet();
-      open.remove(socket);
-      closeQuietly(socket);
+      open.remove(plain);
+      closeQuietly(plain);
     }
   }
 
   /**
    * The requests of one connection: read on this thread while fewer than {@link #IN_FLIGHT} are in
-   * progress, answered in the order they complete by a writer thread.
+   * progress and the replies not yet written stay within the budget, answered in the order they
+   * complete by a writer thread.
    */
   private final class Conversation {
     private final Socket socket;
+    private final Socket plain;
     private final String host;
     private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
     private final BlockingQueue<ServerFrame> replies = new LinkedBlockingQueue<>();
 
-    Conversation(Socket socket, String host) {
+    /** Bytes of replies made and not yet written; guarded by this conversation's monitor. */
+    private long unwritten;
+
+    Conversation(Socket socket, Socket plain, String host) {
       this.socket = socket;
+      this.plain = plain;
       this.host = host;
     }
 
@@ -215,7 +232,8 @@ public final class RelayPort implements AutoCloseable {
       try {
         while (running) {
           inFlight.acquireUninterruptibly();
-          RelayFrame frame = Frames.read(in, RelayFrame.parser(), frameBytes);
+          awaitReplyRoom();
+          RelayFrame frame = Frames.read(in, RelayFrame.parser(), limits.frameBytes());
           if (frame == null) {
             return;
           }
@@ -230,6 +248,40 @@ public final class RelayPort implements AutoCloseable {
       }
     }
 
+    /** Waits while the unwritten replies are over the budget; drops a relay that reads none. */
+    private synchronized void awaitReplyRoom() throws IOException {
+      long deadline = System.nanoTime() + limits.stall().toNanos();
+      while (unwritten > limits.userReplyBytes()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new IOException(
+              "the relay of "
+                  + host
+                  + " read none of its replies ("
+                  + ClientLimits.size(unwritten)
+                  + ") for "
+                  + limits.describe(ClientLimits.Limit.STALL));
+        }
+        try {
+          wait(Math.max(1, left / 1_000_000));
+        } catch (InterruptedException e) {
+          throw new IOException("interrupted", e);
+        }
+      }
+    }
+
+    private void queue(ServerFrame reply) {
+      synchronized (this) {
+        unwritten += reply.getSerializedSize();
+      }
+      replies.add(reply);
+    }
+
+    private synchronized void written(ServerFrame reply) {
+      unwritten -= reply.getSerializedSize();
+      notifyAll();
+    }
+
     private void check(OutputCheck check) {
       OutputGrant grant;
       try {
@@ -238,7 +290,7 @@ public final class RelayPort implements AutoCloseable {
         log.error("an output check of {} failed", host, e);
         grant = OutputGrant.newBuilder().setRefusal("internal error: " + e.getMessage()).build();
       }
-      replies.add(
+      queue(
           ServerFrame.newBuilder().setOutputGrant(grant.toBuilder().setId(check.getId())).build());
     }
 
@@ -277,7 +329,7 @@ public final class RelayPort implements AutoCloseable {
     }
 
     private void reply(Response response) {
-      replies.add(ServerFrame.newBuilder().setResponse(response).build());
+      queue(ServerFrame.newBuilder().setResponse(response).build());
     }
 
     private void write(OutputStream out) {
@@ -285,12 +337,13 @@ public final class RelayPort implements AutoCloseable {
         while (true) {
           ServerFrame reply = replies.take();
           Frames.write(out, reply);
+          written(reply);
           inFlight.release();
         }
       } catch (InterruptedException e) {
         // the connection ended; nobody reads what is left
       } catch (IOException e) {
-        closeQuietly(socket); // the reader sees it and ends the conversation
+        closeQuietly(plain); // the reader sees it and ends the conversation
       }
     }
   }

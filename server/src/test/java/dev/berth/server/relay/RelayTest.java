@@ -57,6 +57,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class RelayTest {
+  private static final ClientLimits LIMITS =
+      ClientLimits.defaults(Runtime.getRuntime().maxMemory()).with("frame=1mb");
+
   @TempDir static Path pki;
 
   private static SSLContext serverTls;
@@ -236,7 +239,7 @@ class RelayTest {
               return acking().handle(request, caller);
             },
             gate(host -> null),
-            1 << 20);
+            LIMITS);
     open.add(impostor);
     Path socket = relay(List.of(impostor.address()), Duration.ofMillis(1500));
 
@@ -247,6 +250,56 @@ class RelayTest {
         r.toString());
     assertTrue(r.getError().getMessage().contains("not of a server"), r.getError().getMessage());
     assertTrue(callers.isEmpty(), "the impostor heard nothing");
+  }
+
+  /**
+   * A relay that sends requests and reads none of the replies is no longer read from once its
+   * unread replies pass one user's reply budget, and dropped after the stall time: it cannot make
+   * the server hold more than that. (Without the drop it would hold the connection, and the
+   * replies, for good: its writes would block instead of failing.)
+   */
+  @Test
+  void aRelayThatReadsNoRepliesIsDropped() throws Exception {
+    String big = "x".repeat(1 << 20);
+    RelayPort port =
+        new RelayPort(
+            new InetSocketAddress("127.0.0.1", 0),
+            serverTls,
+            (request, caller) ->
+                CompletableFuture.completedFuture(
+                    Response.newBuilder().setAck(Ack.newBuilder().setMessage(big)).build()),
+            gate(host -> null),
+            LIMITS.with("user_replies=1mb,stall=500ms"));
+    open.add(port);
+    try (java.net.Socket plain = new java.net.Socket()) {
+      plain.connect(port.address(), 5000);
+      SSLSocket s =
+          (SSLSocket)
+              loginTls.getSocketFactory().createSocket(plain, "127.0.0.1", plain.getPort(), true);
+      s.startHandshake();
+      OutputStream out = s.getOutputStream();
+      CompletableFuture<Void> writing =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  while (true) { // until the port drops the connection
+                    relayed("alice", stat()).writeDelimitedTo(out);
+                    out.flush();
+                  }
+                } catch (IOException dropped) {
+                  throw new java.io.UncheckedIOException(dropped);
+                }
+              });
+      try {
+        writing.get(20, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        assertTrue(e.getCause() instanceof java.io.UncheckedIOException, e.toString());
+      } catch (java.util.concurrent.TimeoutException e) {
+        plain.close(); // frees the blocked writer
+        throw new AssertionError(
+            "the port still holds the connection of a relay that reads nothing");
+      }
+    }
   }
 
   @Test
@@ -282,7 +335,7 @@ class RelayTest {
               return handler.handle(request, caller);
             },
             gate(refusal),
-            1 << 20);
+            LIMITS);
     open.add(port);
     return port;
   }
