@@ -6,8 +6,6 @@ import dev.berth.mom.os.TaskProcess;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 import org.slf4j.Logger;
 
@@ -56,23 +54,8 @@ final class JobOutput {
     Path file = stream == 1 ? script.stdout() : script.stderr();
     String name = stream == 1 ? "stdout" : "stderr";
     StartSpec spec =
-        new StartSpec(
-            script.user(),
-            script.gid(),
-            Path.of("/"),
-            null,
-            file,
-            null,
-            true,
-            script.umask(),
-            List.of(),
-            statusFile.apply(name),
-            null,
-            List.of("/bin/cat"),
-            Map.of("PATH", "/usr/bin:/bin"),
-            true,
-            false,
-            null);
+        StartSpec.catTo(
+            script.user(), script.gid(), file, script.umask(), true, statusFile.apply(name));
     try {
       TaskProcess p = launcher.startPiped(spec);
       p.stdout().close();

@@ -36,4 +36,55 @@ public record StartSpec(
     command = List.copyOf(command);
     environment = Map.copyOf(environment);
   }
+
+  /**
+   * {@code cat} started as {@code user}, writing its stdin to {@code file}, which the starter opens
+   * as the user without following a link: how job output reaches a user's file, never as root.
+   *
+   * @param append add to the file instead of replacing it
+   */
+  public static StartSpec catTo(
+      UserInfo user, int gid, Path file, String umask, boolean append, Path statusFile) {
+    return new StartSpec(
+        user,
+        gid,
+        Path.of("/"),
+        null,
+        file,
+        null,
+        true,
+        umask,
+        List.of(),
+        statusFile,
+        null,
+        List.of("/bin/cat"),
+        Map.of("PATH", "/usr/bin:/bin"),
+        append,
+        false,
+        null);
+  }
+
+  /**
+   * {@code cat} started as {@code user}, reading {@code file} with the user's permissions to its
+   * stdout (a pipe, with {@link Launcher#startPiped}).
+   */
+  public static StartSpec catFrom(UserInfo user, int gid, Path file, Path statusFile) {
+    return new StartSpec(
+        user,
+        gid,
+        Path.of("/"),
+        null,
+        null,
+        Path.of("/dev/null"),
+        false,
+        null,
+        List.of(),
+        statusFile,
+        null,
+        List.of("/bin/cat", "--", file.toString()),
+        Map.of("PATH", "/usr/bin:/bin"),
+        false,
+        false,
+        null);
+  }
 }

@@ -1,7 +1,7 @@
 package dev.berth.mom.output;
 
-import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.Parser;
+import dev.berth.core.Frames;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.StartSpec;
@@ -13,29 +13,23 @@ import dev.berth.proto.OutputChunk;
 import dev.berth.proto.OutputDelivered;
 import dev.berth.proto.OutputDelivery;
 import dev.berth.proto.OutputGrant;
-import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import dev.berth.security.tls.TlsListener;
 import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
-import java.util.List;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,15 +58,11 @@ public final class OutputPort implements AutoCloseable {
     CompletionStage<OutputGrant> check(String jobId, String node, String stream);
   }
 
-  private final SSLServerSocket server;
+  private final TlsListener listener;
   private final Grants grants;
   private final Launcher launcher;
   private final Users users;
   private final Path statusDir;
-  private final Semaphore slots = new Semaphore(DELIVERIES);
-  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-  private final Thread acceptor;
-  private volatile boolean running = true;
 
   /**
    * @param statusDir a root-only directory for the writing processes' status files
@@ -89,88 +79,29 @@ public final class OutputPort implements AutoCloseable {
     this.launcher = launcher;
     this.users = users;
     this.statusDir = statusDir;
-    server = (SSLServerSocket) tls.getServerSocketFactory().createServerSocket();
-    server.setNeedClientAuth(true);
-    server.setEnabledProtocols(new String[] {"TLSv1.3"});
-    server.setReuseAddress(true);
-    server.bind(bind, 64);
-    acceptor = new Thread(this::accept, "berth-output-port");
-    acceptor.setDaemon(true);
-    acceptor.start();
+    listener =
+        new TlsListener(
+            "output delivery",
+            bind,
+            tls,
+            Role.MOM,
+            new TlsListener.Limits(DELIVERIES, Duration.ofMillis(READ_MILLIS), DELIVERIES),
+            this::serve);
     log.info("moms deliver job output at {}", address());
   }
 
   public InetSocketAddress address() {
-    return (InetSocketAddress) server.getLocalSocketAddress();
+    return listener.address();
   }
 
-  private void accept() {
-    while (running) {
-      Socket socket;
-      try {
-        socket = server.accept();
-      } catch (IOException e) {
-        if (running) {
-          // Out of file descriptors, most likely: a moment's pause instead of a busy loop.
-          log.warn("accepting a mom failed: {}", e.toString());
-          try {
-            Thread.sleep(100);
-          } catch (InterruptedException stop) {
-            return;
-          }
-        }
-        continue;
-      }
-      if (!slots.tryAcquire()) {
-        log.warn(
-            "refused an output delivery from {}: {} are in progress",
-            socket.getRemoteSocketAddress(),
-            DELIVERIES);
-        closeQuietly(socket);
-        continue;
-      }
-      open.add(socket);
-      Thread t =
-          new Thread(
-              () -> serve((SSLSocket) socket), "berth-output-" + socket.getRemoteSocketAddress());
-      t.setDaemon(true);
-      t.start();
-    }
-  }
-
-  private void serve(SSLSocket socket) {
-    String node = "?";
-    try {
-      socket.setSoTimeout(READ_MILLIS);
-      socket.startHandshake();
-      Identity peer = Identity.of((X509Certificate) socket.getSession().getPeerCertificates()[0]);
-      if (peer.role() != Role.MOM) {
-        log.warn(
-            "refused an output delivery from {}: it is {}, not a mom",
-            socket.getRemoteSocketAddress(),
-            peer);
-        return;
-      }
-      node = peer.name();
-      InputStream in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
-      OutputDelivery delivery = read(in, OutputDelivery.parser());
-      OutputDelivered answer = take(node, delivery, in);
-      OutputStream out = socket.getOutputStream();
-      answer.writeDelimitedTo(out);
-      out.flush();
-    } catch (IOException | IllegalArgumentException e) {
-      if (running) {
-        log.info(
-            "an output delivery from {} ({}) failed: {}",
-            socket.getRemoteSocketAddress(),
-            node,
-            e.toString());
-      }
-    } finally {
-      open.remove(socket);
-      closeQuietly(socket);
-      slots.release();
-    }
+  /** One delivery: the stream offered, checked, written, answered. */
+  private void serve(TlsListener.Connection c) throws IOException {
+    SSLSocket socket = c.socket();
+    socket.setSoTimeout(READ_MILLIS);
+    InputStream in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
+    OutputDelivered answer = take(c.peer().name(), read(in, OutputDelivery.parser()), in);
+    Frames.write(socket.getOutputStream(), answer);
+    socket.close(); // told the mom: close the TLS session properly
   }
 
   /** Checks the delivery with the server, then writes it; the answer says where, or why not. */
@@ -235,23 +166,8 @@ public final class OutputPort implements AutoCloseable {
     Path status = statusDir.resolve("write-" + UUID.randomUUID() + ".status");
     TaskProcess writer =
         launcher.startPiped(
-            new StartSpec(
-                user,
-                user.gid(),
-                Path.of("/"),
-                null,
-                target,
-                null,
-                true,
-                job.getExtensionsOrDefault("umask", ""),
-                List.of(),
-                status,
-                null,
-                List.of("/bin/cat"),
-                Map.of("PATH", "/usr/bin:/bin"),
-                false,
-                false,
-                null));
+            StartSpec.catTo(
+                user, user.gid(), target, job.getExtensionsOrDefault("umask", ""), false, status));
     try (OutputStream to = writer.stdin();
         InputStream starterMessages = writer.stderr();
         InputStream unused = writer.stdout()) {
@@ -301,20 +217,13 @@ public final class OutputPort implements AutoCloseable {
     }
   }
 
+  /** The next frame of a delivery, which must not end before its last chunk. */
   private static <T> T read(InputStream in, Parser<T> parser) throws IOException {
-    int first = in.read();
-    if (first < 0) {
+    T frame = Frames.read(in, parser, FRAME_BYTES);
+    if (frame == null) {
       throw new EOFException("the mom hung up in the middle of a delivery");
     }
-    int size = CodedInputStream.readRawVarint32(first, in);
-    if (size < 0 || size > FRAME_BYTES) {
-      throw new IOException("a frame of " + size + " bytes is over the limit of " + FRAME_BYTES);
-    }
-    byte[] bytes = in.readNBytes(size);
-    if (bytes.length < size) {
-      throw new EOFException("the mom hung up in the middle of a frame");
-    }
-    return parser.parseFrom(bytes);
+    return frame;
   }
 
   private static OutputDelivered refused(String why) {
@@ -323,23 +232,6 @@ public final class OutputPort implements AutoCloseable {
 
   @Override
   public void close() {
-    running = false;
-    closeQuietly(server);
-    for (Socket s : open) {
-      closeQuietly(s);
-    }
-    try {
-      acceptor.join(5000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void closeQuietly(java.io.Closeable c) {
-    try {
-      c.close();
-    } catch (IOException ignored) {
-      // gone either way
-    }
+    listener.close();
   }
 }

@@ -1,7 +1,7 @@
 package dev.berth.mom.output;
 
 import com.google.protobuf.ByteString;
-import com.google.protobuf.CodedInputStream;
+import dev.berth.core.Frames;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.StartSpec;
@@ -10,8 +10,8 @@ import dev.berth.mom.os.UserInfo;
 import dev.berth.proto.OutputChunk;
 import dev.berth.proto.OutputDelivered;
 import dev.berth.proto.OutputDelivery;
-import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import dev.berth.security.tls.TlsSockets;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,10 +19,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
@@ -59,21 +55,23 @@ public final class TlsCourier implements OutputCourier {
   public String deliver(
       String host, String jobId, String stream, Path file, UserInfo owner, int gid)
       throws IOException {
-    try (SSLSocket socket = connect(host)) {
+    try (SSLSocket socket =
+        TlsSockets.connect(
+            tls,
+            InetSocketAddress.createUnresolved(host, port),
+            CONNECT_MILLIS,
+            REPLY_MILLIS,
+            relay -> relay.role() == Role.SUBMIT && relay.name().equalsIgnoreCase(host),
+            "submit host " + host)) {
       OutputStream out = new BufferedOutputStream(socket.getOutputStream(), CHUNK + 64);
       OutputDelivery.newBuilder().setJobId(jobId).setStream(stream).build().writeDelimitedTo(out);
       send(file, owner, gid, out);
       out.flush();
-      InputStream in = socket.getInputStream();
-      int first = in.read();
-      if (first < 0) {
+      OutputDelivered answer =
+          Frames.read(socket.getInputStream(), OutputDelivered.parser(), 64 << 10);
+      if (answer == null) {
         throw new IOException("the relay of " + host + " hung up without answering");
       }
-      int size = CodedInputStream.readRawVarint32(first, in);
-      if (size < 0 || size > 64 << 10) {
-        throw new IOException("the relay of " + host + " sent an answer of " + size + " bytes");
-      }
-      OutputDelivered answer = OutputDelivered.parseFrom(in.readNBytes(size));
       if (!answer.getError().isEmpty()) {
         throw new IOException("the relay of " + host + " refused it: " + answer.getError());
       }
@@ -81,54 +79,10 @@ public final class TlsCourier implements OutputCourier {
     }
   }
 
-  private SSLSocket connect(String host) throws IOException {
-    SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket();
-    try {
-      socket.setEnabledProtocols(new String[] {"TLSv1.3"});
-      socket.connect(new InetSocketAddress(host, port), CONNECT_MILLIS);
-      socket.setSoTimeout(REPLY_MILLIS);
-      socket.startHandshake();
-      Identity relay = Identity.of((X509Certificate) socket.getSession().getPeerCertificates()[0]);
-      if (relay.role() != Role.SUBMIT
-          || !relay.name().toLowerCase(Locale.ROOT).equals(host.toLowerCase(Locale.ROOT))) {
-        throw new IOException(
-            host
-                + ":"
-                + port
-                + " answered with the credential of "
-                + relay
-                + ", not of submit host "
-                + host);
-      }
-      return socket;
-    } catch (IOException | IllegalArgumentException e) {
-      socket.close();
-      throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
-    }
-  }
-
   /** The file's bytes in chunks, read by a process of its owner; fails if that process does. */
   private void send(Path file, UserInfo owner, int gid, OutputStream out) throws IOException {
     Path status = statusDir.resolve("read-" + UUID.randomUUID() + ".status");
-    TaskProcess reader =
-        launcher.startPiped(
-            new StartSpec(
-                owner,
-                gid,
-                Path.of("/"),
-                null,
-                null,
-                Path.of("/dev/null"),
-                false,
-                null,
-                List.of(),
-                status,
-                null,
-                List.of("/bin/cat", "--", file.toString()),
-                Map.of("PATH", "/usr/bin:/bin"),
-                false,
-                false,
-                null));
+    TaskProcess reader = launcher.startPiped(StartSpec.catFrom(owner, gid, file, status));
     try (InputStream starterMessages = reader.stderr()) {
       reader.stdin().close();
       byte[] buffer = new byte[CHUNK];

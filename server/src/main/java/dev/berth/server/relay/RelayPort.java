@@ -1,5 +1,6 @@
 package dev.berth.server.relay;
 
+import dev.berth.core.Frames;
 import dev.berth.proto.Error;
 import dev.berth.proto.OutputCheck;
 import dev.berth.proto.OutputGrant;
@@ -7,8 +8,8 @@ import dev.berth.proto.RelayFrame;
 import dev.berth.proto.RelayedRequest;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerFrame;
-import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import dev.berth.security.tls.TlsListener;
 import dev.berth.server.command.Caller;
 import dev.berth.server.endpoint.ClientEndpoint;
 import dev.berth.server.endpoint.ClientLimits;
@@ -18,11 +19,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,8 +29,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.SSLSocketFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,16 +67,11 @@ public final class RelayPort implements AutoCloseable {
     OutputGrant outputGrant(String host, OutputCheck check);
   }
 
-  private final ServerSocket server;
-  private final SSLSocketFactory tlsSockets;
+  private final TlsListener listener;
   private final ClientEndpoint.Handler handler;
   private final Gate gate;
   private final ClientLimits limits;
-  private final Semaphore handshakes = new Semaphore(HANDSHAKES);
-  private final AtomicInteger connections = new AtomicInteger();
   private final Map<String, AtomicInteger> perHost = new ConcurrentHashMap<>();
-  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-  private final Thread acceptor;
   private volatile boolean running = true;
 
   /**
@@ -99,106 +90,40 @@ public final class RelayPort implements AutoCloseable {
     this.handler = handler;
     this.gate = gate;
     this.limits = limits;
-    // TLS goes over each accepted socket, so that a connection can be cut at the TCP socket:
-    // closing
-    // a TLS socket waits for a write that a peer which reads nothing keeps blocked.
-    tlsSockets = tls.getSocketFactory();
-    server = new ServerSocket();
-    server.setReuseAddress(true);
-    server.bind(bind, 64);
-    acceptor = new Thread(this::accept, "berth-relay-port");
-    acceptor.setDaemon(true);
-    acceptor.start();
+    listener =
+        new TlsListener(
+            "relay",
+            bind,
+            tls,
+            Role.SUBMIT,
+            new TlsListener.Limits(HANDSHAKES, Duration.ofMillis(HANDSHAKE_MILLIS), CONNECTIONS),
+            this::serve);
     log.info("submit hosts' relays connect at {}", address());
   }
 
   public InetSocketAddress address() {
-    return (InetSocketAddress) server.getLocalSocketAddress();
+    return listener.address();
   }
 
-  private void accept() {
-    while (running) {
-      Socket socket;
-      try {
-        socket = server.accept();
-      } catch (IOException e) {
-        if (running) {
-          log.warn("accepting a relay failed: {}", e.toString());
-          pause();
-        }
-        continue;
-      }
-      if (!handshakes.tryAcquire()) {
-        // Someone opens connections faster than they complete handshakes: those already
-        // shaking hands finish (or time out) first.
-        closeQuietly(socket);
-        continue;
-      }
-      if (connections.incrementAndGet() > CONNECTIONS) {
-        connections.decrementAndGet();
-        handshakes.release();
-        log.warn("refused a relay connection from {}: {} are open", peer(socket), CONNECTIONS);
-        closeQuietly(socket);
-        continue;
-      }
-      open.add(socket);
-      Thread t = new Thread(() -> serve(socket), "berth-relay-" + peer(socket));
-      t.setDaemon(true);
-      t.start();
-    }
-  }
-
-  /** One relay's connection: handshake, identity, then its requests until it goes. */
-  private void serve(Socket plain) {
-    String host = null;
+  /** One relay's connection: its requests until it goes. */
+  private void serve(TlsListener.Connection c) throws IOException {
+    String host = c.peer().name();
+    AtomicInteger ofHost = perHost.computeIfAbsent(host, h -> new AtomicInteger());
     try {
-      SSLSocket socket = (SSLSocket) tlsSockets.createSocket(plain, null, plain.getPort(), true);
-      socket.setUseClientMode(false);
-      socket.setNeedClientAuth(true);
-      socket.setEnabledProtocols(new String[] {"TLSv1.3"});
-      Identity peer;
-      try {
-        socket.setSoTimeout(HANDSHAKE_MILLIS);
-        socket.startHandshake();
-        peer = Identity.of((X509Certificate) socket.getSession().getPeerCertificates()[0]);
-      } finally {
-        handshakes.release();
-      }
-      if (peer.role() != Role.SUBMIT) {
-        log.warn(
-            "refused a relay connection from {}: its credential is for {}, not a submit host",
-            peer(socket),
-            peer);
-        return;
-      }
-      host = peer.name();
-      if (perHost.computeIfAbsent(host, h -> new AtomicInteger()).incrementAndGet()
-          > CONNECTIONS_PER_HOST) {
+      if (ofHost.incrementAndGet() > CONNECTIONS_PER_HOST) {
         log.warn(
             "refused a relay connection of submit host {}: it has {} open",
             host,
             CONNECTIONS_PER_HOST);
         return;
       }
-      socket.setSoTimeout(0); // a relay keeps its connection while its host's users are idle
-      socket.setKeepAlive(true);
-      log.info("relay of submit host {} connected from {}", host, peer(socket));
-      new Conversation(socket, plain, host).run();
-    } catch (IOException | IllegalArgumentException e) {
-      if (running) {
-        log.info(
-            "relay connection from {}{} ended: {}",
-            peer(plain),
-            host == null ? "" : " (" + host + ")",
-            e.toString());
-      }
+      c.socket().setSoTimeout(0); // a relay keeps its connection while its host's users are idle
+      c.socket().setKeepAlive(true);
+      log.info(
+          "relay of submit host {} connected from {}", host, c.socket().getRemoteSocketAddress());
+      new Conversation(c, host).run();
     } finally {
-      if (host != null) {
-        perHost.get(host).decrementAndGet();
-      }
-      connections.decrementAndGet();
-      open.remove(plain);
-      closeQuietly(plain);
+      ofHost.decrementAndGet();
     }
   }
 
@@ -208,8 +133,7 @@ public final class RelayPort implements AutoCloseable {
    * complete by a writer thread.
    */
   private final class Conversation {
-    private final Socket socket;
-    private final Socket plain;
+    private final TlsListener.Connection connection;
     private final String host;
     private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
     private final BlockingQueue<ServerFrame> replies = new LinkedBlockingQueue<>();
@@ -217,15 +141,14 @@ public final class RelayPort implements AutoCloseable {
     /** Bytes of replies made and not yet written; guarded by this conversation's monitor. */
     private long unwritten;
 
-    Conversation(Socket socket, Socket plain, String host) {
-      this.socket = socket;
-      this.plain = plain;
+    Conversation(TlsListener.Connection connection, String host) {
+      this.connection = connection;
       this.host = host;
     }
 
     void run() throws IOException {
-      InputStream in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
-      OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+      InputStream in = new BufferedInputStream(connection.socket().getInputStream(), 1 << 16);
+      OutputStream out = new BufferedOutputStream(connection.socket().getOutputStream(), 1 << 16);
       Thread writer = new Thread(() -> write(out), "berth-relay-writer-" + host);
       writer.setDaemon(true);
       writer.start();
@@ -343,7 +266,7 @@ public final class RelayPort implements AutoCloseable {
       } catch (InterruptedException e) {
         // the connection ended; nobody reads what is left
       } catch (IOException e) {
-        closeQuietly(plain); // the reader sees it and ends the conversation
+        connection.cut(); // the reader sees it and ends the conversation
       }
     }
   }
@@ -368,34 +291,6 @@ public final class RelayPort implements AutoCloseable {
   @Override
   public void close() {
     running = false;
-    closeQuietly(server);
-    for (Socket s : open) {
-      closeQuietly(s);
-    }
-    try {
-      acceptor.join(5000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static String peer(Socket socket) {
-    return String.valueOf(socket.getRemoteSocketAddress());
-  }
-
-  private static void pause() {
-    try {
-      Thread.sleep(100);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void closeQuietly(java.io.Closeable c) {
-    try {
-      c.close();
-    } catch (IOException ignored) {
-      // gone either way
-    }
+    listener.close();
   }
 }

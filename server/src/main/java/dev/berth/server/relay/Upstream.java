@@ -1,5 +1,6 @@
 package dev.berth.server.relay;
 
+import dev.berth.core.Frames;
 import dev.berth.proto.Error;
 import dev.berth.proto.OutputCheck;
 import dev.berth.proto.OutputGrant;
@@ -8,8 +9,8 @@ import dev.berth.proto.RelayedRequest;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerFrame;
-import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import dev.berth.security.tls.TlsSockets;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
 import java.io.BufferedInputStream;
@@ -18,7 +19,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,9 +47,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Upstream implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Upstream.class);
-
-  /** Replies can be large (qstat -f of 100,000 jobs), but not unbounded: as the commands read. */
-  static final int MAX_REPLY_BYTES = 512 << 20;
 
   private static final long RETRY_MILLIS = 200;
   private static final int CONNECT_MILLIS = 3_000;
@@ -314,7 +311,7 @@ public final class Upstream implements AutoCloseable {
   private void read(Link l) {
     try {
       ServerFrame f;
-      while ((f = Frames.read(l.in, ServerFrame.parser(), MAX_REPLY_BYTES)) != null) {
+      while ((f = Frames.read(l.in, ServerFrame.parser(), Frames.REPLY_LIMIT)) != null) {
         long id = f.hasResponse() ? f.getResponse().getId() : f.getOutputGrant().getId();
         Pending p = pending.get(id);
         if (p == null) {
@@ -355,28 +352,24 @@ public final class Upstream implements AutoCloseable {
     }
 
     static Link open(InetSocketAddress address, SSLContext tls) throws IOException {
-      SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket();
+      // Users' scripts and environments go this way: only a server may hear them, however the
+      // address was found (it is resolved at each attempt: a server's address may change).
+      SSLSocket socket =
+          TlsSockets.connect(
+              tls,
+              address,
+              CONNECT_MILLIS,
+              CONNECT_MILLIS,
+              peer -> peer.role() == Role.SERVER,
+              "a server");
       try {
-        socket.setEnabledProtocols(new String[] {"TLSv1.3"});
-        // Resolved at each attempt: a server's address may change while the relay runs.
-        socket.connect(
-            new InetSocketAddress(address.getHostString(), address.getPort()), CONNECT_MILLIS);
-        socket.setSoTimeout(CONNECT_MILLIS);
-        socket.startHandshake();
-        // Users' scripts and environments go this way: only a server may hear them, however the
-        // address was found.
-        Identity peer = Identity.of((X509Certificate) socket.getSession().getPeerCertificates()[0]);
-        if (peer.role() != Role.SERVER) {
-          throw new IOException(
-              show(address) + " answered with the credential of " + peer + ", not of a server");
-        }
         socket.setSoTimeout(0);
         socket.setKeepAlive(true);
         socket.setTcpNoDelay(true);
         return new Link(address, socket);
-      } catch (IOException | IllegalArgumentException e) {
+      } catch (IOException e) {
         socket.close();
-        throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+        throw e;
       }
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.CodedOutputStream;
+import dev.berth.core.Frames;
 import dev.berth.proto.Ack;
 import dev.berth.proto.DeleteJob;
 import dev.berth.proto.Error;

@@ -1,6 +1,6 @@
 package dev.berth.client;
 
-import com.google.protobuf.CodedInputStream;
+import dev.berth.core.Frames;
 import dev.berth.core.ServerLocation;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -29,9 +29,6 @@ import java.util.concurrent.TimeUnit;
  * caller is.
  */
 public final class BerthClient implements ServerConnection {
-  /** Replies can be large (qstat -f of 100,000 jobs), but not unbounded. */
-  private static final int MAX_REPLY_BYTES = 512 << 20;
-
   private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
 
   /**
@@ -147,15 +144,10 @@ public final class BerthClient implements ServerConnection {
     try {
       request.setId(id).build().writeDelimitedTo(out);
       out.flush();
-      int first = in.read();
-      if (first < 0) {
+      Response response = Frames.read(in, Response.parser(), Frames.REPLY_LIMIT);
+      if (response == null) {
         throw new IOException("the server closed the connection without answering");
       }
-      int size = CodedInputStream.readRawVarint32(first, in);
-      if (size < 0 || size > MAX_REPLY_BYTES) {
-        throw new IOException("reply of " + size + " bytes is over the limit");
-      }
-      Response response = Response.parseFrom(in.readNBytes(size));
       if (response.getId() != id) {
         throw new IOException("reply " + response.getId() + " does not answer request " + id);
       }

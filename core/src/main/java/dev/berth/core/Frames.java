@@ -1,4 +1,4 @@
-package dev.berth.server.relay;
+package dev.berth.core;
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.MessageLite;
@@ -9,14 +9,18 @@ import java.io.InputStream;
 import java.io.OutputStream;
 
 /**
- * Length-delimited Protobuf frames on a blocking stream, as the client socket carries them, with a
- * bound on what one frame may make the reader hold.
+ * Length-delimited Protobuf frames (a varint length, then the message) on a blocking stream, as the
+ * client socket, the relay's connection and output deliveries carry them, with a bound on what one
+ * frame may make the reader hold.
  */
-final class Frames {
+public final class Frames {
+  /** Replies can be large (qstat -f of 100,000 jobs), but not unbounded. */
+  public static final int REPLY_LIMIT = 512 << 20;
+
   private Frames() {}
 
-  /** The next frame, or null at a clean end of stream. */
-  static <T> T read(InputStream in, Parser<T> parser, int maxBytes) throws IOException {
+  /** The next frame, or null at a clean end of stream (before its first byte). */
+  public static <T> T read(InputStream in, Parser<T> parser, int maxBytes) throws IOException {
     int first = in.read();
     if (first < 0) {
       return null;
@@ -32,7 +36,7 @@ final class Frames {
     return parser.parseFrom(bytes);
   }
 
-  static void write(OutputStream out, MessageLite message) throws IOException {
+  public static void write(OutputStream out, MessageLite message) throws IOException {
     message.writeDelimitedTo(out);
     out.flush();
   }
