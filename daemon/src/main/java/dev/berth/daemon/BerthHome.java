@@ -162,6 +162,13 @@ public record BerthHome(Path root) {
     Files.setPosixFilePermissions(file, PRIVATE_FILE);
   }
 
+  /** Makes {@code dir} (if need be) a directory that only its owner may use; returns it. */
+  public static Path privateDirectory(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    Files.setPosixFilePermissions(dir, PRIVATE_DIRECTORY);
+    return dir;
+  }
+
   private static final Set<PosixFilePermission> PRIVATE_FILE =
       PosixFilePermissions.fromString("rw-------");
   private static final Set<PosixFilePermission> PRIVATE_DIRECTORY =

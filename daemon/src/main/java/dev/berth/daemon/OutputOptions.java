@@ -8,9 +8,7 @@ import dev.berth.mom.output.TlsCourier;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import picocli.CommandLine.Option;
 
@@ -57,9 +55,7 @@ final class OutputOptions {
     if (trust.insecure()) {
       return null;
     }
-    Path status = momHome.resolve("output");
-    Files.createDirectories(status);
-    Files.setPosixFilePermissions(status, PosixFilePermissions.fromString("rwx------"));
+    Path status = BerthHome.privateDirectory(momHome.resolve("output"));
     return new TlsCourier(
         trust.tls(new Identity(Role.MOM, node)),
         port,

@@ -149,10 +149,7 @@ final class RelayCommand implements Callable<Integer> {
   /** The port moms deliver this host's users' job output to, checked with the server. */
   private OutputPort outputPort(BerthHome h, DaemonTrust trust, Upstream upstream)
       throws java.io.IOException {
-    Path status = h.root().resolve("output");
-    java.nio.file.Files.createDirectories(status);
-    java.nio.file.Files.setPosixFilePermissions(
-        status, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    Path status = BerthHome.privateDirectory(h.root().resolve("output"));
     Path starter = Installation.starter();
     return new OutputPort(
         new InetSocketAddress(outputAddress, outputPort),
