@@ -267,7 +267,7 @@ public final class JobRecords {
     FormatVersion format = new FormatVersion("the job records directory " + root, FORMAT_VERSION);
     String found = Files.exists(mark, LinkOption.NOFOLLOW_LINKS) ? Files.readString(mark) : null;
     try {
-      if (format.check(found) < FORMAT_VERSION || found == null) {
+      if (format.check(found) < FORMAT_VERSION) {
         write(mark, (format.mark() + "\n").getBytes(StandardCharsets.UTF_8));
       }
     } catch (IllegalStateException e) {

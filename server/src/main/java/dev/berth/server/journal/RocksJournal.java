@@ -59,6 +59,7 @@ public final class RocksJournal implements Journal {
   }
 
   private final Path dir;
+  private final FormatVersion format;
   private final DBOptions options;
   private final ColumnFamilyOptions familyOptions;
   private final RocksDB db;
@@ -72,6 +73,7 @@ public final class RocksJournal implements Journal {
 
   private RocksJournal(Path dir, WALRecoveryMode mode) {
     this.dir = dir;
+    this.format = new FormatVersion("the journal in " + dir, FORMAT_VERSION);
     try {
       // Every job's script and environment is in it: no one but its owner may look inside.
       Files.createDirectories(dir);
@@ -303,14 +305,11 @@ public final class RocksJournal implements Journal {
    * Refuses a journal a newer release wrote; marks an older one (or a new one) as this release's.
    */
   private void checkFormat() {
-    FormatVersion format = new FormatVersion("the journal in " + dir, FORMAT_VERSION);
     try {
-      byte[] mark = db.get(FORMAT);
-      int found = format.check(mark == null ? null : new String(mark, StandardCharsets.UTF_8));
-      if (mark == null || found < FORMAT_VERSION) {
+      if (format() < FORMAT_VERSION) {
         db.put(syncWrite, FORMAT, format.mark().getBytes(StandardCharsets.UTF_8));
       }
-    } catch (IllegalStateException | RocksDBException e) {
+    } catch (IllegalStateException | JournalException | RocksDBException e) {
       closeDatabase();
       throw new JournalException(e.getMessage(), e);
     }
@@ -320,9 +319,7 @@ public final class RocksJournal implements Journal {
   public int format() {
     try {
       byte[] mark = db.get(FORMAT);
-      return mark == null
-          ? FormatVersion.UNMARKED
-          : Integer.parseInt(new String(mark, StandardCharsets.UTF_8));
+      return format.check(mark == null ? null : new String(mark, StandardCharsets.UTF_8));
     } catch (RocksDBException e) {
       throw new JournalException("cannot read the journal's format: " + e.getMessage(), e);
     }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -127,11 +128,14 @@ public final class TopicReader implements AutoCloseable {
   /** The record's event; refuses one a newer release wrote (its format header says so). */
   static Event parse(ConsumerRecord<byte[], byte[]> r) {
     Header mark = r.headers().lastHeader(FORMAT_HEADER);
-    try {
-      new FormatVersion("the record at offset " + r.offset() + " of " + r.topic(), FORMAT_VERSION)
-          .check(mark == null ? null : new String(mark.value(), StandardCharsets.UTF_8));
-    } catch (IllegalStateException e) {
-      throw new JournalException(e.getMessage(), e);
+    // Unmarked (an earlier release's) or this release's: read on. Only another mark is looked at.
+    if (mark != null && !Arrays.equals(mark.value(), FORMAT_HEADERS.get(0).value())) {
+      try {
+        new FormatVersion("the record at offset " + r.offset() + " of " + r.topic(), FORMAT_VERSION)
+            .check(new String(mark.value(), StandardCharsets.UTF_8));
+      } catch (IllegalStateException e) {
+        throw new JournalException(e.getMessage(), e);
+      }
     }
     try {
       return Event.parseFrom(r.value());
