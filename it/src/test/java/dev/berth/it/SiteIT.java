@@ -332,29 +332,8 @@ class SiteIT {
         site.net.exec(login, "ls", desk.toString()).out().contains("victim.o"),
         "nothing was written for the forger");
 
-    TestCluster.Result steal =
-        TestCluster.exec(
-            Path.of("/"),
-            from.command(
-                List.of(
-                    "runuser", "-u", BOB, "--", "cat", credential.resolve("key.pem").toString())));
-    assertNotEquals(0, steal.exit(), "bob read the mom's key: " + steal);
-    TestCluster.Result stranger =
-        TestCluster.exec(
-            Path.of("/"),
-            from.command(
-                List.of(
-                    "runuser",
-                    "-u",
-                    BOB,
-                    "--",
-                    "sh",
-                    "-c",
-                    "echo | timeout 30 openssl s_client -quiet -tls1_3 -connect login1:15005 2>&1;"
-                        + " true")));
-    assertTrue(
-        stranger.out().contains("certificate required") || stranger.out().contains("alert"),
-        stranger.toString());
+    assertUnreadableBy(BOB, from, credential.resolve("key.pem"));
+    assertNoSessionWithoutACredential(BOB, from, "login1:15005");
 
     site.ok(login, ALICE, desk, "qdel", id);
     await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
@@ -426,33 +405,42 @@ class SiteIT {
     Path key = site.dir.resolve("home-login1/credentials/submit-login1/key.pem");
     TestCluster.Result read = site.as(login, BOB, Path.of("/tmp"), "qstat"); // bob as bob
     assertEquals(0, read.exit(), read.toString());
+    assertUnreadableBy(BOB, login, key);
+    assertNoSessionWithoutACredential(BOB, login, site.server(1).address() + ":" + Site.RELAY_PORT);
+  }
+
+  // -- helpers
+
+  /** {@code user} of {@code host} cannot read {@code key} (a daemon's credential there). */
+  private static void assertUnreadableBy(String user, VirtualHosts.Host host, Path key) {
     TestCluster.Result steal =
         TestCluster.exec(
             Path.of("/"),
-            login.command(List.of("runuser", "-u", BOB, "--", "cat", key.toString())));
-    assertNotEquals(0, steal.exit(), "bob read the relay's key: " + steal);
+            host.command(List.of("runuser", "-u", user, "--", "cat", key.toString())));
+    assertNotEquals(0, steal.exit(), user + " read " + key + ": " + steal);
+  }
+
+  /** {@code user} of {@code host}, who has no credential, gets no TLS session at {@code port}. */
+  private static void assertNoSessionWithoutACredential(
+      String user, VirtualHosts.Host host, String port) {
     TestCluster.Result handshake =
         TestCluster.exec(
             Path.of("/"),
-            login.command(
+            host.command(
                 List.of(
                     "runuser",
                     "-u",
-                    BOB,
+                    user,
                     "--",
                     "sh",
                     "-c",
-                    "echo | openssl s_client -quiet -tls1_3 -connect "
-                        + site.server(1).address()
-                        + ":"
-                        + Site.RELAY_PORT
-                        + " 2>&1; echo exit=$?")));
+                    "echo | timeout 30 openssl s_client -quiet -tls1_3 -connect "
+                        + port
+                        + " 2>&1; true")));
     assertTrue(
         handshake.out().contains("certificate required") || handshake.out().contains("alert"),
         handshake.toString());
   }
-
-  // -- helpers
 
   private static String read(Path file) {
     try {
