@@ -1,10 +1,7 @@
 package dev.berth.tools.cli;
 
 import dev.berth.client.Connector;
-import dev.berth.client.Invocation;
 import java.time.Clock;
-import java.time.DateTimeException;
-import java.time.ZoneId;
 import java.util.function.Supplier;
 
 /**
@@ -18,20 +15,5 @@ public record CliContext(Connector connector, Clock clock, Supplier<String> vers
 
   public long nowSeconds() {
     return clock.millis() / 1000;
-  }
-
-  /**
-   * The time zone for printed dates: the invocation's {@code TZ} if Java knows it, else the JVM's.
-   */
-  public static ZoneId zone(Invocation invocation) {
-    String tz = invocation.env().get("TZ");
-    if (tz != null && !tz.isBlank()) {
-      try {
-        return ZoneId.of(tz.startsWith(":") ? tz.substring(1) : tz);
-      } catch (DateTimeException e) {
-        // an unknown or file-based TZ value: fall back to the JVM's own zone
-      }
-    }
-    return ZoneId.systemDefault();
   }
 }

@@ -16,6 +16,7 @@ import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
 import dev.berth.tools.cli.ServerNames;
+import dev.berth.tools.cli.VersionRequested;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +43,8 @@ public final class Pbsnodes {
     PbsnodesOptions options;
     try {
       options = PbsnodesOptions.parse(invocation.args());
+    } catch (VersionRequested e) {
+      return VersionRequested.answer(invocation, context);
     } catch (Getopt.UsageException e) {
       if (e.getMessage() != null) {
         invocation.error(e.getMessage());
@@ -170,11 +173,7 @@ public final class Pbsnodes {
         String server = new ServerNames(transport).name();
         out.print(
             NodeFormats.json(
-                nodes,
-                server,
-                context.version().get(),
-                context.nowSeconds(),
-                CliContext.zone(invocation)));
+                nodes, server, context.version().get(), context.nowSeconds(), invocation.zone()));
         break;
       case LIST:
         for (NodeStatus node : nodes) {

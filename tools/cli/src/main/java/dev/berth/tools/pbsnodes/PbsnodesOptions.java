@@ -1,6 +1,7 @@
 package dev.berth.tools.pbsnodes;
 
 import dev.berth.client.Getopt;
+import dev.berth.tools.cli.VersionRequested;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -49,8 +50,8 @@ record PbsnodesOptions(
       "usage:\tpbsnodes [-{c|l|o}] [-s server] [-n] [-N \"note\"] [-q] node ...\n"
           + "\tpbsnodes [-{a|x}] [-F json] [-s server] [-q] [node]\n";
 
-  static PbsnodesOptions parse(List<String> args) throws Getopt.UsageException {
-    Getopt.Result parsed = Getopt.parse("aclnoqrs:xF:N:", args);
+  static PbsnodesOptions parse(List<String> args) throws Getopt.UsageException, VersionRequested {
+    Getopt.Result parsed = Getopt.parse("aclnoqrs:xF:N:-:", args);
     Action action = Action.SHOW;
     String note = null;
     boolean listNotes = false;
@@ -74,6 +75,12 @@ record PbsnodesOptions(
         case 'r' ->
             throw new Getopt.UsageException(
                 "-r is not supported: a node is marked down only by its mom's silence");
+        case '-' -> {
+          if (option.value().equals("version")) {
+            throw new VersionRequested();
+          }
+          throw new Getopt.UsageException("unrecognized option '--" + option.value() + "'");
+        }
         default -> {
           // -s server: Berth's clients reach their server through BERTH_SERVER
         }

@@ -6,6 +6,7 @@ import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.tools.cli.CliContext;
+import dev.berth.tools.cli.VersionRequested;
 
 /**
  * {@code qstat}: status of jobs, queues ({@code -Q}, {@code -q}) or the server ({@code -B}) in
@@ -22,9 +23,8 @@ public final class Qstat {
     QstatOptions options;
     try {
       options = QstatOptions.parse(invocation.args(), invocation.env());
-    } catch (QstatOptions.VersionRequested e) {
-      invocation.err().println("Version: " + context.version().get());
-      return ExitCodes.OK;
+    } catch (VersionRequested e) {
+      return VersionRequested.answer(invocation, context);
     } catch (Getopt.UsageException e) {
       String message = e.getMessage();
       invocation

@@ -147,7 +147,7 @@ final class QstatJobs {
   private void print() throws ServerUnavailableException {
     PrintStream out = invocation.out();
     long now = context.nowSeconds();
-    ZoneId zone = CliContext.zone(invocation);
+    ZoneId zone = invocation.zone();
     int linesize = options.style().oneLine() ? AttrText.NO_FOLD : AttrText.LINESIZE;
     switch (options.output()) {
       case JSON:

@@ -1,6 +1,7 @@
 package dev.berth.tools.qstat;
 
 import dev.berth.client.Getopt;
+import dev.berth.tools.cli.VersionRequested;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -49,11 +50,6 @@ public record QstatOptions(
 
   static final String OPTSTRING = "1aBcCeE:fF:GilMnqQrstu:x-:";
   static final String CONFLICT = "qstat: conflicting options.";
-
-  /** Thrown for {@code --version}. */
-  static final class VersionRequested extends Exception {
-    private static final long serialVersionUID = 1L;
-  }
 
   /** Parses {@code args}; {@code env} supplies {@code PBS_QSTAT_NO_COMPLETE}. */
   static QstatOptions parse(List<String> args, Map<String, String> env)

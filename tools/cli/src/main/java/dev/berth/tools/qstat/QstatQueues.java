@@ -82,7 +82,7 @@ final class QstatQueues {
 
   private void print() {
     PrintStream out = invocation.out();
-    ZoneId zone = CliContext.zone(invocation);
+    ZoneId zone = invocation.zone();
     if (options.output() == QstatOptions.Output.JSON) {
       JsonWriter json =
           JobDocuments.header(server, context.version().get(), context.nowSeconds())

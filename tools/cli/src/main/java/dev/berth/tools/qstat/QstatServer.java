@@ -48,7 +48,7 @@ final class QstatServer {
           JobDocuments.header(server.getName(), context.version().get(), context.nowSeconds())
               .beginObject("Server")
               .beginObject(server.getName());
-      AttrDocuments.json(json, ServerFormats.attributes(server), CliContext.zone(invocation));
+      AttrDocuments.json(json, ServerFormats.attributes(server), invocation.zone());
       out.print(json.endObject().endObject().endObject());
     } else if (options.full()) {
       int linesize = options.style().oneLine() ? AttrText.NO_FOLD : AttrText.LINESIZE;
@@ -56,7 +56,7 @@ final class QstatServer {
           AttrText.block(
               "Server: " + server.getName(),
               ServerFormats.attributes(server),
-              CliContext.zone(invocation),
+              invocation.zone(),
               linesize));
     } else {
       out.print(ServerFormats.header());

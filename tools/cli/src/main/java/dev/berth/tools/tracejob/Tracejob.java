@@ -87,7 +87,7 @@ public final class Tracejob {
       boolean json)
       throws ServerUnavailableException {
     ServerNames names = new ServerNames(transport);
-    ZoneId zone = CliContext.zone(invocation);
+    ZoneId zone = invocation.zone();
     JsonWriter document = null;
     if (json) {
       document =

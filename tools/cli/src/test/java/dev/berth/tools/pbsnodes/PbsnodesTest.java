@@ -226,6 +226,7 @@ class PbsnodesTest {
             new String[] {"-c"},
             new String[] {"-r", "n1"},
             new String[] {"-F", "dsv"},
+            new String[] {"--about"},
             new String[] {"-Z"})) {
       FakeServer server = server();
       Run run = pbsnodes(server, args);
@@ -234,6 +235,15 @@ class PbsnodesTest {
       assertEquals(0, server.connections());
     }
     assertTrue(pbsnodes(server(), "-n").err().startsWith("pbsnodes: Error: -n requires -l\n"));
+  }
+
+  @Test
+  void versionAsTorquesPbsnodesPrintsIt() {
+    FakeServer server = server();
+    Run run = pbsnodes(server, "--version");
+    assertEquals(0, run.status());
+    assertEquals("Version: test-1.0\n", run.err());
+    assertEquals(0, server.connections());
   }
 
   private static Request manage(String node, String name, String value, Attribute.Op op) {

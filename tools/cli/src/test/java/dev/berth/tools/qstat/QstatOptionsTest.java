@@ -102,6 +102,6 @@ class QstatOptionsTest {
 
   @Test
   void versionIsRecognized() {
-    assertThrows(QstatOptions.VersionRequested.class, () -> parse("--version"));
+    assertThrows(dev.berth.tools.cli.VersionRequested.class, () -> parse("--version"));
   }
 }

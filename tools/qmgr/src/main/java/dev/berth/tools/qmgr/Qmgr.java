@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.time.ZoneId;
 
 /**
  * {@code qmgr [-a] [-c directive] [-e] [-n] [-z] [server]}: administers the server, queues and
@@ -42,7 +41,7 @@ public final class Qmgr {
   }
 
   public static int run(Invocation invocation) {
-    return run(invocation, Connector.SERVER, System.console() != null);
+    return run(invocation, Connector.SERVER, invocation.origin().terminal());
   }
 
   /**
@@ -74,7 +73,7 @@ public final class Qmgr {
             invocation,
             server,
             options.syntaxOnly(),
-            ZoneId.systemDefault())) {
+            invocation.zone())) {
       return loop(reader, session, options, invocation.out(), err);
     } catch (IOException e) {
       if (err != null) {

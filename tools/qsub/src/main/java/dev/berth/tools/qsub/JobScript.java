@@ -1,9 +1,9 @@
 package dev.berth.tools.qsub;
 
 import dev.berth.client.Invocation;
+import dev.berth.client.LocalFiles;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -25,11 +25,10 @@ record JobScript(String defaultName, byte[] bytes) {
       }
     }
     Path file = inv.cwd().resolve(path.get());
-    if (Files.isDirectory(file)) {
-      throw new QsubException("job script " + path.get() + " is a directory");
-    }
     try {
-      return new JobScript(file.getFileName().toString(), Files.readAllBytes(file));
+      return new JobScript(file.getFileName().toString(), inv.origin().files().read(file));
+    } catch (LocalFiles.DirectoryException e) {
+      throw new QsubException("job script " + path.get() + " is a directory");
     } catch (NoSuchFileException e) {
       throw new QsubException("job script " + path.get() + " does not exist");
     } catch (AccessDeniedException e) {

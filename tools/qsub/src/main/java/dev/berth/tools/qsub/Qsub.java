@@ -12,7 +12,6 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.tools.qsub.Submission.Prepared;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * {@code qsub [options] [script]}: submits a job script, read from the file operand or standard
@@ -76,7 +75,7 @@ public final class Qsub {
     Request.Builder request =
         Request.newBuilder()
             .setSubmit(
-                prepared.request().toBuilder().setSubmissionId(UUID.randomUUID().toString()));
+                prepared.request().toBuilder().setSubmissionId(inv.origin().submissionId().get()));
     int attempts = inv.standbysListed() ? RETRIES_WITH_STANDBYS + 1 : 1;
     for (int attempt = 1; ; attempt++) {
       ServerConnection server;

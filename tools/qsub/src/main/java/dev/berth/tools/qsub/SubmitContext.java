@@ -1,7 +1,6 @@
 package dev.berth.tools.qsub;
 
 import dev.berth.client.Invocation;
-import dev.berth.core.Hosts;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
@@ -14,7 +13,8 @@ import java.util.Map;
 record SubmitContext(Path cwd, String host, Map<String, String> env, Clock clock) {
 
   static SubmitContext of(Invocation inv) {
-    return new SubmitContext(inv.cwd(), localHostName(), inv.env(), Clock.systemDefaultZone());
+    return new SubmitContext(
+        inv.cwd(), inv.origin().host().get(), inv.env(), Clock.system(inv.zone()));
   }
 
   /** {@code path} as an absolute path string: relative ones are taken from the cwd, as text. */
@@ -24,9 +24,5 @@ record SubmitContext(Path cwd, String host, Map<String, String> env, Clock clock
     }
     String dir = cwd.toString();
     return (dir.endsWith("/") ? dir : dir + "/") + path;
-  }
-
-  private static String localHostName() {
-    return Hosts.localName();
   }
 }
