@@ -1,5 +1,6 @@
 package dev.berth.server;
 
+import dev.berth.proto.Error;
 import dev.berth.proto.OutputCheck;
 import dev.berth.proto.OutputGrant;
 import dev.berth.proto.Request;
@@ -25,8 +26,11 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -46,6 +50,7 @@ public final class BerthServer implements AutoCloseable {
    * Where the server keeps its socket and what it calls itself.
    *
    * @param relays where submit hosts' relays connect, or null for no submit hosts
+   * @param commands runs the native command client's commands, or null to refuse them
    */
   public record Config(
       Path socket,
@@ -55,7 +60,8 @@ public final class BerthServer implements AutoCloseable {
       Duration tick,
       Duration resend,
       ClientLimits limits,
-      RelayPort.Binding relays) {
+      RelayPort.Binding relays,
+      CommandHost commands) {
     /** The usual settings, with the client limits the environment sets (BERTH_CLIENT_LIMITS). */
     public static Config defaults(Path socket, String serverName, String host) {
       return new Config(
@@ -66,12 +72,20 @@ public final class BerthServer implements AutoCloseable {
           Duration.ofSeconds(1),
           Duration.ofSeconds(5),
           ClientLimits.fromEnvironment(System.getenv(), Runtime.getRuntime().maxMemory()),
+          null,
           null);
     }
 
     /** These settings, with submit hosts' relays taken at {@code relays}. */
     public Config withRelays(RelayPort.Binding relays) {
-      return new Config(socket, serverName, host, snapshotEvery, tick, resend, limits, relays);
+      return new Config(
+          socket, serverName, host, snapshotEvery, tick, resend, limits, relays, commands);
+    }
+
+    /** These settings, with the native client's commands run by {@code commands}. */
+    public Config withCommands(CommandHost commands) {
+      return new Config(
+          socket, serverName, host, snapshotEvery, tick, resend, limits, relays, commands);
     }
   }
 
@@ -82,6 +96,9 @@ public final class BerthServer implements AutoCloseable {
   private final ClientEndpoint endpoint;
   private final RelayPort relays;
   private final ExecutorService queryThreads;
+  private final ExecutorService commandThreads;
+  private final CommandTurns commandTurns;
+  private final CommandHost commands;
   private final ExecutorService background;
   private final Queries queries;
   private final RecoveryReport recovery;
@@ -120,6 +137,11 @@ public final class BerthServer implements AutoCloseable {
     this.published = new AtomicReference<>(r.state());
     NodeTelemetry telemetry = new NodeTelemetry();
     this.queryThreads = Executors.newFixedThreadPool(2, daemon("berth-query"));
+    // A hosted command waits for its own requests' answers, so it runs apart from them. The
+    // client socket's per-user limits bound how many wait here; users take turns.
+    this.commandThreads = Executors.newFixedThreadPool(COMMAND_THREADS, daemon("berth-command"));
+    this.commandTurns = new CommandTurns(commandThreads, COMMANDS_PER_USER);
+    this.commands = config.commands();
     this.background = Executors.newSingleThreadExecutor(daemon("berth-snapshot"));
     this.queries = new Queries(config.serverName(), journal, telemetry);
     ServerActor.Settings settings =
@@ -187,6 +209,70 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private CompletionStage<Response> handle(Request request, Caller caller) {
+    if (request.getBodyCase() == Request.BodyCase.RUN_COMMAND) {
+      return runCommand(request, caller);
+    }
+    return handleOne(request, caller);
+  }
+
+  private static final int COMMAND_THREADS = 4;
+
+  /** Commands one user may have running at once, so that others find a thread free. */
+  private static final int COMMANDS_PER_USER = 2;
+
+  /** The longest a hosted command waits for the answer to one of its requests. */
+  private static final Duration COMMAND_CALL_LIMIT = Duration.ofSeconds(60);
+
+  private CompletionStage<Response> runCommand(Request request, Caller caller) {
+    Response.Builder reply = Response.newBuilder().setId(request.getId());
+    if (commands == null) {
+      return CompletableFuture.completedFuture(
+          reply
+              .setError(
+                  Error.newBuilder()
+                      .setCode(Error.Code.UNKNOWN_REQUEST)
+                      .setMessage("this server runs no commands for the native client"))
+              .build());
+    }
+    CommandHost.Server server =
+        inner -> {
+          try {
+            return handleOne(inner, caller)
+                .toCompletableFuture()
+                .get(COMMAND_CALL_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+          } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException(e);
+          }
+        };
+    CompletableFuture<Response> answer = new CompletableFuture<>();
+    commandTurns.submit(
+        caller.principal(),
+        () -> {
+          try {
+            answer.complete(
+                reply.mergeFrom(commands.run(request.getRunCommand(), caller, server)).build());
+          } catch (RuntimeException e) {
+            log.error("command {} of {} failed", request.getRunCommand().getName(), caller, e);
+            answer.complete(
+                reply
+                    .setError(
+                        Error.newBuilder()
+                            .setCode(Error.Code.INTERNAL)
+                            .setMessage("the server could not run the command: " + e))
+                    .build());
+          }
+        });
+    return answer;
+  }
+
+  /** Answers a request that names one operation (never a whole command). */
+  private CompletionStage<Response> handleOne(Request request, Caller caller) {
+    if (request.getBodyCase() == Request.BodyCase.RUN_COMMAND) {
+      throw new IllegalArgumentException("a command cannot run another");
+    }
     if (Decider.isQuery(request)) {
       return CompletableFuture.supplyAsync(
           () -> queries.answer(published.get(), caller, request).build(), queryThreads);
@@ -266,13 +352,14 @@ public final class BerthServer implements AutoCloseable {
     if (actorStopped.isDone() || system.whenTerminated().isCompleted()) {
       // The server stopped itself (its journal failed): nothing to drain, nothing to snapshot.
       queryThreads.shutdown();
+      commandThreads.shutdown();
       background.shutdown();
       return;
     }
     CompletableFuture<Long> drained = new CompletableFuture<>();
     actor.tell(new ServerActor.Drain(drained));
     try {
-      CompletableFuture.anyOf(drained, actorStopped).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      CompletableFuture.anyOf(drained, actorStopped).get(30, TimeUnit.SECONDS);
       if (!drained.isDone()) {
         throw new IllegalStateException("the command pipeline stopped before it drained");
       }
@@ -286,9 +373,10 @@ public final class BerthServer implements AutoCloseable {
     }
     actor.tell(ServerActor.Stop.INSTANCE); // the moms' registration goes with it
     queryThreads.shutdown();
+    commandThreads.shutdown();
     background.shutdown();
     try {
-      background.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+      background.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -8,6 +8,7 @@ import dev.berth.proto.RelayFrame;
 import dev.berth.proto.RelayedRequest;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
+import dev.berth.proto.RunCommand;
 import dev.berth.proto.ServerFrame;
 import dev.berth.security.Role;
 import dev.berth.security.tls.TlsSockets;
@@ -160,12 +161,23 @@ public final class Upstream implements AutoCloseable {
 
   /**
    * Whether sending {@code request} twice does what sending it once does: queries, and submissions
-   * with a submission id (the server gives a repeated id the job the first attempt made).
+   * with a submission id (the server gives a repeated id the job the first attempt made), and the
+   * native client's commands that only read or submit so (berth-cmd retries the same ones).
    */
   static boolean resendable(Request request) {
-    return Decider.isQuery(request)
-        || (request.getBodyCase() == Request.BodyCase.SUBMIT
-            && !request.getSubmit().getSubmissionId().isEmpty());
+    return switch (request.getBodyCase()) {
+      case SUBMIT -> !request.getSubmit().getSubmissionId().isEmpty();
+      case RUN_COMMAND -> repeatable(request.getRunCommand());
+      default -> Decider.isQuery(request);
+    };
+  }
+
+  private static boolean repeatable(RunCommand command) {
+    return switch (command.getName()) {
+      case "qstat", "tracejob" -> true;
+      case "qsub" -> !command.getSubmissionId().isEmpty();
+      default -> false;
+    };
   }
 
   private void run() {
