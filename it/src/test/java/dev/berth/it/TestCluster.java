@@ -3,7 +3,6 @@ package dev.berth.it;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.berth.client.BerthClient;
-import dev.berth.client.Invocation;
 import dev.berth.core.Hosts;
 import dev.berth.daemon.BerthHome;
 import dev.berth.daemon.DaemonTrust;
@@ -23,11 +22,7 @@ import dev.berth.proto.StatJobs;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.pki.CertificateAuthority;
-import dev.berth.tools.Main;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -180,7 +175,7 @@ final class TestCluster implements AutoCloseable {
     return env;
   }
 
-  /** Runs a Berth command in this JVM (the caller is root) from {@code home}. */
+  /** Runs a Berth command as root from {@code home}. */
   Result cli(String command, String... args) {
     return cliIn(home.root(), command, args);
   }
@@ -193,23 +188,22 @@ final class TestCluster implements AutoCloseable {
     return runCli(env(), cwd, stdin, command, args);
   }
 
-  /** Runs a Berth command in this JVM (the caller is root) with the given environment. */
+  /**
+   * Runs ops/bin/COMMAND as root with exactly the environment {@code env}: the native client, which
+   * has the server run the command, as users run it (with {@code -Dberth.cli=java}, the Java
+   * command in a JVM of its own, to compare).
+   */
   static Result runCli(
       Map<String, String> env, Path cwd, String stdin, String command, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Invocation inv =
-        new Invocation(
-            command,
-            List.of(args),
-            env,
-            cwd,
-            new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    int exit = Main.commands().get(command).run(inv);
-    return new Result(
-        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    List<String> argv = new ArrayList<>();
+    argv.add(ROOT.resolve("ops/bin").resolve(command).toString());
+    argv.addAll(List.of(args));
+    Map<String, String> environment = new HashMap<>(env);
+    String cli = System.getProperty("berth.cli");
+    if (cli != null && !cli.isBlank()) {
+      environment.put("BERTH_CLI", cli);
+    }
+    return exec(cwd, argv, environment, stdin.getBytes(StandardCharsets.UTF_8));
   }
 
   /** Runs ops/bin/COMMAND as a real process of {@code user}, as that user would. */
@@ -222,12 +216,31 @@ final class TestCluster implements AutoCloseable {
   }
 
   static Result exec(Path cwd, List<String> argv) {
+    return exec(cwd, argv, null, new byte[0]);
+  }
+
+  /**
+   * Runs {@code argv} in {@code cwd} with {@code env} (null: this JVM's) and {@code stdin} as its
+   * standard input.
+   */
+  static Result exec(Path cwd, List<String> argv, Map<String, String> env, byte[] stdin) {
     try {
-      Process p =
-          new ProcessBuilder(argv)
-              .directory(cwd.toFile())
-              .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-              .start();
+      ProcessBuilder builder = new ProcessBuilder(argv).directory(cwd.toFile());
+      if (env != null) {
+        builder.environment().clear();
+        builder.environment().putAll(env);
+      }
+      Process p = builder.start();
+      Thread feeder =
+          new Thread(
+              () -> {
+                try (var in = p.getOutputStream()) {
+                  in.write(stdin);
+                } catch (IOException e) {
+                  // the command did not read its input: nothing to give it
+                }
+              });
+      feeder.start();
       var out = p.getInputStream();
       var err = p.getErrorStream();
       byte[][] captured = new byte[2][];
@@ -239,6 +252,7 @@ final class TestCluster implements AutoCloseable {
         fail("timed out: " + argv);
       }
       t.join();
+      feeder.join();
       return new Result(
           p.exitValue(),
           new String(captured[0], StandardCharsets.UTF_8),

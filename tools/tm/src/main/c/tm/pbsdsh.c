@@ -210,7 +210,7 @@ static void worst(struct run *run, int code) {
 static void fail(struct task *t, enum state state, const char *why, int lost) {
   t->state = state;
   t->lost = lost;
-  t->message = tm_strdup((struct tm_bytes){why, strlen(why)});
+  t->message = tm_strdup((struct pb_bytes){why, strlen(why)});
 }
 
 static void send_spawn(struct run *run, int i) {

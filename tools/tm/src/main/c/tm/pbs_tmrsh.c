@@ -143,7 +143,7 @@ static void await(struct session *s, enum tm_kind asked, int *stdin_fd) {
   }
   if (s->outcome == PENDING) {
     s->outcome = LOST;
-    s->message = tm_strdup((struct tm_bytes){s->c.why, strlen(s->c.why)});
+    s->message = tm_strdup((struct pb_bytes){s->c.why, strlen(s->c.why)});
   }
 }
 

@@ -35,7 +35,7 @@ void *tm_alloc(size_t n) {
   return p;
 }
 
-char *tm_strdup(struct tm_bytes b) {
+char *tm_strdup(struct pb_bytes b) {
   char *s = tm_alloc(b.n + 1);
   memcpy(s, b.p, b.n);
   s[b.n] = 0;
@@ -48,7 +48,7 @@ char *tm_unexpected(const struct tm_response *r, enum tm_body expected) {
   int n = snprintf(text, sizeof text,
                    "the task manager answered request %llu with %s instead of %s",
                    (unsigned long long)r->id, tm_body_name(r->body), tm_body_name(expected));
-  return tm_strdup((struct tm_bytes){text, (size_t)n});
+  return tm_strdup((struct pb_bytes){text, (size_t)n});
 }
 
 int tm_exit_code(int32_t status) {
@@ -74,7 +74,7 @@ static int nodes_answer(void *ctx, const struct tm_response *r) {
   }
   int parsed = tm_nodes_parse(r->nodes, w->nodes);
   const char *why = parsed == -2 ? "out of memory" : "the task manager sent a malformed node list";
-  if (parsed < 0) w->failure = tm_strdup((struct tm_bytes){why, strlen(why)});
+  if (parsed < 0) w->failure = tm_strdup((struct pb_bytes){why, strlen(why)});
   return 1;
 }
 

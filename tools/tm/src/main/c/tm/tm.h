@@ -17,16 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pbwire.h"
+
 #define TM_SOCKET_VARIABLE "BERTH_TM_SOCKET"
 #define TM_MAX_FRAME (4 << 20) /* the task manager's own limit for a frame */
 
 /* ---- messages (tm-wire.c) ---- */
 
-/* Bytes inside a received frame: not NUL-terminated, valid while the frame is dispatched. */
-struct tm_bytes {
-  const char *p;
-  size_t n;
-};
 
 /* TmResponse's body, by field number; TM_NONE when it has none this program knows. */
 enum tm_body { TM_NONE = 0, TM_ERROR = 10, TM_NODES, TM_SPAWNED, TM_EXITED, TM_OUTPUT, TM_ACK };
@@ -34,13 +31,13 @@ enum tm_body { TM_NONE = 0, TM_ERROR = 10, TM_NODES, TM_SPAWNED, TM_EXITED, TM_O
 struct tm_response {
   uint64_t id;
   enum tm_body body;
-  struct tm_bytes message; /* TmError.message */
-  struct tm_bytes nodes;   /* the TmNodeList, for tm_nodes_parse */
+  struct pb_bytes message; /* TmError.message */
+  struct pb_bytes nodes;   /* the TmNodeList, for tm_nodes_parse */
   int32_t task_id;         /* TmSpawned, TmExited, TmOutput */
   int32_t exit_status;     /* TmExited: the code, 256 + signal, or -1 */
-  struct tm_bytes error;   /* TmExited.error */
+  struct pb_bytes error;   /* TmExited.error */
   int32_t stream;          /* TmOutput: 1 stdout, 2 stderr */
-  struct tm_bytes data;    /* TmOutput.data */
+  struct pb_bytes data;    /* TmOutput.data */
 };
 
 /* TmSpawn; its env is always this process's environment. */
@@ -69,7 +66,7 @@ struct tm_nodes {
 /* 0, or -1 when the bytes are not a TmResponse. */
 int tm_decode_response(const unsigned char *p, size_t n, struct tm_response *r);
 /* 0, -1 when malformed, -2 when out of memory. */
-int tm_nodes_parse(struct tm_bytes raw, struct tm_nodes *nodes);
+int tm_nodes_parse(struct pb_bytes raw, struct tm_nodes *nodes);
 void tm_nodes_free(struct tm_nodes *nodes);
 const char *tm_body_name(enum tm_body body);
 
@@ -131,7 +128,7 @@ extern const char *tm_program; /* "pbsdsh" or "pbs_tmrsh", the prefix of every m
 /* Prints "PROGRAM: message" on stderr. */
 void tm_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A copy of the bytes as a C string; exits on out of memory. */
-char *tm_strdup(struct tm_bytes b);
+char *tm_strdup(struct pb_bytes b);
 void *tm_alloc(size_t n);
 /* The message of an answer that is not the `expected` one: a refusal's text or a mismatch. */
 char *tm_unexpected(const struct tm_response *r, enum tm_body expected);

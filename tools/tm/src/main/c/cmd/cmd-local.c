@@ -1,0 +1,120 @@
+/*
+ * What berth-cmd reads on its own host for the server: the host's time zone, a submission id,
+ * standard input and the files a command names, each with the caller's own permissions.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+/*
+ * The host's time zone by name, found as the JVM finds its own when TZ is not set (TZ itself
+ * goes with the environment): /etc/timezone, else the zoneinfo file /etc/localtime links to.
+ * Empty when neither names one (the server then uses UTC, as a JVM does).
+ */
+void cmd_zone(char *zone, size_t size) {
+  zone[0] = 0;
+  FILE *f = fopen("/etc/timezone", "re");
+  if (f) {
+    if (fgets(zone, (int)size, f)) zone[strcspn(zone, " \t\r\n")] = 0;
+    fclose(f);
+    if (zone[0]) return;
+  }
+  char link[4096];
+  ssize_t n = readlink("/etc/localtime", link, sizeof link - 1);
+  if (n <= 0) return;
+  link[n] = 0;
+  const char *at = strstr(link, "zoneinfo/");
+  if (at && strlen(at + 9) < size) strcpy(zone, at + 9);
+}
+
+/* A random (version 4) UUID, as qsub's Java side makes one. */
+int cmd_submission_id(char id[37]) {
+  unsigned char r[16];
+  if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) return -1;
+  r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
+  r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
+  snprintf(id, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", r[0],
+           r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14],
+           r[15]);
+  return 0;
+}
+
+/* Reads fd to its end into b, at most CMD_MAX_INPUT bytes; -1 with errno, or E2BIG when longer. */
+static int read_all(int fd, struct buf *b) {
+  for (;;) {
+    if (b->n == b->cap) {
+      size_t cap = b->cap ? b->cap * 2 : 1 << 16;
+      unsigned char *p = realloc(b->p, cap);
+      if (!p) return -1;
+      b->p = p;
+      b->cap = cap;
+    }
+    ssize_t got = read(fd, b->p + b->n, b->cap - b->n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return -1;
+    if (got == 0) return 0;
+    b->n += (size_t)got;
+    if (b->n > CMD_MAX_INPUT) {
+      errno = E2BIG;
+      return -1;
+    }
+  }
+}
+
+int cmd_read_stdin(struct run *run) {
+  run->stdin_given = 1;
+  run->stdin_bytes.n = 0;
+  return read_all(0, &run->stdin_bytes);
+}
+
+/* The server names a file by its absolute path; the client reads it as the caller. */
+int cmd_read_file(struct run *run, struct pb_bytes path) {
+  struct local_file *files = realloc(run->files, (size_t)(run->nfiles + 1) * sizeof *files);
+  if (!files) return -1;
+  run->files = files;
+  struct local_file *f = &files[run->nfiles++];
+  memset(f, 0, sizeof *f);
+  f->path = strndup(path.p, path.n);
+  if (!f->path) return -1;
+  struct stat st;
+  if (stat(f->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    f->problem = FILE_DIRECTORY;
+    return 0;
+  }
+  int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd >= 0 && read_all(fd, &f->content) == 0) {
+    close(fd);
+    return 0;
+  }
+  int error = errno;
+  if (fd >= 0) close(fd);
+  buf_free(&f->content);
+  switch (error) {
+  case ENOENT:
+    f->problem = FILE_MISSING;
+    break;
+  case EACCES:
+  case EPERM:
+    f->problem = FILE_DENIED;
+    break;
+  case EISDIR:
+    f->problem = FILE_DIRECTORY;
+    break;
+  case E2BIG:
+    f->problem = FILE_OTHER;
+    f->reason = "larger than berth-cmd sends (8 MiB)";
+    break;
+  default:
+    f->problem = FILE_OTHER;
+    f->reason = strerror(error);
+  }
+  return 0;
+}
