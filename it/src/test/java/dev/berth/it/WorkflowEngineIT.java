@@ -1,0 +1,135 @@
+package dev.berth.it;
+
+import static dev.berth.it.TestUsers.ALICE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real workflow engine built for Torque runs against Berth unchanged: Toil (Debian's package,
+ * which ops/test installs) with {@code --batchSystem torque} runs a small fan-out workflow as an
+ * ordinary user, calling pbsnodes, qsub, qstat and qdel as it would on a Torque cluster. Each call
+ * goes through a wrapper that logs its wall time, and the test prints what the workflow spent in
+ * the commands.
+ */
+@Tag("integration")
+class WorkflowEngineIT {
+  private static final List<String> COMMANDS = List.of("pbsnodes", "qsub", "qstat", "qdel");
+
+  static TestCluster cluster;
+  static Path work;
+
+  @BeforeAll
+  static void start() throws IOException {
+    assertTrue(
+        Files.isExecutable(Path.of("/usr/bin/toil")),
+        "Toil is not installed: ops/test installs Debian's toil package");
+    TestUsers.ensure(ALICE);
+    cluster = TestCluster.start();
+    work = Files.createTempDirectory(Path.of("/tmp"), "berth-toil-");
+    Path wrappers = Files.createDirectory(work.resolve("bin"));
+    Path log = work.resolve("calls.log");
+    for (String command : COMMANDS) {
+      Path wrapper = wrappers.resolve(command);
+      Files.writeString(
+          wrapper,
+          "#!/bin/sh\nstart=$(date +%s%N)\n\""
+              + TestCluster.ROOT.resolve("ops/bin").resolve(command)
+              + "\" \"$@\"\nstatus=$?\nend=$(date +%s%N)\necho \""
+              + command
+              + " $(( (end - start) / 1000 ))\" >> "
+              + log
+              + "\nexit $status\n");
+      Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+    try (InputStream in = WorkflowEngineIT.class.getResourceAsStream("/toil/workflow.py")) {
+      Files.write(work.resolve("workflow.py"), in.readAllBytes());
+    }
+    TestCluster.exec(work, List.of("chown", "-R", ALICE, work.toString()));
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (cluster != null) {
+      cluster.close();
+    }
+    if (work != null) {
+      TestCluster.exec(Path.of("/"), List.of("rm", "-rf", work.toString()));
+    }
+  }
+
+  @Test
+  void toilRunsAFanOutWorkflowThroughTheTorqueCommands() throws IOException {
+    long begin = System.nanoTime();
+    TestCluster.Result run =
+        TestCluster.exec(
+            work,
+            List.of(
+                "runuser",
+                "-u",
+                ALICE,
+                "--",
+                "env",
+                "-i",
+                "HOME=" + TestUsers.home(ALICE),
+                "LOGNAME=" + ALICE,
+                "SHELL=/bin/bash",
+                "LANG=C.UTF-8",
+                "PATH=" + work.resolve("bin") + ":/usr/bin:/bin",
+                "BERTH_SERVER=" + cluster.socket,
+                "python3",
+                "workflow.py",
+                "file:" + work.resolve("jobstore"),
+                "--batchSystem",
+                "torque",
+                "--workDir",
+                work.toString(),
+                "--statePollingWait",
+                "1",
+                "--disableCaching",
+                "--clean",
+                "always",
+                "--logLevel",
+                "INFO"));
+    double seconds = (System.nanoTime() - begin) / 1e9;
+    assertEquals(0, run.exit(), run.toString());
+    assertTrue(run.out().contains("sum=14"), run.toString());
+
+    Map<String, List<Long>> calls = new TreeMap<>();
+    for (String line : Files.readAllLines(work.resolve("calls.log"))) {
+      String[] parts = line.split(" ");
+      calls.computeIfAbsent(parts[0], c -> new ArrayList<>()).add(Long.parseLong(parts[1]));
+    }
+    assertTrue(
+        calls.getOrDefault("qsub", List.of()).size() >= 3, "every job went through qsub: " + calls);
+    assertTrue(calls.containsKey("qstat"), "Toil followed its jobs with qstat: " + calls);
+    long total = 0;
+    StringBuilder report = new StringBuilder();
+    for (var e : calls.entrySet()) {
+      List<Long> micros = new ArrayList<>(e.getValue());
+      micros.sort(null);
+      long sum = micros.stream().mapToLong(Long::longValue).sum();
+      total += sum;
+      report.append(
+          String.format(
+              "  %-8s %3d calls, median %.1f ms, total %.1f ms%n",
+              e.getKey(), micros.size(), micros.get(micros.size() / 2) / 1e3, sum / 1e3));
+    }
+    System.out.printf(
+        "Toil workflow through Berth: %.1f s, of it %.1f ms in the commands:%n%s",
+        seconds, total / 1e3, report);
+  }
+}
