@@ -10,17 +10,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
  * measured; nothing is asserted but that jobs succeed. Usage: ops/bench/run
- * [submit|cli|restart|nodes|seal|kafka|kafka-tls|all] [rounds]. Submissions and jobs on moms are
+ * [submit|cli|jobs|restart|nodes|seal|kafka|kafka-tls|all] [rounds]. Submissions and jobs on moms are
  * measured with TLS and with --insecure, {@code rounds} times each (default 2), interleaved.
  */
 public final class Bench {
   private static final String USAGE =
-      "usage: ops/bench/run [submit|cli|restart|nodes|seal|kafka|kafka-tls|all] [rounds]";
+      "usage: ops/bench/run [submit|cli|jobs|restart|nodes|seal|kafka|kafka-tls|all] [rounds]";
 
   private final Path root;
   private final int rounds;
@@ -49,6 +48,7 @@ public final class Bench {
     switch (what) {
       case "submit" -> bench.submit();
       case "cli" -> bench.cli();
+      case "jobs" -> JobPathBench.run(root);
       case "restart" -> bench.restart();
       case "nodes" -> bench.nodes();
       case "seal" -> SealBench.run();
@@ -57,6 +57,7 @@ public final class Bench {
       case "all" -> {
         bench.submit();
         bench.cli();
+        JobPathBench.run(root);
         bench.restart();
         bench.nodes();
         SealBench.run();
@@ -137,64 +138,9 @@ public final class Bench {
         });
   }
 
-  /**
-   * Wall time of qsub and qstat as a user runs them from the shell: plain Java 17, then with a Java
-   * 17 AppCDS archive, then with the Java 25 AOT cache if that JVM is installed.
-   */
+  /** The commands from the shell, Berth's against Slurm's (see CommandBench). */
   void cli() throws Exception {
-    try (BenchServer server = new BenchServer(root, Trust.TLS)) {
-      server.start();
-      server.acceptJobs();
-      Submissions.run(server.socket, 8, 0, 0.5);
-      long jobs = jobCount(server);
-      Path work = Files.createTempDirectory(server.home, "work");
-      Files.writeString(
-          work.resolve("job.pbs"), "#!/bin/sh\n#PBS -N clibench\n#PBS -l walltime=1:00:00\ntrue\n");
-      Map<String, String> env = Map.of("BERTH_SERVER", server.socket.toString());
-      System.out.printf("%ncommand wall time from the shell, %d jobs in the server:%n", jobs);
-      System.out.println(
-          "setup                     command              runs  median ms   p90 ms   min ms");
-      Files.deleteIfExists(root.resolve("tools/cli/target/berth-cli.launch"));
-      timeCommands("java 17, no archive", work, env);
-      archive(env, "java");
-      timeCommands("java 17 + AppCDS", work, env);
-      if (archive(env, "")) {
-        timeCommands("java 25 + AOT cache", work, env);
-      }
-    }
-  }
-
-  private void timeCommands(String setup, Path work, Map<String, String> env) throws Exception {
-    for (Commands.Result r :
-        Commands.time(
-            root,
-            work,
-            env,
-            List.of(
-                List.of("qsub", "job.pbs"),
-                List.of("qstat", "1"),
-                List.of("qstat"),
-                List.of("qstat", "-f", "1")),
-            30)) {
-      System.out.printf(
-          "%-25s %-20s %4d %10.0f %8.0f %8.0f%n",
-          setup, r.command(), r.runs(), r.median(), r.p90(), r.min());
-    }
-  }
-
-  /** Runs ops/bin/berth-cli-archive; {@code java} empty lets it pick; false if no Java 25+. */
-  private boolean archive(Map<String, String> env, String java) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(root.resolve("ops/bin/berth-cli-archive").toString());
-    pb.environment().putAll(env);
-    if (!java.isEmpty()) {
-      pb.environment().put("BERTH_CLI_JAVA", java);
-    }
-    Process p = pb.redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes()).trim();
-    if (p.waitFor() != 0) {
-      throw new IllegalStateException("berth-cli-archive failed: " + out);
-    }
-    return java.isEmpty() ? out.contains("Java 2") && !out.contains("Java 17") : true;
+    CommandBench.run(root);
   }
 
   /** Restart time with 100,000 jobs in the journal. */

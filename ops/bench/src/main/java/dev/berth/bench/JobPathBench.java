@@ -1,0 +1,191 @@
+package dev.berth.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The path of short jobs through one node with both CPUs, cgroups on, jobs running {@code true} as
+ * berth-alice, Berth and Slurm side by side: 200 held jobs released at once and drained (jobs/s),
+ * and single jobs from submission until the status command shows them done (ms). The job's own
+ * cost, its owner's login shell running {@code true}, is measured apart. Each job writes a line to
+ * its output file, and every one must be there: a benchmark of jobs that failed measures nothing.
+ */
+final class JobPathBench {
+  private static final int DRAINED = 200;
+  private static final int SINGLES = 20;
+
+  /** What one manager measured. */
+  private record Measured(double drainPerSecond, double[] singleMillis) {}
+
+  private JobPathBench() {}
+
+  static void run(Path root) throws Exception {
+    Optional<Path> slurmScripts = Slurm.scripts(root);
+    Measured berth;
+    double[] loginShell;
+    double[] plainShell;
+    try (MomCluster cluster = new MomCluster(root, Trust.TLS)) {
+      cluster.start();
+      cluster.startMom("n1", "0-1");
+      cluster.qmgr("set server cgroup_enable = True");
+      System.out.printf(
+          "%njob path: one node, 2 CPUs, cgroups on, jobs as %s%n", cluster.jobUser());
+      loginShell = shellMillis(cluster, "bash -l -c true");
+      plainShell = shellMillis(cluster, "bash -c true");
+      berth = measure(cluster, Map.of(), BERTH);
+    }
+    Measured slurm = null;
+    if (slurmScripts.isPresent()) {
+      try (MomCluster shells = new MomCluster(root, Trust.TLS);
+          Slurm running = Slurm.start(slurmScripts.get(), "tuned")) {
+        slurm = measure(shells, running.env(), SLURM);
+      }
+    }
+    print(berth, slurm, loginShell, plainShell);
+  }
+
+  /**
+   * A manager's commands as shell text: job.sh is the job's script, ID a job id, IDS the held ones;
+   * {@code outputs} matches the jobs' output files in the working directory.
+   */
+  private record Commands(
+      String name,
+      String submitHeld,
+      String release,
+      String pending,
+      String submit,
+      String done,
+      String outputs) {}
+
+  private static final Commands BERTH =
+      new Commands(
+          "Berth",
+          "qsub -h -j oe job.sh",
+          "qrls IDS",
+          "qstat | grep -c ' [QHRE] ' || true",
+          "qsub -j oe job.sh",
+          "qstat -f ID | grep -q 'job_state = C'",
+          "job.sh.o*");
+
+  private static final Commands SLURM =
+      new Commands(
+          "Slurm",
+          "sbatch --parsable --hold job.sh",
+          "scontrol release IDS",
+          "squeue -h | wc -l",
+          "sbatch --parsable job.sh",
+          "st=$(squeue -h -t all -j ID -o %T 2>/dev/null); [ -z \"$st\" ] || [ \"$st\" = COMPLETED ]",
+          "slurm-*.out");
+
+  private static Measured measure(MomCluster cluster, Map<String, String> env, Commands c)
+      throws Exception {
+    Files.writeString(cluster.work().resolve("job.sh"), "#!/bin/sh\ntrue\necho done\n");
+    String clean = "rm -f " + c.outputs();
+    cluster.shell(clean, env);
+    System.out.printf("%s: %d held jobs...%n", c.name(), DRAINED);
+    String ids =
+        cluster.shell(
+            "i=0; while [ $i -lt "
+                + DRAINED
+                + " ]; do "
+                + c.submitHeld()
+                + " | cut -d';' -f1 || exit 1; i=$((i+1)); done",
+            env);
+    String list = String.join(c.name().equals("Slurm") ? "," : " ", ids.strip().split("\n"));
+    long begin = System.nanoTime();
+    cluster.shell(
+        c.release().replace("IDS", list)
+            + "; while [ \"$("
+            + c.pending()
+            + ")\" != 0 ]; do sleep 0.05; done",
+        env);
+    double drain = DRAINED / ((System.nanoTime() - begin) / 1e9);
+    checkOutputs(cluster, env, c, DRAINED);
+    System.out.printf("%s: %d single jobs, submit to done...%n", c.name(), SINGLES);
+    cluster.shell(clean, env);
+    String singles =
+        cluster.shell(
+            "i=0; while [ $i -lt "
+                + SINGLES
+                + " ]; do s=$(date +%s%N); id=$("
+                + c.submit()
+                + " | cut -d';' -f1) || exit 1; while ! { "
+                + c.done().replace("ID", "$id")
+                + "; }; do :; done; e=$(date +%s%N); echo $(( (e - s) / 1000 )); i=$((i+1));"
+                + " done",
+            env);
+    checkOutputs(cluster, env, c, SINGLES);
+    cluster.shell(clean, env);
+    double[] millis =
+        Arrays.stream(singles.strip().split("\n"))
+            .mapToDouble(v -> Long.parseLong(v) / 1e3)
+            .sorted()
+            .toArray();
+    return new Measured(drain, millis);
+  }
+
+  /** Every job wrote its line (the drain waits for the queue to empty, the files may lag). */
+  private static void checkOutputs(
+      MomCluster cluster, Map<String, String> env, Commands c, int jobs) throws Exception {
+    String script =
+        "n=0; while [ $n -lt 500 ]; do c=$(cat "
+            + c.outputs()
+            + " 2>/dev/null | grep -c '^done$'); [ \"$c\" -ge "
+            + jobs
+            + " ] && exit 0; sleep 0.02; n=$((n+1)); done; echo \"only $c of "
+            + jobs
+            + " jobs wrote their output\"; exit 1";
+    cluster.shell(script, env);
+  }
+
+  /** The job user's shell running {@code true}, {@value #SINGLES} times; sorted milliseconds. */
+  private static double[] shellMillis(MomCluster cluster, String command) throws Exception {
+    String out =
+        cluster.shell(
+            "i=0; while [ $i -lt "
+                + SINGLES
+                + " ]; do s=$(date +%s%N); "
+                + command
+                + "; e=$(date +%s%N); echo $(( (e - s) / 1000 )); i=$((i+1)); done",
+            Map.of());
+    return Arrays.stream(out.strip().split("\n"))
+        .mapToDouble(v -> Long.parseLong(v) / 1e3)
+        .sorted()
+        .toArray();
+  }
+
+  private static void print(Measured berth, Measured slurm, double[] login, double[] plain) {
+    System.out.printf(
+        "%njob path, %d-job drain and %d single jobs (Slurm 22.05, tuned)%n", DRAINED, SINGLES);
+    System.out.printf("%-46s %10s %10s %8s%n", "", "Berth", "Slurm", "ratio");
+    row(
+        "released held jobs drained, jobs/s",
+        berth.drainPerSecond(),
+        slurm == null ? null : slurm.drainPerSecond());
+    for (var p : List.of(Map.entry("median", 0.5), Map.entry("p90", 0.9), Map.entry("min", 0.0))) {
+      row(
+          "submit to shown done, " + p.getKey() + " ms",
+          at(berth.singleMillis(), p.getValue()),
+          slurm == null ? null : at(slurm.singleMillis(), p.getValue()));
+    }
+    System.out.printf(
+        "the job's own shell: bash -l -c true median %.1f ms (p90 %.1f), bash -c true %.1f ms%n",
+        at(login, 0.5), at(login, 0.9), at(plain, 0.5));
+  }
+
+  private static double at(double[] sorted, double quantile) {
+    return sorted[Math.min(sorted.length - 1, (int) (sorted.length * quantile))];
+  }
+
+  private static void row(String what, double berth, Double slurm) {
+    if (slurm == null) {
+      System.out.printf("%-46s %10.1f %10s %8s%n", what, berth, "-", "-");
+    } else {
+      System.out.printf("%-46s %10.1f %10.1f %8.2f%n", what, berth, slurm, berth / slurm);
+    }
+  }
+}
