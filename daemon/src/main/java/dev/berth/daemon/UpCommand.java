@@ -97,7 +97,7 @@ final class UpCommand implements Callable<Integer> {
   private Process spawn(BerthHome h, Path sock) throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> argv = new ArrayList<>(List.of("setsid", java));
-    argv.addAll(heapOptions());
+    argv.addAll(daemonOptions());
     argv.add("-Dberth.starter=" + Installation.starter());
     if (Installation.tools() != null) {
       argv.add("-Dberth.tools=" + Installation.tools());
@@ -149,10 +149,17 @@ final class UpCommand implements Callable<Integer> {
         .start();
   }
 
-  /** The heap limit and out-of-memory exit that ops/bin/berth gave this JVM, for the server. */
-  private static List<String> heapOptions() {
+  /**
+   * The heap limit, out-of-memory exit and process launch mechanism that ops/bin/berth gave this
+   * JVM, for the server.
+   */
+  private static List<String> daemonOptions() {
     return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-        .filter(o -> o.startsWith("-Xmx") || o.equals("-XX:+ExitOnOutOfMemoryError"))
+        .filter(
+            o ->
+                o.startsWith("-Xmx")
+                    || o.equals("-XX:+ExitOnOutOfMemoryError")
+                    || o.startsWith("-Djdk.lang.Process.launchMechanism="))
         .toList();
   }
 

@@ -599,8 +599,9 @@ final class JobActor {
   /** The starter has exited: read its status, clean up, and report the obit. */
   private Behavior<Command> finish() {
     timers.cancelAll();
-    if (process != null && !sessionReused) {
-      launcher.signalJob(process.pid(), Signals.SIGKILL); // whatever the script left behind
+    if (process != null && !sessionReused && cgroupProcs.isEmpty()) {
+      // whatever the script left behind; in a cgroup, stopping the cgroup ends it all
+      launcher.signalJob(process.pid(), Signals.SIGKILL);
     }
     long end = clock.millis();
     long start = process == null ? end : process.launchedMillis();
@@ -634,7 +635,11 @@ final class JobActor {
     memoryAccounting(obit);
     cleanUp();
     obit.setOutputNote(stageOut());
-    return sisters.none() ? ended(obit.build()) : collecting(obit);
+    if (sisters.none()) {
+      return ended(obit.build()); // which removes the cgroup once the obit is on its way
+    }
+    removeCgroup(); // the obit waits for the sisters: nothing is gained by waiting here
+    return collecting(obit);
   }
 
   /** The spooled output delivered to its hosts, or kept here: the note says what was kept. */
@@ -658,7 +663,7 @@ final class JobActor {
   private void memoryAccounting(JobObitReport.Builder obit) {
     try {
       isolation
-          .tearDown(job.getId())
+          .stop(job.getId())
           .ifPresent(
               usage -> {
                 obit.setResourcesUsed(Isolation.merge(obit.getResourcesUsed(), usage));
@@ -753,6 +758,7 @@ final class JobActor {
       context.getLog().info("job {} ended with exit status {}", job.getId(), obit.getExitStatus());
     }
     report(ServerInbound.newBuilder().setObit(obit).build());
+    removeCgroup();
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     return Behaviors.receive(Command.class)
         .onMessageEquals(
@@ -820,13 +826,25 @@ final class JobActor {
   }
 
   /** Removes the job's TMPDIR and, if still there, its cgroup (and anything left in it). */
+  /** Nothing of the job runs any more; its account is released. The cgroup goes after the obit. */
   private void cleanUp() {
     String problem = NodeJob.release(config, job.getId());
     if (!problem.isEmpty()) {
       context.getLog().warn("job {}: {}", job.getId(), problem);
     }
     try {
-      isolation.tearDown(job.getId());
+      isolation.stop(job.getId());
+    } catch (IOException e) {
+      context.getLog().warn("job {}: cannot end its cgroup: {}", job.getId(), e.getMessage());
+      mom.tell(
+          new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
+    }
+  }
+
+  /** After the obit (and again, idempotently, before the record goes): the cgroup's directories. */
+  private void removeCgroup() {
+    try {
+      isolation.remove(job.getId());
     } catch (IOException e) {
       context.getLog().warn("job {}: cannot remove its cgroup: {}", job.getId(), e.getMessage());
       mom.tell(
@@ -835,6 +853,7 @@ final class JobActor {
   }
 
   private void removeRecord() {
+    removeCgroup();
     try {
       records.remove(job.getId());
     } catch (IOException e) {
