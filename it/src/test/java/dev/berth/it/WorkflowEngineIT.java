@@ -90,6 +90,7 @@ class WorkflowEngineIT {
                 "LANG=C.UTF-8",
                 "PATH=" + work.resolve("bin") + ":/usr/bin:/bin",
                 "BERTH_SERVER=" + cluster.socket,
+                "TMPDIR=" + work, // Toil writes each job's wrapper script there and keeps it
                 "python3",
                 "workflow.py",
                 "file:" + work.resolve("jobstore"),

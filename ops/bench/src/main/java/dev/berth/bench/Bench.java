@@ -14,8 +14,8 @@ import java.util.List;
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
  * measured; nothing is asserted but that jobs succeed. Usage: ops/bench/run
- * [submit|cli|jobs|restart|nodes|seal|kafka|kafka-tls|all] [rounds]. Submissions and jobs on moms are
- * measured with TLS and with --insecure, {@code rounds} times each (default 2), interleaved.
+ * [submit|cli|jobs|restart|nodes|seal|kafka|kafka-tls|all] [rounds]. Submissions and jobs on moms
+ * are measured with TLS and with --insecure, {@code rounds} times each (default 2), interleaved.
  */
 public final class Bench {
   private static final String USAGE =
