@@ -27,12 +27,14 @@ class CommandTurnsTest {
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger aliceRunning = new AtomicInteger();
     AtomicInteger aliceMost = new AtomicInteger();
+    CountDownLatch aliceStarted = new CountDownLatch(2);
     CountDownLatch aliceDone = new CountDownLatch(20);
     for (int i = 0; i < 20; i++) {
       turns.submit(
           "alice@h",
           () -> {
             aliceMost.accumulateAndGet(aliceRunning.incrementAndGet(), Math::max);
+            aliceStarted.countDown();
             try {
               release.await();
             } catch (InterruptedException e) {
@@ -43,6 +45,7 @@ class CommandTurnsTest {
           });
     }
     // alice's first two hold two threads; bob's command runs at once on a third
+    assertTrue(aliceStarted.await(10, TimeUnit.SECONDS), "alice's first commands did not start");
     CountDownLatch bobRan = new CountDownLatch(1);
     turns.submit("bob@h", bobRan::countDown);
     assertTrue(bobRan.await(10, TimeUnit.SECONDS), "bob waited behind alice's commands");
