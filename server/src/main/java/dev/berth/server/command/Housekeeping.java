@@ -74,13 +74,8 @@ final class Housekeeping {
   /** Jobs held for dependencies that are now met are released; impossible ones deleted. */
   static Outcome dependents(ClusterState s) {
     Outcome out = new Outcome();
-    for (Job job : s.jobs()) {
-      if (job.getState() != JobState.HELD
-          || !job.getHolds().getSystem()
-          || job.getDependenciesCount() == 0
-          || !job.getArrayRequest().isEmpty()) {
-        continue; // an array's state follows its subjobs, which carry the dependencies
-      }
+    for (String id : s.awaitingDependencies()) {
+      Job job = s.job(id).orElseThrow(); // the index holds only jobs held on dependencies
       switch (Dependencies.status(job, s)) {
         case MET ->
             out.event(

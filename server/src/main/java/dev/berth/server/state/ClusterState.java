@@ -36,6 +36,7 @@ public final class ClusterState {
           TreePSet.empty(PurgeKey.ORDER),
           HashTreePMap.empty(),
           HashTreePMap.empty(),
+          TreePSet.empty(),
           0,
           1);
 
@@ -49,6 +50,7 @@ public final class ClusterState {
   final PSortedSet<PurgeKey> completed;
   final PMap<String, ArrayCounts> arrays;
   final PMap<String, String> submissions;
+  final PSortedSet<String> awaiting;
   final long lastSeq;
   final long nextJobNumber;
 
@@ -63,6 +65,7 @@ public final class ClusterState {
       PSortedSet<PurgeKey> completed,
       PMap<String, ArrayCounts> arrays,
       PMap<String, String> submissions,
+      PSortedSet<String> awaiting,
       long lastSeq,
       long nextJobNumber) {
     this.jobs = jobs;
@@ -75,6 +78,7 @@ public final class ClusterState {
     this.completed = completed;
     this.arrays = arrays;
     this.submissions = submissions;
+    this.awaiting = awaiting;
     this.lastSeq = lastSeq;
     this.nextJobNumber = nextJobNumber;
   }
@@ -150,6 +154,14 @@ public final class ClusterState {
     return completed;
   }
 
+  /**
+   * Jobs held by the system until their dependencies are met (array subjobs carry their own), so
+   * that what an ended job releases is found without looking at every job.
+   */
+  public PSortedSet<String> awaitingDependencies() {
+    return awaiting;
+  }
+
   public ArrayCounts arrayCounts(String arrayId) {
     return arrays.getOrDefault(arrayId, ArrayCounts.NONE);
   }
@@ -184,7 +196,8 @@ public final class ClusterState {
         && usage.equals(s.usage)
         && completed.equals(s.completed)
         && arrays.equals(s.arrays)
-        && submissions.equals(s.submissions);
+        && submissions.equals(s.submissions)
+        && awaiting.equals(s.awaiting);
   }
 
   @Override

@@ -14,8 +14,8 @@ import org.pcollections.PSortedSet;
 
 /**
  * The next state while one event is applied. Every job change goes through {@link #replace}, so the
- * derived indexes (queued order, completed order, array counts and the array's own state) can never
- * drift from the jobs themselves.
+ * derived indexes (queued order, completed order, jobs awaiting dependencies, array counts and the
+ * array's own state) can never drift from the jobs themselves.
  */
 final class StateBuilder {
   PMap<String, Job> jobs;
@@ -28,6 +28,7 @@ final class StateBuilder {
   PSortedSet<PurgeKey> completed;
   PMap<String, ArrayCounts> arrays;
   PMap<String, String> submissions;
+  PSortedSet<String> awaiting;
   long lastSeq;
   long nextJobNumber;
 
@@ -42,6 +43,7 @@ final class StateBuilder {
     completed = s.completed;
     arrays = s.arrays;
     submissions = s.submissions;
+    awaiting = s.awaiting;
     lastSeq = s.lastSeq;
     nextJobNumber = s.nextJobNumber;
   }
@@ -63,6 +65,7 @@ final class StateBuilder {
         completed,
         arrays,
         submissions,
+        awaiting,
         lastSeq,
         nextJobNumber);
   }
@@ -114,6 +117,12 @@ final class StateBuilder {
     if (job.getState() == JobState.COMPLETED && !subjob) {
       PurgeKey key = new PurgeKey(job.getCompTime(), job.getId());
       completed = sign > 0 ? completed.plus(key) : completed.minus(key);
+    }
+    if (job.getState() == JobState.HELD
+        && job.getHolds().getSystem()
+        && job.getDependenciesCount() > 0
+        && !arrayParent) {
+      awaiting = sign > 0 ? awaiting.plus(job.getId()) : awaiting.minus(job.getId());
     }
     if (subjob) {
       count(job, sign);

@@ -13,6 +13,7 @@ import dev.berth.proto.JobState;
 import dev.berth.proto.Manage;
 import dev.berth.server.testing.Driver;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -106,7 +107,9 @@ class HousekeepingTest {
   void afterokReleasesOnSuccess() {
     String first = d.submit(ALICE);
     String second = depending("afterok", first);
+    assertEquals(Set.of(second), d.state.awaitingDependencies(), "the index finds it");
     d.runToEnd(first, 0);
+    assertEquals(Set.of(), d.state.awaitingDependencies());
     assertEquals(JobState.QUEUED, d.job(second).getState());
     assertFalse(d.job(second).getHolds().getSystem());
     Event last = d.journal.get(d.journal.size() - 1);
