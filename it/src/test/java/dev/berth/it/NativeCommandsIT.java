@@ -84,22 +84,8 @@ class NativeCommandsIT {
       boolean java,
       String command,
       String... args) {
-    List<String> argv =
-        new ArrayList<>(
-            List.of(
-                "runuser",
-                "-u",
-                user,
-                "--",
-                "env",
-                "-i",
-                "HOME=/home/" + user,
-                "LOGNAME=" + user,
-                "USER=" + user,
-                "SHELL=/bin/bash",
-                "PATH=/usr/local/bin:/usr/bin:/bin",
-                "LANG=C.UTF-8",
-                "BERTH_SERVER=" + cluster.socket));
+    List<String> argv = new ArrayList<>(TestUsers.loginEnv(user));
+    argv.addAll(List.of("LANG=C.UTF-8", "BERTH_SERVER=" + cluster.socket));
     extra.forEach((k, v) -> argv.add(k + "=" + v));
     Path bin = TestCluster.ROOT.resolve("ops/bin");
     if (java) { // berth-java by name, not BERTH_CLI=java, which qsub -V would pass on

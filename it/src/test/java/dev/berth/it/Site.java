@@ -352,20 +352,7 @@ final class Site implements AutoCloseable {
       Path cwd,
       String command,
       String... args) {
-    List<String> argv =
-        new ArrayList<>(
-            List.of(
-                "runuser",
-                "-u",
-                user,
-                "--",
-                "env",
-                "-i",
-                "PATH=/usr/local/bin:/usr/bin:/bin",
-                "HOME=" + TestUsers.home(user),
-                "USER=" + user,
-                "LOGNAME=" + user,
-                "SHELL=/bin/bash"));
+    List<String> argv = new ArrayList<>(TestUsers.loginEnv(user));
     argv.addAll(env);
     argv.addAll(
         List.of(

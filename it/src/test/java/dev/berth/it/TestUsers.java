@@ -24,6 +24,25 @@ final class TestUsers {
     }
   }
 
+  /**
+   * The start of a command line that runs what follows as {@code user} with only the environment a
+   * login shell would give them (more NAME=value words may follow; a later one wins).
+   */
+  static List<String> loginEnv(String user) {
+    return List.of(
+        "runuser",
+        "-u",
+        user,
+        "--",
+        "env",
+        "-i",
+        "PATH=/usr/local/bin:/usr/bin:/bin",
+        "HOME=" + home(user),
+        "USER=" + user,
+        "LOGNAME=" + user,
+        "SHELL=/bin/bash");
+  }
+
   static Path home(String user) {
     return Path.of("/home", user);
   }

@@ -74,37 +74,28 @@ class WorkflowEngineIT {
   @Test
   void toilRunsAFanOutWorkflowThroughTheTorqueCommands() throws IOException {
     long begin = System.nanoTime();
-    TestCluster.Result run =
-        TestCluster.exec(
-            work,
-            List.of(
-                "runuser",
-                "-u",
-                ALICE,
-                "--",
-                "env",
-                "-i",
-                "HOME=" + TestUsers.home(ALICE),
-                "LOGNAME=" + ALICE,
-                "SHELL=/bin/bash",
-                "LANG=C.UTF-8",
-                "PATH=" + work.resolve("bin") + ":/usr/bin:/bin",
-                "BERTH_SERVER=" + cluster.socket,
-                "TMPDIR=" + work, // Toil writes each job's wrapper script there and keeps it
-                "python3",
-                "workflow.py",
-                "file:" + work.resolve("jobstore"),
-                "--batchSystem",
-                "torque",
-                "--workDir",
-                work.toString(),
-                "--statePollingWait",
-                "1",
-                "--disableCaching",
-                "--clean",
-                "always",
-                "--logLevel",
-                "INFO"));
+    List<String> argv = new ArrayList<>(TestUsers.loginEnv(ALICE));
+    argv.addAll(
+        List.of(
+            "LANG=C.UTF-8",
+            "PATH=" + work.resolve("bin") + ":/usr/bin:/bin",
+            "BERTH_SERVER=" + cluster.socket,
+            "TMPDIR=" + work, // Toil writes each job's wrapper script there and keeps it
+            "python3",
+            "workflow.py",
+            "file:" + work.resolve("jobstore"),
+            "--batchSystem",
+            "torque",
+            "--workDir",
+            work.toString(),
+            "--statePollingWait",
+            "1",
+            "--disableCaching",
+            "--clean",
+            "always",
+            "--logLevel",
+            "INFO"));
+    TestCluster.Result run = TestCluster.exec(work, argv);
     double seconds = (System.nanoTime() - begin) / 1e9;
     assertEquals(0, run.exit(), run.toString());
     assertTrue(run.out().contains("sum=14"), run.toString());
