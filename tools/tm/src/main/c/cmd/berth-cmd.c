@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -73,6 +74,43 @@ static int repeatable(const struct run *run) {
          !strcmp(run->name, "qsub");
 }
 
+/*
+ * Whether `s` is UTF-8, which protobuf's strings must be: a command line that is not goes to the
+ * Java command, which reads it as it always has.
+ */
+static int utf8(const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int extra = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+    if (extra < 0 || (extra == 1 && *p < 0xc2)) return 0;
+    p++;
+    for (int i = 0; i < extra; i++, p++)
+      if ((*p & 0xc0) != 0x80) return 0;
+  }
+  return 1;
+}
+
+extern char **environ;
+
+/* Whether everything the request would carry is UTF-8 (the whole environment, once asked for). */
+static int sendable(const struct run *run) {
+  if (!utf8(run->cwd)) return 0;
+  for (int i = 0; i < run->nargs; i++)
+    if (!utf8(run->args[i])) return 0;
+  for (char **e = environ; *e; e++)
+    if (!utf8(*e)) return 0;
+  return 1;
+}
+
+/* Descriptors 0-2 that are closed are opened on /dev/null, so that the socket is not one of them. */
+static void standard_descriptors(void) {
+  for (int fd = 0; fd < 3; fd++) {
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      int opened = open("/dev/null", O_RDWR);
+      if (opened >= 0 && opened != fd) close(opened);
+    }
+  }
+}
+
 static long seconds_from(const char *variable, long otherwise) {
   const char *value = getenv(variable);
   char *end;
@@ -130,7 +168,7 @@ static void exchange(struct session *s, const struct run *run, uint64_t id, stru
   struct buf frame = {0};
   cmd_encode(&frame, id, run);
   int retry = s->sockets.n > 1 && repeatable(run);
-  double deadline = now() + (double)seconds_from("BERTH_FAILOVER_WAIT", 30);
+  double deadline = 0; /* set at the first failure: a takeover is waited out from then on */
   char why[256];
   for (;;) {
     int failed = s->which;
@@ -147,6 +185,7 @@ static void exchange(struct session *s, const struct run *run, uint64_t id, stru
         return;
       }
     }
+    if (deadline == 0) deadline = now() + (double)seconds_from("BERTH_FAILOVER_WAIT", 30);
     if (!retry || now() >= deadline) broken(run, s->sockets.path[failed], why);
     if (s->fd >= 0) close(s->fd);
     s->fd = -1;
@@ -175,11 +214,12 @@ int main(int argc, char **argv) {
   }
   const char *cli = getenv("BERTH_CLI");
   if (!hosted(name) || (cli && !strcmp(cli, "java"))) run_java(name, args, nargs);
+  standard_descriptors();
   signal(SIGPIPE, SIG_IGN);
 
   struct run run = {.name = name, .args = args, .nargs = nargs};
   struct session s = {.fd = -1, .which = -1};
-  if (!getcwd(run.cwd, sizeof run.cwd) || cmd_sockets(&s.sockets) < 0 ||
+  if (!getcwd(run.cwd, sizeof run.cwd) || !sendable(&run) || cmd_sockets(&s.sockets) < 0 ||
       cmd_submission_id(run.submission_id) < 0)
     run_java(name, args, nargs);
   /* No server answering: the Java command waits out a takeover and reports it in its words. */
@@ -191,6 +231,7 @@ int main(int argc, char **argv) {
     setsockopt(s.fd, SOL_SOCKET, SO_RCVTIMEO, &t, sizeof t);
   }
   cmd_zone(run.zone, sizeof run.zone);
+  if (!utf8(run.zone)) run.zone[0] = 0;
   run.terminal = isatty(0) && isatty(1);
 
   struct buf frame = {0};
@@ -221,7 +262,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     if (cmd_each_needed_file(&r, cmd_read_file, &run) < 0) {
-      fprintf(stderr, "%s: out of memory\n", name);
+      fprintf(stderr, "%s: cannot take in the files the server asks for\n", name);
       return 1;
     }
   }

@@ -75,6 +75,32 @@ int cmd_read_stdin(struct run *run) {
   return read_all(0, &run->stdin_bytes);
 }
 
+/* `path` with repeated slashes made one and no trailing slash, as a Java Path prints it. */
+static void squeeze_slashes(char *path) {
+  char *out = path;
+  for (const char *in = path; *in; in++)
+    if (!(*in == '/' && out > path && out[-1] == '/')) *out++ = *in;
+  if (out > path + 1 && out[-1] == '/') out--;
+  *out = 0;
+}
+
+/*
+ * Whether the command line names `path` (absolute, as the server asks for it): the client reads
+ * only what its caller named, whatever a server at the other end of the socket asks for.
+ */
+static int named(const struct run *run, const char *path) {
+  char candidate[8192];
+  for (int i = 0; i < run->nargs; i++) {
+    const char *arg = run->args[i];
+    if (!*arg) continue;
+    if (arg[0] == '/') snprintf(candidate, sizeof candidate, "%s", arg);
+    else snprintf(candidate, sizeof candidate, "%s/%s", run->cwd, arg);
+    squeeze_slashes(candidate);
+    if (!strcmp(candidate, path)) return 1;
+  }
+  return 0;
+}
+
 /* The server names a file by its absolute path; the client reads it as the caller. */
 int cmd_read_file(struct run *run, struct pb_bytes path) {
   struct local_file *files = realloc(run->files, (size_t)(run->nfiles + 1) * sizeof *files);
@@ -84,6 +110,11 @@ int cmd_read_file(struct run *run, struct pb_bytes path) {
   memset(f, 0, sizeof *f);
   f->path = strndup(path.p, path.n);
   if (!f->path) return -1;
+  if (strlen(f->path) != path.n || !named(run, f->path)) {
+    f->problem = FILE_OTHER;
+    f->reason = "not a file named on the command line";
+    return 0;
+  }
   struct stat st;
   if (stat(f->path, &st) == 0 && S_ISDIR(st.st_mode)) {
     f->problem = FILE_DIRECTORY;

@@ -675,7 +675,7 @@ final class JobActor {
                 }
               });
     } catch (IOException e) {
-      context.getLog().warn("job {}: cannot remove its cgroup: {}", job.getId(), e.getMessage());
+      context.getLog().warn("job {}: cannot end its cgroup: {}", job.getId(), e.getMessage());
       mom.tell(
           new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
     }
@@ -825,8 +825,10 @@ final class JobActor {
     }
   }
 
-  /** Removes the job's TMPDIR and, if still there, its cgroup (and anything left in it). */
-  /** Nothing of the job runs any more; its account is released. The cgroup goes after the obit. */
+  /**
+   * Removes the job's TMPDIR and ends whatever is left in its cgroup; the cgroup's directories go
+   * once the obit is on its way ({@link #ended}, also after a mom restart).
+   */
   private void cleanUp() {
     String problem = NodeJob.release(config, job.getId());
     if (!problem.isEmpty()) {
@@ -841,7 +843,7 @@ final class JobActor {
     }
   }
 
-  /** After the obit (and again, idempotently, before the record goes): the cgroup's directories. */
+  /** The cgroup's directories, once nothing of the job runs (idempotent). */
   private void removeCgroup() {
     try {
       isolation.remove(job.getId());
@@ -853,7 +855,6 @@ final class JobActor {
   }
 
   private void removeRecord() {
-    removeCgroup();
     try {
       records.remove(job.getId());
     } catch (IOException e) {

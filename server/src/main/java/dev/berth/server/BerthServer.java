@@ -254,8 +254,14 @@ public final class BerthServer implements AutoCloseable {
           try {
             answer.complete(
                 reply.mergeFrom(commands.run(request.getRunCommand(), caller, server)).build());
-          } catch (RuntimeException e) {
-            log.error("command {} of {} failed", request.getRunCommand().getName(), caller, e);
+          } catch (Throwable e) {
+            // one line per failure: a caller must not be able to fill the log with stack traces
+            log.warn(
+                "command {} of {} failed: {}",
+                request.getRunCommand().getName(),
+                caller,
+                e.toString());
+            log.debug("the failed command", e);
             answer.complete(
                 reply
                     .setError(
@@ -263,6 +269,9 @@ public final class BerthServer implements AutoCloseable {
                             .setCode(Error.Code.INTERNAL)
                             .setMessage("the server could not run the command: " + e))
                     .build());
+            if (e instanceof java.lang.Error error) {
+              throw error;
+            }
           }
         });
     return answer;

@@ -65,6 +65,11 @@ public final class Upstream implements AutoCloseable {
     volatile Link link;
     volatile long sentAt;
 
+    /** Whether this is a whole command, which may take long (see COMMAND_REPLY_LIMIT). */
+    boolean wholeCommand() {
+      return frame.getRequest().getRequest().getBodyCase() == Request.BodyCase.RUN_COMMAND;
+    }
+
     Pending(RelayFrame frame, boolean resendable, Function<String, ServerFrame> failed) {
       this.frame = frame;
       this.resendable = resendable;
@@ -308,14 +313,21 @@ public final class Upstream implements AutoCloseable {
 
   private boolean overdue(Link l) {
     long now = System.nanoTime();
-    long limit = replyTimeout.toNanos();
     for (Pending p : pending.values()) {
+      long limit = p.wholeCommand() ? COMMAND_REPLY_LIMIT.toNanos() : replyTimeout.toNanos();
       if (p.link == l && !p.reply.isDone() && now - p.sentAt > limit) {
         return true;
       }
     }
     return false;
   }
+
+  /**
+   * How long a whole command (RunCommand) may take before its server counts as lost: it waits its
+   * turn among the user's commands and may make many requests, so the reply timeout of one request
+   * would drop a healthy link, and every other user's requests with it.
+   */
+  static final Duration COMMAND_REPLY_LIMIT = Duration.ofMinutes(10);
 
   /**
    * Takes the answers that come in on {@code l}; closes it when it ends or its server steps down.

@@ -8,6 +8,7 @@ import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.CommandReply;
 import dev.berth.proto.Error;
+import dev.berth.proto.LocalFile;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.RunCommand;
@@ -98,6 +99,11 @@ public final class HostedCommand {
       return "the working directory '"
           + ControlCharacters.escape(cwd)
           + "' is not an absolute path";
+    }
+    for (LocalFile file : command.getFilesList()) {
+      if (file.getPath().indexOf('\0') >= 0) {
+        return "the file name '" + ControlCharacters.escape(file.getPath()) + "' holds a NUL";
+      }
     }
     return null;
   }

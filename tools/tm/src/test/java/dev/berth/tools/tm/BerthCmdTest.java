@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
@@ -46,7 +47,7 @@ class BerthCmdTest {
   @TempDir Path dir;
   private Path socket;
   private ServerSocketChannel server;
-  private final List<Request> received = new ArrayList<>();
+  private final List<Request> received = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void listen() throws IOException {
@@ -167,9 +168,10 @@ class BerthCmdTest {
                                         .setEnvironment(true)
                                         .addFiles(job)
                                         .addFiles(missing)
-                                        .addFiles(adir)))
+                                        .addFiles(adir)
+                                        .addFiles("/etc/hostname")))
                     : output(0, false, "1.vm\n"));
-    TmProcess.Result result = run("from stdin\n", "qsub", "job.sh");
+    TmProcess.Result result = run("from stdin\n", "qsub", "job.sh", "missing.sh", "adir/");
     served.get(10, TimeUnit.SECONDS);
     assertEquals(new TmProcess.Result(0, "1.vm\n", ""), result);
 
@@ -185,6 +187,9 @@ class BerthCmdTest {
     assertEquals("#PBS -N x\ntrue\n", files.get(job).getContent().toStringUtf8());
     assertEquals(LocalFile.Problem.MISSING, files.get(missing).getProblem());
     assertEquals(LocalFile.Problem.DIRECTORY, files.get(adir).getProblem());
+    LocalFile unnamed = files.get("/etc/hostname");
+    assertEquals(LocalFile.Problem.OTHER, unnamed.getProblem(), "only files the caller named go");
+    assertTrue(unnamed.getContent().isEmpty());
   }
 
   @Test
@@ -213,6 +218,44 @@ class BerthCmdTest {
     TmProcess.Result result = run("", "qmgr", "-c", "list server");
     served.get(10, TimeUnit.SECONDS);
     assertEquals(3, result.status(), result.toString());
+  }
+
+  @Test
+  void closedStandardDescriptorsAreNotTakenForTheSocket() throws Exception {
+    CompletableFuture<Void> served = serve(r -> output(0, false, "out\n", true, "err\n"));
+    ProcessBuilder builder =
+        new ProcessBuilder("sh", "-c", "exec \"$0\" qstat <&- 2>&-", BINARY.toString())
+            .directory(dir.toFile())
+            .redirectOutput(dir.resolve("stdout").toFile());
+    builder.environment().clear();
+    builder.environment().putAll(env());
+    Process p = builder.start();
+    assertTrue(p.waitFor(20, TimeUnit.SECONDS), "berth-cmd did not finish");
+    served.get(10, TimeUnit.SECONDS);
+    assertEquals(0, p.exitValue());
+    assertEquals("out\n", Files.readString(dir.resolve("stdout")));
+  }
+
+  @Test
+  void aCommandLineThatIsNotUtf8GoesToTheJavaCommand() throws Exception {
+    // The Java command (the checkout's ops/bin/berth-java) asks this server itself, with a request
+    // of its own: the native client sent nothing protobuf could not carry.
+    serve(r -> null);
+    ProcessBuilder builder =
+        new ProcessBuilder("sh", "-c", "exec \"$0\" qstat \"$(printf '\\377')\"", BINARY.toString())
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("stdout").toFile());
+    builder.environment().clear();
+    builder.environment().putAll(env());
+    builder.environment().put("PATH", System.getenv("PATH"));
+    Process p = builder.start();
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the Java command did not finish");
+    // Before the Java commands are built, berth-java says so and asks nothing.
+    String out = Files.readString(dir.resolve("stdout"));
+    assertTrue(!received.isEmpty() || out.contains("not built yet"), out);
+    assertTrue(
+        received.stream().noneMatch(Request::hasRunCommand), "the native client sent it: " + out);
   }
 
   @Test
