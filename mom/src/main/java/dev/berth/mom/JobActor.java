@@ -675,9 +675,7 @@ final class JobActor {
                 }
               });
     } catch (IOException e) {
-      context.getLog().warn("job {}: cannot end its cgroup: {}", job.getId(), e.getMessage());
-      mom.tell(
-          new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
+      cgroupLeft("end", e);
     }
   }
 
@@ -837,9 +835,7 @@ final class JobActor {
     try {
       isolation.stop(job.getId());
     } catch (IOException e) {
-      context.getLog().warn("job {}: cannot end its cgroup: {}", job.getId(), e.getMessage());
-      mom.tell(
-          new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
+      cgroupLeft("end", e);
     }
   }
 
@@ -848,10 +844,15 @@ final class JobActor {
     try {
       isolation.remove(job.getId());
     } catch (IOException e) {
-      context.getLog().warn("job {}: cannot remove its cgroup: {}", job.getId(), e.getMessage());
-      mom.tell(
-          new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
+      cgroupLeft("remove", e);
     }
+  }
+
+  /** The log and the node's trouble say that the job's cgroup could not be ended or removed. */
+  private void cgroupLeft(String what, IOException e) {
+    context.getLog().warn("job {}: cannot {} its cgroup: {}", job.getId(), what, e.getMessage());
+    mom.tell(
+        new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
   }
 
   private void removeRecord() {
