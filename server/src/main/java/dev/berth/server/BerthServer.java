@@ -11,6 +11,7 @@ import dev.berth.server.command.Decider;
 import dev.berth.server.command.SubmitHosts;
 import dev.berth.server.endpoint.ClientEndpoint;
 import dev.berth.server.endpoint.ClientLimits;
+import dev.berth.server.endpoint.Replies;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.JournalException;
 import dev.berth.server.query.NodeTelemetry;
@@ -224,15 +225,12 @@ public final class BerthServer implements AutoCloseable {
   private static final Duration COMMAND_CALL_LIMIT = Duration.ofSeconds(60);
 
   private CompletionStage<Response> runCommand(Request request, Caller caller) {
-    Response.Builder reply = Response.newBuilder().setId(request.getId());
     if (commands == null) {
       return CompletableFuture.completedFuture(
-          reply
-              .setError(
-                  Error.newBuilder()
-                      .setCode(Error.Code.UNKNOWN_REQUEST)
-                      .setMessage("this server runs no commands for the native client"))
-              .build());
+          Replies.error(
+              request.getId(),
+              Error.Code.UNKNOWN_REQUEST,
+              "this server runs no commands for the native client"));
     }
     CommandHost.Server server =
         inner -> {
@@ -253,7 +251,9 @@ public final class BerthServer implements AutoCloseable {
         () -> {
           try {
             answer.complete(
-                reply.mergeFrom(commands.run(request.getRunCommand(), caller, server)).build());
+                commands.run(request.getRunCommand(), caller, server).toBuilder()
+                    .setId(request.getId())
+                    .build());
           } catch (Throwable e) {
             // one line per failure: a caller must not be able to fill the log with stack traces
             log.warn(
@@ -263,12 +263,10 @@ public final class BerthServer implements AutoCloseable {
                 e.toString());
             log.debug("the failed command", e);
             answer.complete(
-                reply
-                    .setError(
-                        Error.newBuilder()
-                            .setCode(Error.Code.INTERNAL)
-                            .setMessage("the server could not run the command: " + e))
-                    .build());
+                Replies.error(
+                    request.getId(),
+                    Error.Code.INTERNAL,
+                    "the server could not run the command: " + e));
             if (e instanceof java.lang.Error error) {
               throw error;
             }

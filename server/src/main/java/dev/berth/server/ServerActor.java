@@ -18,6 +18,7 @@ import dev.berth.server.command.Decider;
 import dev.berth.server.command.Outcome;
 import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.command.StateView;
+import dev.berth.server.endpoint.Replies;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.state.ClusterState;
@@ -264,14 +265,17 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       } catch (CommandException ex) {
         working = before;
         batch.subList(mark, batch.size()).clear();
-        done.add(new Completion(e.reply(), errorResponse(ex.code(), ex.getMessage()), List.of()));
+        done.add(
+            new Completion(e.reply(), Replies.error(0, ex.code(), ex.getMessage()), List.of()));
       } catch (RuntimeException ex) {
         getContext().getLog().error("command {} failed", e.command(), ex);
         working = before;
         batch.subList(mark, batch.size()).clear();
         done.add(
             new Completion(
-                e.reply(), errorResponse(Error.Code.INTERNAL, "internal error: " + ex), List.of()));
+                e.reply(),
+                Replies.error(0, Error.Code.INTERNAL, "internal error: " + ex),
+                List.of()));
       }
     }
     if (batch.isEmpty()) {
@@ -337,7 +341,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       if (c.reply() != null) {
         c.reply()
             .complete(
-                errorResponse(
+                Replies.error(
+                    0,
                     Error.Code.SERVER_DOWN,
                     "the server's journal failed: " + f.failure().getMessage()));
       }
@@ -345,7 +350,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     pending.forEach(
         e -> {
           if (e.reply() != null) {
-            e.reply().complete(errorResponse(Error.Code.SERVER_DOWN, "the server is stopping"));
+            e.reply().complete(Replies.error(0, Error.Code.SERVER_DOWN, "the server is stopping"));
           }
         });
     getContext().getSystem().terminate();
@@ -530,11 +535,5 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       case TROUBLE -> m.getTrouble().getNode();
       default -> "";
     };
-  }
-
-  static Response errorResponse(Error.Code code, String message) {
-    return Response.newBuilder()
-        .setError(Error.newBuilder().setCode(code).setMessage(message))
-        .build();
   }
 }

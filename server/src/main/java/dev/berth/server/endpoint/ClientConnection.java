@@ -196,7 +196,7 @@ final class ClientConnection {
     }
     if (r.getBodyCase() == Request.BodyCase.BODY_NOT_SET) {
       answer(
-          error(
+          Replies.error(
               r.getId(),
               Error.Code.UNKNOWN_REQUEST,
               "unknown request type (from a newer client?); this server does not know it"));
@@ -313,7 +313,7 @@ final class ClientConnection {
   private void refuse(Error.Code code, String message) throws IOException {
     complain("protocol", "refused a request of user " + user() + ": " + message);
     closeAfterWrite = true;
-    answer(error(0, code, message));
+    answer(Replies.error(0, code, message));
   }
 
   private void answer(Response response) throws IOException {
@@ -352,13 +352,6 @@ final class ClientConnection {
   }
 
   private static Response internalError(Request r, Throwable failure) {
-    return error(r.getId(), Error.Code.INTERNAL, "internal error: " + failure.getMessage());
-  }
-
-  static Response error(long id, Error.Code code, String message) {
-    return Response.newBuilder()
-        .setId(id)
-        .setError(Error.newBuilder().setCode(code).setMessage(message))
-        .build();
+    return Replies.error(r.getId(), Error.Code.INTERNAL, "internal error: " + failure.getMessage());
   }
 }

@@ -252,7 +252,7 @@ public final class ClientEndpoint implements AutoCloseable {
             + ")";
     complaints.about(user, limit.setting, "refused a connection: " + why, now());
     FrameWriter refusal = new FrameWriter();
-    refusal.add(ClientConnection.error(0, Error.Code.SYSTEM, "too many connections: " + why));
+    refusal.add(Replies.error(0, Error.Code.SYSTEM, "too many connections: " + why));
     try {
       refusal.writeTo(channel);
     } catch (IOException ignored) {

@@ -13,6 +13,7 @@ import dev.berth.security.tls.TlsListener;
 import dev.berth.server.command.Caller;
 import dev.berth.server.endpoint.ClientEndpoint;
 import dev.berth.server.endpoint.ClientLimits;
+import dev.berth.server.endpoint.Replies;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -221,13 +222,13 @@ public final class RelayPort implements AutoCloseable {
       long id = relayed.getRequest().getId();
       String refusal = gate.refusal(host);
       if (refusal != null) {
-        reply(error(id, Error.Code.BAD_HOST, refusal));
+        reply(Replies.error(id, Error.Code.BAD_HOST, refusal));
         return;
       }
       if (!NAME.matcher(relayed.getUser()).matches()
           || !NAME.matcher(relayed.getGroup()).matches()) {
         reply(
-            error(
+            Replies.error(
                 id,
                 Error.Code.PROTOCOL,
                 "the relay of " + host + " named no valid user and group for its caller"));
@@ -269,13 +270,6 @@ public final class RelayPort implements AutoCloseable {
         connection.cut(); // the reader sees it and ends the conversation
       }
     }
-  }
-
-  private static Response error(long id, Error.Code code, String message) {
-    return Response.newBuilder()
-        .setId(id)
-        .setError(Error.newBuilder().setCode(code).setMessage(message))
-        .build();
   }
 
   private static Response internal(long id, Throwable failure) {

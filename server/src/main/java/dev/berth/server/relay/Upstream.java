@@ -14,6 +14,7 @@ import dev.berth.security.Role;
 import dev.berth.security.tls.TlsSockets;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
+import dev.berth.server.endpoint.Replies;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -130,7 +131,10 @@ public final class Upstream implements AutoCloseable {
             new Pending(
                 frame,
                 resendable(request),
-                why -> ServerFrame.newBuilder().setResponse(error(Error.Code.SYSTEM, why)).build()))
+                why ->
+                    ServerFrame.newBuilder()
+                        .setResponse(Replies.error(0, Error.Code.SYSTEM, why))
+                        .build()))
         .thenApply(ServerFrame::getResponse);
   }
 
@@ -406,12 +410,6 @@ public final class Upstream implements AutoCloseable {
         // gone either way
       }
     }
-  }
-
-  private static Response error(Error.Code code, String message) {
-    return Response.newBuilder()
-        .setError(Error.newBuilder().setCode(code).setMessage(message))
-        .build();
   }
 
   private static String describe(List<InetSocketAddress> addresses) {

@@ -1,0 +1,17 @@
+package dev.berth.server.endpoint;
+
+import dev.berth.proto.Error;
+import dev.berth.proto.Response;
+
+/** Error answers to clients, built in one place for the socket, the relay and the server. */
+public final class Replies {
+  private Replies() {}
+
+  /** An error answering request {@code id} (0 where no request is known). */
+  public static Response error(long id, Error.Code code, String message) {
+    return Response.newBuilder()
+        .setId(id)
+        .setError(Error.newBuilder().setCode(code).setMessage(message))
+        .build();
+  }
+}
