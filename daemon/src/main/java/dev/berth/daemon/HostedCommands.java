@@ -1,7 +1,5 @@
 package dev.berth.daemon;
 
-import dev.berth.client.ServerConnection;
-import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.RunCommand;
 import dev.berth.server.CommandHost;
@@ -13,18 +11,6 @@ import dev.berth.tools.hosted.HostedCommand;
 final class HostedCommands implements CommandHost {
   @Override
   public Response run(RunCommand command, Caller caller, Server server) {
-    ServerConnection connection =
-        new ServerConnection() {
-          @Override
-          public Response call(Request.Builder request) {
-            return server.call(request.build());
-          }
-
-          @Override
-          public void close() {
-            // nothing to close: the requests are answered in-process
-          }
-        };
-    return HostedCommand.run(command, caller.host(), connection, Decider::isQuery);
+    return HostedCommand.run(command, caller.host(), server::call, Decider::isQuery);
   }
 }

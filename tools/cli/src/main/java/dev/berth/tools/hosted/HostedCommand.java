@@ -4,7 +4,6 @@ import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
 import dev.berth.client.Origin;
 import dev.berth.client.ServerConnection;
-import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.CommandReply;
 import dev.berth.proto.Error;
@@ -20,6 +19,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -43,7 +43,10 @@ public final class HostedCommand {
    *     changed something would run twice; that is a bug, reported as such)
    */
   public static Response run(
-      RunCommand command, String host, ServerConnection server, Predicate<Request> query) {
+      RunCommand command,
+      String host,
+      Function<Request, Response> server,
+      Predicate<Request> query) {
     RecordedOutput output = new RecordedOutput();
     Command target = Main.commands().get(command.getName());
     String refusal = refusal(command, target);
@@ -134,21 +137,22 @@ public final class HostedCommand {
 
   /** The server, noting whether the command has asked it to change anything. */
   private static final class Watched implements ServerConnection {
-    private final ServerConnection server;
+    private final Function<Request, Response> server;
     private final Predicate<Request> query;
     private boolean changed;
 
-    Watched(ServerConnection server, Predicate<Request> query) {
+    Watched(Function<Request, Response> server, Predicate<Request> query) {
       this.server = server;
       this.query = query;
     }
 
     @Override
-    public Response call(Request.Builder request) throws ServerUnavailableException {
-      if (!query.test(request.buildPartial())) {
+    public Response call(Request.Builder request) {
+      Request built = request.build();
+      if (!query.test(built)) {
         changed = true;
       }
-      Response response = server.call(request);
+      Response response = server.apply(built);
       if (response.hasError() && response.getError().getCode() == Error.Code.SERVER_DOWN) {
         throw new SteppingDown(response.getError());
       }

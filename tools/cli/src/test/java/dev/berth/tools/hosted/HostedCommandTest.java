@@ -51,7 +51,17 @@ class HostedCommandTest {
   private static Response run(RunCommand.Builder command, dev.berth.client.Connector connector) {
     try {
       ServerConnection connection = connector.connect(null);
-      return HostedCommand.run(command.build(), "login1", connection, r -> r.hasStatJobs());
+      return HostedCommand.run(
+          command.build(),
+          "login1",
+          r -> {
+            try {
+              return connection.call(r.toBuilder());
+            } catch (dev.berth.client.ServerUnavailableException e) {
+              throw new AssertionError(e);
+            }
+          },
+          r -> r.hasStatJobs());
     } catch (dev.berth.client.ServerUnavailableException e) {
       throw new AssertionError(e);
     }
