@@ -632,8 +632,8 @@ final class JobActor {
         script.toBuilder()
             .setCput(script.getCput() + taskUsage.getCput())
             .setMem(script.getMem() + taskUsage.getMem()));
-    memoryAccounting(obit);
-    cleanUp();
+    memoryAccounting(obit); // which ends whatever is left in the cgroup
+    releaseAccount();
     obit.setOutputNote(stageOut());
     if (sisters.none()) {
       return ended(obit.build()); // which removes the cgroup once the obit is on its way
@@ -828,14 +828,19 @@ final class JobActor {
    * once the obit is on its way ({@link #ended}, also after a mom restart).
    */
   private void cleanUp() {
-    String problem = NodeJob.release(config, job.getId());
-    if (!problem.isEmpty()) {
-      context.getLog().warn("job {}: {}", job.getId(), problem);
-    }
+    releaseAccount();
     try {
       isolation.stop(job.getId());
     } catch (IOException e) {
       cgroupLeft("end", e);
+    }
+  }
+
+  /** The job's TMPDIR and what else its account holds on this node. */
+  private void releaseAccount() {
+    String problem = NodeJob.release(config, job.getId());
+    if (!problem.isEmpty()) {
+      context.getLog().warn("job {}: {}", job.getId(), problem);
     }
   }
 
