@@ -108,7 +108,11 @@ final class BenchServer implements AutoCloseable {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()));
     // RocksDB's native library is unpacked into the temp directory; keep it in the scratch home.
-    builder.environment().put("BERTH_JAVA_OPTS", "-Djava.io.tmpdir=" + home);
+    // Options of the benchmark's own environment (a profiler, say) come after, as moms get them.
+    String inherited = System.getenv().getOrDefault("BERTH_JAVA_OPTS", "");
+    builder
+        .environment()
+        .put("BERTH_JAVA_OPTS", ("-Djava.io.tmpdir=" + home + " " + inherited).strip());
     process = builder.start();
   }
 

@@ -1,7 +1,9 @@
 package dev.berth.bench;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
@@ -28,7 +30,31 @@ final class CpuTime {
   }
 
   static double millis(long pid) throws IOException {
-    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    return fromStat(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
+  }
+
+  /**
+   * CPU time of a JVM's just-in-time compiler threads (HotSpot names them "C1 CompilerThreadN" and
+   * "C2 CompilerThreadN"): what a daemon spends compiling rather than running its code.
+   */
+  static double compilerMillis(long pid) throws IOException {
+    double sum = 0;
+    try (DirectoryStream<Path> tasks =
+        Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
+      for (Path task : tasks) {
+        try {
+          if (Files.readString(task.resolve("comm")).matches("C[12] CompilerThre.*\\s*")) {
+            sum += fromStat(Files.readString(task.resolve("stat")));
+          }
+        } catch (NoSuchFileException ended) {
+          // HotSpot ends idle compiler threads; their time leaves the count with them
+        }
+      }
+    }
+    return sum;
+  }
+
+  private static double fromStat(String stat) {
     // Fields after the command name, which is in parentheses and may hold spaces: state is the
     // first, utime the 12th and stime the 13th.
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");

@@ -21,14 +21,54 @@ final class JobPathBench {
 
   /**
    * Unmeasured drains first, for both managers: a resource manager's daemons run for months, and
-   * Berth's JVMs compile the job path only after some hundreds of jobs (the first 200 drain at
-   * about two thirds of the rate of the sixth).
+   * Berth's JVMs are still compiling the job path after the first thousand jobs (HotSpot's C2
+   * compiles a method after some thousands of calls, and most of the path runs once per job); after
+   * about 4,000 jobs their compilers are nearly idle. Each drain prints its own figures.
    */
-  private static final int WARM_UP_DRAINS = 5;
+  private static final int WARM_UP_DRAINS = 25;
 
   /** What one manager measured; CPU in milliseconds per drained job. */
   private record Measured(
       double drainPerSecond, double machineCpu, String daemonsCpu, double[] singleMillis) {}
+
+  /** One drain: jobs per second, and CPU used while it ran, in milliseconds per job. */
+  private record Drain(double perSecond, Usage cpu) {}
+
+  /**
+   * CPU time used so far, in milliseconds: the machine's, and Berth's daemons' with their JIT
+   * compilers' part (zero for Slurm).
+   */
+  private record Usage(double machine, double server, double serverJit, double mom, double momJit) {
+    static Usage now(MomCluster cluster, boolean berth) throws Exception {
+      double machine = CpuTime.machineMillis();
+      if (!berth) {
+        return new Usage(machine, 0, 0, 0, 0);
+      }
+      long server = cluster.serverPid();
+      long mom = cluster.momPid("n1");
+      return new Usage(
+          machine,
+          CpuTime.millis(server),
+          CpuTime.compilerMillis(server),
+          CpuTime.millis(mom),
+          CpuTime.compilerMillis(mom));
+    }
+
+    Usage perJobSince(Usage before, int jobs) {
+      return new Usage(
+          (machine - before.machine) / jobs,
+          (server - before.server) / jobs,
+          (serverJit - before.serverJit) / jobs,
+          (mom - before.mom) / jobs,
+          (momJit - before.momJit) / jobs);
+    }
+
+    String daemons() {
+      return String.format(
+          "server %.1f (JIT compiling %.1f), mom %.1f (JIT compiling %.1f)",
+          server, serverJit, mom, momJit);
+    }
+  }
 
   private JobPathBench() {}
 
@@ -98,23 +138,15 @@ final class JobPathBench {
     System.out.printf(
         "%s: %d held jobs released, %d times (all but the last warm up)...%n",
         c.name(), DRAINED, WARM_UP_DRAINS + 1);
-    for (int i = 0; i < WARM_UP_DRAINS; i++) {
-      drain(cluster, env, c);
-      cluster.shell(clean, env);
-    }
     boolean berth = c == BERTH;
-    double machine = CpuTime.machineMillis();
-    double server = berth ? CpuTime.millis(cluster.serverPid()) : 0;
-    double mom = berth ? CpuTime.millis(cluster.momPid("n1")) : 0;
-    double drain = drain(cluster, env, c);
-    machine = (CpuTime.machineMillis() - machine) / DRAINED;
-    String daemons =
-        berth
-            ? String.format(
-                "server %.1f, mom %.1f",
-                (CpuTime.millis(cluster.serverPid()) - server) / DRAINED,
-                (CpuTime.millis(cluster.momPid("n1")) - mom) / DRAINED)
-            : "";
+    Drain last = null;
+    for (int i = 0; i <= WARM_UP_DRAINS; i++) {
+      last = drain(cluster, env, c);
+      cluster.shell(clean, env);
+      System.out.printf(
+          "  drain %d: %.1f jobs/s, machine CPU %.1f ms per job%s%n",
+          i + 1, last.perSecond(), last.cpu().machine(), berth ? "; " + last.cpu().daemons() : "");
+    }
     System.out.printf("%s: %d single jobs, submit to done...%n", c.name(), SINGLES);
     cluster.shell(clean, env);
     String singles =
@@ -135,11 +167,14 @@ final class JobPathBench {
             .mapToDouble(v -> Long.parseLong(v) / 1e3)
             .sorted()
             .toArray();
-    return new Measured(drain, machine, daemons, millis);
+    return new Measured(last.perSecond(), last.cpu().machine(), last.cpu().daemons(), millis);
   }
 
-  /** {@value #DRAINED} held jobs released at once: jobs per second until none is left. */
-  private static double drain(MomCluster cluster, Map<String, String> env, Commands c)
+  /**
+   * {@value #DRAINED} held jobs released at once: jobs per second until none is left, and the CPU
+   * used from the release on (the submissions before it are not counted).
+   */
+  private static Drain drain(MomCluster cluster, Map<String, String> env, Commands c)
       throws Exception {
     String ids =
         cluster.shell(
@@ -149,7 +184,8 @@ final class JobPathBench {
                 + c.submitHeld()
                 + " | cut -d';' -f1 || exit 1; i=$((i+1)); done",
             env);
-    String list = String.join(c.name().equals("Slurm") ? "," : " ", ids.strip().split("\n"));
+    String list = String.join(c.name().equals("Slurm") ? "," : " ", ids.strip().split("\\n"));
+    Usage before = Usage.now(cluster, c == BERTH);
     long begin = System.nanoTime();
     cluster.shell(
         c.release().replace("IDS", list)
@@ -158,8 +194,9 @@ final class JobPathBench {
             + ")\" != 0 ]; do sleep 0.05; done",
         env);
     double perSecond = DRAINED / ((System.nanoTime() - begin) / 1e9);
+    Usage used = Usage.now(cluster, c == BERTH).perJobSince(before, DRAINED);
     checkOutputs(cluster, env, c, DRAINED);
-    return perSecond;
+    return new Drain(perSecond, used);
   }
 
   /** Every job wrote its line (the drain waits for the queue to empty, the files may lag). */
