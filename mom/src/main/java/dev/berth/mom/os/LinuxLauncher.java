@@ -31,9 +31,11 @@ public final class LinuxLauncher implements Launcher {
   @Override
   public JobProcess start(StartSpec spec) throws IOException {
     ProcessBuilder pb = builder(spec);
-    Path log = spec.statusFile().resolveSibling(spec.statusFile().getFileName() + ".log");
+    // The starter reports through its status file; its own output is at most a line saying that
+    // it cannot write that file, which the missing status tells the mom anyway. A log file for it
+    // beside the status, made and removed with every job, was read by no one.
     pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-    pb.redirectOutput(log.toFile());
+    pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
     pb.redirectErrorStream(true);
     long launched = System.currentTimeMillis();
     return handle(pb.start(), launched);

@@ -27,7 +27,7 @@ import java.util.TreeMap;
  * The mom's node-local, durable record of each job it runs, so that a restarted mom finds its jobs
  * again instead of killing them: the run request and script, the starter's pid and start time, the
  * starter's status file, and the obit until the server acknowledges it. Lives in a root-only
- * directory; each file is written to a temporary name and renamed into place.
+ * directory; each record file is written to a temporary name, synced and renamed into place.
  */
 public final class JobRecords {
   private static final String RUN = "run.pb";
@@ -107,10 +107,15 @@ public final class JobRecords {
     return directory(jobId).resolve(STATUS);
   }
 
+  /**
+   * A new job's record. Only the run request is made durable: the script is read once, by the
+   * starter, and never again from the record (a job whose mom or node died before its starter was
+   * recorded is reported as not started), so it needs no sync and no rename of its own.
+   */
   public void create(RunJob run) throws IOException {
     Path dir = directory(run.getJob().getId());
     Files.createDirectories(dir);
-    write(dir.resolve(SCRIPT), run.getScript().toByteArray());
+    Files.write(dir.resolve(SCRIPT), run.getScript().toByteArray());
     write(dir.resolve(RUN), run.toByteArray());
   }
 
