@@ -2,9 +2,9 @@ package dev.berth.mom.os.cgroup;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -137,26 +137,33 @@ public final class CgroupV1 implements CgroupDriver {
   }
 
   /**
-   * Makes the root levels and the job's directory in one hierarchy. In a cpuset hierarchy ({@code
-   * cpus} not null) a new directory has no CPUs and no memory nodes, and no process can join it or
-   * any cgroup below it, so every level gets its parent's, and the job its own CPUs.
+   * Makes the job's directory in one hierarchy, and first the root levels above it where they are
+   * not there or not whole (they are, but for the first job: one check costs less than a failed
+   * mkdir for each level and job). In a cpuset hierarchy ({@code cpus} not null) a new directory
+   * has no CPUs and no memory nodes, and no process can join it or any cgroup below it, so every
+   * level gets its parent's, and the job its own CPUs.
    */
   private void makeLevels(Path parent, String jobId, List<Integer> cpus) throws IOException {
-    List<String> path = new ArrayList<>(levels);
-    path.add(jobId);
-    Path dir = parent;
-    for (int i = 0; i < path.size(); i++) {
-      Path child = dir.resolve(path.get(i));
-      kernel.mkdir(child);
-      if (cpus != null) {
-        boolean jobLevel = i == path.size() - 1;
-        if (jobLevel && !cpus.isEmpty()) {
-          setCpus(dir, child, cpus);
-        } else {
-          inheritCpuset(dir, child, jobLevel);
+    Path base = parent.resolve(String.join("/", levels));
+    if (!Files.isDirectory(base, LinkOption.NOFOLLOW_LINKS)
+        || (cpus != null && ControlFiles.read(base.resolve("cpuset.cpus")).isEmpty())) {
+      // missing, or a cpuset level that a mom stopped before it had its CPUs
+      Path dir = parent;
+      for (String level : levels) {
+        Path child = dir.resolve(level);
+        kernel.mkdir(child);
+        if (cpus != null) {
+          inheritCpuset(dir, child, false);
         }
+        dir = child;
       }
-      dir = child;
+    }
+    Path job = base.resolve(jobId);
+    kernel.mkdir(job);
+    if (cpus != null && !cpus.isEmpty()) {
+      setCpus(base, job, cpus);
+    } else if (cpus != null) {
+      inheritCpuset(base, job, true);
     }
   }
 

@@ -111,23 +111,30 @@ final class Teardown {
     }
   }
 
+  /**
+   * Removes {@code dir}, and first the cgroups below it if it has any. A job's cgroup seldom has:
+   * the directory is removed at once, and only one the kernel calls busy is listed (stat-ing every
+   * control file of every controller's directory took more of a mom's time than the removal).
+   */
   private static void removeTree(Kernel kernel, Path dir) throws IOException {
-    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    List<Path> children = new ArrayList<>();
-    try (Stream<Path> list = Files.list(dir)) {
-      list.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).forEach(children::add);
-    } catch (NoSuchFileException e) {
-      return;
-    }
-    for (Path child : children) {
-      removeTree(kernel, child);
-    }
     try {
       kernel.rmdir(dir);
-    } catch (NoSuchFileException e) {
-      // removed meanwhile
+    } catch (NoSuchFileException gone) {
+      // removed meanwhile, or never made
+    } catch (FileSystemException busy) {
+      List<Path> children = new ArrayList<>();
+      try (Stream<Path> list = Files.list(dir)) {
+        list.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).forEach(children::add);
+      } catch (NoSuchFileException e) {
+        return;
+      }
+      if (children.isEmpty()) {
+        throw busy; // processes still inside: the caller tries again
+      }
+      for (Path child : children) {
+        removeTree(kernel, child);
+      }
+      removeTree(kernel, dir);
     }
   }
 
