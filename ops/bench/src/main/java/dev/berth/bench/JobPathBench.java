@@ -2,7 +2,9 @@ package dev.berth.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -10,10 +12,11 @@ import java.util.Optional;
 /**
  * The path of short jobs through one node with both CPUs, cgroups on, jobs running {@code true} as
  * berth-alice, Berth and Slurm side by side: 200 held jobs released at once and drained (jobs/s,
- * and the machine's CPU per job; five such drains before, unmeasured, warm both up), and single
- * jobs from submission until the status command shows them done (ms). The job's own cost, its
- * owner's login shell running {@code true}, is measured apart. Each job writes a line to its output
- * file, and every one must be there: a benchmark of jobs that failed measures nothing.
+ * and the machine's CPU per job; twenty such drains first warm both up, and the median of the next
+ * five counts), and single jobs from submission until the status command shows them done (ms). The
+ * job's own cost, its owner's login shell running {@code true}, is measured apart. Each job writes
+ * a line to its output file, and every one must be there: a benchmark of jobs that failed measures
+ * nothing.
  */
 final class JobPathBench {
   private static final int DRAINED = 200;
@@ -25,7 +28,13 @@ final class JobPathBench {
    * compiles a method after some thousands of calls, and most of the path runs once per job); after
    * about 4,000 jobs their compilers are nearly idle. Each drain prints its own figures.
    */
-  private static final int WARM_UP_DRAINS = 25;
+  private static final int WARM_UP_DRAINS = 20;
+
+  /**
+   * Measured drains after the warm-up: one drain's rate varies by a tenth or more from the next
+   * (the collectors, a late compilation), so the figures are those of the median drain.
+   */
+  private static final int MEASURED_DRAINS = 5;
 
   /** What one manager measured; CPU in milliseconds per drained job. */
   private record Measured(
@@ -136,17 +145,29 @@ final class JobPathBench {
     String clean = "rm -f " + c.outputs();
     cluster.shell(clean, env);
     System.out.printf(
-        "%s: %d held jobs released, %d times (all but the last warm up)...%n",
-        c.name(), DRAINED, WARM_UP_DRAINS + 1);
+        "%s: %d held jobs released, %d times (the first %d warm up)...%n",
+        c.name(), DRAINED, WARM_UP_DRAINS + MEASURED_DRAINS, WARM_UP_DRAINS);
     boolean berth = c == BERTH;
-    Drain last = null;
-    for (int i = 0; i <= WARM_UP_DRAINS; i++) {
-      last = drain(cluster, env, c);
+    List<Drain> measured = new ArrayList<>();
+    for (int i = 0; i < WARM_UP_DRAINS + MEASURED_DRAINS; i++) {
+      Drain d = drain(cluster, env, c);
       cluster.shell(clean, env);
       System.out.printf(
           "  drain %d: %.1f jobs/s, machine CPU %.1f ms per job%s%n",
-          i + 1, last.perSecond(), last.cpu().machine(), berth ? "; " + last.cpu().daemons() : "");
+          i + 1, d.perSecond(), d.cpu().machine(), berth ? "; " + d.cpu().daemons() : "");
+      if (i >= WARM_UP_DRAINS) {
+        measured.add(d);
+      }
     }
+    measured.sort(Comparator.comparingDouble(Drain::perSecond));
+    Drain median = measured.get(measured.size() / 2);
+    System.out.printf(
+        "%s: the median of the last %d drains, %.1f jobs/s (%.1f to %.1f)%n",
+        c.name(),
+        MEASURED_DRAINS,
+        median.perSecond(),
+        measured.get(0).perSecond(),
+        measured.get(measured.size() - 1).perSecond());
     System.out.printf("%s: %d single jobs, submit to done...%n", c.name(), SINGLES);
     cluster.shell(clean, env);
     String singles =
@@ -167,7 +188,7 @@ final class JobPathBench {
             .mapToDouble(v -> Long.parseLong(v) / 1e3)
             .sorted()
             .toArray();
-    return new Measured(last.perSecond(), last.cpu().machine(), last.cpu().daemons(), millis);
+    return new Measured(median.perSecond(), median.cpu().machine(), median.cpu().daemons(), millis);
   }
 
   /**
