@@ -169,7 +169,6 @@ final class JobPathBench {
         measured.get(0).perSecond(),
         measured.get(measured.size() - 1).perSecond());
     System.out.printf("%s: %d single jobs, submit to done...%n", c.name(), SINGLES);
-    cluster.shell(clean, env);
     String singles =
         cluster.shell(
             "i=0; while [ $i -lt "
