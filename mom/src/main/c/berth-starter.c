@@ -2,32 +2,37 @@
  * berth-starter: starts one job process for the Berth mom and reports exactly how it ended.
  *
  * It runs as root, makes a new session, joins the given cgroups (so everything it starts is
- * inside them before any user code runs), opens the job script as root (the mom keeps it where
- * users cannot read it), forks, and in the child drops to the job owner's uid, gid and groups,
- * opens the output files as that user, changes to the working directory and execs the program.
- * The script reaches the program as a file argument, a private in-memory copy named
- * /dev/fd/N, and stdin is /dev/null: a script fed on stdin would be eaten by the first command
- * that reads stdin (mpirun forwards its stdin to rank 0), ending the job after that line. The parent waits for the
- * child and writes one status line: "exit CODE", "signal SIG" or "failed MESSAGE", followed by
- * the child's CPU time and peak memory. The mom reads that file, so a job's exit status stays
- * exact (256 + signal when the job was killed by a signal) and survives a mom restart: the
- * starter outlives the mom and the file outlives both.
+ * inside them before any user code runs), reads its input from the mom, forks, and in the child
+ * drops to the job owner's uid, gid and groups, opens the output files as that user, changes to
+ * the working directory and execs the program. The script reaches the program as a file argument,
+ * a private in-memory copy named /dev/fd/N, and stdin is /dev/null: a script fed on stdin would
+ * be eaten by the first command that reads stdin (mpirun forwards its stdin to rank 0), ending the
+ * job after that line. The parent waits for the child and writes one status line: "exit CODE",
+ * "signal SIG" or "failed MESSAGE", followed by the child's CPU time and peak memory. The mom
+ * reads that file, so a job's exit status stays exact (256 + signal when the job was killed by a
+ * signal) and survives a mom restart: the starter outlives the mom and the file outlives both.
+ *
+ * The input comes first on stdin: a line "ENV_BYTES SCRIPT_BYTES" (SCRIPT_BYTES -1 for no
+ * script), then the job's environment as NUL-separated NAME=VALUE entries, then the script.
+ * Whatever follows is the program's stdin when there is no script (a task's input, or what cat
+ * writes to a user's file). The environment, which the job's owner controls (LD_PRELOAD and the
+ * like must never reach a root process), is installed only in the child, after the privileges are
+ * dropped; the starter itself runs with a minimal environment of the mom's. Nothing of a job's
+ * start is a file of its own: each file made and removed per job costs inode work on the node's
+ * file system, the more the more jobs a second it ends.
  *
  * Output files are opened for appending, so that task output the mom adds to a job's files
  * while the job script writes to them lands after what is there; --append also keeps what the
  * file held (for tasks), otherwise it is truncated first. Without --stdout or --stderr
  * the process keeps the starter's own (the mom passes pipes for tasks whose output it relays).
- * The starter itself runs with a minimal environment of the mom's: the job's environment (which
- * its owner controls: LD_PRELOAD and the like must never reach a root process) comes in a file
- * (--env, NUL-separated NAME=VALUE entries, read and removed by the starter) and is installed
- * only in the child, after the privileges are dropped. --search-path looks the program up in
- * the PATH of that environment, as a shell would; --hostname gives the process a UTS namespace of its own with that host name (several
- * nodes on one machine, for tests and demonstrations).
+ * --search-path looks the program up in the PATH of the job's environment, as a shell would;
+ * --hostname gives the process a UTS namespace of its own with that host name (several nodes on
+ * one machine, for tests and demonstrations).
  *
- * Usage: berth-starter [--uid N --gid N [--groups G,G...]] [--cwd DIR] [--script FILE]
+ * Usage: berth-starter [--uid N --gid N [--groups G,G...]] [--cwd DIR]
  *          [--stdout FILE] [--stderr FILE | --join] [--append] [--umask OCTAL]
- *          [--cgroup PROCS_FILE]... [--hostname NAME] [--env FILE] [--search-path]
- *          --status FILE [--argv0 NAME] -- PROGRAM [ARG...]
+ *          [--cgroup PROCS_FILE]... [--hostname NAME] [--search-path]
+ *          --status FILE [--argv0 NAME] -- PROGRAM [ARG...]  < INPUT
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,7 +59,7 @@ struct options {
   long uid, gid;
   gid_t groups[MAX_GROUPS];
   int ngroups;
-  const char *cwd, *script, *out, *err, *status, *argv0, *hostname, *env;
+  const char *cwd, *out, *err, *status, *argv0, *hostname;
   const char *cgroups[MAX_CGROUPS];
   int ncgroups;
   int join, append, search_path;
@@ -131,13 +136,11 @@ static void parse(int argc, char **argv, struct options *o) {
     else if (!strcmp(a, "--gid")) o->gid = number(a, v, 10);
     else if (!strcmp(a, "--groups")) parse_groups(o, v);
     else if (!strcmp(a, "--cwd")) o->cwd = v;
-    else if (!strcmp(a, "--script")) o->script = v;
     else if (!strcmp(a, "--stdout")) o->out = v;
     else if (!strcmp(a, "--stderr")) o->err = v;
     else if (!strcmp(a, "--status")) o->status = status_path = v; /* later errors go there */
     else if (!strcmp(a, "--argv0")) o->argv0 = v;
     else if (!strcmp(a, "--hostname")) o->hostname = v;
-    else if (!strcmp(a, "--env")) o->env = v;
     else if (!strcmp(a, "--umask")) o->umask_value = number(a, v, 8);
     else if (!strcmp(a, "--cgroup")) {
       if (o->ncgroups == MAX_CGROUPS) fail("too many cgroups");
@@ -149,32 +152,63 @@ static void parse(int argc, char **argv, struct options *o) {
   o->program = argv + i;
 }
 
-/* The job's environment from the mom's file, which is removed once read: NULL-terminated. */
-static char **read_environment(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) fail("cannot open the environment %s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) < 0) fail("cannot stat %s: %s", path, strerror(errno));
-  char *text = malloc((size_t)st.st_size + 1);
-  if (!text) fail("no memory for the environment");
+/* The mom's input on stdin: what the job runs with. */
+struct input {
+  char **envp;   /* NULL-terminated */
+  char *script;  /* NULL when there is none */
+  size_t script_size;
+};
+
+/* The mom's input is never this large; a bigger count is a damaged header, not a job. */
+#define MAX_INPUT ((long)1 << 30)
+
+/* Exactly n bytes of stdin; fewer means the mom's input was cut short. */
+static void read_exactly(char *buffer, size_t n) {
   size_t have = 0;
-  while (have < (size_t)st.st_size) {
-    ssize_t n = read(fd, text + have, (size_t)st.st_size - have);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("cannot read the environment %s", path);
-    have += (size_t)n;
+  while (have < n) {
+    ssize_t got = read(0, buffer + have, n - have);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) fail("the mom's input ended after %zu of %zu bytes", have, n);
+    have += (size_t)got;
   }
-  close(fd);
-  unlink(path);
-  text[have] = 0;
-  size_t count = 0;
-  for (size_t i = 0; i < have; i++) count += text[i] == 0;
-  char **envp = calloc(count + 1, sizeof *envp);
-  if (!envp) fail("no memory for the environment");
+}
+
+/* Reads the header byte by byte, so that nothing after the input is taken from the program. */
+static void read_input(struct input *in) {
+  char header[64];
   size_t n = 0;
-  for (size_t i = 0; i < have && n < count; i += strlen(text + i) + 1) envp[n++] = text + i;
-  envp[n] = NULL;
-  return envp;
+  for (;;) {
+    if (n == sizeof header - 1) fail("the mom's input has no header line");
+    read_exactly(header + n, 1);
+    if (header[n] == '\n') break;
+    n++;
+  }
+  header[n] = 0;
+  long env_size, script_size;
+  char end;
+  if (sscanf(header, "%ld %ld%c", &env_size, &script_size, &end) != 2 || env_size < 0 ||
+      env_size > MAX_INPUT || script_size < -1 || script_size > MAX_INPUT)
+    fail("the mom's input header '%s' is malformed", header);
+  char *text = malloc((size_t)env_size + 1);
+  if (!text) fail("no memory for the environment");
+  read_exactly(text, (size_t)env_size);
+  text[env_size] = 0;
+  size_t count = 0;
+  for (long i = 0; i < env_size; i++) count += text[i] == 0;
+  in->envp = calloc(count + 1, sizeof *in->envp);
+  if (!in->envp) fail("no memory for the environment");
+  size_t k = 0;
+  for (long i = 0; i < env_size && k < count; i += (long)strlen(text + i) + 1)
+    in->envp[k++] = text + i;
+  in->envp[k] = NULL;
+  in->script = NULL;
+  in->script_size = 0;
+  if (script_size >= 0) {
+    in->script = malloc((size_t)script_size + 1);
+    if (!in->script) fail("no memory for the job script");
+    read_exactly(in->script, (size_t)script_size);
+    in->script_size = (size_t)script_size;
+  }
 }
 
 static void join_cgroups(const struct options *o) {
@@ -207,21 +241,15 @@ static void own_hostname(const char *name) {
 }
 
 /* A copy of the script the owner can read, as /dev/fd/N; stdin becomes /dev/null. */
-static void script_copy(const struct options *o, int script_fd, int pipe_fd, char *path,
-                        size_t size) {
+static void script_copy(const struct input *in, int pipe_fd, char *path, size_t size) {
   int copy = memfd_create("job-script", 0); /* no close-on-exec: the shell opens it by name */
-  if (copy < 0) child_fail(pipe_fd, "cannot copy the job script", o->script);
-  char buffer[65536];
-  ssize_t n;
-  while ((n = read(script_fd, buffer, sizeof buffer)) > 0) {
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = write(copy, buffer + done, n - done);
-      if (w < 0) child_fail(pipe_fd, "cannot copy the job script", o->script);
-      done += w;
-    }
+  if (copy < 0) child_fail(pipe_fd, "cannot copy the job script", NULL);
+  for (size_t done = 0; done < in->script_size;) {
+    ssize_t w = write(copy, in->script + done, in->script_size - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) child_fail(pipe_fd, "cannot copy the job script", NULL);
+    done += (size_t)w;
   }
-  if (n < 0) child_fail(pipe_fd, "cannot read the job script", o->script);
-  close(script_fd);
   snprintf(path, size, "/dev/fd/%d", copy);
   int null = open("/dev/null", O_RDONLY);
   if (null < 0 || dup2(null, 0) < 0) child_fail(pipe_fd, "cannot open /dev/null", NULL);
@@ -230,7 +258,7 @@ static void script_copy(const struct options *o, int script_fd, int pipe_fd, cha
 
 extern char **environ;
 
-static void child(const struct options *o, int script_fd, int pipe_fd, char **envp) {
+static void child(const struct options *o, const struct input *in, int pipe_fd) {
   setpgid(0, 0); /* the job gets its own process group: signals to it spare the starter */
   signal(SIGHUP, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
@@ -243,10 +271,10 @@ static void child(const struct options *o, int script_fd, int pipe_fd, char **en
       child_fail(pipe_fd, "could regain root after dropping privileges", NULL);
     }
   }
-  if (envp) environ = envp; /* only now, as the owner: execvp searches its PATH */
+  environ = in->envp; /* only now, as the owner: execvp searches its PATH */
   if (o->umask_value >= 0) umask((mode_t)o->umask_value);
   char script_path[64] = {0};
-  if (script_fd >= 0) script_copy(o, script_fd, pipe_fd, script_path, sizeof script_path);
+  if (in->script) script_copy(in, pipe_fd, script_path, sizeof script_path);
   if (o->out) {
     int fd = open_output(o->out, o->append);
     if (fd < 0 || dup2(fd, 1) < 0) child_fail(pipe_fd, "cannot open output file", o->out);
@@ -270,7 +298,7 @@ static void child(const struct options *o, int script_fd, int pipe_fd, char **en
   int n = 0;
   argv[n++] = o->argv0 ? (char *)o->argv0 : o->program[0];
   for (int i = 1; i < count; i++) argv[n++] = o->program[i];
-  if (script_fd >= 0) argv[n++] = script_path;
+  if (in->script) argv[n++] = script_path;
   argv[n] = NULL;
   if (o->search_path) execvp(o->program[0], argv);
   else execv(o->program[0], argv);
@@ -284,13 +312,11 @@ int main(int argc, char **argv) {
   struct options o;
   parse(argc, argv, &o);
   status_path = o.status;
+  struct input in;
+  read_input(&in); /* first: the mom waits until its input is taken */
   if (setsid() < 0 && getpgrp() != getpid()) fail("setsid: %s", strerror(errno));
   join_cgroups(&o);
   if (o.hostname) own_hostname(o.hostname);
-  char **envp = o.env ? read_environment(o.env) : NULL;
-  int script_fd = -1;
-  if (o.script && (script_fd = open(o.script, O_RDONLY | O_CLOEXEC)) < 0)
-    fail("cannot open the job script %s: %s", o.script, strerror(errno));
   int report[2];
   if (pipe2(report, O_CLOEXEC) < 0) fail("pipe: %s", strerror(errno));
   signal(SIGHUP, SIG_IGN); /* the mom going away must not end the job */
@@ -299,10 +325,9 @@ int main(int argc, char **argv) {
   if (pid < 0) fail("fork: %s", strerror(errno));
   if (pid == 0) {
     close(report[0]);
-    child(&o, script_fd, report[1], envp);
+    child(&o, &in, report[1]);
   }
   close(report[1]);
-  if (script_fd >= 0) close(script_fd);
   char msg[900] = {0};
   ssize_t got, total = 0;
   while ((got = read(report[0], msg + total, sizeof msg - 1 - total)) > 0) total += got;

@@ -231,7 +231,7 @@ final class JobActor {
       tmSocket = NativeLibrary.loaded() ? JobTasks.socket(config, job.getId()) : null;
       JobLaunch.writeNodefile(nodeJob);
       JobLaunch.Prepared prepared =
-          JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket);
+          JobLaunch.prepare(nodeJob, run.getScript(), cgroupProcs, config, records, tmSocket);
       JobLaunch.makeSpool(nodeJob, config, prepared);
       spec = prepared.spec();
       spooled = prepared.spooled();
@@ -391,7 +391,7 @@ final class JobActor {
       cgroupProcs = isolation.find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
       tmSocket = NativeLibrary.loaded() ? JobTasks.socket(config, job.getId()) : null;
       JobLaunch.Prepared prepared =
-          JobLaunch.prepare(nodeJob, cgroupProcs, config, records, tmSocket);
+          JobLaunch.prepare(nodeJob, run.getScript(), cgroupProcs, config, records, tmSocket);
       spec = prepared.spec();
       spooled = prepared.spooled();
     } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {

@@ -1,5 +1,6 @@
 package dev.berth.mom;
 
+import com.google.protobuf.ByteString;
 import dev.berth.mom.job.JobEnvironment;
 import dev.berth.mom.job.NodeFile;
 import dev.berth.mom.os.JobFiles;
@@ -61,7 +62,12 @@ final class JobLaunch {
    * @param tmSocket the job's task-manager socket, or null when this mom cannot serve one
    */
   static Prepared prepare(
-      NodeJob nodeJob, List<Path> cgroupProcs, MomConfig config, JobRecords records, Path tmSocket)
+      NodeJob nodeJob,
+      ByteString script,
+      List<Path> cgroupProcs,
+      MomConfig config,
+      JobRecords records,
+      Path tmSocket)
       throws LaunchException {
     Job job = nodeJob.job();
     UserInfo user = nodeJob.user();
@@ -97,7 +103,7 @@ final class JobLaunch {
             nodeJob.runAs(),
             nodeJob.gid(),
             cwd,
-            records.script(job.getId()),
+            script.toByteArray(),
             out.stdout(),
             out.stderr(),
             out.join(),

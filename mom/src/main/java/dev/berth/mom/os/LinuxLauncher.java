@@ -1,6 +1,9 @@
 package dev.berth.mom.os;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,30 +33,77 @@ public final class LinuxLauncher implements Launcher {
 
   @Override
   public JobProcess start(StartSpec spec) throws IOException {
+    byte[] input = input(spec);
     ProcessBuilder pb = builder(spec);
     // The starter reports through its status file; its own output is at most a line saying that
     // it cannot write that file, which the missing status tells the mom anyway. A log file for it
     // beside the status, made and removed with every job, was read by no one.
-    pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
     pb.redirectErrorStream(true);
     long launched = System.currentTimeMillis();
-    return handle(pb.start(), launched);
+    Process p = pb.start();
+    try (OutputStream stdin = p.getOutputStream()) {
+      send(stdin, input);
+    }
+    return handle(p, launched);
   }
 
   @Override
   public TaskProcess startPiped(StartSpec spec) throws IOException {
+    byte[] input = input(spec);
     long launched = System.currentTimeMillis();
     Process p = builder(spec).start();
+    send(p.getOutputStream(), input);
     return new TaskProcess(
         handle(p, launched), p.getOutputStream(), p.getInputStream(), p.getErrorStream());
+  }
+
+  /**
+   * The starter's input on its stdin (see berth-starter.c): a line with the sizes of the
+   * environment and the script (-1: none), the job's environment as NUL-separated NAME=VALUE
+   * entries, the script. Files for them, made and removed with every job, cost more than the job on
+   * a busy node.
+   */
+  private static byte[] input(StartSpec spec) throws IOException {
+    ByteArrayOutputStream env = new ByteArrayOutputStream();
+    try {
+      for (var e : spec.environment().entrySet()) {
+        env.writeBytes(
+            Environment.entry(e.getKey(), e.getValue()).getBytes(StandardCharsets.UTF_8));
+        env.write(0);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage(), e);
+    }
+    byte[] script = spec.script();
+    String header = env.size() + " " + (script == null ? -1 : script.length) + "\n";
+    ByteArrayOutputStream input = new ByteArrayOutputStream();
+    input.writeBytes(header.getBytes(StandardCharsets.US_ASCII));
+    env.writeTo(input);
+    if (script != null) {
+      input.writeBytes(script);
+    }
+    return input.toByteArray();
+  }
+
+  /**
+   * Hands the starter its input. A starter that stopped before reading it all has written why to
+   * its status file, which is what the mom reads: the broken pipe adds nothing.
+   */
+  private static void send(OutputStream stdin, byte[] input) {
+    try {
+      stdin.write(input);
+      stdin.flush();
+    } catch (IOException e) {
+      // the starter's status says why it stopped
+    }
   }
 
   private JobProcess handle(Process p, long launched) {
     return new JobProcess(p.pid(), identity(p.pid()), launched, p.onExit().thenApply(x -> null));
   }
 
-  private ProcessBuilder builder(StartSpec spec) throws IOException {
+  private ProcessBuilder builder(StartSpec spec) {
     List<String> argv = new ArrayList<>();
     argv.add(starter.toString());
     argv.addAll(List.of("--status", spec.statusFile().toString()));
@@ -70,7 +120,6 @@ public final class LinuxLauncher implements Launcher {
       }
     }
     option(argv, "--cwd", spec.workingDirectory());
-    option(argv, "--script", spec.script());
     option(argv, "--stdout", spec.stdout());
     if (spec.joinStderr()) {
       argv.add("--join");
@@ -95,7 +144,6 @@ public final class LinuxLauncher implements Launcher {
     if (spec.hostname() != null) {
       argv.addAll(List.of("--hostname", spec.hostname()));
     }
-    argv.addAll(List.of("--env", writeEnvironment(spec).toString()));
     argv.add("--");
     argv.addAll(spec.command());
     ProcessBuilder pb = new ProcessBuilder(argv);
@@ -104,29 +152,6 @@ public final class LinuxLauncher implements Launcher {
     pb.environment().clear();
     pb.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
     return pb;
-  }
-
-  /**
-   * The job's environment for the starter, next to its status file (in the mom's own directory):
-   * NUL-separated NAME=VALUE entries. The starter removes the file once it has read it.
-   */
-  private static Path writeEnvironment(StartSpec spec) throws IOException {
-    StringBuilder text = new StringBuilder();
-    try {
-      for (var e : spec.environment().entrySet()) {
-        text.append(Environment.entry(e.getKey(), e.getValue())).append('\0');
-      }
-    } catch (IllegalArgumentException e) {
-      throw new IOException(e.getMessage(), e);
-    }
-    Path file = spec.statusFile().resolveSibling(spec.statusFile().getFileName() + ".env");
-    Files.deleteIfExists(file);
-    Files.writeString(
-        file,
-        text,
-        java.nio.file.StandardOpenOption.CREATE_NEW,
-        java.nio.file.StandardOpenOption.WRITE);
-    return file;
   }
 
   @Override

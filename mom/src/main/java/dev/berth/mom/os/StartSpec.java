@@ -8,8 +8,8 @@ import java.util.Map;
  * How to start one job process: as whom, where, with which files and environment, in which cgroups.
  * {@code user} null means "as the mom itself"; null stdout or stderr keep the starter's own.
  *
- * @param script a job script the command gets as a file argument it can read (it may be where the
- *     owner cannot read it); the process's stdin is then /dev/null
+ * @param script a job script the command gets as a file argument it can read (a private copy in
+ *     memory), or null; the process's stdin is then /dev/null
  * @param append add to existing output files instead of truncating them
  * @param searchPath look the command up in the environment's PATH
  * @param hostname a UTS namespace with this host name, or null for the node's own
@@ -18,7 +18,7 @@ public record StartSpec(
     UserInfo user,
     int gid,
     Path workingDirectory,
-    Path script,
+    byte[] script,
     Path stdout,
     Path stderr,
     boolean joinStderr,

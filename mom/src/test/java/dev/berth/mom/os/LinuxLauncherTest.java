@@ -49,8 +49,10 @@ class LinuxLauncherTest {
     List<String> command = List.of("/bin/sh");
     Map<String, String> env = Map.of("PATH", "/usr/bin:/bin");
 
-    Spec(String script) throws IOException {
-      Files.writeString(dir.resolve("script"), script + "\n");
+    final byte[] script;
+
+    Spec(String script) {
+      this.script = (script + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     JobProcess start() throws IOException {
@@ -60,7 +62,7 @@ class LinuxLauncherTest {
                   user,
                   gid,
                   cwd,
-                  dir.resolve("script"),
+                  script,
                   stdout,
                   stderr,
                   join,
@@ -157,7 +159,44 @@ class LinuxLauncherTest {
     assertTrue(Sessions.await(TIMEOUT, () -> holds("out", "job\n")), "the job never wrote");
     String starter = Files.readString(Path.of("/proc", Long.toString(p.pid()), "environ"));
     assertEquals("PATH=/usr/sbin:/usr/bin:/sbin:/bin\0", starter);
-    assertFalse(Files.exists(dir.resolve("status.env")), "the starter removes the file");
+    try (var files = Files.list(dir)) {
+      assertEquals(
+          java.util.Set.of("out", "err"),
+          files.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet()),
+          "the environment and the script reach the starter on its stdin, never as a file");
+    }
+  }
+
+  @Test
+  void aProgramWithoutAScriptReadsWhatFollowsTheStartersInput() throws Exception {
+    StartSpec cat =
+        new StartSpec(
+            null,
+            0,
+            dir,
+            null,
+            null,
+            null,
+            false,
+            null,
+            List.of(),
+            dir.resolve("status"),
+            null,
+            List.of("/bin/sh", "-c", "cat; echo \"$FOO\""),
+            Map.of("PATH", "/usr/bin:/bin", "FOO", "job"),
+            false,
+            false,
+            null);
+    TaskProcess p = launcher.startPiped(cat);
+    started.add(p.process());
+    try (var stdin = p.stdin()) {
+      stdin.write("the task's own input\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    assertEquals(
+        "the task's own input\njob\n",
+        new String(p.stdout().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+    p.process().exited().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    assertEquals(0, StarterStatus.parse(status()).exitStatus(), status());
   }
 
   @Test

@@ -61,10 +61,17 @@ final class RealCgroups {
     }
     argv.add("--");
     argv.addAll(command);
-    return new ProcessBuilder(argv)
-        .redirectErrorStream(true)
-        .redirectOutput(dir.resolve(name + ".log").toFile())
-        .start();
+    Process p =
+        new ProcessBuilder(argv)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve(name + ".log").toFile())
+            .start();
+    try (var stdin = p.getOutputStream()) { // the starter's input: an environment, no script
+      byte[] env = "PATH=/usr/bin:/bin\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      stdin.write((env.length + " -1\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      stdin.write(env);
+    }
+    return p;
   }
 
   /** Runs {@code command} in the job's cgroups to its end. */
