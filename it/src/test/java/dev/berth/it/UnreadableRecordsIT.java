@@ -51,11 +51,13 @@ class UnreadableRecordsIT {
     cluster.qmgr("set node d1 properties = damaged");
     String id = submit("sleep 3101\n", "damaged");
     Job running = cluster.await(id, j -> j.getStartTime() > 0, START);
-    Path runRecord = records("d1").resolve(id).resolve("run.pb");
+    Path runRecord = records("d1").resolve(id).resolve("record");
     byte[] intact = Files.readAllBytes(runRecord);
+    byte[] damaged = intact.clone();
+    damaged[12] ^= 0x55; // in the run request, with the starter's process after it
 
     cluster.killMom("d1");
-    Files.write(runRecord, new byte[] {(byte) 0xff, 0x01});
+    Files.write(runRecord, damaged);
     cluster.launchMom("d1", "0");
     String note = awaitOffline("d1");
     assertTrue(note.contains("cannot read its records of jobs " + id + " ("), note);
@@ -66,7 +68,7 @@ class UnreadableRecordsIT {
     assertTrue(
         kept.getComment().startsWith("node d1 cannot read its record of the job ("),
         kept.getComment());
-    assertTrue(kept.getComment().contains("Protocol message"), kept.getComment());
+    assertTrue(kept.getComment().contains("checksum mismatch"), kept.getComment());
     assertEquals(1, copies("3101"), "one copy of the job runs, and no other was started");
     assertTrue(cgroupOn("d1", id), "its cgroup is not taken for a leftover");
     assertTrue(trace(id).contains("cannot read its record of the job"), trace(id));

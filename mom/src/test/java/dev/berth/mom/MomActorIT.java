@@ -456,16 +456,18 @@ class MomActorIT {
     first.tell(run(job("13.test"), "sleep 100", 5));
     long sid = expectStarted("13.test").getSessionId();
     kit.stop(first.actor(), TIMEOUT);
-    Path runRecord = records.directory("13.test").resolve("run.pb");
+    Path runRecord = records.directory("13.test").resolve("record");
     byte[] intact = Files.readAllBytes(runRecord);
-    Files.write(runRecord, new byte[] {(byte) 0xff, 0x01});
+    byte[] damaged = intact.clone();
+    damaged[12] ^= 0x55; // in the run request, with the process after it
+    Files.write(runRecord, damaged);
 
     Mom second = startMom();
     assertEquals(List.of(), second.hello().getRunningJobsList());
     assertEquals(1, second.hello().getUnaccountedJobsCount(), second.hello().toString());
     UnaccountedJob unaccounted = second.hello().getUnaccountedJobs(0);
     assertEquals("13.test", unaccounted.getJobId());
-    assertTrue(unaccounted.getReason().contains("Protocol message"), unaccounted.toString());
+    assertTrue(unaccounted.getReason().contains("checksum mismatch"), unaccounted.toString());
     String trouble = expect(ServerInbound::hasTrouble, TIMEOUT).getTrouble().getMessage();
     assertTrue(trouble.startsWith("cannot read its records of jobs 13.test ("), trouble);
     assertTrue(Sessions.members(sid).contains(sid), "the job runs on");
@@ -480,7 +482,7 @@ class MomActorIT {
     assertEquals("99.test", answer.hasObit() ? answer.getObit().getJobId() : answer.toString());
     ServerInbound heartbeat = expect(ServerInbound::hasStatus, TIMEOUT);
     assertEquals(List.of(), heartbeat.getStatus().getRunningJobsList());
-    assertArrayEquals(new byte[] {(byte) 0xff, 0x01}, Files.readAllBytes(runRecord));
+    assertArrayEquals(damaged, Files.readAllBytes(runRecord));
     assertTrue(Sessions.members(sid).contains(sid), "still running");
     kit.stop(second.actor(), TIMEOUT);
 

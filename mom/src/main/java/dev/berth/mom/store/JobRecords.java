@@ -2,8 +2,10 @@ package dev.berth.mom.store;
 
 import dev.berth.core.FormatVersion;
 import dev.berth.proto.JobObitReport;
+import dev.berth.proto.JobRecordEntry;
 import dev.berth.proto.JoinJob;
 import dev.berth.proto.RunJob;
+import dev.berth.proto.StarterProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -25,29 +27,37 @@ import java.util.TreeMap;
 
 /**
  * The mom's node-local, durable record of each job it runs, so that a restarted mom finds its jobs
- * again instead of killing them: the run request and script, the starter's pid and start time, the
- * starter's status file, and the obit until the server acknowledges it. Lives in a root-only
- * directory; each record file is written to a temporary name, synced and renamed into place.
+ * again instead of killing them: the run request with its script, the starter's pid and start time,
+ * the starter's status file, and the obit until the server acknowledges it. Lives in a root-only
+ * directory with a directory per job; what the mom knows of the job is one file there, {@link
+ * RecordLog}, to which each fact is appended and synced.
  */
 public final class JobRecords {
-  private static final String RUN = "run.pb";
-  private static final String SCRIPT = "script";
-  private static final String PROCESS = "process";
+  private static final String RECORD = "record";
   private static final String STATUS = "status";
-  private static final String OBIT = "obit.pb";
-  private static final String SISTER = "sister";
   private static final String TASK = "task-";
   private static final String NEXT_TASK = "tasks.next";
 
   /**
-   * The format mark of the records, a file beside the jobs' directories. Version 2 marks them; the
-   * files are version 1's, and the messages in them only gain fields, which earlier releases skip.
+   * The format mark of the records, a file beside the jobs' directories. Version 3 keeps a job's
+   * record in one file; versions 1 and 2 (marked from 2 on) kept a file per fact, which this
+   * release still reads and rewrites as its own when it finds them.
    */
   private static final String FORMAT = "format";
 
-  static final int FORMAT_VERSION = 2;
+  static final int FORMAT_VERSION = 3;
 
-  /** The files that make a directory a job's record: each is written only once the job has one. */
+  // Version 2's files, one per fact, each written to a temporary name and renamed into place.
+  private static final String RUN = "run.pb";
+  private static final String SCRIPT = "script";
+  private static final String PROCESS = "process";
+  private static final String OBIT = "obit.pb";
+  private static final String SISTER = "sister";
+
+  /**
+   * The files of version 2 that make a directory a job's record: each is written only once the job
+   * has one.
+   */
   private static final List<String> RECORD_FILES = List.of(RUN, PROCESS, SISTER, OBIT);
 
   private final Path root;
@@ -99,45 +109,40 @@ public final class JobRecords {
     return root.resolve(jobId);
   }
 
-  public Path script(String jobId) {
-    return directory(jobId).resolve(SCRIPT);
-  }
-
   public Path statusFile(String jobId) {
     return directory(jobId).resolve(STATUS);
   }
 
-  /**
-   * A new job's record. Only the run request is made durable: the script is read once, by the
-   * starter, and never again from the record (a job whose mom or node died before its starter was
-   * recorded is reported as not started), so it needs no sync and no rename of its own.
-   */
+  /** A new job's record: the run request, script and all. */
   public void create(RunJob run) throws IOException {
     Path dir = directory(run.getJob().getId());
     Files.createDirectories(dir);
-    Files.write(dir.resolve(SCRIPT), run.getScript().toByteArray());
-    write(dir.resolve(RUN), run.toByteArray());
+    RecordLog.create(dir.resolve(RECORD), JobRecordEntry.newBuilder().setRun(run).build());
   }
 
   /** A sister's record: the job it joined and the mother superior to answer to. */
   public void createSister(JoinJob join) throws IOException {
     Path dir = directory(join.getJob().getId());
     Files.createDirectories(dir);
-    write(
-        dir.resolve(RUN),
-        RunJob.newBuilder()
-            .setJob(join.getJob())
-            .setKillDelay(join.getKillDelay())
-            .build()
-            .toByteArray());
-    write(dir.resolve(SISTER), join.getMotherSuperior().getBytes(StandardCharsets.UTF_8));
+    RecordLog.create(
+        dir.resolve(RECORD),
+        JobRecordEntry.newBuilder()
+            .setRun(RunJob.newBuilder().setJob(join.getJob()).setKillDelay(join.getKillDelay()))
+            .build(),
+        JobRecordEntry.newBuilder().setMotherSuperior(join.getMotherSuperior()).build());
   }
 
   public void recordProcess(String jobId, long pid, long identity, long launchedMillis)
       throws IOException {
-    write(
-        directory(jobId).resolve(PROCESS),
-        (pid + " " + identity + " " + launchedMillis + "\n").getBytes());
+    RecordLog.append(
+        directory(jobId).resolve(RECORD),
+        JobRecordEntry.newBuilder()
+            .setProcess(
+                StarterProcess.newBuilder()
+                    .setPid(pid)
+                    .setIdentity(identity)
+                    .setLaunchedMillis(launchedMillis))
+            .build());
   }
 
   /** Where the starter of task {@code taskId} writes how the task ended. */
@@ -207,7 +212,8 @@ public final class JobRecords {
   }
 
   public void recordObit(String jobId, JobObitReport obit) throws IOException {
-    write(directory(jobId).resolve(OBIT), obit.toByteArray());
+    RecordLog.append(
+        directory(jobId).resolve(RECORD), JobRecordEntry.newBuilder().setObit(obit).build());
   }
 
   public Optional<String> status(String jobId) {
@@ -236,8 +242,9 @@ public final class JobRecords {
    * Every job record on disk. A record that cannot be read (a damaged file) is named in {@link
    * Scan#unreadable} and left where it is, so that one bad record cannot keep the mom from finding
    * the others, and the job stays known as this node's until an administrator has looked. A
-   * directory with none of a record's files is a record whose making was cut short before anything
-   * of its job ran, and is not one.
+   * directory with no record in it (or one whose first entry a crash cut short) is a record whose
+   * making was cut short before anything of its job ran, and is not one. A record in version 2's
+   * files is rewritten as this release's.
    *
    * @throws IOException when the records directory itself cannot be read
    */
@@ -247,12 +254,16 @@ public final class JobRecords {
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root)) {
       checkFormat(); // once the records are known to be a directory at all
       for (Path dir : dirs) {
-        if (!Files.isDirectory(dir) || RECORD_FILES.stream().noneMatch(f -> exists(dir, f))) {
+        if (!Files.isDirectory(dir)) {
           continue;
         }
         String id = dir.getFileName().toString();
         try {
-          readable.add(read(id, dir));
+          if (exists(dir, RECORD)) {
+            read(id, dir).ifPresent(readable::add);
+          } else if (RECORD_FILES.stream().anyMatch(f -> exists(dir, f))) {
+            readable.add(rewrite(readVersion2(id, dir), dir));
+          }
         } catch (IOException | RuntimeException e) {
           unreadable.put(id, describe(e));
         }
@@ -292,7 +303,39 @@ public final class JobRecords {
     return Files.exists(dir.resolve(file), LinkOption.NOFOLLOW_LINKS);
   }
 
-  private Record read(String id, Path dir) throws IOException {
+  /** A record of this release's: empty when a crash cut its first entry short. */
+  private Optional<Record> read(String id, Path dir) throws IOException {
+    Path file = dir.resolve(RECORD);
+    RecordLog.Contents contents = RecordLog.read(file);
+    if (contents.entries().isEmpty()) {
+      return Optional.empty();
+    }
+    RecordLog.truncate(file, contents.length());
+    List<JobRecordEntry> entries = contents.entries();
+    if (!entries.get(0).hasRun()) {
+      throw new IOException("the record " + file + " does not begin with the run request");
+    }
+    Optional<long[]> process = Optional.empty();
+    Optional<JobObitReport> obit = Optional.empty();
+    Optional<String> motherSuperior = Optional.empty();
+    for (JobRecordEntry e : entries.subList(1, entries.size())) {
+      switch (e.getEntryCase()) {
+        case PROCESS -> {
+          StarterProcess p = e.getProcess();
+          process = Optional.of(new long[] {p.getPid(), p.getIdentity(), p.getLaunchedMillis()});
+        }
+        case OBIT -> obit = Optional.of(e.getObit());
+        case MOTHER_SUPERIOR -> motherSuperior = Optional.of(e.getMotherSuperior());
+        default ->
+            throw new IOException(
+                "the record " + file + " holds an entry this release does not know: " + e);
+      }
+    }
+    return Optional.of(
+        new Record(id, entries.get(0).getRun(), process, status(id), obit, motherSuperior));
+  }
+
+  private Record readVersion2(String id, Path dir) throws IOException {
     RunJob run = RunJob.parseFrom(Files.readAllBytes(dir.resolve(RUN)));
     Optional<long[]> process = Optional.empty();
     if (Files.exists(dir.resolve(PROCESS))) {
@@ -313,6 +356,39 @@ public final class JobRecords {
             ? Optional.of(Files.readString(dir.resolve(SISTER)).strip())
             : Optional.empty();
     return new Record(id, run, process, status(id), obit, motherSuperior);
+  }
+
+  /**
+   * Version 2's files as this release's record, so that what the job does next is appended to it:
+   * the record is complete under its own name before the old files go.
+   */
+  private static Record rewrite(Record r, Path dir) throws IOException {
+    List<JobRecordEntry> entries = new ArrayList<>();
+    entries.add(JobRecordEntry.newBuilder().setRun(r.run()).build());
+    r.motherSuperior()
+        .ifPresent(m -> entries.add(JobRecordEntry.newBuilder().setMotherSuperior(m).build()));
+    r.process()
+        .ifPresent(
+            p ->
+                entries.add(
+                    JobRecordEntry.newBuilder()
+                        .setProcess(
+                            StarterProcess.newBuilder()
+                                .setPid(p[0])
+                                .setIdentity(p[1])
+                                .setLaunchedMillis(p[2]))
+                        .build()));
+    r.obit().ifPresent(o -> entries.add(JobRecordEntry.newBuilder().setObit(o).build()));
+    Path tmp = dir.resolve(RECORD + ".tmp");
+    RecordLog.create(tmp, entries.toArray(JobRecordEntry[]::new));
+    Files.move(tmp, dir.resolve(RECORD), StandardCopyOption.ATOMIC_MOVE);
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    }
+    for (String old : List.of(RUN, SCRIPT, PROCESS, OBIT, SISTER)) {
+      Files.deleteIfExists(dir.resolve(old));
+    }
+    return r;
   }
 
   /** Writes durably: the data, then the rename, then the directory entry reach the disk. */

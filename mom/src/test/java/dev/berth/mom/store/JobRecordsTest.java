@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +42,9 @@ class JobRecordsTest {
         PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("jobs"))));
     RunJob run = run("12[3].srv");
     records.create(run);
-    assertEquals("echo hi\n", Files.readString(records.script("12[3].srv")));
+    try (var files = Files.list(records.directory("12[3].srv"))) {
+      assertEquals(List.of("record"), files.map(f -> f.getFileName().toString()).toList());
+    }
 
     JobRecords.Record r = records.scan().records().get(0);
     assertEquals("12[3].srv", r.jobId());
@@ -95,20 +98,24 @@ class JobRecordsTest {
   void aDamagedRecordIsNamedAndLeftInPlaceAndTheOthersStillLoad() throws IOException {
     JobRecords records = new JobRecords(dir.resolve("jobs"));
     records.create(run("1.srv"));
-    records.create(run("2.srv"));
-    Files.write(dir.resolve("jobs/1.srv/run.pb"), new byte[] {(byte) 0xff, 0x01});
-    records.recordProcess("2.srv", 10, 20, 30);
-    Files.writeString(dir.resolve("jobs/2.srv/process"), "10 20\n"); // an older, shorter layout
+    records.recordProcess("1.srv", 10, 20, 30);
+    flipByte(dir.resolve("jobs/1.srv/record"), 12); // in the run request, with more after it
     records.create(run("3.srv"));
-    records.create(run("4.srv"));
-    Files.delete(dir.resolve("jobs/4.srv/run.pb"));
-    records.recordProcess("4.srv", 10, 20, 30); // its run request lost, its process recorded
+    Files.createDirectories(dir.resolve("jobs/2.srv")); // version 2's files, damaged
+    Files.write(dir.resolve("jobs/2.srv/run.pb"), new byte[] {(byte) 0xff, 0x01});
+    Files.createDirectories(dir.resolve("jobs/4.srv"));
+    Files.write(dir.resolve("jobs/4.srv/run.pb"), run("4.srv").toByteArray());
+    Files.writeString(dir.resolve("jobs/4.srv/process"), "10 20\n"); // an older, shorter layout
+    Files.createDirectories(dir.resolve("jobs/5.srv"));
+    Files.writeString(dir.resolve("jobs/5.srv/process"), "10 20 30\n"); // its run request lost
     JobRecords.Scan scan = records.scan();
     assertEquals(List.of("3.srv"), scan.records().stream().map(JobRecords.Record::jobId).toList());
-    assertEquals(Set.of("1.srv", "2.srv", "4.srv"), scan.unreadable().keySet());
+    assertEquals(Set.of("1.srv", "2.srv", "4.srv", "5.srv"), scan.unreadable().keySet());
     assertTrue(
-        scan.unreadable().get("1.srv").contains("Protocol message"), scan.unreadable().toString());
-    assertTrue(scan.unreadable().get("2.srv").contains("malformed"), scan.unreadable().toString());
+        scan.unreadable().get("1.srv").contains("checksum mismatch"), scan.unreadable().toString());
+    assertTrue(
+        scan.unreadable().get("2.srv").contains("Protocol message"), scan.unreadable().toString());
+    assertTrue(scan.unreadable().get("4.srv").contains("malformed"), scan.unreadable().toString());
     assertEquals(
         scan.unreadable(),
         records.scan().unreadable(),
@@ -116,13 +123,86 @@ class JobRecordsTest {
   }
 
   @Test
-  void aJobDirectoryWithNoRecordFileYetIsNoRecord() throws IOException {
+  void aRecordThatDoesNotBeginWithItsRunRequestIsDamaged() throws IOException {
+    JobRecords records = new JobRecords(dir.resolve("jobs"));
+    records.create(run("1.srv"));
+    records.recordProcess("1.srv", 10, 20, 30);
+    Path file = dir.resolve("jobs/1.srv/record");
+    byte[] bytes = Files.readAllBytes(file);
+    int run = 8 + java.nio.ByteBuffer.wrap(bytes).getInt();
+    Files.write(file, java.util.Arrays.copyOfRange(bytes, run, bytes.length)); // the process only
+    assertTrue(
+        records.scan().unreadable().get("1.srv").contains("does not begin with the run request"));
+  }
+
+  @Test
+  void aCrashCutsOnlyTheLastEntryShortAndWhatFollowsStartsAfterTheWholeOnes() throws IOException {
+    JobRecords records = new JobRecords(dir.resolve("jobs"));
+    records.create(run("1.srv"));
+    Path file = dir.resolve("jobs/1.srv/record");
+    long whole = Files.size(file);
+    records.recordProcess("1.srv", 10, 20, 30);
+    byte[] bytes = Files.readAllBytes(file);
+    Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 3)); // the process, cut short
+
+    JobRecords.Record r = records.scan().records().get(0);
+    assertEquals(run("1.srv"), r.run());
+    assertTrue(r.process().isEmpty());
+    assertEquals(whole, Files.size(file), "the half-written entry is gone");
+    JobObitReport obit = JobObitReport.newBuilder().setJobId("1.srv").setExitStatus(1).build();
+    records.recordObit("1.srv", obit);
+    assertEquals(obit, records.scan().records().get(0).obit().orElseThrow());
+
+    Files.write(file, new byte[16], java.nio.file.StandardOpenOption.APPEND); // zeros, never synced
+    assertEquals(obit, records.scan().records().get(0).obit().orElseThrow());
+    assertEquals(Map.of(), records.scan().unreadable());
+  }
+
+  @Test
+  void aJobDirectoryWithNoRecordYetIsNoRecord() throws IOException {
     JobRecords records = new JobRecords(dir.resolve("jobs"));
     Files.createDirectories(dir.resolve("jobs/5.srv"));
-    Files.writeString(dir.resolve("jobs/5.srv/script"), "echo hi\n"); // cut short after this
+    Files.createDirectories(dir.resolve("jobs/6.srv"));
+    records.create(run("6.srv"));
+    Path file = dir.resolve("jobs/6.srv/record");
+    byte[] bytes = Files.readAllBytes(file);
+    Files.write(file, java.util.Arrays.copyOf(bytes, 20)); // its run request cut short
     JobRecords.Scan scan = records.scan();
     assertEquals(List.of(), scan.records());
     assertEquals(Map.of(), scan.unreadable());
+  }
+
+  @Test
+  void aRecordInVersion2sFilesIsReadAndRewrittenAsOneRecord() throws IOException {
+    Path job = Files.createDirectories(dir.resolve("jobs/7.srv"));
+    Files.writeString(dir.resolve("jobs/format"), "2\n");
+    Files.write(job.resolve("run.pb"), run("7.srv").toByteArray());
+    Files.writeString(job.resolve("script"), "echo hi\n");
+    Files.writeString(job.resolve("process"), "10 20 30\n");
+    Files.writeString(job.resolve("sister"), "n0\n");
+    Files.writeString(job.resolve("status"), "exit 0 1 2\n");
+    JobRecords records = new JobRecords(dir.resolve("jobs"));
+
+    JobRecords.Record before = records.scan().records().get(0);
+    try (var files = Files.list(job)) {
+      assertEquals(
+          Set.of("record", "status"),
+          files.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet()));
+    }
+    assertEquals("3\n", Files.readString(dir.resolve("jobs/format")));
+    records.recordObit("7.srv", JobObitReport.newBuilder().setJobId("7.srv").build());
+    JobRecords.Record after = records.scan().records().get(0);
+    assertEquals(run("7.srv"), after.run());
+    assertArrayEquals(before.process().orElseThrow(), after.process().orElseThrow());
+    assertEquals(Optional.of("n0"), after.motherSuperior());
+    assertEquals(Optional.of("exit 0 1 2"), after.status());
+    assertTrue(after.obit().isPresent());
+  }
+
+  private static void flipByte(Path file, int at) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    bytes[at] ^= 0x55;
+    Files.write(file, bytes);
   }
 
   @Test

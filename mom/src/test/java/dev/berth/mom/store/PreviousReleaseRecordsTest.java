@@ -47,17 +47,20 @@ class PreviousReleaseRecordsTest {
     assertTrue(r.obit().isEmpty());
     assertTrue(!r.sister());
     assertEquals(JobRecords.FORMAT_VERSION + "\n", Files.readString(root.resolve("format")));
+    assertTrue(Files.exists(root.resolve("5.vm/record")), "rewritten as this release's record");
+    assertEquals(
+        r.run(), new JobRecords(root).scan().records().get(0).run(), "and read as such again");
   }
 
   @Test
   void recordsOfANewerFormatAreNotReadAndTheMomSaysWhy() throws IOException {
-    Files.writeString(root.resolve("format"), "3\n");
+    Files.writeString(root.resolve("format"), "4\n");
     IOException e = assertThrows(IOException.class, () -> new JobRecords(root).scan());
     assertTrue(
         e.getMessage()
             .startsWith(
-                "the job records directory " + root + " is in format 3, which a newer Berth wrote"),
+                "the job records directory " + root + " is in format 4, which a newer Berth wrote"),
         e.getMessage());
-    assertEquals("3\n", Files.readString(root.resolve("format")), "left as the newer mom wrote it");
+    assertEquals("4\n", Files.readString(root.resolve("format")), "left as the newer mom wrote it");
   }
 }
