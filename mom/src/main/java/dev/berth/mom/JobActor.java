@@ -5,7 +5,6 @@ import dev.berth.core.Signals;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
-import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.output.OutputFiles;
@@ -112,12 +111,14 @@ final class JobActor {
   private final Sisters sisters;
   private final dev.berth.mom.os.Users users;
 
+  /** The node's task-manager socket, or null when this mom cannot serve one. */
+  private final TmSocket tm;
+
   /** Sessions whose processes may use the task manager: the script's and local tasks'. */
   private final Set<Long> sessions = ConcurrentHashMap.newKeySet();
 
   private NodeJob nodeJob;
   private List<Path> cgroupProcs = List.of();
-  private Path tmSocket;
   private TaskManager taskManager;
   private ActorRef<TaskHost.Command> localTasks;
   private ResourcesUsed taskUsage = ResourcesUsed.getDefaultInstance();
@@ -146,9 +147,11 @@ final class JobActor {
       JobRecords records,
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
+      TmSocket tm,
       Clock clock,
       RunJob run) {
     this.context = context;
+    this.tm = tm;
     this.users = users;
     // Behaviors built with Behaviors.receive would otherwise log under Pekko's internal names.
     context.setLoggerName(JobActor.class);
@@ -178,8 +181,9 @@ final class JobActor {
       JobRecords records,
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
+      TmSocket tm,
       RunJob run) {
-    return create(config, launcher, users, records, isolation, mom, run, JobActor::launch);
+    return create(config, launcher, users, records, isolation, mom, tm, run, JobActor::launch);
   }
 
   /** A job found in the node-local records after a mom restart. */
@@ -190,9 +194,10 @@ final class JobActor {
       JobRecords records,
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
+      TmSocket tm,
       JobRecords.Record record) {
     return create(
-        config, launcher, users, records, isolation, mom, record.run(), a -> a.resume(record));
+        config, launcher, users, records, isolation, mom, tm, record.run(), a -> a.resume(record));
   }
 
   private static Behavior<Command> create(
@@ -202,6 +207,7 @@ final class JobActor {
       JobRecords records,
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
+      TmSocket tm,
       RunJob run,
       java.util.function.Function<JobActor, Behavior<Command>> first) {
     return Behaviors.withTimers(
@@ -218,6 +224,7 @@ final class JobActor {
                             records,
                             isolation,
                             mom,
+                            tm,
                             Clock.systemUTC(),
                             run))));
   }
@@ -228,10 +235,9 @@ final class JobActor {
       nodeJob = NodeJob.prepare(job, config, users);
       cgroupProcs =
           isolation.create(job, config.name()).map(JobCgroup::procsFiles).orElse(List.of());
-      tmSocket = NativeLibrary.loaded() ? JobTasks.socket(config, job.getId()) : null;
       JobLaunch.writeNodefile(nodeJob);
       JobLaunch.Prepared prepared =
-          JobLaunch.prepare(nodeJob, run.getScript(), cgroupProcs, config, records, tmSocket);
+          JobLaunch.prepare(nodeJob, run.getScript(), cgroupProcs, config, records, tmPath());
       JobLaunch.makeSpool(nodeJob, config, prepared);
       spec = prepared.spec();
       spooled = prepared.spooled();
@@ -389,12 +395,11 @@ final class JobActor {
     try {
       nodeJob = NodeJob.existing(job, config, users);
       cgroupProcs = isolation.find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
-      tmSocket = NativeLibrary.loaded() ? JobTasks.socket(config, job.getId()) : null;
       JobLaunch.Prepared prepared =
-          JobLaunch.prepare(nodeJob, run.getScript(), cgroupProcs, config, records, tmSocket);
+          JobLaunch.prepare(nodeJob, run.getScript(), cgroupProcs, config, records, tmPath());
       spec = prepared.spec();
       spooled = prepared.spooled();
-    } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
+    } catch (NodeJob.RefusedException | JobLaunch.LaunchException e) {
       context
           .getLog()
           .warn("job {}: cannot serve its tasks again: {}", job.getId(), e.getMessage());
@@ -422,12 +427,11 @@ final class JobActor {
             "tasks",
             DispatcherSelector.sameAsParent());
     localTasks = host;
-    TmEndpoint endpoint = null;
-    if (tmSocket != null) {
-      try {
-        endpoint =
-            TmEndpoint.open(
-                tmSocket,
+    TmEndpoint endpoint =
+        tm == null
+            ? null
+            : tm.serve(
+                job.getId(),
                 JobTasks.admit(nodeJob, sessions, cgroupProcs),
                 new TmEndpoint.Handler() {
                   @Override
@@ -439,12 +443,7 @@ final class JobActor {
                   public void closed(long connection) {
                     self.tell(new TmClosed(connection));
                   }
-                },
-                context.getLog());
-      } catch (IOException e) {
-        context.getLog().warn("job {}: no task manager: {}", job.getId(), e.getMessage());
-      }
-    }
+                });
     String here = config.name();
     taskManager =
         new TaskManager(
@@ -467,6 +466,10 @@ final class JobActor {
                 context.getLog()),
             sessions,
             context.getLog());
+  }
+
+  private Path tmPath() {
+    return tm == null ? null : tm.path();
   }
 
   /** Task-manager requests and task reports, wherever the job's tasks may still be heard of. */

@@ -59,7 +59,7 @@ final class JobLaunch {
   /**
    * The script's start: environment, output files, working directory; writes nothing.
    *
-   * @param tmSocket the job's task-manager socket, or null when this mom cannot serve one
+   * @param tmSocket the node's task-manager socket, or null when this mom cannot serve one
    */
   static Prepared prepare(
       NodeJob nodeJob,

@@ -44,20 +44,21 @@ final class JobTasks {
   }
 
   /**
-   * The job's socket, in a directory of the mom's that others may pass through but not change, so
-   * that no job can put its own file in the way. Named after the job where the path fits.
+   * The node's task-manager socket, in a directory of the mom's that others may pass through but
+   * not change, so that nobody can put a file of their own in its place. Named after the node where
+   * the path fits (several moms may share a job-directory base).
    */
-  static Path socket(MomConfig config, String jobId) throws IOException {
+  static Path socket(MomConfig config) throws IOException {
     Path dir = config.tmpBase().resolve(".tm");
     if (!Files.isDirectory(dir)) {
       Files.createDirectories(dir);
     }
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
-    Path socket = dir.resolve(jobId);
+    Path socket = dir.resolve(config.name());
     if (socket.toString().getBytes(StandardCharsets.UTF_8).length <= MAX_SOCKET_PATH) {
       return socket;
     }
-    Path hashed = dir.resolve(hash(jobId));
+    Path hashed = dir.resolve(hash(config.name()));
     if (hashed.toString().getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH) {
       throw new IOException("the directory " + dir + " is too deep for a Unix socket path");
     }
@@ -89,10 +90,9 @@ final class JobTasks {
     };
   }
 
-  private static String hash(String jobId) {
+  private static String hash(String name) {
     try {
-      byte[] d =
-          MessageDigest.getInstance("SHA-256").digest(jobId.getBytes(StandardCharsets.UTF_8));
+      byte[] d = MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(d, 0, 8);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JVM has SHA-256", e);

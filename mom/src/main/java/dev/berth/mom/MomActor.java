@@ -2,6 +2,7 @@ package dev.berth.mom;
 
 import dev.berth.core.Services;
 import dev.berth.mom.os.Launcher;
+import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.Users;
 import dev.berth.mom.store.JobRecords;
@@ -110,6 +111,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   /** Jobs whose records this mom could not read at its start: it leaves them alone. */
   private final Unaccounted unaccounted;
 
+  /** The node's task-manager socket, or null when this mom cannot serve one. */
+  private final TmSocket tm;
+
   private MomActor(
       ActorContext<Command> context,
       TimerScheduler<Command> timers,
@@ -162,6 +166,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         };
     this.listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
     context.getSystem().receptionist().tell(Receptionist.register(momKey(config.name()), inbox));
+    this.tm = openTaskManager();
     this.unaccounted = recoverJobs();
     unaccounted.trouble().ifPresent(troubles::add);
     context.getLog().info("node {}: {}", config.name(), isolation.describe());
@@ -184,6 +189,24 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                 ctx ->
                     new MomActor(
                         ctx, timers, config, launcher, users, facts, records, isolation, seal)));
+  }
+
+  /**
+   * The task manager of every job this node is mother superior of, on one socket. Without the JNI
+   * library that checks peers (or a socket at all) jobs run without one: pbsdsh then says so.
+   */
+  private TmSocket openTaskManager() {
+    if (!NativeLibrary.loaded()) {
+      return null;
+    }
+    try {
+      return TmSocket.open(JobTasks.socket(config), getContext().getLog());
+    } catch (IOException e) {
+      getContext()
+          .getLog()
+          .warn("node {}: no task manager socket: {}", config.name(), e.getMessage());
+      return null;
+    }
   }
 
   /**
@@ -256,6 +279,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
 
   /** The mom stops (its jobs keep running): empty cgroup levels and directories of its own go. */
   private Behavior<Command> stopped() {
+    if (tm != null) {
+      tm.close();
+    }
     for (Path dir : List.of(config.tmpBase().resolve(".tm"), config.tmpBase())) {
       try {
         Files.deleteIfExists(dir);
@@ -308,7 +334,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             getContext()
                 .spawn(
                     JobActor.recover(
-                        config, launcher, users, records, isolation, getContext().getSelf(), r),
+                        config, launcher, users, records, isolation, getContext().getSelf(), tm, r),
                     actorName(r.jobId()),
                     DispatcherSelector.blocking()));
       }
@@ -453,7 +479,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         getContext()
             .spawn(
                 JobActor.start(
-                    config, launcher, users, records, isolation, getContext().getSelf(), run),
+                    config, launcher, users, records, isolation, getContext().getSelf(), tm, run),
                 actorName(id),
                 DispatcherSelector.blocking()));
   }

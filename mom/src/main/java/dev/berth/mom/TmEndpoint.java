@@ -9,27 +9,22 @@ import dev.berth.proto.TmResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 
 /**
- * One job's task-manager socket on its mother superior. Whoever connects is checked by what the
- * kernel says about the connecting process ({@link PeerCredentials}), never by what it sends; the
- * admitted connection's requests go to a {@link Handler}, and answers go back through an {@link
- * Outlet} per connection. Each connection has a thread reading it; there are few (a pbsdsh, one
- * pbs_tmrsh per node an MPI launch reaches).
+ * One job's task manager on its mother superior: the connections {@link TmSocket} found to be the
+ * job's, checked by what the kernel says about the connecting process ({@link PeerCredentials}),
+ * never by what it sends. Their requests go to a {@link Handler}, and answers go back through an
+ * {@link Outlet} per connection. Each connection has a thread reading it; there are few (a pbsdsh,
+ * one pbs_tmrsh per node an MPI launch reaches).
  */
 final class TmEndpoint {
   /** Largest request accepted: a spawn carries an environment, which can be large, but not this. */
@@ -47,55 +42,39 @@ final class TmEndpoint {
 
   private record Connection(SocketChannel channel, Outlet outlet) {}
 
-  private final Path socket;
-  private final ServerSocketChannel server;
+  private final String jobId;
   private final Predicate<PeerCredentials.Peer> admit;
   private final Handler handler;
   private final Logger log;
+  private final Consumer<TmEndpoint> onClose;
   private final AtomicLong ids = new AtomicLong();
   private final Map<Long, Connection> connections = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  private TmEndpoint(
-      Path socket,
-      ServerSocketChannel server,
+  /**
+   * @param admit whether a connecting process is one of the job's
+   * @param onClose run once when the endpoint closes (the node's socket forgets the job)
+   */
+  TmEndpoint(
+      String jobId,
       Predicate<PeerCredentials.Peer> admit,
       Handler handler,
-      Logger log) {
-    this.socket = socket;
-    this.server = server;
+      Logger log,
+      Consumer<TmEndpoint> onClose) {
+    this.jobId = jobId;
     this.admit = admit;
     this.handler = handler;
     this.log = log;
+    this.onClose = onClose;
   }
 
-  /**
-   * Binds {@code socket} (a stale file from an earlier mom process is replaced) in a directory only
-   * the mom may write to, and starts accepting.
-   */
-  static TmEndpoint open(
-      Path socket, Predicate<PeerCredentials.Peer> admit, Handler handler, Logger log)
-      throws IOException {
-    Files.deleteIfExists(socket);
-    ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-    try {
-      server.bind(UnixDomainSocketAddress.of(socket));
-      // Anyone may connect; who may stay is decided per connection. The directory is the mom's,
-      // so nobody can swap the file between bind and chmod.
-      Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
-    } catch (IOException e) {
-      server.close();
-      throw e;
-    }
-    TmEndpoint endpoint = new TmEndpoint(socket, server, admit, handler, log);
-    Thread acceptor = new Thread(endpoint::accept, "tm-" + socket.getFileName());
-    acceptor.setDaemon(true);
-    acceptor.start();
-    return endpoint;
+  String jobId() {
+    return jobId;
   }
 
-  Path socket() {
-    return socket;
+  /** Whether {@code peer} is a process of this job (an open endpoint's). */
+  boolean admits(PeerCredentials.Peer peer) {
+    return !closed && admit.test(peer);
   }
 
   /**
@@ -120,73 +99,59 @@ final class TmEndpoint {
     send(connection, response, () -> {});
   }
 
-  /** Closes the socket and every connection (the job has ended). */
+  /** Closes every connection and takes no more (the job has ended). */
   void close() {
+    if (closed) {
+      return;
+    }
     closed = true;
-    try {
-      server.close();
-    } catch (IOException e) {
-      log.debug("closing {}: {}", socket, e.getMessage());
-    }
+    onClose.accept(this);
     connections.values().forEach(c -> c.outlet().close());
-    try {
-      Files.deleteIfExists(socket);
-    } catch (IOException e) {
-      log.warn("cannot remove {}: {}", socket, e.getMessage());
-    }
   }
 
-  private void accept() {
-    while (!closed) {
-      SocketChannel channel;
-      try {
-        channel = server.accept();
-      } catch (IOException e) {
-        if (!closed) {
-          log.warn("task manager socket {} failed: {}", socket, e.getMessage());
-        }
-        return;
-      }
-      if (closed) {
-        close(channel);
-        return;
-      }
-      String refused =
-          connections.size() >= MAX_CONNECTIONS
-              ? "the job has " + MAX_CONNECTIONS + " task manager connections open already"
-              : check(channel);
-      if (!refused.isEmpty()) {
-        log.warn("task manager {}: {}", socket.getFileName(), refused);
-        reject(channel, refused);
-        continue;
-      }
-      long id = ids.incrementAndGet();
-      Outlet outlet =
-          new Outlet(
-              "tm-" + socket.getFileName() + "-" + id + "-out",
-              new Outlet.Destination() {
-                @Override
-                public void write(byte[] data) throws IOException {
-                  ByteBuffer b = ByteBuffer.wrap(data);
-                  while (b.hasRemaining()) {
-                    channel.write(b);
-                  }
-                }
-
-                @Override
-                public void close() throws IOException {
-                  channel.close();
-                }
-              },
-              e -> {
-                log.debug("task manager connection {} broke: {}", id, e.getMessage());
-                close(channel); // its reader thread ends, and the job hears the connection closed
-              });
-      connections.put(id, new Connection(channel, outlet));
-      Thread reader = new Thread(() -> read(id, channel), "tm-" + socket.getFileName() + "-" + id);
-      reader.setDaemon(true);
-      reader.start();
+  /** Takes a connection the node's socket found to come from a process of this job. */
+  void adopt(SocketChannel channel) {
+    if (closed) {
+      reject(channel, "the job " + jobId + " has ended");
+      return;
     }
+    if (connections.size() >= MAX_CONNECTIONS) {
+      String why = "the job has " + MAX_CONNECTIONS + " task manager connections open already";
+      log.warn("task manager of job {}: {}", jobId, why);
+      reject(channel, why);
+      return;
+    }
+    long id = ids.incrementAndGet();
+    Outlet outlet =
+        new Outlet(
+            "tm-" + jobId + "-" + id + "-out",
+            new Outlet.Destination() {
+              @Override
+              public void write(byte[] data) throws IOException {
+                ByteBuffer b = ByteBuffer.wrap(data);
+                while (b.hasRemaining()) {
+                  channel.write(b);
+                }
+              }
+
+              @Override
+              public void close() throws IOException {
+                channel.close();
+              }
+            },
+            e -> {
+              log.debug("task manager connection {} broke: {}", id, e.getMessage());
+              close(channel); // its reader thread ends, and the job hears the connection closed
+            });
+    connections.put(id, new Connection(channel, outlet));
+    if (closed) { // closed while this connection was being added: close() may have missed it
+      connections.remove(id);
+      outlet.close();
+      return;
+    }
+    Thread reader = new Thread(() -> read(id, channel), "tm-" + jobId + "-" + id);
+    reader.setDaemon(true);
+    reader.start();
   }
 
   private static void close(SocketChannel channel) {
@@ -197,23 +162,8 @@ final class TmEndpoint {
     }
   }
 
-  private String check(SocketChannel channel) {
-    try {
-      PeerCredentials.Peer peer = PeerCredentials.of(channel);
-      if (!admit.test(peer)) {
-        return "refused process "
-            + peer.pid()
-            + " (uid "
-            + peer.uid()
-            + "): it is not a process of this job";
-      }
-      return "";
-    } catch (IOException e) {
-      return "cannot identify the connecting process: " + e.getMessage();
-    }
-  }
-
-  private void reject(SocketChannel channel, String why) {
+  /** Tells a connection why it is refused, and closes it. */
+  static void reject(SocketChannel channel, String why) {
     try (channel) {
       TmResponse.newBuilder()
           .setError(TmError.newBuilder().setMessage(why))
