@@ -229,8 +229,24 @@ final class JobPathBench {
             + jobs
             + " ] && exit 0; sleep 0.02; n=$((n+1)); done; echo \"only $c of "
             + jobs
-            + " jobs wrote their output\"; exit 1";
-    cluster.shell(script, env);
+            + " jobs wrote their output\"; for f in "
+            + c.outputs()
+            + "; do [ \"$(cat \"$f\")\" = done ] || echo \"$f: $(head -c 300 \"$f\")\"; done;"
+            + " exit 1";
+    try {
+      cluster.shell(script, env);
+    } catch (IllegalStateException e) {
+      if (c != BERTH) {
+        throw e;
+      }
+      List<String> warnings =
+          Files.readAllLines(cluster.momLog("n1")).stream()
+              .filter(l -> l.contains("WARN") || l.contains("ERROR"))
+              .limit(20)
+              .toList();
+      throw new IllegalStateException(
+          e.getMessage() + "\nthe mom's warnings:\n" + String.join("\n", warnings), e);
+    }
   }
 
   /** The job user's shell running {@code true}, {@value #SINGLES} times; sorted milliseconds. */
