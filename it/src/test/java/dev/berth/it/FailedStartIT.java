@@ -110,7 +110,8 @@ class FailedStartIT {
   private static void assertNothingLeft(String id) throws IOException {
     Path tmp = new BerthHome(cluster.home).jobTmp();
     for (String node : List.of("f1", "f2")) {
-      Path record = cluster.home.resolve("mom").resolve(node).resolve("jobs").resolve(id);
+      Path jobs = cluster.home.resolve("mom").resolve(node).resolve("jobs");
+      Path record = jobs.resolve(id + ".record");
       assertFalse(cluster.hasCgroupOn(node, id), "a cgroup on " + node);
       assertFalse(Files.exists(tmp.resolve(node).resolve(id)), "a TMPDIR on " + node);
       if (node.equals("f1")) {
@@ -118,6 +119,7 @@ class FailedStartIT {
       } else {
         assertFalse(Files.exists(record), "a record on " + node);
       }
+      assertFalse(Files.exists(jobs.resolve(id)), "a job directory on " + node);
       assertFalse(cluster.cli("pbsnodes", "-a", node).out().contains("jobs = "), node);
     }
     String next =

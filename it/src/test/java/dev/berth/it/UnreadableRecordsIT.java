@@ -51,7 +51,7 @@ class UnreadableRecordsIT {
     cluster.qmgr("set node d1 properties = damaged");
     String id = submit("sleep 3101\n", "damaged");
     Job running = cluster.await(id, j -> j.getStartTime() > 0, START);
-    Path runRecord = records("d1").resolve(id).resolve("record");
+    Path runRecord = records("d1").resolve(id + ".record");
     byte[] intact = Files.readAllBytes(runRecord);
     byte[] damaged = intact.clone();
     damaged[12] ^= 0x55; // in the run request, with the starter's process after it

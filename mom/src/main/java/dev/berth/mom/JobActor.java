@@ -461,7 +461,7 @@ final class JobActor {
             endpoint,
             new JobOutput(
                 spec,
-                stream -> records.directory(job.getId()).resolve("output-" + stream + ".status"),
+                stream -> records.file(job.getId(), "output-" + stream + ".status"),
                 launcher,
                 context.getLog()),
             sessions,
@@ -812,7 +812,7 @@ final class JobActor {
               false,
               null,
               List.of(),
-              records.directory(job.getId()).resolve("notice.status"),
+              records.file(job.getId(), "notice.status"),
               null,
               List.of(
                   "/bin/sh", "-c", "printf '%s\\n' \"$1\" >> \"$2\"", "sh", line, file.toString()),

@@ -6,7 +6,6 @@ import dev.berth.mom.os.TaskProcess;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
-import java.util.function.Function;
 import org.slf4j.Logger;
 
 /**
@@ -16,7 +15,13 @@ import org.slf4j.Logger;
  */
 final class JobOutput {
   private final StartSpec script;
-  private final Function<String, Path> statusFile;
+  private final StatusFiles statusFile;
+
+  /** Where a stream's writer leaves its starter status; the file's directory may be made. */
+  interface StatusFiles {
+    Path of(String stream) throws IOException;
+  }
+
   private final Launcher launcher;
   private final Logger log;
   private final Outlet[] outlets = new Outlet[3];
@@ -25,7 +30,7 @@ final class JobOutput {
    * @param script the job script's start spec: who, and which files
    * @param statusFile where the writer for a stream ("stdout", "stderr") leaves its starter status
    */
-  JobOutput(StartSpec script, Function<String, Path> statusFile, Launcher launcher, Logger log) {
+  JobOutput(StartSpec script, StatusFiles statusFile, Launcher launcher, Logger log) {
     this.script = script;
     this.statusFile = statusFile;
     this.launcher = launcher;
@@ -53,10 +58,10 @@ final class JobOutput {
   private Outlet open(int stream) {
     Path file = stream == 1 ? script.stdout() : script.stderr();
     String name = stream == 1 ? "stdout" : "stderr";
-    StartSpec spec =
-        StartSpec.catTo(
-            script.user(), script.gid(), file, script.umask(), true, statusFile.apply(name));
     try {
+      StartSpec spec =
+          StartSpec.catTo(
+              script.user(), script.gid(), file, script.umask(), true, statusFile.of(name));
       TaskProcess p = launcher.startPiped(spec);
       p.stdout().close();
       p.stderr().close();

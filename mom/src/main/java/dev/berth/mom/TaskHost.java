@@ -270,7 +270,7 @@ final class TaskHost {
     sendStarted(t);
   }
 
-  private StartSpec spec(SpawnTask s) {
+  private StartSpec spec(SpawnTask s) throws IOException {
     Map<String, String> env = new HashMap<>(s.getEnvMap());
     env.put("TMPDIR", job.tmpdir().toString());
     env.put("PBS_NODEFILE", job.nodefile().toString());
@@ -293,7 +293,7 @@ final class TaskHost {
         false,
         job.umask(),
         job.cgroupProcs(),
-        records.taskStatusFile(job.jobId(), s.getTaskId()),
+        records.newTaskStatusFile(job.jobId(), s.getTaskId()),
         null,
         s.getArgvList(),
         env,

@@ -252,10 +252,10 @@ class MomActorIT {
     assertEquals("", obit.getReason());
     assertEquals("hi\n", Files.readString(dir.resolve("1.test.o")));
     assertFalse(Files.exists(dir.resolve("tmp/1.test")), "TMPDIR removed");
-    assertTrue(Files.exists(records.directory("1.test")), "kept until the server has the obit");
+    assertTrue(Files.exists(records.recordFile("1.test")), "kept until the server has the obit");
 
     mom.tell(obitAck("1.test"));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("1.test"))));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("1.test"))));
     expectForgotten("1.test");
     long quiet = System.nanoTime() + RESEND.multipliedBy(4).toNanos();
     while (System.nanoTime() < quiet) {
@@ -311,7 +311,7 @@ class MomActorIT {
     assertFalse(Files.exists(dir.resolve("tmp").resolve(jobId)), "its TMPDIR is gone at once");
     assertEquals(obit, expectObit(jobId, TIMEOUT), "sent again until acknowledged");
     mom.tell(obitAck(jobId));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory(jobId))));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile(jobId))));
     return obit;
   }
 
@@ -374,7 +374,7 @@ class MomActorIT {
     assertEquals(0, obit.getExitStatus(), obit.toString());
     assertEquals("done\n", Files.readString(dir.resolve("6.test.o")));
     second.tell(obitAck("6.test"));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("6.test"))));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("6.test"))));
   }
 
   @Test
@@ -407,7 +407,7 @@ class MomActorIT {
     JobObitReport obit = expectObit("8.test", TIMEOUT);
     assertEquals(4, obit.getExitStatus(), obit.toString());
     second.tell(obitAck("8.test"));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("8.test"))));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("8.test"))));
   }
 
   @Test
@@ -422,7 +422,7 @@ class MomActorIT {
     assertEquals(List.of("9.test"), second.hello().getRunningJobsList());
     assertEquals(6, expectObit("9.test", TIMEOUT).getExitStatus());
     second.tell(obitAck("9.test"));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("9.test"))));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("9.test"))));
   }
 
   @Test
@@ -436,7 +436,7 @@ class MomActorIT {
     expectStarted("11.test");
     assertEquals(0, expectObit("11.test", TIMEOUT).getExitStatus());
     mom.tell(obitAck("11.test"));
-    assertFalse(Files.exists(records.directory("10.test")), "no record of the forged job");
+    assertFalse(Files.exists(records.recordFile("10.test")), "no record of the forged job");
     assertFalse(Files.exists(ran), "the forged job never ran");
   }
 
@@ -456,7 +456,7 @@ class MomActorIT {
     first.tell(run(job("13.test"), "sleep 100", 5));
     long sid = expectStarted("13.test").getSessionId();
     kit.stop(first.actor(), TIMEOUT);
-    Path runRecord = records.directory("13.test").resolve("record");
+    Path runRecord = records.recordFile("13.test");
     byte[] intact = Files.readAllBytes(runRecord);
     byte[] damaged = intact.clone();
     damaged[12] ^= 0x55; // in the run request, with the process after it
@@ -494,7 +494,7 @@ class MomActorIT {
     third.tell(kill("13.test", 5));
     assertEquals(256 + 15, expectObit("13.test", TIMEOUT).getExitStatus());
     third.tell(obitAck("13.test"));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.directory("13.test"))));
+    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("13.test"))));
   }
 
   @Test

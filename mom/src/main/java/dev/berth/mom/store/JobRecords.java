@@ -29,12 +29,14 @@ import java.util.TreeMap;
  * The mom's node-local, durable record of each job it runs, so that a restarted mom finds its jobs
  * again instead of killing them: the run request with its script, the starter's pid and start time,
  * the starter's status file, and the obit until the server acknowledges it. Lives in a root-only
- * directory with a directory per job; what the mom knows of the job is one file there, {@link
- * RecordLog}, to which each fact is appended and synced.
+ * directory: what the mom knows of a job is one file there, {@code JOBID.record} ({@link
+ * RecordLog}), to which each fact is appended and synced, and the starter reports to {@code
+ * JOBID.status}. A job with tasks also has a directory of its own, {@code JOBID/}, for the tasks'
+ * records and its other starters' reports, made when the first of them is; most jobs have none.
  */
 public final class JobRecords {
-  private static final String RECORD = "record";
-  private static final String STATUS = "status";
+  private static final String RECORD = ".record";
+  private static final String STATUS = ".status";
   private static final String TASK = "task-";
   private static final String NEXT_TASK = "tasks.next";
 
@@ -47,12 +49,14 @@ public final class JobRecords {
 
   static final int FORMAT_VERSION = 3;
 
-  // Version 2's files, one per fact, each written to a temporary name and renamed into place.
+  // Version 2's files, in a directory per job, one per fact, each written to a temporary name and
+  // renamed into place.
   private static final String RUN = "run.pb";
   private static final String SCRIPT = "script";
   private static final String PROCESS = "process";
   private static final String OBIT = "obit.pb";
   private static final String SISTER = "sister";
+  private static final String STATUS_V2 = "status";
 
   /**
    * The files of version 2 that make a directory a job's record: each is written only once the job
@@ -102,6 +106,7 @@ public final class JobRecords {
     return root;
   }
 
+  /** The job's own directory, which exists only once something was put in it ({@link #file}). */
   public Path directory(String jobId) {
     if (jobId.isEmpty() || jobId.contains("/") || jobId.startsWith(".")) {
       throw new IllegalArgumentException("unsafe job id " + jobId);
@@ -109,23 +114,38 @@ public final class JobRecords {
     return root.resolve(jobId);
   }
 
+  /**
+   * File {@code name} in the job's own directory, which is made now if it is not there yet: for the
+   * reports of the starters the mom runs for the job besides its script.
+   */
+  public Path file(String jobId, String name) throws IOException {
+    Path dir = directory(jobId);
+    if (!Files.isDirectory(dir)) {
+      Files.createDirectories(dir);
+    }
+    return dir.resolve(name);
+  }
+
+  /** The job's record. */
+  public Path recordFile(String jobId) {
+    return root.resolve(directory(jobId).getFileName() + RECORD);
+  }
+
+  /** Where the job script's starter reports how the script ended. */
   public Path statusFile(String jobId) {
-    return directory(jobId).resolve(STATUS);
+    return root.resolve(directory(jobId).getFileName() + STATUS);
   }
 
   /** A new job's record: the run request, script and all. */
   public void create(RunJob run) throws IOException {
-    Path dir = directory(run.getJob().getId());
-    Files.createDirectories(dir);
-    RecordLog.create(dir.resolve(RECORD), JobRecordEntry.newBuilder().setRun(run).build());
+    RecordLog.create(
+        recordFile(run.getJob().getId()), JobRecordEntry.newBuilder().setRun(run).build());
   }
 
   /** A sister's record: the job it joined and the mother superior to answer to. */
   public void createSister(JoinJob join) throws IOException {
-    Path dir = directory(join.getJob().getId());
-    Files.createDirectories(dir);
     RecordLog.create(
-        dir.resolve(RECORD),
+        recordFile(join.getJob().getId()),
         JobRecordEntry.newBuilder()
             .setRun(RunJob.newBuilder().setJob(join.getJob()).setKillDelay(join.getKillDelay()))
             .build(),
@@ -135,7 +155,7 @@ public final class JobRecords {
   public void recordProcess(String jobId, long pid, long identity, long launchedMillis)
       throws IOException {
     RecordLog.append(
-        directory(jobId).resolve(RECORD),
+        recordFile(jobId),
         JobRecordEntry.newBuilder()
             .setProcess(
                 StarterProcess.newBuilder()
@@ -150,13 +170,18 @@ public final class JobRecords {
     return directory(jobId).resolve(TASK + taskId + ".status");
   }
 
+  /** {@link #taskStatusFile} for a task about to start: the job's directory is made if need be. */
+  public Path newTaskStatusFile(String jobId, int taskId) throws IOException {
+    return file(jobId, TASK + taskId + ".status");
+  }
+
   /**
    * Notes a task's starter, so that a restarted mom can still end the task with its job. Not forced
    * to disk: the page cache outlives a crash of the mom, and a crash of the machine ends the task
    * as well.
    */
   public void recordTask(String jobId, int taskId, long pid, long identity) throws IOException {
-    Files.writeString(directory(jobId).resolve(TASK + taskId), pid + " " + identity + "\n");
+    Files.writeString(file(jobId, TASK + taskId), pid + " " + identity + "\n");
   }
 
   /** A task whose end the mother superior has acknowledged needs no record any more. */
@@ -198,7 +223,7 @@ public final class JobRecords {
    * remembered across mom restarts so that an id is never given twice.
    */
   public int nextTaskId(String jobId) throws IOException {
-    Path file = directory(jobId).resolve(NEXT_TASK);
+    Path file = file(jobId, NEXT_TASK);
     int next;
     try {
       next = Files.exists(file) ? Integer.parseInt(Files.readString(file).strip()) : 2;
@@ -212,38 +237,47 @@ public final class JobRecords {
   }
 
   public void recordObit(String jobId, JobObitReport obit) throws IOException {
-    RecordLog.append(
-        directory(jobId).resolve(RECORD), JobRecordEntry.newBuilder().setObit(obit).build());
+    RecordLog.append(recordFile(jobId), JobRecordEntry.newBuilder().setObit(obit).build());
   }
 
+  /**
+   * How the job script's starter said the script ended, once it has. (A starter that a release
+   * before format 3 started reports in the job's directory.)
+   */
   public Optional<String> status(String jobId) {
-    Path file = statusFile(jobId);
     try {
-      return Files.exists(file) ? Optional.of(Files.readString(file).strip()) : Optional.empty();
+      for (Path file : List.of(statusFile(jobId), directory(jobId).resolve(STATUS_V2))) {
+        if (Files.exists(file)) {
+          return Optional.of(Files.readString(file).strip());
+        }
+      }
+      return Optional.empty();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
+  /** The job's record, its starter's report and its directory, once the server has the obit. */
   public void remove(String jobId) throws IOException {
     Path dir = directory(jobId);
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-      for (Path f : files) {
-        Files.deleteIfExists(f);
+    if (Files.isDirectory(dir)) {
+      try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+        for (Path f : files) {
+          Files.deleteIfExists(f);
+        }
       }
+      Files.deleteIfExists(dir);
     }
-    Files.deleteIfExists(dir);
+    Files.deleteIfExists(statusFile(jobId));
+    Files.deleteIfExists(recordFile(jobId)); // last: a record cut short here is read as none
   }
 
   /**
    * Every job record on disk. A record that cannot be read (a damaged file) is named in {@link
    * Scan#unreadable} and left where it is, so that one bad record cannot keep the mom from finding
-   * the others, and the job stays known as this node's until an administrator has looked. A
-   * directory with no record in it (or one whose first entry a crash cut short) is a record whose
-   * making was cut short before anything of its job ran, and is not one. A record in version 2's
+   * the others, and the job stays known as this node's until an administrator has looked. A record
+   * whose first entry a crash cut short is a record whose making was cut short before anything of
+   * its job ran, and is not one; nor is a job directory without a record. A record in version 2's
    * files is rewritten as this release's.
    *
    * @throws IOException when the records directory itself cannot be read
@@ -251,25 +285,32 @@ public final class JobRecords {
   public Scan scan() throws IOException {
     List<Record> readable = new ArrayList<>();
     Map<String, String> unreadable = new TreeMap<>();
+    List<Path> entries = new ArrayList<>();
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root)) {
-      checkFormat(); // once the records are known to be a directory at all
-      for (Path dir : dirs) {
-        if (!Files.isDirectory(dir)) {
-          continue;
-        }
-        String id = dir.getFileName().toString();
+      dirs.forEach(entries::add); // all first: rewriting a version 2 record adds a file here
+    } catch (DirectoryIteratorException e) {
+      throw e.getCause();
+    }
+    checkFormat(); // once the records are known to be a directory at all
+    for (Path entry : entries) {
+      String name = entry.getFileName().toString();
+      boolean directory = Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS);
+      if (!directory && name.endsWith(RECORD) && name.length() > RECORD.length()) {
+        String id = name.substring(0, name.length() - RECORD.length());
         try {
-          if (exists(dir, RECORD)) {
-            read(id, dir).ifPresent(readable::add);
-          } else if (RECORD_FILES.stream().anyMatch(f -> exists(dir, f))) {
-            readable.add(rewrite(readVersion2(id, dir), dir));
-          }
+          read(id, entry).ifPresent(readable::add);
         } catch (IOException | RuntimeException e) {
           unreadable.put(id, describe(e));
         }
+      } else if (directory
+          && !exists(root, name + RECORD)
+          && RECORD_FILES.stream().anyMatch(f -> exists(entry, f))) {
+        try {
+          readable.add(rewrite(readVersion2(name, entry), entry, recordFile(name)));
+        } catch (IOException | RuntimeException e) {
+          unreadable.put(name, describe(e));
+        }
       }
-    } catch (DirectoryIteratorException e) {
-      throw e.getCause();
     }
     return new Scan(readable, unreadable);
   }
@@ -304,8 +345,7 @@ public final class JobRecords {
   }
 
   /** A record of this release's: empty when a crash cut its first entry short. */
-  private Optional<Record> read(String id, Path dir) throws IOException {
-    Path file = dir.resolve(RECORD);
+  private Optional<Record> read(String id, Path file) throws IOException {
     RecordLog.Contents contents = RecordLog.read(file);
     if (contents.entries().isEmpty()) {
       return Optional.empty();
@@ -360,9 +400,10 @@ public final class JobRecords {
 
   /**
    * Version 2's files as this release's record, so that what the job does next is appended to it:
-   * the record is complete under its own name before the old files go.
+   * the record is complete under its own name before the old files go. The job's directory stays,
+   * with its starter's status and its tasks' records.
    */
-  private static Record rewrite(Record r, Path dir) throws IOException {
+  private static Record rewrite(Record r, Path dir, Path record) throws IOException {
     List<JobRecordEntry> entries = new ArrayList<>();
     entries.add(JobRecordEntry.newBuilder().setRun(r.run()).build());
     r.motherSuperior()
@@ -379,10 +420,10 @@ public final class JobRecords {
                                 .setLaunchedMillis(p[2]))
                         .build()));
     r.obit().ifPresent(o -> entries.add(JobRecordEntry.newBuilder().setObit(o).build()));
-    Path tmp = dir.resolve(RECORD + ".tmp");
+    Path tmp = record.resolveSibling(record.getFileName() + ".tmp");
     RecordLog.create(tmp, entries.toArray(JobRecordEntry[]::new));
-    Files.move(tmp, dir.resolve(RECORD), StandardCopyOption.ATOMIC_MOVE);
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+    Files.move(tmp, record, StandardCopyOption.ATOMIC_MOVE);
+    try (FileChannel d = FileChannel.open(record.getParent(), StandardOpenOption.READ)) {
       d.force(true);
     }
     for (String old : List.of(RUN, SCRIPT, PROCESS, OBIT, SISTER)) {

@@ -42,8 +42,11 @@ class JobRecordsTest {
         PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("jobs"))));
     RunJob run = run("12[3].srv");
     records.create(run);
-    try (var files = Files.list(records.directory("12[3].srv"))) {
-      assertEquals(List.of("record"), files.map(f -> f.getFileName().toString()).toList());
+    try (var files = Files.list(dir.resolve("jobs"))) {
+      assertEquals(
+          List.of("12[3].srv.record"),
+          files.map(f -> f.getFileName().toString()).toList(),
+          "one file, and no directory for a job without tasks");
     }
 
     JobRecords.Record r = records.scan().records().get(0);
@@ -65,9 +68,13 @@ class JobRecordsTest {
     assertEquals("exit 3 10 20", r.status().orElseThrow());
     assertEquals(obit, r.obit().orElseThrow());
 
+    Path task = records.newTaskStatusFile("12[3].srv", 2);
+    assertEquals(records.directory("12[3].srv"), task.getParent(), "made for the first task");
     records.remove("12[3].srv");
     assertEquals(List.of(), records.scan().records());
-    assertFalse(Files.exists(records.directory("12[3].srv")));
+    try (var files = Files.list(dir.resolve("jobs"))) {
+      assertEquals(List.of("format"), files.map(f -> f.getFileName().toString()).toList());
+    }
     records.remove("12[3].srv"); // twice is fine
   }
 
@@ -99,7 +106,7 @@ class JobRecordsTest {
     JobRecords records = new JobRecords(dir.resolve("jobs"));
     records.create(run("1.srv"));
     records.recordProcess("1.srv", 10, 20, 30);
-    flipByte(dir.resolve("jobs/1.srv/record"), 12); // in the run request, with more after it
+    flipByte(dir.resolve("jobs/1.srv.record"), 12); // in the run request, with more after it
     records.create(run("3.srv"));
     Files.createDirectories(dir.resolve("jobs/2.srv")); // version 2's files, damaged
     Files.write(dir.resolve("jobs/2.srv/run.pb"), new byte[] {(byte) 0xff, 0x01});
@@ -127,7 +134,7 @@ class JobRecordsTest {
     JobRecords records = new JobRecords(dir.resolve("jobs"));
     records.create(run("1.srv"));
     records.recordProcess("1.srv", 10, 20, 30);
-    Path file = dir.resolve("jobs/1.srv/record");
+    Path file = dir.resolve("jobs/1.srv.record");
     byte[] bytes = Files.readAllBytes(file);
     int run = 8 + java.nio.ByteBuffer.wrap(bytes).getInt();
     Files.write(file, java.util.Arrays.copyOfRange(bytes, run, bytes.length)); // the process only
@@ -139,7 +146,7 @@ class JobRecordsTest {
   void aCrashCutsOnlyTheLastEntryShortAndWhatFollowsStartsAfterTheWholeOnes() throws IOException {
     JobRecords records = new JobRecords(dir.resolve("jobs"));
     records.create(run("1.srv"));
-    Path file = dir.resolve("jobs/1.srv/record");
+    Path file = dir.resolve("jobs/1.srv.record");
     long whole = Files.size(file);
     records.recordProcess("1.srv", 10, 20, 30);
     byte[] bytes = Files.readAllBytes(file);
@@ -159,12 +166,12 @@ class JobRecordsTest {
   }
 
   @Test
-  void aJobDirectoryWithNoRecordYetIsNoRecord() throws IOException {
+  void aJobDirectoryWithoutARecordOrARecordCutShortIsNoRecord() throws IOException {
     JobRecords records = new JobRecords(dir.resolve("jobs"));
     Files.createDirectories(dir.resolve("jobs/5.srv"));
-    Files.createDirectories(dir.resolve("jobs/6.srv"));
+    Files.writeString(dir.resolve("jobs/5.srv/task-2"), "10 20\n");
     records.create(run("6.srv"));
-    Path file = dir.resolve("jobs/6.srv/record");
+    Path file = dir.resolve("jobs/6.srv.record");
     byte[] bytes = Files.readAllBytes(file);
     Files.write(file, java.util.Arrays.copyOf(bytes, 20)); // its run request cut short
     JobRecords.Scan scan = records.scan();
@@ -186,9 +193,15 @@ class JobRecordsTest {
     JobRecords.Record before = records.scan().records().get(0);
     try (var files = Files.list(job)) {
       assertEquals(
-          Set.of("record", "status"),
-          files.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet()));
+          List.of("status"),
+          files.map(f -> f.getFileName().toString()).toList(),
+          "its starter still reports here");
     }
+    assertTrue(Files.exists(dir.resolve("jobs/7.srv.record")));
+    assertEquals(
+        List.of(before.jobId()),
+        records.scan().records().stream().map(JobRecords.Record::jobId).toList(),
+        "found once");
     assertEquals("3\n", Files.readString(dir.resolve("jobs/format")));
     records.recordObit("7.srv", JobObitReport.newBuilder().setJobId("7.srv").build());
     JobRecords.Record after = records.scan().records().get(0);

@@ -47,7 +47,7 @@ class PreviousReleaseRecordsTest {
     assertTrue(r.obit().isEmpty());
     assertTrue(!r.sister());
     assertEquals(JobRecords.FORMAT_VERSION + "\n", Files.readString(root.resolve("format")));
-    assertTrue(Files.exists(root.resolve("5.vm/record")), "rewritten as this release's record");
+    assertTrue(Files.exists(root.resolve("5.vm.record")), "rewritten as this release's record");
     assertEquals(
         r.run(), new JobRecords(root).scan().records().get(0).run(), "and read as such again");
   }
