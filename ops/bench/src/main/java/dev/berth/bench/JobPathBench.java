@@ -108,7 +108,11 @@ final class JobPathBench {
 
   /**
    * A manager's commands as shell text: job.sh is the job's script, ID a job id, IDS the held ones;
-   * {@code outputs} matches the jobs' output files in the working directory.
+   * {@code outputs} matches the jobs' output files in the working directory. {@code pending} counts
+   * the jobs not yet done the cheapest way each manager offers, since the drain asks it every 50
+   * ms: squeue lists pending and running jobs only, and Berth's qstat -B counts by state (its plain
+   * qstat lists completed jobs too, for keep_completed's 300 s: by the twentieth drain some 4,000
+   * lines a call).
    */
   private record Commands(
       String name,
@@ -124,7 +128,7 @@ final class JobPathBench {
           "Berth",
           "qsub -h -j oe job.sh",
           "qrls IDS",
-          "qstat | grep -c ' [QHRE] ' || true",
+          "qstat -B | awk 'NR == 3 {print $4 + $5 + $6 + $7 + $8 + $9}'",
           "qsub -j oe job.sh",
           "qstat -f ID | grep -q 'job_state = C'",
           "job.sh.o*");
