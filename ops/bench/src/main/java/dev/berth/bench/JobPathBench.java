@@ -12,7 +12,7 @@ import java.util.Optional;
 /**
  * The path of short jobs through one node with both CPUs, cgroups on, jobs running {@code true} as
  * berth-alice, Berth and Slurm side by side: 200 held jobs released at once and drained (jobs/s,
- * and the machine's CPU per job; twenty such drains first warm both up, and the median of the next
+ * and the machine's CPU per job; forty such drains first warm both up, and the median of the next
  * five counts), and single jobs from submission until the status command shows them done (ms). The
  * job's own cost, its owner's login shell running {@code true}, is measured apart. Each job writes
  * a line to its output file, and every one must be there: a benchmark of jobs that failed measures
@@ -25,14 +25,17 @@ final class JobPathBench {
   /**
    * Unmeasured drains first, for both managers: a resource manager's daemons run for months, and
    * Berth's JVMs are still compiling the job path after the first thousand jobs (HotSpot's C2
-   * compiles a method after some thousands of calls, and most of the path runs once per job); after
-   * about 4,000 jobs their compilers are nearly idle. Each drain prints its own figures.
+   * compiles a method after some thousands of calls, and most of the path runs once per job), and a
+   * long tail of the rarely called (cluster gossip, remoting, logging) after 4,000: the compilers
+   * took 1-3 ms of the mom's 7 ms per job in drains 20 to 25, about 0.1 ms after 8,000 jobs. Each
+   * drain prints its own figures.
    */
-  private static final int WARM_UP_DRAINS = 20;
+  private static final int WARM_UP_DRAINS = 40;
 
   /**
-   * Measured drains after the warm-up: one drain's rate varies by a tenth or more from the next
-   * (the collectors, a late compilation), so the figures are those of the median drain.
+   * Measured drains after the warm-up: one drain's rate varies by up to a fifth from the next (the
+   * collectors, a late compilation, how many inodes the file system freed in the last half minute),
+   * so the figures are those of the median drain.
    */
   private static final int MEASURED_DRAINS = 5;
 
