@@ -36,7 +36,10 @@ class LinuxLauncherTest {
   private LinuxLauncher launcher;
   private final List<JobProcess> started = new ArrayList<>();
 
-  /** What to start; the defaults run {@code script} with /bin/sh as the test's own user. */
+  /**
+   * What to start; the defaults run {@code script} with /bin/sh as the test's own user (no script:
+   * the program reads what follows the starter's input on its stdin).
+   */
   private final class Spec {
     UserInfo user;
     int gid;
@@ -52,29 +55,32 @@ class LinuxLauncherTest {
     final byte[] script;
 
     Spec(String script) {
-      this.script = (script + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      this.script =
+          script == null ? null : (script + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    StartSpec spec() {
+      return new StartSpec(
+          user,
+          gid,
+          cwd,
+          script,
+          stdout,
+          stderr,
+          join,
+          umask,
+          List.of(),
+          dir.resolve("status"),
+          argv0,
+          command,
+          env,
+          false,
+          false,
+          null);
     }
 
     JobProcess start() throws IOException {
-      JobProcess p =
-          launcher.start(
-              new StartSpec(
-                  user,
-                  gid,
-                  cwd,
-                  script,
-                  stdout,
-                  stderr,
-                  join,
-                  umask,
-                  List.of(),
-                  dir.resolve("status"),
-                  argv0,
-                  command,
-                  env,
-                  false,
-                  false,
-                  null));
+      JobProcess p = launcher.start(spec());
       started.add(p);
       return p;
     }
@@ -169,25 +175,12 @@ class LinuxLauncherTest {
 
   @Test
   void aProgramWithoutAScriptReadsWhatFollowsTheStartersInput() throws Exception {
-    StartSpec cat =
-        new StartSpec(
-            null,
-            0,
-            dir,
-            null,
-            null,
-            null,
-            false,
-            null,
-            List.of(),
-            dir.resolve("status"),
-            null,
-            List.of("/bin/sh", "-c", "cat; echo \"$FOO\""),
-            Map.of("PATH", "/usr/bin:/bin", "FOO", "job"),
-            false,
-            false,
-            null);
-    TaskProcess p = launcher.startPiped(cat);
+    Spec cat = new Spec(null);
+    cat.command = List.of("/bin/sh", "-c", "cat; echo \"$FOO\"");
+    cat.env = Map.of("PATH", "/usr/bin:/bin", "FOO", "job");
+    cat.stdout = null;
+    cat.stderr = null;
+    TaskProcess p = launcher.startPiped(cat.spec());
     started.add(p.process());
     try (var stdin = p.stdin()) {
       stdin.write("the task's own input\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
