@@ -154,15 +154,17 @@ public final class JobRecords {
 
   public void recordProcess(String jobId, long pid, long identity, long launchedMillis)
       throws IOException {
-    RecordLog.append(
-        recordFile(jobId),
-        JobRecordEntry.newBuilder()
-            .setProcess(
-                StarterProcess.newBuilder()
-                    .setPid(pid)
-                    .setIdentity(identity)
-                    .setLaunchedMillis(launchedMillis))
-            .build());
+    RecordLog.append(recordFile(jobId), process(pid, identity, launchedMillis));
+  }
+
+  private static JobRecordEntry process(long pid, long identity, long launchedMillis) {
+    return JobRecordEntry.newBuilder()
+        .setProcess(
+            StarterProcess.newBuilder()
+                .setPid(pid)
+                .setIdentity(identity)
+                .setLaunchedMillis(launchedMillis))
+        .build();
   }
 
   /** Where the starter of task {@code taskId} writes how the task ended. */
@@ -408,24 +410,9 @@ public final class JobRecords {
     entries.add(JobRecordEntry.newBuilder().setRun(r.run()).build());
     r.motherSuperior()
         .ifPresent(m -> entries.add(JobRecordEntry.newBuilder().setMotherSuperior(m).build()));
-    r.process()
-        .ifPresent(
-            p ->
-                entries.add(
-                    JobRecordEntry.newBuilder()
-                        .setProcess(
-                            StarterProcess.newBuilder()
-                                .setPid(p[0])
-                                .setIdentity(p[1])
-                                .setLaunchedMillis(p[2]))
-                        .build()));
+    r.process().ifPresent(p -> entries.add(process(p[0], p[1], p[2])));
     r.obit().ifPresent(o -> entries.add(JobRecordEntry.newBuilder().setObit(o).build()));
-    Path tmp = record.resolveSibling(record.getFileName() + ".tmp");
-    RecordLog.create(tmp, entries.toArray(JobRecordEntry[]::new));
-    Files.move(tmp, record, StandardCopyOption.ATOMIC_MOVE);
-    try (FileChannel d = FileChannel.open(record.getParent(), StandardOpenOption.READ)) {
-      d.force(true);
-    }
+    write(record, RecordLog.frame(entries));
     for (String old : List.of(RUN, SCRIPT, PROCESS, OBIT, SISTER)) {
       Files.deleteIfExists(dir.resolve(old));
     }

@@ -55,6 +55,14 @@ final class RecordLog {
   }
 
   private static void write(FileChannel ch, JobRecordEntry... entries) throws IOException {
+    ByteBuffer buffer = ByteBuffer.wrap(frame(List.of(entries)));
+    while (buffer.hasRemaining()) {
+      ch.write(buffer); // one write for all: appends from one writer never interleave
+    }
+  }
+
+  /** {@code entries} as a record holds them, each framed by its length and checksum. */
+  static byte[] frame(List<JobRecordEntry> entries) {
     int size = 0;
     for (JobRecordEntry e : entries) {
       size += HEADER + e.getSerializedSize();
@@ -66,10 +74,7 @@ final class RecordLog {
       crc.update(bytes);
       buffer.putInt(bytes.length).putInt((int) crc.getValue()).put(bytes);
     }
-    buffer.flip();
-    while (buffer.hasRemaining()) {
-      ch.write(buffer); // one write for all: appends from one writer never interleave
-    }
+    return buffer.array();
   }
 
   /**
