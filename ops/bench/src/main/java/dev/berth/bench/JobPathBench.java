@@ -1,5 +1,6 @@
 package dev.berth.bench;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -95,6 +96,7 @@ final class JobPathBench {
       cluster.qmgr("set server cgroup_enable = True");
       System.out.printf(
           "%njob path: one node, 2 CPUs, cgroups on, jobs as %s%n", cluster.jobUser());
+      System.out.println(movesIntoCgroups());
       loginShell = shellMillis(cluster, "bash -l -c true");
       plainShell = shellMillis(cluster, "bash -c true");
       berth = measure(cluster, Map.of(), BERTH);
@@ -107,6 +109,18 @@ final class JobPathBench {
       }
     }
     print(berth, slurm, loginShell, plainShell);
+  }
+
+  /**
+   * Whether this kernel makes moves into cgroups wait for an RCU grace period, for both managers
+   * alike: the largest wait in a short job's start unless a hierarchy is mounted with favordynmods
+   * (docs/admin-guide.md).
+   */
+  private static String movesIntoCgroups() throws IOException {
+    return Files.readString(Path.of("/proc/self/mountinfo")).contains("favordynmods")
+        ? "cgroup moves: a hierarchy is mounted with favordynmods, moves do not wait"
+        : "cgroup moves: no hierarchy is mounted with favordynmods,"
+            + " each move waits for an RCU grace period";
   }
 
   /**

@@ -33,11 +33,13 @@ public final class CgroupV1 implements CgroupDriver {
 
   private final List<String> levels;
   private final Kernel kernel;
+  private final String movesNote;
 
-  CgroupV1(Map<String, Path> parents, String root, Kernel kernel) {
+  CgroupV1(Map<String, Path> parents, String root, Kernel kernel, String movesNote) {
     this.parents = Map.copyOf(parents);
     this.levels = List.of(root.split("/"));
     this.kernel = kernel;
+    this.movesNote = movesNote;
   }
 
   /** The driver for this process's mounts and cgroups. */
@@ -61,7 +63,7 @@ public final class CgroupV1 implements CgroupDriver {
         throw new IOException("cgroup v1: no " + controller + " hierarchy is mounted");
       }
     }
-    return new CgroupV1(parents, config.root(), kernel);
+    return new CgroupV1(parents, config.root(), kernel, mounts.movesNote());
   }
 
   /** Whether the hierarchies this driver needs are mounted. */
@@ -244,7 +246,7 @@ public final class CgroupV1 implements CgroupDriver {
     if (!parents.containsKey(FREEZER)) {
       s.append(" (killing without a freezer)");
     }
-    return s.toString();
+    return s.append(movesNote).toString();
   }
 
   /** Each distinct parent directory with the controllers it holds. */

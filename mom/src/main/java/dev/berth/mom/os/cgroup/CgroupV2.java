@@ -30,14 +30,16 @@ public final class CgroupV2 implements CgroupDriver {
   private final Set<String> available;
   private final Set<String> offered;
   private final Kernel kernel;
+  private final String movesNote;
 
   /** Peak memory sampled from memory.current where the kernel has no memory.peak (before 5.19). */
   private final Map<String, Long> sampledPeaks = new ConcurrentHashMap<>();
 
-  CgroupV2(Path parent, String root, Kernel kernel) throws IOException {
+  CgroupV2(Path parent, String root, Kernel kernel, String movesNote) throws IOException {
     this.parent = parent;
     this.levels = List.of(root.split("/"));
     this.kernel = kernel;
+    this.movesNote = movesNote;
     this.offered = ControlFiles.words(parent.resolve("cgroup.controllers"));
     Set<String> usable = new LinkedHashSet<>(List.of(CPUSET, MEMORY));
     usable.retainAll(offered);
@@ -56,7 +58,7 @@ public final class CgroupV2 implements CgroupDriver {
   }
 
   static CgroupV2 open(CgroupConfig config, Mounts mounts, Kernel kernel) throws IOException {
-    return new CgroupV2(parentDir(config, mounts), config.root(), kernel);
+    return new CgroupV2(parentDir(config, mounts), config.root(), kernel, mounts.movesNote());
   }
 
   /** The directory of the parent of the job cgroups. */
@@ -231,7 +233,7 @@ public final class CgroupV2 implements CgroupDriver {
                 + (offered.isEmpty() ? "no controller" : String.join(" ", offered))
                 + ")"
             : String.join(" ", new TreeSet<>(available));
-    return "cgroup v2: " + base() + ", controllers: " + controllers;
+    return "cgroup v2: " + base() + ", controllers: " + controllers + movesNote;
   }
 
   private Path base() {

@@ -62,6 +62,22 @@ final class Mounts {
     return mounts;
   }
 
+  /**
+   * What moving each job into its cgroups costs, for a driver's description: empty when a cgroup
+   * hierarchy is mounted with {@code favordynmods} (Linux 6.0 and later, also set for every mount
+   * by the boot option {@code cgroup_favordynmods=true}); else the note that each move waits for an
+   * RCU grace period. The kernel guards moves with one lock for all hierarchies, which without the
+   * option is cheap for fork and exit and slow to take for a move: 10-35 ms on an idle machine
+   * here, a few ms under load, the largest wait in a short job's start (docs/admin-guide.md).
+   */
+  String movesNote() {
+    boolean favored = mounts.stream().anyMatch(m -> m.options().contains("favordynmods"));
+    return favored
+        ? ""
+        : " (each job's move into its cgroups waits for an RCU grace period:"
+            + " no cgroup hierarchy is mounted with favordynmods)";
+  }
+
   /** The cgroup v1 mounts holding {@code controller}, best first (whole hierarchy first). */
   List<Mount> v1(String controller) {
     List<Mount> found = new ArrayList<>();

@@ -311,7 +311,8 @@ class CgroupV1Test {
             + ", cpuacct="
             + t.top.resolve("cpuacct/berth/n1")
             + ", freezer="
-            + t.top.resolve("freezer/berth/n1"),
+            + t.top.resolve("freezer/berth/n1")
+            + t.mounts().movesNote(),
         driver(t, Map.of()).describe());
   }
 }

@@ -191,7 +191,10 @@ class CgroupV2Test {
         CgroupV2.open(
             new CgroupConfig(CgroupConfig.Mode.V2, "berth/n1", Map.of()), t.mounts(), t.kernel);
     assertEquals(
-        "cgroup v2: " + service.resolve("mom/berth/n1") + ", controllers: cpuset memory",
+        "cgroup v2: "
+            + service.resolve("mom/berth/n1")
+            + ", controllers: cpuset memory"
+            + t.mounts().movesNote(),
         d.describe());
   }
 }

@@ -37,6 +37,15 @@ class MountsTest {
   }
 
   @Test
+  void notesThatMovesWaitUnlessAHierarchyFavorsDynamicChanges() {
+    Mounts plain = new Mounts(Mounts.parseMountinfo(HYBRID), Mounts.parseCgroupFile(""));
+    assertTrue(plain.movesNote().contains("waits for an RCU grace period"), plain.movesNote());
+    String favored = HYBRID.replace("cgroup2 cgroup2 rw\n", "cgroup2 cgroup2 rw,favordynmods\n");
+    Mounts m = new Mounts(Mounts.parseMountinfo(favored), Mounts.parseCgroupFile(""));
+    assertEquals("", m.movesNote(), "one mount with the option sets it for every hierarchy");
+  }
+
+  @Test
   void findsCoMountedControllers() {
     String text =
         """
