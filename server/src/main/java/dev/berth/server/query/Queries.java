@@ -27,9 +27,9 @@ import dev.berth.server.command.Permissions;
 import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.JobCounts;
 import dev.berth.server.state.NodeUsage;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -125,30 +125,18 @@ public final class Queries {
   }
 
   private QueueList queues(ClusterState s, List<String> names) {
-    Map<String, int[]> counts = new TreeMap<>();
-    for (Job j : s.jobs()) {
-      if (j.getArrayRequest().isEmpty()) {
-        counts.computeIfAbsent(j.getQueue(), k -> new int[7])[j.getStateValue()]++;
-      }
-    }
     QueueList.Builder list = QueueList.newBuilder().setServer(serverName);
     for (Queue q : selected(s.queues(), names, "queue")) {
-      int[] c = counts.getOrDefault(q.getName(), new int[7]);
+      JobCounts c = s.counts(q.getName());
       QueueStatus.Builder status =
           QueueStatus.newBuilder().setQueue(q).putAllStateCount(stateCounts(c));
-      int total = Arrays.stream(c).sum();
-      list.addQueues(status.setTotalJobs(total));
+      list.addQueues(status.setTotalJobs(c.total()));
     }
     return list.build();
   }
 
   ServerStatus server(ClusterState s) {
-    int[] c = new int[JobState.COMPLETED.getNumber() + 1];
-    for (Job j : s.jobs()) {
-      if (j.getArrayRequest().isEmpty()) {
-        c[j.getStateValue()]++;
-      }
-    }
+    JobCounts c = s.counts();
     Map<String, String> attributes = new TreeMap<>();
     attributes.put("server_state", "Active");
     attributes.put("pbs_version", VERSION);
@@ -159,17 +147,17 @@ public final class Queries {
     // total_jobs and state_count travel in their own fields, not among the attributes.
     return status
         .putAllStateCount(stateCounts(c))
-        .setTotalJobs(Arrays.stream(c).sum())
+        .setTotalJobs(c.total())
         .putAllAttributes(attributes)
         .build();
   }
 
   /** Counts by state letter (Q H W R E C), zeros included. */
-  private static Map<String, Integer> stateCounts(int[] byState) {
+  private static Map<String, Integer> stateCounts(JobCounts byState) {
     Map<String, Integer> counts = new LinkedHashMap<>();
     for (JobState state : JobState.values()) {
       if (state != JobState.JOB_STATE_UNSPECIFIED && state != JobState.UNRECOGNIZED) {
-        counts.put(letter(state), byState[state.getNumber()]);
+        counts.put(letter(state), byState.count(state));
       }
     }
     return counts;

@@ -37,6 +37,7 @@ public final class ClusterState {
           HashTreePMap.empty(),
           HashTreePMap.empty(),
           TreePSet.empty(),
+          HashTreePMap.empty(),
           0,
           1);
 
@@ -51,6 +52,7 @@ public final class ClusterState {
   final PMap<String, ArrayCounts> arrays;
   final PMap<String, String> submissions;
   final PSortedSet<String> awaiting;
+  final PMap<String, JobCounts> queueCounts;
   final long lastSeq;
   final long nextJobNumber;
 
@@ -66,6 +68,7 @@ public final class ClusterState {
       PMap<String, ArrayCounts> arrays,
       PMap<String, String> submissions,
       PSortedSet<String> awaiting,
+      PMap<String, JobCounts> queueCounts,
       long lastSeq,
       long nextJobNumber) {
     this.jobs = jobs;
@@ -79,6 +82,7 @@ public final class ClusterState {
     this.arrays = arrays;
     this.submissions = submissions;
     this.awaiting = awaiting;
+    this.queueCounts = queueCounts;
     this.lastSeq = lastSeq;
     this.nextJobNumber = nextJobNumber;
   }
@@ -162,6 +166,20 @@ public final class ClusterState {
     return awaiting;
   }
 
+  /** How many jobs of {@code queue} are in each state (qstat -Q). */
+  public JobCounts counts(String queue) {
+    return queueCounts.getOrDefault(queue, JobCounts.NONE);
+  }
+
+  /** How many jobs are in each state, all queues together (qstat -B). */
+  public JobCounts counts() {
+    JobCounts all = JobCounts.NONE;
+    for (JobCounts c : queueCounts.values()) {
+      all = all.plus(c);
+    }
+    return all;
+  }
+
   public ArrayCounts arrayCounts(String arrayId) {
     return arrays.getOrDefault(arrayId, ArrayCounts.NONE);
   }
@@ -197,7 +215,8 @@ public final class ClusterState {
         && completed.equals(s.completed)
         && arrays.equals(s.arrays)
         && submissions.equals(s.submissions)
-        && awaiting.equals(s.awaiting);
+        && awaiting.equals(s.awaiting)
+        && queueCounts.equals(s.queueCounts);
   }
 
   @Override

@@ -29,6 +29,7 @@ final class StateBuilder {
   PMap<String, ArrayCounts> arrays;
   PMap<String, String> submissions;
   PSortedSet<String> awaiting;
+  PMap<String, JobCounts> queueCounts;
   long lastSeq;
   long nextJobNumber;
 
@@ -44,6 +45,7 @@ final class StateBuilder {
     arrays = s.arrays;
     submissions = s.submissions;
     awaiting = s.awaiting;
+    queueCounts = s.queueCounts;
     lastSeq = s.lastSeq;
     nextJobNumber = s.nextJobNumber;
   }
@@ -66,6 +68,7 @@ final class StateBuilder {
         arrays,
         submissions,
         awaiting,
+        queueCounts,
         lastSeq,
         nextJobNumber);
   }
@@ -126,6 +129,14 @@ final class StateBuilder {
     }
     if (subjob) {
       count(job, sign);
+    }
+    if (JobCounts.counts(job)) {
+      JobCounts c = queueCounts.getOrDefault(job.getQueue(), JobCounts.NONE);
+      JobCounts next = c.plus(job.getState(), sign);
+      queueCounts =
+          next.total() == 0
+              ? queueCounts.minus(job.getQueue())
+              : queueCounts.plus(job.getQueue(), next);
     }
   }
 

@@ -58,7 +58,9 @@ final class EventTable {
     } catch (IllegalTransitionException ex) {
       fail("event " + e.getSeq() + " (" + e.getBodyCase() + ") was refused: " + ex.getMessage());
     }
-    for (Check c : checks) {
+    List<Check> all = new ArrayList<>(List.of(checks));
+    all.add(EventTable::countsMatchTheJobs);
+    for (Check c : all) {
       try {
         c.verify(state);
       } catch (AssertionFailedError failure) {
@@ -113,6 +115,38 @@ final class EventTable {
   }
 
   // ---- checks ----
+
+  /**
+   * Checked after every event: each queue's counts by state, kept as jobs change, are what counting
+   * the jobs gives (every job but an array job's own entry).
+   */
+  private static void countsMatchTheJobs(ClusterState s) {
+    Map<String, int[]> scanned = new TreeMap<>();
+    for (Job j : s.jobs()) {
+      if (j.getArrayRequest().isEmpty()) {
+        scanned.computeIfAbsent(j.getQueue(), q -> new int[7])[j.getStateValue()]++;
+      }
+    }
+    int total = 0;
+    for (Map.Entry<String, int[]> e : scanned.entrySet()) {
+      for (JobState state :
+          List.of(
+              JobState.QUEUED,
+              JobState.HELD,
+              JobState.WAITING,
+              JobState.RUNNING,
+              JobState.EXITING,
+              JobState.COMPLETED)) {
+        assertEquals(
+            e.getValue()[state.getNumber()],
+            s.counts(e.getKey()).count(state),
+            "jobs of queue " + e.getKey() + " in state " + state);
+      }
+      total += s.counts(e.getKey()).total();
+    }
+    assertEquals(s.jobs().stream().filter(j -> j.getArrayRequest().isEmpty()).count(), total);
+    assertEquals(total, s.counts().total(), "all queues together");
+  }
 
   static Check state(String id, JobState expected) {
     return s -> {
