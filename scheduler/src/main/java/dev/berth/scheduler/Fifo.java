@@ -20,11 +20,22 @@ public final class Fifo {
   private Fifo() {}
 
   public static List<RunDecision> plan(ClusterView view, int maxDecisions) {
+    return plan(view, maxDecisions, Integer.MAX_VALUE);
+  }
+
+  /**
+   * A plan that looks at no more than the first {@code maxConsidered} eligible jobs: bounded work
+   * for a caller that cannot wait for a whole cycle over a long queue, and leaves the rest to one.
+   */
+  public static List<RunDecision> plan(ClusterView view, int maxDecisions, int maxConsidered) {
     List<NodeCapacity> nodes = new ArrayList<>(view.nodes());
     List<RunDecision> decisions = new ArrayList<>();
     Map<String, Integer> running = new HashMap<>();
+    int considered = 0;
     for (Job job : view.eligibleJobs()) {
-      if (decisions.size() >= maxDecisions || freeCpus(nodes) == 0) {
+      if (decisions.size() >= maxDecisions
+          || considered++ >= maxConsidered
+          || freeCpus(nodes) == 0) {
         break;
       }
       Map<String, Integer> limits = view.limits(job);

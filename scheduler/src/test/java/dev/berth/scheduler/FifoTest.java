@@ -121,6 +121,16 @@ class FifoTest {
   }
 
   @Test
+  void maxConsideredBoundsTheJobsLookedAtPlacedOrNot() {
+    List<Job> jobs =
+        List.of(job("huge", group(1, 64)), job("a", group(1, 1)), job("b", group(1, 1)));
+    FakeView view = new FakeView(List.of(node("n1", 8).build()), jobs);
+    assertEquals(List.of(), Fifo.plan(view, MANY, 1), "only the job that does not fit was seen");
+    assertEquals(List.of("a"), ids(Fifo.plan(view, MANY, 2)));
+    assertEquals(List.of("a", "b"), ids(Fifo.plan(view, MANY, 3)));
+  }
+
+  @Test
   void passedOverJobsDoNotCountTowardsMaxDecisions() {
     FakeView view =
         new FakeView(

@@ -8,6 +8,8 @@ import dev.berth.proto.NodeHello;
 import dev.berth.proto.Response;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
+import dev.berth.scheduler.Fifo;
+import dev.berth.scheduler.RunDecision;
 import dev.berth.scheduler.SchedulerActor;
 import dev.berth.security.seal.Refusals;
 import dev.berth.security.seal.Seal;
@@ -103,6 +105,9 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       Duration resend,
       int maxRunsPerCycle) {}
 
+  /** How many eligible jobs the plan for CPUs a batch frees looks at (see {@link #flush}). */
+  static final int FREED_CPU_CANDIDATES = 100;
+
   private final Settings settings;
   private final Journal journal;
   private final AtomicReference<ClusterState> published;
@@ -114,6 +119,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private final Executor background;
   private final CompletableFuture<Void> stopped;
   private final Caller serverCaller;
+  private final Caller schedulerCaller;
   private final ArrayDeque<Execute> pending = new ArrayDeque<>();
   private final Map<String, ActorRef<Sealed>> moms = new HashMap<>();
   private final MomPost post;
@@ -151,6 +157,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     this.scheduler = context.spawn(SchedulerActor.create(), "scheduler");
     this.planAdapter = context.messageAdapter(SchedulerActor.Plan.class, PlanMade::new);
     this.serverCaller = Caller.system("server", settings.host());
+    this.schedulerCaller = Caller.system(Caller.SCHEDULER, settings.host());
     ActorRef<Sealed> inbox = context.messageAdapter(Sealed.class, FromMom::new);
     this.post = new MomPost(seal, inbox, resolver, new Refusals(context.getLog(), clock));
     context.getSystem().receptionist().tell(Receptionist.register(SERVER_KEY, inbox));
@@ -237,14 +244,60 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     enqueue(new Execute(command, caller, reply));
   }
 
-  /** Decides every queued command into one batch and hands it to the journal. */
+  /**
+   * Decides every queued command into one batch and hands it to the journal. When the batch frees
+   * CPUs (a job ended or was requeued), the jobs that take them are dispatched in the same batch:
+   * the freed CPUs are used as soon as the end is durable, without a scheduling cycle and a journal
+   * write of their own between one job and the next. That plan looks at the first {@link
+   * #FREED_CPU_CANDIDATES} eligible jobs only, to bound the work done on this thread; the full
+   * cycle that follows the commit sees the rest. Both go through the same re-check of each decision
+   * against the state ({@link Decider.Schedule}).
+   */
   private void flush() {
     if (inFlight || pending.isEmpty()) {
       return;
     }
-    ClusterState working = committed;
     List<Event> batch = new ArrayList<>();
     List<Completion> done = new ArrayList<>();
+    ClusterState working = decideAll(committed, batch, done);
+    if (freesCpus(batch) && ServerAttributes.flag(working, ServerAttributes.SCHEDULING)) {
+      List<RunDecision> starts =
+          Fifo.plan(new StateView(working), settings.maxRunsPerCycle(), FREED_CPU_CANDIDATES);
+      if (!starts.isEmpty()) {
+        pending.add(new Execute(new Decider.Schedule(starts), schedulerCaller, null));
+        working = decideAll(working, batch, done);
+      }
+    }
+    if (batch.isEmpty()) {
+      complete(done);
+      return;
+    }
+    inFlight = true;
+    ClusterState next = working;
+    List<Event> events = List.copyOf(batch);
+    ActorRef<Message> self = getContext().getSelf();
+    journal
+        .append(events)
+        .whenComplete(
+            (ok, failure) ->
+                self.tell(
+                    failure == null
+                        ? new BatchDurable(next, events, done)
+                        : new BatchFailed(failure, done)));
+  }
+
+  private static boolean freesCpus(List<Event> batch) {
+    for (Event e : batch) {
+      if (e.hasJobExited() || e.hasJobRequeued()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Decides the queued commands in order, each against the state the ones before it left. */
+  private ClusterState decideAll(ClusterState state, List<Event> batch, List<Completion> done) {
+    ClusterState working = state;
     while (!pending.isEmpty()) {
       Execute e = pending.poll();
       Context ctx = new Context(clock.millis(), settings.serverName());
@@ -278,22 +331,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
                 List.of()));
       }
     }
-    if (batch.isEmpty()) {
-      complete(done);
-      return;
-    }
-    inFlight = true;
-    ClusterState next = working;
-    List<Event> events = List.copyOf(batch);
-    ActorRef<Message> self = getContext().getSelf();
-    journal
-        .append(events)
-        .whenComplete(
-            (ok, failure) ->
-                self.tell(
-                    failure == null
-                        ? new BatchDurable(next, events, done)
-                        : new BatchFailed(failure, done)));
+    return working;
   }
 
   private static ClusterState record(
@@ -451,10 +489,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private Behavior<Message> planMade(SchedulerActor.Plan plan) {
     scheduling = false;
     if (!plan.decisions().isEmpty()) {
-      execute(
-          new Decider.Schedule(plan.decisions()),
-          Caller.system(Caller.SCHEDULER, settings.host()),
-          null);
+      execute(new Decider.Schedule(plan.decisions()), schedulerCaller, null);
     }
     if (scheduleAgain) {
       scheduleAgain = false;

@@ -1,0 +1,177 @@
+package dev.berth.server;
+
+import static dev.berth.server.testing.Events.alloc;
+import static dev.berth.server.testing.Events.dispatched;
+import static dev.berth.server.testing.Events.job;
+import static dev.berth.server.testing.Events.nodeCreated;
+import static dev.berth.server.testing.Events.queueCreated;
+import static dev.berth.server.testing.Events.serverSet;
+import static dev.berth.server.testing.Events.submitted;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.berth.proto.Event;
+import dev.berth.proto.JobObitReport;
+import dev.berth.proto.JobState;
+import dev.berth.proto.Response;
+import dev.berth.proto.ServerInbound;
+import dev.berth.security.Identity;
+import dev.berth.security.Role;
+import dev.berth.security.seal.InsecureSeal;
+import dev.berth.server.command.Caller;
+import dev.berth.server.command.Decider;
+import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.journal.Journal;
+import dev.berth.server.journal.RocksJournal;
+import dev.berth.server.query.NodeTelemetry;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.StateMachine;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command pipeline with a real journal, watched through the batches it appends. */
+class ServerActorTest {
+  private static final ActorTestKit KIT = ActorTestKit.create();
+
+  @TempDir Path dir;
+
+  @AfterAll
+  static void down() {
+    KIT.shutdownTestKit();
+  }
+
+  @Test
+  void aFreedCpuGoesToTheNextJobInTheJournalWriteThatEndsTheLastOne() throws Exception {
+    try (Recording journal = new Recording(RocksJournal.open(dir.resolve("journal")))) {
+      ClusterState state =
+          seed(
+              journal,
+              nodeCreated("n1", 1),
+              queueCreated(
+                  "batch", "queue_type", "Execution", "enabled", "True", "started", "True"),
+              serverSet(ServerAttributes.DEFAULT_QUEUE, "batch"),
+              serverSet(ServerAttributes.SCHEDULING, "True"),
+              submitted(job(1)),
+              submitted(job(2)),
+              dispatched("1.srv", alloc("n1", 0)));
+      AtomicReference<ClusterState> published = new AtomicReference<>(state);
+      ActorRef<ServerActor.Message> server =
+          KIT.spawn(
+              ServerActor.create(
+                  new ServerActor.Settings(
+                      "srv", "head", 1_000_000, Duration.ofHours(1), Duration.ofHours(1), 1000),
+                  journal,
+                  published,
+                  Clock.systemUTC(),
+                  new NodeTelemetry(),
+                  Runnable::run,
+                  new CompletableFuture<>(),
+                  new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC())));
+
+      CompletableFuture<Response> acknowledged = new CompletableFuture<>();
+      ServerInbound obit =
+          ServerInbound.newBuilder()
+              .setObit(JobObitReport.newBuilder().setJobId("1.srv").setNode("n1").setExitStatus(0))
+              .build();
+      server.tell(
+          new ServerActor.Execute(
+              new Decider.FromNode(obit), Caller.system("node:n1", "n1"), acknowledged));
+      acknowledged.get(10, TimeUnit.SECONDS);
+
+      List<Event> ending =
+          journal.appends().stream()
+              .filter(batch -> batch.stream().anyMatch(Event::hasJobExited))
+              .findFirst()
+              .orElseThrow();
+      assertTrue(
+          ending.stream()
+              .anyMatch(
+                  e -> e.hasJobDispatched() && e.getJobDispatched().getJobId().equals("2.srv")),
+          "2.srv is dispatched in the batch that records 1.srv's end: " + ending);
+      assertEquals(
+          JobState.RUNNING, published.get().job("2.srv").orElseThrow().getState(), "committed");
+      assertEquals(
+          List.of(0),
+          published.get().job("2.srv").orElseThrow().getExecNodes(0).getCpusList(),
+          "on the CPU 1.srv freed");
+    }
+  }
+
+  private static ClusterState seed(Journal journal, Event.Builder... events) throws Exception {
+    ClusterState s = ClusterState.EMPTY;
+    List<Event> numbered = new ArrayList<>();
+    for (Event.Builder body : events) {
+      Event e = body.setSeq(s.lastSeq() + 1).setTime(1_000).setActor("test").build();
+      s = StateMachine.apply(s, e);
+      numbered.add(e);
+    }
+    journal.append(numbered).get(10, TimeUnit.SECONDS);
+    return s;
+  }
+
+  /** A journal that remembers each batch appended to it, in order. */
+  private static final class Recording implements Journal {
+    private final Journal journal;
+    private final List<List<Event>> appends = Collections.synchronizedList(new ArrayList<>());
+
+    Recording(Journal journal) {
+      this.journal = journal;
+    }
+
+    List<List<Event>> appends() {
+      synchronized (appends) {
+        return List.copyOf(appends);
+      }
+    }
+
+    @Override
+    public CompletableFuture<Void> append(List<Event> events) {
+      appends.add(List.copyOf(events));
+      return journal.append(events);
+    }
+
+    @Override
+    public void replay(long afterSeq, Consumer<Event> consumer) {
+      journal.replay(afterSeq, consumer);
+    }
+
+    @Override
+    public long lastSeq() {
+      return journal.lastSeq();
+    }
+
+    @Override
+    public Optional<Snapshot> latestSnapshot() {
+      return journal.latestSnapshot();
+    }
+
+    @Override
+    public void saveSnapshot(Snapshot snapshot) {
+      journal.saveSnapshot(snapshot);
+    }
+
+    @Override
+    public List<Event> history(String jobId) {
+      return journal.history(jobId);
+    }
+
+    @Override
+    public void close() {
+      journal.close();
+    }
+  }
+}
