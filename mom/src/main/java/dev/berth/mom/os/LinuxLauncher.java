@@ -9,6 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -19,6 +22,20 @@ import java.util.stream.Collectors;
  * catch those.
  */
 public final class LinuxLauncher implements Launcher {
+  /**
+   * Threads that wait for started processes to end, reused from job to job. {@code
+   * Process.onExit()} would complete on a thread of its own for every process on a machine of two
+   * CPUs or fewer: it completes through CompletableFuture's default executor, which starts a thread
+   * per task when the common pool has fewer than two workers.
+   */
+  private static final ExecutorService WAITERS =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "berth-process-wait");
+            t.setDaemon(true);
+            return t;
+          });
+
   private final Path starter;
   private final ProcTable proc = new ProcTable(Path.of("/proc"));
 
@@ -100,7 +117,23 @@ public final class LinuxLauncher implements Launcher {
   }
 
   private JobProcess handle(Process p, long launched) {
-    return new JobProcess(p.pid(), identity(p.pid()), launched, p.onExit().thenApply(x -> null));
+    CompletableFuture<Void> exited = CompletableFuture.runAsync(() -> waitFor(p), WAITERS);
+    return new JobProcess(p.pid(), identity(p.pid()), launched, exited);
+  }
+
+  private static void waitFor(Process p) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        p.waitFor();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private ProcessBuilder builder(StartSpec spec) {

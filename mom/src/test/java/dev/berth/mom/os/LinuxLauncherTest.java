@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.core.Signals;
 import dev.berth.mom.job.StarterStatus;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -124,6 +126,22 @@ class LinuxLauncherTest {
   @Test
   void refusesAMissingStarter() {
     assertThrows(IllegalArgumentException.class, () -> new LinuxLauncher(dir.resolve("none")));
+  }
+
+  /**
+   * On a node of two CPUs, as here, Process.onExit() started a thread for every process it waited
+   * for; a busy node ends a hundred jobs a second.
+   */
+  @Test
+  void waitingForJobsStartsNoThreadForEach() throws Exception {
+    assertEquals(0, run(new Spec("true")).exitStatus());
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long before = threads.getTotalStartedThreadCount();
+    for (int i = 0; i < 20; i++) {
+      assertEquals(0, run(new Spec("true")).exitStatus());
+    }
+    long started = threads.getTotalStartedThreadCount() - before;
+    assertTrue(started < 5, started + " threads started for 20 jobs one after the other");
   }
 
   @Test
