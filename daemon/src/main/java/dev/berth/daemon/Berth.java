@@ -21,7 +21,8 @@ import picocli.CommandLine.Command;
       JournalCommand.class,
       KafkaCommand.class,
       CaCommand.class,
-      CredentialCommand.class
+      CredentialCommand.class,
+      SimulateCommand.class
     })
 public final class Berth implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -1,0 +1,69 @@
+package dev.berth.daemon;
+
+import dev.berth.scheduler.sim.Policy;
+import dev.berth.scheduler.sim.Simulation;
+import dev.berth.scheduler.sim.SimulationReport;
+import dev.berth.scheduler.sim.SwfTrace;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Replays a Standard Workload Format trace through the scheduler's own policy code in virtual time
+ * on a cluster of identical nodes, with no server and no moms, and prints what schedulers are
+ * compared by.
+ */
+@Command(
+    name = "simulate",
+    description =
+        "Replay a workload trace (Standard Workload Format) through the scheduler in virtual time.")
+final class SimulateCommand implements Callable<Integer> {
+  @Option(names = "--trace", required = true, description = "The SWF trace file.")
+  Path trace;
+
+  @Option(names = "--nodes", required = true, description = "How many nodes the cluster has.")
+  int nodes;
+
+  @Option(names = "--cpus", required = true, description = "CPUs per node.")
+  int cpus;
+
+  @Option(names = "--policy", defaultValue = "fifo", description = "The policy: fifo.")
+  String policy;
+
+  @Override
+  public Integer call() {
+    Simulation simulation;
+    try {
+      simulation = new Simulation(nodes, cpus, Policy.named(policy));
+    } catch (IllegalArgumentException e) {
+      System.err.println("berth simulate: " + e.getMessage());
+      return 2;
+    }
+    try {
+      SwfTrace jobs;
+      try (Reader in = Files.newBufferedReader(trace, StandardCharsets.ISO_8859_1)) {
+        jobs = SwfTrace.parse(in);
+      }
+      SimulationReport report = simulation.run(jobs);
+      System.out.printf(
+          "%s on %d nodes of %d CPUs, policy %s%n", trace.getFileName(), nodes, cpus, policy);
+      report.lines().forEach(System.out::println);
+      return 0;
+    } catch (NoSuchFileException e) {
+      System.err.println("berth simulate: no trace " + e.getFile());
+      return 2;
+    } catch (IOException e) {
+      System.err.println("berth simulate: cannot read " + trace + ": " + e.getMessage());
+      return 2;
+    } catch (IllegalArgumentException e) {
+      System.err.println("berth simulate: " + trace + ": " + e.getMessage());
+      return 2;
+    }
+  }
+}

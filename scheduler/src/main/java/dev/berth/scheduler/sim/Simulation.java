@@ -1,0 +1,178 @@
+package dev.berth.scheduler.sim;
+
+import dev.berth.proto.Job;
+import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.NodeGroup;
+import dev.berth.proto.ResourceRequest;
+import dev.berth.scheduler.ClusterView;
+import dev.berth.scheduler.NodeCapacity;
+import dev.berth.scheduler.RunDecision;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Replays a trace in virtual time on a cluster of identical nodes, with no moms: jobs arrive at
+ * their submission time, run for their recorded run time once the policy starts them, and a
+ * scheduling cycle follows every moment at which jobs arrive or end (as the server runs one when
+ * work is added or CPUs are freed). The policy is the server's own planning code; only the clock
+ * and the cluster are simulated. Cycle times are the real time each cycle took here.
+ */
+public final class Simulation {
+  /** At most this many starts per cycle, as the server's default. */
+  private static final int MAX_STARTS_PER_CYCLE = 1000;
+
+  private final int nodeCount;
+  private final int cpusPerNode;
+  private final List<Integer> cpuIds;
+  private final Policy policy;
+
+  public Simulation(int nodes, int cpusPerNode, Policy policy) {
+    if (nodes < 1 || cpusPerNode < 1) {
+      throw new IllegalArgumentException(
+          "a cluster needs at least one node of one CPU, not " + nodes + " x " + cpusPerNode);
+    }
+    this.nodeCount = nodes;
+    this.cpusPerNode = cpusPerNode;
+    List<Integer> ids = new ArrayList<>();
+    for (int c = 0; c < cpusPerNode; c++) {
+      ids.add(c);
+    }
+    this.cpuIds = List.copyOf(ids);
+    this.policy = policy;
+  }
+
+  private record Running(long end, String jobId, List<NodeAllocation> allocations) {}
+
+  public SimulationReport run(SwfTrace trace) {
+    List<SwfJob> arrivals = new ArrayList<>(trace.jobs());
+    arrivals.sort(Comparator.comparingLong(SwfJob::submit).thenComparingLong(SwfJob::number));
+    List<TreeSet<Integer>> free = new ArrayList<>();
+    for (int n = 0; n < nodeCount; n++) {
+      free.add(new TreeSet<>(cpuIds));
+    }
+    Map<String, Job> queued = new LinkedHashMap<>();
+    Map<String, SwfJob> byId = new HashMap<>();
+    PriorityQueue<Running> running =
+        new PriorityQueue<>(Comparator.comparingLong(Running::end).thenComparing(Running::jobId));
+    SimulationReport.Builder report = new SimulationReport.Builder(nodeCount * cpusPerNode);
+    int next = 0;
+    while (next < arrivals.size() || !running.isEmpty()) {
+      long now = Long.MAX_VALUE;
+      if (next < arrivals.size()) {
+        now = arrivals.get(next).submit();
+      }
+      if (!running.isEmpty()) {
+        now = Math.min(now, running.peek().end());
+      }
+      while (!running.isEmpty() && running.peek().end() == now) {
+        for (NodeAllocation a : running.poll().allocations()) {
+          free.get(index(a.getNode())).addAll(a.getCpusList());
+        }
+      }
+      while (next < arrivals.size() && arrivals.get(next).submit() == now) {
+        SwfJob j = arrivals.get(next++);
+        if (j.processors() > nodeCount * cpusPerNode) {
+          report.tooLarge();
+          continue;
+        }
+        Job job = job(j);
+        queued.put(job.getId(), job);
+        byId.put(job.getId(), j);
+      }
+      if (queued.isEmpty()) {
+        continue;
+      }
+      long started = System.nanoTime();
+      List<RunDecision> decisions = policy.plan(view(free, queued), MAX_STARTS_PER_CYCLE);
+      report.cycle(System.nanoTime() - started);
+      for (RunDecision d : decisions) {
+        SwfJob j = byId.remove(d.jobId());
+        queued.remove(d.jobId());
+        for (NodeAllocation a : d.allocations()) {
+          free.get(index(a.getNode())).removeAll(a.getCpusList());
+        }
+        running.add(new Running(now + j.runtime(), d.jobId(), d.allocations()));
+        report.started(j, now);
+      }
+    }
+    return report.build(trace.leftOut());
+  }
+
+  /**
+   * The job as a Torque request would have it: whole nodes of {@code ppn=P} for its processors, and
+   * one node with the rest.
+   */
+  private Job job(SwfJob j) {
+    ResourceRequest.Builder r = ResourceRequest.newBuilder();
+    int whole = j.processors() / cpusPerNode;
+    int rest = j.processors() % cpusPerNode;
+    if (whole > 0) {
+      r.addNodeGroups(NodeGroup.newBuilder().setCount(whole).setPpn(cpusPerNode));
+    }
+    if (rest > 0) {
+      r.addNodeGroups(NodeGroup.newBuilder().setCount(1).setPpn(rest));
+    }
+    return Job.newBuilder()
+        .setId(j.number() + ".sim")
+        .setNumber(j.number())
+        .setQueue("batch")
+        .setResources(r)
+        .build();
+  }
+
+  private ClusterView view(List<TreeSet<Integer>> free, Map<String, Job> queued) {
+    List<NodeCapacity> nodes = new ArrayList<>(nodeCount);
+    for (int n = 0; n < nodeCount; n++) {
+      TreeSet<Integer> f = free.get(n);
+      nodes.add(
+          new NodeCapacity(
+              name(n),
+              Set.of(),
+              cpuIds,
+              List.copyOf(f),
+              0,
+              0,
+              0,
+              0,
+              true,
+              f.size() == cpusPerNode));
+    }
+    List<Job> eligible = List.copyOf(queued.values());
+    return new ClusterView() {
+      @Override
+      public List<NodeCapacity> nodes() {
+        return nodes;
+      }
+
+      @Override
+      public Iterable<Job> eligibleJobs() {
+        return eligible;
+      }
+
+      @Override
+      public Map<String, Integer> limits(Job job) {
+        return Map.of();
+      }
+
+      @Override
+      public int running(String limitKey) {
+        return 0;
+      }
+    };
+  }
+
+  private static String name(int index) {
+    return "n" + index;
+  }
+
+  private static int index(String name) {
+    return Integer.parseInt(name.substring(1));
+  }
+}
