@@ -249,9 +249,10 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
    * CPUs (a job ended or was requeued), the jobs that take them are dispatched in the same batch:
    * the freed CPUs are used as soon as the end is durable, without a scheduling cycle and a journal
    * write of their own between one job and the next. That plan looks at the first {@link
-   * #FREED_CPU_CANDIDATES} eligible jobs only, to bound the work done on this thread; the full
-   * cycle that follows the commit sees the rest. Both go through the same re-check of each decision
-   * against the state ({@link Decider.Schedule}).
+   * #FREED_CPU_CANDIDATES} eligible jobs only, and the full cycle that follows the commit sees the
+   * rest; it still works out every node's free capacity, as any cycle does (about 1 ms for 1,000
+   * nodes here, 18 ms for 10,000: {@code ops/bench/run schedule}). Both plans go through the same
+   * re-check of each decision against the state ({@link Decider.Schedule}).
    */
   private void flush() {
     if (inFlight || pending.isEmpty()) {

@@ -13,7 +13,9 @@ import java.util.Optional;
 
 /**
  * The scheduler's run decisions, re-checked against the current state (the plan was made from an
- * older view): the job must still be queued and every CPU still free on a usable node.
+ * older view, and plans made from different views may meet): the job must still be queued in a
+ * started queue, every running-job limit that applies to it must still have room, and every CPU
+ * must still be free on a usable node.
  */
 final class RunJobs {
   private RunJobs() {}
@@ -24,6 +26,8 @@ final class RunJobs {
     if (job.isEmpty()
         || job.get().getState() != JobState.QUEUED
         || !job.get().getArrayRequest().isEmpty() // an array runs only as its subjobs
+        || !started(s, job.get())
+        || !new StateView(s).withinLimits(job.get())
         || !stillFree(s, d)) {
       return Optional.empty();
     }
@@ -31,6 +35,12 @@ final class RunJobs {
         Event.newBuilder()
             .setJobDispatched(
                 JobDispatched.newBuilder().setJobId(d.jobId()).addAllExecNodes(d.allocations())));
+  }
+
+  private static boolean started(ClusterState s, Job job) {
+    return s.queue(job.getQueue())
+        .map(q -> QueueAttributes.flag(q, QueueAttributes.STARTED))
+        .orElse(false);
   }
 
   private static boolean stillFree(ClusterState s, RunDecision d) {

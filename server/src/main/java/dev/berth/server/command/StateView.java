@@ -7,6 +7,7 @@ import dev.berth.scheduler.ClusterView;
 import dev.berth.scheduler.NodeCapacity;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.EligibleKey;
+import dev.berth.server.state.JobCounts;
 import dev.berth.server.state.NodeUsage;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,14 +24,16 @@ import java.util.Set;
  */
 public final class StateView implements ClusterView {
   private static final String ARRAY = "array:";
+  private static final String SERVER = "server";
+  private static final String QUEUE = "queue:";
+  private static final String USER = "user:";
+  private static final String QUEUE_USER = "queue-user:";
 
   private final ClusterState state;
-  private final List<NodeCapacity> nodes;
-  private Map<String, Integer> running;
+  private List<NodeCapacity> nodes;
 
   public StateView(ClusterState state) {
     this.state = state;
-    this.nodes = capacities(state);
   }
 
   public static List<NodeCapacity> capacities(ClusterState s) {
@@ -55,8 +58,12 @@ public final class StateView implements ClusterView {
     return result;
   }
 
+  /** Every node's capacity, worked out on first use (re-checking limits needs none). */
   @Override
   public List<NodeCapacity> nodes() {
+    if (nodes == null) {
+      nodes = capacities(state);
+    }
     return nodes;
   }
 
@@ -107,19 +114,19 @@ public final class StateView implements ClusterView {
     if (!job.getArrayParent().isEmpty() && job.getArraySlotLimit() > 0) {
       limits.put(ARRAY + job.getArrayParent(), job.getArraySlotLimit());
     }
-    limit(limits, "server", state.serverAttribute(ServerAttributes.MAX_RUNNING));
-    limit(limits, "user:" + job.getEuser(), state.serverAttribute(ServerAttributes.MAX_USER_RUN));
+    limit(limits, SERVER, state.serverAttribute(ServerAttributes.MAX_RUNNING));
+    limit(limits, USER + job.getEuser(), state.serverAttribute(ServerAttributes.MAX_USER_RUN));
     state
         .queue(job.getQueue())
         .ifPresent(
             q -> {
               limit(
                   limits,
-                  "queue:" + q.getName(),
+                  QUEUE + q.getName(),
                   QueueAttributes.get(q, ServerAttributes.MAX_RUNNING));
               limit(
                   limits,
-                  "queue-user:" + q.getName() + ":" + job.getEuser(),
+                  QUEUE_USER + q.getName() + '\0' + job.getEuser(),
                   QueueAttributes.get(q, ServerAttributes.MAX_USER_RUN));
             });
     return limits;
@@ -134,28 +141,36 @@ public final class StateView implements ClusterView {
     if (key.startsWith(ARRAY)) {
       return state.arrayCounts(key.substring(ARRAY.length())).running();
     }
-    if (running == null) {
-      running = countRunning(state);
+    if (key.equals(SERVER)) {
+      return holdingNodes(state.counts());
     }
-    return running.getOrDefault(key, 0);
+    if (key.startsWith(QUEUE)) {
+      return holdingNodes(state.counts(key.substring(QUEUE.length())));
+    }
+    if (key.startsWith(USER)) {
+      return state.running(new ClusterState.Owner("", key.substring(USER.length())));
+    }
+    String queueAndUser = key.substring(QUEUE_USER.length());
+    int colon = queueAndUser.indexOf('\0');
+    return state.running(
+        new ClusterState.Owner(
+            queueAndUser.substring(0, colon), queueAndUser.substring(colon + 1)));
   }
 
-  /** Running jobs by limit key, counted once per view and only if a limit asks. */
-  private static Map<String, Integer> countRunning(ClusterState s) {
-    Map<String, Integer> counts = new HashMap<>();
-    for (Job j : s.jobs()) {
-      boolean holdsNodes = j.getState() == JobState.RUNNING || j.getState() == JobState.EXITING;
-      if (holdsNodes && j.getArrayRequest().isEmpty()) {
-        for (String key :
-            List.of(
-                "server",
-                "user:" + j.getEuser(),
-                "queue:" + j.getQueue(),
-                "queue-user:" + j.getQueue() + ":" + j.getEuser())) {
-          counts.merge(key, 1, Integer::sum);
-        }
+  /**
+   * Whether starting {@code job} now keeps every running-job limit that applies to it: the check
+   * the server makes of each decision, since a plan may come from an older view.
+   */
+  public boolean withinLimits(Job job) {
+    for (Map.Entry<String, Integer> limit : limits(job).entrySet()) {
+      if (running(limit.getKey()) >= limit.getValue()) {
+        return false;
       }
     }
-    return counts;
+    return true;
+  }
+
+  private static int holdingNodes(JobCounts c) {
+    return c.count(JobState.RUNNING) + c.count(JobState.EXITING);
   }
 }

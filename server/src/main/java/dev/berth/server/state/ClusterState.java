@@ -38,6 +38,7 @@ public final class ClusterState {
           HashTreePMap.empty(),
           TreePSet.empty(),
           HashTreePMap.empty(),
+          HashTreePMap.empty(),
           0,
           1);
 
@@ -53,6 +54,7 @@ public final class ClusterState {
   final PMap<String, String> submissions;
   final PSortedSet<String> awaiting;
   final PMap<String, JobCounts> queueCounts;
+  final PMap<Owner, Integer> runningByOwner;
   final long lastSeq;
   final long nextJobNumber;
 
@@ -69,6 +71,7 @@ public final class ClusterState {
       PMap<String, String> submissions,
       PSortedSet<String> awaiting,
       PMap<String, JobCounts> queueCounts,
+      PMap<Owner, Integer> runningByOwner,
       long lastSeq,
       long nextJobNumber) {
     this.jobs = jobs;
@@ -83,6 +86,7 @@ public final class ClusterState {
     this.submissions = submissions;
     this.awaiting = awaiting;
     this.queueCounts = queueCounts;
+    this.runningByOwner = runningByOwner;
     this.lastSeq = lastSeq;
     this.nextJobNumber = nextJobNumber;
   }
@@ -92,6 +96,12 @@ public final class ClusterState {
     static final java.util.Comparator<PurgeKey> ORDER =
         java.util.Comparator.comparingLong(PurgeKey::compTime).thenComparing(PurgeKey::jobId);
   }
+
+  /**
+   * Whose running jobs a count is of: a user's in one queue, or in all queues when {@code queue} is
+   * empty (the keys of max_user_run on a queue and on the server).
+   */
+  public record Owner(String queue, String user) {}
 
   /** Subjob counts of one array job, from which the array's own state is derived. */
   public record ArrayCounts(int queued, int held, int running, int completed) {
@@ -180,6 +190,14 @@ public final class ClusterState {
     return all;
   }
 
+  /**
+   * How many jobs {@code owner} has running or exiting (holding nodes), counted as qstat counts
+   * them: array jobs only through their subjobs.
+   */
+  public int running(Owner owner) {
+    return runningByOwner.getOrDefault(owner, 0);
+  }
+
   public ArrayCounts arrayCounts(String arrayId) {
     return arrays.getOrDefault(arrayId, ArrayCounts.NONE);
   }
@@ -216,7 +234,8 @@ public final class ClusterState {
         && arrays.equals(s.arrays)
         && submissions.equals(s.submissions)
         && awaiting.equals(s.awaiting)
-        && queueCounts.equals(s.queueCounts);
+        && queueCounts.equals(s.queueCounts)
+        && runningByOwner.equals(s.runningByOwner);
   }
 
   @Override

@@ -15,7 +15,8 @@ import org.pcollections.PSortedSet;
 /**
  * The next state while one event is applied. Every job change goes through {@link #replace}, so the
  * derived indexes (queued order, completed order, jobs awaiting dependencies, array counts and the
- * array's own state) can never drift from the jobs themselves.
+ * array's own state, each queue's counts by state, each owner's running jobs) can never drift from
+ * the jobs themselves.
  */
 final class StateBuilder {
   PMap<String, Job> jobs;
@@ -30,6 +31,7 @@ final class StateBuilder {
   PMap<String, String> submissions;
   PSortedSet<String> awaiting;
   PMap<String, JobCounts> queueCounts;
+  PMap<ClusterState.Owner, Integer> runningByOwner;
   long lastSeq;
   long nextJobNumber;
 
@@ -46,6 +48,7 @@ final class StateBuilder {
     submissions = s.submissions;
     awaiting = s.awaiting;
     queueCounts = s.queueCounts;
+    runningByOwner = s.runningByOwner;
     lastSeq = s.lastSeq;
     nextJobNumber = s.nextJobNumber;
   }
@@ -69,6 +72,7 @@ final class StateBuilder {
         submissions,
         awaiting,
         queueCounts,
+        runningByOwner,
         lastSeq,
         nextJobNumber);
   }
@@ -137,7 +141,16 @@ final class StateBuilder {
           next.total() == 0
               ? queueCounts.minus(job.getQueue())
               : queueCounts.plus(job.getQueue(), next);
+      if (job.getState() == JobState.RUNNING || job.getState() == JobState.EXITING) {
+        countRunning(new ClusterState.Owner("", job.getEuser()), sign);
+        countRunning(new ClusterState.Owner(job.getQueue(), job.getEuser()), sign);
+      }
     }
+  }
+
+  private void countRunning(ClusterState.Owner owner, int sign) {
+    int next = runningByOwner.getOrDefault(owner, 0) + sign;
+    runningByOwner = next == 0 ? runningByOwner.minus(owner) : runningByOwner.plus(owner, next);
   }
 
   private void count(Job subjob, int sign) {

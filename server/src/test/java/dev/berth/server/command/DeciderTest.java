@@ -2,6 +2,7 @@ package dev.berth.server.command;
 
 import static dev.berth.server.command.SubmitTest.refused;
 import static dev.berth.server.testing.Driver.ALICE;
+import static dev.berth.server.testing.Driver.BOB;
 import static dev.berth.server.testing.Driver.ROOT;
 import static dev.berth.server.testing.Driver.attr;
 import static dev.berth.server.testing.Driver.resource;
@@ -109,6 +110,43 @@ class DeciderTest {
     String b = d.submit(ALICE);
     assertEquals(List.of(a), dispatched(run(a, alloc("n1", 0, 1)), run(b, alloc("n1", 1, 2))));
     assertEquals(List.of(a, b), dispatched(run(a, alloc("n1", 0, 1)), run(b, alloc("n1", 2, 3))));
+  }
+
+  /**
+   * Plans made from different views may meet (the one made in the write that records a job's end,
+   * and one a cycle made before it): each decision is checked against the limits as the ones before
+   * it left them.
+   */
+  @Test
+  void decisionsThatWouldPassARunningLimitAreDropped() {
+    String a = d.submit(ALICE);
+    String b = d.submit(ALICE);
+    String c = d.submit(BOB);
+    d.qmgr(
+        ROOT,
+        Manage.Command.SET,
+        Manage.ObjectType.QUEUE,
+        List.of("batch"),
+        attr("max_running", "1"));
+    assertEquals(List.of(a), dispatched(run(a, alloc("n1", 0)), run(b, alloc("n1", 1))));
+    d.qmgr(
+        ROOT,
+        Manage.Command.SET,
+        Manage.ObjectType.QUEUE,
+        List.of("batch"),
+        attr("max_running", "5"));
+    d.setServer(ROOT, attr("max_user_run", "1"));
+    assertEquals(
+        List.of(a, c),
+        dispatched(run(a, alloc("n1", 0)), run(b, alloc("n1", 1)), run(c, alloc("n1", 2))),
+        "one each for alice and bob");
+    d.qmgr(
+        ROOT,
+        Manage.Command.SET,
+        Manage.ObjectType.QUEUE,
+        List.of("batch"),
+        attr("started", "false"));
+    assertEquals(List.of(), dispatched(run(a, alloc("n1", 0))), "a stopped queue");
   }
 
   @Test

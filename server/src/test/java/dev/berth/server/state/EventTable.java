@@ -11,6 +11,7 @@ import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -146,6 +147,16 @@ final class EventTable {
     }
     assertEquals(s.jobs().stream().filter(j -> j.getArrayRequest().isEmpty()).count(), total);
     assertEquals(total, s.counts().total(), "all queues together");
+    Map<ClusterState.Owner, Integer> running = new HashMap<>();
+    for (Job j : s.jobs()) {
+      boolean holdsNodes = j.getState() == JobState.RUNNING || j.getState() == JobState.EXITING;
+      if (holdsNodes && j.getArrayRequest().isEmpty()) {
+        running.merge(new ClusterState.Owner("", j.getEuser()), 1, Integer::sum);
+        running.merge(new ClusterState.Owner(j.getQueue(), j.getEuser()), 1, Integer::sum);
+      }
+    }
+    running.forEach((owner, n) -> assertEquals(n, s.running(owner), "running jobs of " + owner));
+    assertEquals(running, s.runningByOwner, "no count for an owner with nothing running");
   }
 
   static Check state(String id, JobState expected) {
