@@ -2,6 +2,7 @@ package dev.berth.scheduler;
 
 import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.NodeGroup;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -31,12 +32,14 @@ public final class Fifo {
     List<NodeCapacity> nodes = new ArrayList<>(view.nodes());
     List<RunDecision> decisions = new ArrayList<>();
     Map<String, Integer> running = new HashMap<>();
+    Room room = Room.of(nodes);
     int considered = 0;
     for (Job job : view.eligibleJobs()) {
-      if (decisions.size() >= maxDecisions
-          || considered++ >= maxConsidered
-          || freeCpus(nodes) == 0) {
+      if (decisions.size() >= maxDecisions || considered++ >= maxConsidered || room.free() == 0) {
         break;
+      }
+      if (!room.mayHold(job)) {
+        continue;
       }
       Map<String, Integer> limits = view.limits(job);
       if (atALimit(view, limits, running)) {
@@ -48,9 +51,41 @@ public final class Fifo {
       }
       decisions.add(new RunDecision(job.getId(), placed.get()));
       take(nodes, placed.get());
+      room = Room.of(nodes);
       limits.keySet().forEach(key -> running.merge(key, 1, Integer::sum));
     }
     return List.copyOf(decisions);
+  }
+
+  /**
+   * The free CPUs of the usable nodes: in all, and the most on one node. A job asking for more on
+   * one node than any has free, or for more than are free in all, cannot be placed, which is known
+   * without trying it on every node (on a full cluster with a long queue that is most of the jobs,
+   * and trying each on each node is jobs times nodes).
+   */
+  private record Room(int free, int mostOnOneNode) {
+    static Room of(List<NodeCapacity> nodes) {
+      int free = 0;
+      int most = 0;
+      for (NodeCapacity n : nodes) {
+        if (n.usable()) {
+          free += n.freeCpus().size();
+          most = Math.max(most, n.freeCpus().size());
+        }
+      }
+      return new Room(free, most);
+    }
+
+    boolean mayHold(Job job) {
+      long cpus = 0;
+      for (NodeGroup g : Placement.groups(job.getResources())) {
+        if (g.getCount() > 0 && g.getPpn() > mostOnOneNode) {
+          return false;
+        }
+        cpus += (long) g.getPpn() * g.getCount();
+      }
+      return cpus <= free;
+    }
   }
 
   /** Whether starting the job would pass one of its limits (counting this cycle's starts). */
@@ -63,16 +98,6 @@ public final class Fifo {
       }
     }
     return false;
-  }
-
-  private static int freeCpus(List<NodeCapacity> nodes) {
-    int free = 0;
-    for (NodeCapacity n : nodes) {
-      if (n.usable()) {
-        free += n.freeCpus().size();
-      }
-    }
-    return free;
   }
 
   /** Removes what the allocations hold from the planning copy of the nodes. */

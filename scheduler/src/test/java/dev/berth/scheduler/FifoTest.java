@@ -92,6 +92,31 @@ class FifoTest {
   }
 
   @Test
+  void jobsLargerThanTheRoomLeftArePassedOverAndSmallerOnesStillStart() {
+    // three nodes with one CPU free each: two on one node fit nowhere, four in all are more than
+    // are free, three nodes of one CPU fit, and so does one CPU after them
+    FakeView view =
+        new FakeView(
+            List.of(
+                node("n1", 4).free(3).idle(false).build(),
+                node("n2", 4).free(3).idle(false).build(),
+                node("n3", 4).free(3).idle(false).build()),
+            List.of(
+                job("two", group(1, 2)),
+                job("four", group(4, 1)),
+                job("three", group(3, 1)),
+                job("one", group(1, 1))));
+    assertEquals(List.of("three"), ids(Fifo.plan(view, MANY)));
+    FakeView again =
+        new FakeView(
+            List.of(
+                node("n1", 4).free(1).idle(false).build(),
+                node("n2", 4).free(2, 3).idle(false).build()),
+            List.of(job("two", group(1, 2)), job("one", group(1, 1))));
+    assertEquals(List.of("two", "one"), ids(Fifo.plan(again, MANY)));
+  }
+
+  @Test
   void fullClusterPlansNothing() {
     FakeView view =
         new FakeView(
