@@ -1,7 +1,6 @@
 package dev.berth.bench;
 
 import com.google.protobuf.ByteString;
-import dev.berth.proto.AttributeValue;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobDispatched;
@@ -11,14 +10,11 @@ import dev.berth.proto.Node;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeCreated;
 import dev.berth.proto.NodeGroup;
-import dev.berth.proto.Queue;
-import dev.berth.proto.QueueCreated;
 import dev.berth.proto.ResourceRequest;
-import dev.berth.proto.ServerAttributesChanged;
 import dev.berth.scheduler.Fifo;
 import dev.berth.scheduler.RunDecision;
-import dev.berth.server.command.QueueAttributes;
-import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.command.Context;
+import dev.berth.server.command.Decider;
 import dev.berth.server.command.StateView;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
@@ -100,28 +96,10 @@ public class SchedulerCycleBench {
    */
   static ClusterState state(int nodes, int ppn, boolean onlyFirstHasRoom) {
     Builder b = new Builder();
-    b.apply(
-        Event.newBuilder()
-            .setQueueCreated(
-                QueueCreated.newBuilder()
-                    .setQueue(
-                        Queue.newBuilder()
-                            .setName("batch")
-                            .putAttributes(QueueAttributes.QUEUE_TYPE, "Execution")
-                            .putAttributes(QueueAttributes.ENABLED, "True")
-                            .putAttributes(QueueAttributes.STARTED, "True"))));
-    b.apply(
-        Event.newBuilder()
-            .setServerAttributesChanged(
-                ServerAttributesChanged.newBuilder()
-                    .addChanges(
-                        AttributeValue.newBuilder()
-                            .setName(ServerAttributes.DEFAULT_QUEUE)
-                            .setValue("batch"))
-                    .addChanges(
-                        AttributeValue.newBuilder()
-                            .setName(ServerAttributes.SCHEDULING)
-                            .setValue("True"))));
+    // the batch queue and server settings a fresh server starts with
+    Decider.decide(ClusterState.EMPTY, new Decider.Bootstrap(), new Context(1_000_000, "bench"))
+        .events()
+        .forEach(e -> b.apply(e.toBuilder()));
     for (int n = 0; n < nodes; n++) {
       b.apply(
           Event.newBuilder()
