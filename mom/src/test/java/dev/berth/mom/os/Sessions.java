@@ -17,6 +17,26 @@ public final class Sessions {
     return PROC.inSession(sid);
   }
 
+  /**
+   * Whether a process of the session runs {@code command} (its name in /proc/PID/comm): a job's
+   * script has reached a line, where merely counting members would also count what its owner's
+   * login profile runs first.
+   */
+  public static boolean runs(long sid, String command) {
+    for (long pid : members(sid)) {
+      try {
+        if (Files.readString(Path.of("/proc", Long.toString(pid), "comm"))
+            .strip()
+            .equals(command)) {
+          return true;
+        }
+      } catch (java.io.IOException e) {
+        // ended meanwhile
+      }
+    }
+    return false;
+  }
+
   /** Whether {@code pid} exists and is not a zombie. */
   public static boolean alive(long pid) {
     return ProcTable.session(Path.of("/proc", Long.toString(pid), "stat")) >= 0;
