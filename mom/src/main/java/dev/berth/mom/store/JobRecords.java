@@ -169,12 +169,16 @@ public final class JobRecords {
 
   /** Where the starter of task {@code taskId} writes how the task ended. */
   public Path taskStatusFile(String jobId, int taskId) {
-    return directory(jobId).resolve(TASK + taskId + ".status");
+    return directory(jobId).resolve(taskStatusName(taskId));
   }
 
   /** {@link #taskStatusFile} for a task about to start: the job's directory is made if need be. */
   public Path newTaskStatusFile(String jobId, int taskId) throws IOException {
-    return file(jobId, TASK + taskId + ".status");
+    return file(jobId, taskStatusName(taskId));
+  }
+
+  private static String taskStatusName(int taskId) {
+    return TASK + taskId + STATUS;
   }
 
   /**
