@@ -1,5 +1,6 @@
 package dev.berth.daemon;
 
+import dev.berth.scheduler.PriorityWeights;
 import dev.berth.scheduler.sim.Policy;
 import dev.berth.scheduler.sim.Simulation;
 import dev.berth.scheduler.sim.SimulationReport;
@@ -33,14 +34,27 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--cpus", required = true, description = "CPUs per node.")
   int cpus;
 
-  @Option(names = "--policy", defaultValue = "fifo", description = "The policy: fifo.")
+  @Option(
+      names = "--policy",
+      defaultValue = "backfill",
+      description =
+          "fifo (first come, first served), firstfit (any job that fits passes), or backfill"
+              + " (by priority, reserved starts for the first jobs that cannot start; the default).")
   String policy;
+
+  @Option(
+      names = "--backfill-depth",
+      defaultValue = "1",
+      description = "How many waiting jobs get a reserved start under backfill (1: EASY).")
+  int backfillDepth;
 
   @Override
   public Integer call() {
     Simulation simulation;
     try {
-      simulation = new Simulation(nodes, cpus, Policy.named(policy));
+      simulation =
+          new Simulation(
+              nodes, cpus, Policy.named(policy).settings(PriorityWeights.DEFAULT, backfillDepth));
     } catch (IllegalArgumentException e) {
       System.err.println("berth simulate: " + e.getMessage());
       return 2;
@@ -52,7 +66,12 @@ final class SimulateCommand implements Callable<Integer> {
       }
       SimulationReport report = simulation.run(jobs);
       System.out.printf(
-          "%s on %d nodes of %d CPUs, policy %s%n", trace.getFileName(), nodes, cpus, policy);
+          "%s on %d nodes of %d CPUs, policy %s%s%n",
+          trace.getFileName(),
+          nodes,
+          cpus,
+          policy,
+          policy.equals("backfill") ? " (depth " + backfillDepth + ")" : "");
       report.lines().forEach(System.out::println);
       return 0;
     } catch (NoSuchFileException e) {

@@ -41,7 +41,8 @@ class SimulateCommandTest {
 
   @Test
   void printsWhatTheTraceGaveOnTheCluster() throws Exception {
-    // one node of 4 CPUs: 1 (4 CPUs, 0-100), 2 (4 CPUs, waits 90 s), 3 (2 CPUs, waits 130 s)
+    // one node of 4 CPUs: 1 (4 CPUs, 0-100), 2 (4 CPUs, waits 90 s, reserved for 100 from 10 on),
+    // 3 (2 CPUs, waits 130 s, reserved for 150 from 100 on)
     Path trace = dir.resolve("small.swf");
     Files.writeString(
         trace,
@@ -51,12 +52,14 @@ class SimulateCommandTest {
             + "3 20 -1 30 2 -1 -1 2 30 -1 1 1 1 -1 1 -1 -1 -1\n");
     assertEquals(0, berth("simulate", "--trace", trace.toString(), "--nodes", "1", "--cpus", "4"));
     String[] lines = out.toString(StandardCharsets.UTF_8).split("\n");
-    assertEquals("small.swf on 1 nodes of 4 CPUs, policy fifo", lines[0]);
+    assertEquals("small.swf on 1 nodes of 4 CPUs, policy backfill (depth 1)", lines[0]);
     assertEquals("jobs 3 (left out of the trace: 0, larger than the cluster: 0)", lines[1]);
     assertEquals("utilization 91.7%", lines[2]);
     assertEquals("wait mean 73 s, max 130 s", lines[3]);
     assertEquals("bounded slowdown (tau 10 s) mean 3.04", lines[4]);
-    assertTrue(lines[5].startsWith("scheduling cycles 5: p50 "), lines[5]);
+    assertEquals(
+        "reserved starts 2 jobs, 0 of them started after their first reserved start", lines[5]);
+    assertTrue(lines[6].startsWith("scheduling cycles 5: p50 "), lines[6]);
   }
 
   @Test

@@ -541,6 +541,62 @@ class CliOutputIT {
         ok(cluster.cli("qmgr", "-c", "list server scheduling")).out());
   }
 
+  /**
+   * The running job holds every CPU for its 10 minutes: a job asking for them all is reserved for
+   * the running job's walltime end, and one behind it is not looked at, since no CPU is free.
+   */
+  @Test
+  @Order(19)
+  void queuedJobsSayWhyTheyWaitAndWhenTheyWillStart() throws IOException {
+    String wide =
+        cluster.submit(
+            work,
+            "true\n",
+            "-N",
+            "wide",
+            "-q",
+            "cli",
+            "-l",
+            "nodes=1:ppn=" + cpus + ",walltime=00:05:00");
+    String small =
+        cluster.submit(
+            work, "true\n", "-N", "small", "-q", "cli", "-l", "nodes=1:ppn=1,walltime=00:01:00");
+    try {
+      long end = cluster.job(running).getStartTime() + 600;
+      Job w = cluster.await(wide, j -> j.getEstimatedStartTime() > 0, Duration.ofSeconds(30));
+      assertEquals(end, w.getEstimatedStartTime());
+      assertEquals("Not Running: not enough free resources; its start is reserved", w.getComment());
+      Job s =
+          cluster.await(
+              small, j -> j.getComment().startsWith("Not Running"), Duration.ofSeconds(30));
+      assertEquals("Not Running: no CPU is free", s.getComment());
+      assertEquals(0, s.getEstimatedStartTime());
+
+      String f = ok(cluster.cli("qstat", "-f", wide)).out();
+      assertAll(
+          () -> assertTrue(f.contains("\n    sched_priority = 500\n"), f),
+          () -> assertTrue(f.contains("\n    sched_priority_factors.user = 500\n"), f),
+          () -> assertTrue(f.contains("\n    estimated.start_time = "), f),
+          () ->
+              assertTrue(
+                  f.contains(
+                      "\n    comment = Not Running: not enough free resources; its start is"
+                          + " reserved\n"),
+                  f));
+      String json = ok(cluster.cli("qstat", "-f", "-F", "json", wide)).out();
+      assertTrue(json.replaceAll("\\s", "").contains("\"estimated\":{\"start_time\":"), json);
+      List<String> rows = lines(ok(cluster.cli("qstat", "-T", wide, small)).out());
+      assertTrue(rows.get(3).endsWith("Time    S   Start"), rows.toString());
+      assertTrue(rows.get(5).startsWith(wide.substring(0, wide.indexOf('.'))), rows.toString());
+      assertTrue(rows.get(5).strip().matches(".* Q +\\d\\d:\\d\\d"), "an estimate today: " + rows);
+      assertTrue(rows.get(6).endsWith(" Q       -- "), "no estimate: " + rows);
+    } finally {
+      cluster.cli("qdel", wide, small);
+      cluster.awaitState(wide, JobState.COMPLETED);
+      cluster.awaitState(small, JobState.COMPLETED);
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Changing the cluster.
 

@@ -6,18 +6,29 @@ import java.util.Map;
 
 /** The read-only view of the cluster a scheduling cycle works from. */
 public interface ClusterView {
+  /** The moment the cycle plans from, in epoch seconds. */
+  long now();
+
+  SchedulerSettings settings();
+
   /** Nodes in placement order. */
   List<NodeCapacity> nodes();
 
-  /** Jobs that may start now (state Q, queue started), highest priority first. */
+  /**
+   * Jobs that may start now (state Q, queue started), in submission order: higher -p first, then
+   * submission. The cycle orders them by priority.
+   */
   Iterable<Job> eligibleJobs();
 
-  /**
-   * The running-job limits that apply to {@code job}, each as an opaque key (an array's slot limit,
-   * its queue's max_running, its user's max_user_run, ...) with its maximum.
-   */
-  Map<String, Integer> limits(Job job);
+  /** The jobs that hold nodes, with when each will end at the latest. */
+  List<RunningJob> runningJobs();
 
-  /** How many jobs run now under a limit key. */
-  int running(String limitKey);
+  /** Every queue's Priority attribute (0 where unset), for the priority's queue factor. */
+  Map<String, Integer> queuePriorities();
+
+  /** The running-job limits that apply to {@code job}, each with its maximum. */
+  Map<RunLimit, Integer> limits(Job job);
+
+  /** How many jobs run now under a limit. */
+  int running(RunLimit limit);
 }

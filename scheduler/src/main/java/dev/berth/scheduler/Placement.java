@@ -64,13 +64,12 @@ public final class Placement {
     for (int g : order) {
       NodeGroup group = groups.get(g);
       long mem = memoryOnNode(r, group.getPpn());
+      List<NodeCapacity> fitting = firstFit(group, mem, exclusive, nodes, taken);
+      if (fitting.size() < group.getCount()) {
+        return Optional.empty();
+      }
       List<NodeAllocation> chosen = new ArrayList<>();
-      for (int i = 0; i < group.getCount(); i++) {
-        Optional<NodeCapacity> node = firstFit(group, mem, exclusive, nodes, taken);
-        if (node.isEmpty()) {
-          return Optional.empty();
-        }
-        NodeCapacity n = node.get();
+      for (NodeCapacity n : fitting) {
         taken.add(n.name());
         List<Integer> free = n.freeCpus().stream().sorted().toList();
         List<Integer> cpus = exclusive ? free : free.subList(0, group.getPpn());
@@ -105,23 +104,35 @@ public final class Placement {
     return new Demand(!g.getHost().isEmpty(), g.getPpn(), g.getGpus(), memoryOnNode(r, g.getPpn()));
   }
 
-  private static Optional<NodeCapacity> firstFit(
+  /**
+   * The first nodes, in order and up to the group's count, that the group fits on and no other
+   * group of the job has taken: one pass over the nodes.
+   */
+  private static List<NodeCapacity> firstFit(
       NodeGroup group, long mem, boolean exclusive, List<NodeCapacity> nodes, Set<String> taken) {
     boolean namedHost =
         !group.getHost().isEmpty()
             && nodes.stream().anyMatch(n -> n.name().equals(group.getHost()));
+    List<NodeCapacity> found = new ArrayList<>(group.getCount());
     for (NodeCapacity n : nodes) {
-      if (taken.contains(n.name()) || !n.usable() || (exclusive && !n.idle())) {
+      if (found.size() == group.getCount()) {
+        break;
+      }
+      // the cheapest test first: on a busy cluster most nodes lack the CPUs
+      if (n.freeCpus().size() < group.getPpn()
+          || !n.usable()
+          || (exclusive && !n.idle())
+          || taken.contains(n.name())) {
         continue;
       }
       if (namedHost ? !isNamedHost(n, group) : !hasProperties(n, group)) {
         continue;
       }
       if (fits(n, group, mem)) {
-        return Optional.of(n);
+        found.add(n);
       }
     }
-    return Optional.empty();
+    return found;
   }
 
   /** The node the group names, if it also has the group's other properties. */

@@ -1,6 +1,5 @@
 package dev.berth.scheduler;
 
-import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -16,8 +15,6 @@ public final class SchedulerActor {
   public record Schedule(ClusterView view, int maxDecisions, ActorRef<Plan> replyTo)
       implements Command {}
 
-  public record Plan(List<RunDecision> decisions) {}
-
   private SchedulerActor() {}
 
   public static Behavior<Command> create() {
@@ -25,7 +22,7 @@ public final class SchedulerActor {
         .onMessage(
             Schedule.class,
             s -> {
-              s.replyTo().tell(new Plan(Fifo.plan(s.view(), s.maxDecisions())));
+              s.replyTo().tell(Planner.plan(s.view(), s.maxDecisions()));
               return Behaviors.same();
             })
         .build();

@@ -7,15 +7,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A fixed {@link ClusterView}: the nodes and the eligible jobs in order, and how many subjobs of
- * each array already run. Records which jobs the scheduler pulled and which arrays it asked about.
+ * A fixed {@link ClusterView}: the nodes and the eligible jobs in order, how many subjobs of each
+ * array already run, the running jobs' ends, and the settings (first fit unless set). Records which
+ * jobs the scheduler pulled and which arrays it asked about.
  */
 final class FakeView implements ClusterView {
+  static final SchedulerSettings FIRST_FIT =
+      new SchedulerSettings(PriorityWeights.DEFAULT, 0, false);
+
   private final List<NodeCapacity> nodes;
   private final List<Job> jobs;
   private final Map<String, Integer> running;
   final List<String> pulled = new ArrayList<>();
   final List<String> askedAbout = new ArrayList<>();
+  SchedulerSettings settings = FIRST_FIT;
+  long now;
+  List<RunningJob> runningJobs = List.of();
+  Map<String, Integer> queuePriorities = Map.of();
 
   FakeView(List<NodeCapacity> nodes, List<Job> jobs, Map<String, Integer> running) {
     this.nodes = List.copyOf(nodes);
@@ -25,6 +33,16 @@ final class FakeView implements ClusterView {
 
   FakeView(List<NodeCapacity> nodes, List<Job> jobs) {
     this(nodes, jobs, Map.of());
+  }
+
+  @Override
+  public long now() {
+    return now;
+  }
+
+  @Override
+  public SchedulerSettings settings() {
+    return settings;
   }
 
   @Override
@@ -52,18 +70,28 @@ final class FakeView implements ClusterView {
         };
   }
 
-  /** Only arrays have limits here: the key is the array's id, the maximum its slot limit. */
   @Override
-  public Map<String, Integer> limits(Job job) {
-    if (job.getArrayParent().isEmpty() || job.getArraySlotLimit() == 0) {
-      return Map.of();
-    }
-    return Map.of(job.getArrayParent(), job.getArraySlotLimit());
+  public List<RunningJob> runningJobs() {
+    return runningJobs;
   }
 
   @Override
-  public int running(String key) {
-    askedAbout.add(key);
-    return running.getOrDefault(key, 0);
+  public Map<String, Integer> queuePriorities() {
+    return queuePriorities;
+  }
+
+  /** Only arrays have limits here, their slot limits. */
+  @Override
+  public Map<RunLimit, Integer> limits(Job job) {
+    if (job.getArrayParent().isEmpty() || job.getArraySlotLimit() == 0) {
+      return Map.of();
+    }
+    return Map.of(RunLimit.array(job.getArrayParent()), job.getArraySlotLimit());
+  }
+
+  @Override
+  public int running(RunLimit limit) {
+    askedAbout.add(limit.array());
+    return running.getOrDefault(limit.array(), 0);
   }
 }

@@ -5,6 +5,7 @@ import dev.berth.proto.OutputCheck;
 import dev.berth.proto.OutputGrant;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
+import dev.berth.scheduler.Plan;
 import dev.berth.security.seal.Seal;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
@@ -144,7 +145,14 @@ public final class BerthServer implements AutoCloseable {
     this.commandTurns = new CommandTurns(commandThreads, COMMANDS_PER_USER);
     this.commands = config.commands();
     this.background = Executors.newSingleThreadExecutor(daemon("berth-snapshot"));
-    this.queries = new Queries(config.serverName(), journal, telemetry);
+    AtomicReference<Plan> lastPlan = new AtomicReference<>();
+    this.queries =
+        new Queries(
+            config.serverName(),
+            journal,
+            telemetry,
+            clock,
+            () -> Optional.ofNullable(lastPlan.get()));
     ServerActor.Settings settings =
         new ServerActor.Settings(
             config.serverName(),
@@ -156,7 +164,15 @@ public final class BerthServer implements AutoCloseable {
     this.actor =
         system.systemActorOf(
             ServerActor.create(
-                settings, journal, published, clock, telemetry, background, actorStopped, seal),
+                settings,
+                journal,
+                published,
+                lastPlan,
+                clock,
+                telemetry,
+                background,
+                actorStopped,
+                seal),
             "berth-server",
             Props.empty());
     this.endpoint =

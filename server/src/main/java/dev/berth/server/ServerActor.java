@@ -8,7 +8,8 @@ import dev.berth.proto.NodeHello;
 import dev.berth.proto.Response;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
-import dev.berth.scheduler.Fifo;
+import dev.berth.scheduler.Plan;
+import dev.berth.scheduler.Planner;
 import dev.berth.scheduler.RunDecision;
 import dev.berth.scheduler.SchedulerActor;
 import dev.berth.security.seal.Refusals;
@@ -81,7 +82,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     INSTANCE
   }
 
-  private record PlanMade(SchedulerActor.Plan plan) implements Message {}
+  private record PlanMade(Plan plan) implements Message {}
 
   private record BatchDurable(ClusterState state, List<Event> events, List<Completion> done)
       implements Message {}
@@ -111,10 +112,11 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private final Settings settings;
   private final Journal journal;
   private final AtomicReference<ClusterState> published;
+  private final AtomicReference<Plan> lastPlan;
   private final Clock clock;
   private final NodeTelemetry telemetry;
   private final ActorRef<SchedulerActor.Command> scheduler;
-  private final ActorRef<SchedulerActor.Plan> planAdapter;
+  private final ActorRef<Plan> planAdapter;
   private final ActorRefResolver resolver;
   private final Executor background;
   private final CompletableFuture<Void> stopped;
@@ -138,6 +140,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       Settings settings,
       Journal journal,
       AtomicReference<ClusterState> published,
+      AtomicReference<Plan> lastPlan,
       Clock clock,
       NodeTelemetry telemetry,
       Executor background,
@@ -148,6 +151,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     this.settings = settings;
     this.journal = journal;
     this.published = published;
+    this.lastPlan = lastPlan;
     this.clock = clock;
     this.telemetry = telemetry;
     this.background = background;
@@ -155,7 +159,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     this.lastSnapshotSeq = committed.lastSeq();
     this.resolver = ActorRefResolver.get(context.getSystem());
     this.scheduler = context.spawn(SchedulerActor.create(), "scheduler");
-    this.planAdapter = context.messageAdapter(SchedulerActor.Plan.class, PlanMade::new);
+    this.planAdapter = context.messageAdapter(Plan.class, PlanMade::new);
     this.serverCaller = Caller.system("server", settings.host());
     this.schedulerCaller = Caller.system(Caller.SCHEDULER, settings.host());
     ActorRef<Sealed> inbox = context.messageAdapter(Sealed.class, FromMom::new);
@@ -176,6 +180,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       Settings settings,
       Journal journal,
       AtomicReference<ClusterState> published,
+      AtomicReference<Plan> lastPlan,
       Clock clock,
       NodeTelemetry telemetry,
       Executor background,
@@ -191,6 +196,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
                         settings,
                         journal,
                         published,
+                        lastPlan,
                         clock,
                         telemetry,
                         background,
@@ -252,7 +258,9 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
    * #FREED_CPU_CANDIDATES} eligible jobs only, and the full cycle that follows the commit sees the
    * rest; it still works out every node's free capacity, as any cycle does (about 1 ms for 1,000
    * nodes here, 18 ms for 10,000: {@code ops/bench/run schedule}). Both plans go through the same
-   * re-check of each decision against the state ({@link Decider.Schedule}).
+   * re-check of each decision against the state ({@link Decider.Schedule}). It is made only when
+   * jobs keep the order they were submitted in (priority from -p alone): the first jobs by a
+   * priority that changes with time are known only after working out every job's.
    */
   private void flush() {
     if (inFlight || pending.isEmpty()) {
@@ -261,9 +269,15 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     List<Event> batch = new ArrayList<>();
     List<Completion> done = new ArrayList<>();
     ClusterState working = decideAll(committed, batch, done);
-    if (freesCpus(batch) && ServerAttributes.flag(working, ServerAttributes.SCHEDULING)) {
+    if (freesCpus(batch)
+        && ServerAttributes.flag(working, ServerAttributes.SCHEDULING)
+        && ServerAttributes.scheduler(working).weights().ordersAsSubmitted()) {
       List<RunDecision> starts =
-          Fifo.plan(new StateView(working), settings.maxRunsPerCycle(), FREED_CPU_CANDIDATES);
+          Planner.plan(
+                  new StateView(working, nowSeconds()),
+                  settings.maxRunsPerCycle(),
+                  FREED_CPU_CANDIDATES)
+              .decisions();
       if (!starts.isEmpty()) {
         pending.add(new Execute(new Decider.Schedule(starts), schedulerCaller, null));
         working = decideAll(working, batch, done);
@@ -483,12 +497,17 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     scheduling = true;
     scheduler.tell(
         new SchedulerActor.Schedule(
-            new StateView(committed), settings.maxRunsPerCycle(), planAdapter));
+            new StateView(committed, nowSeconds()), settings.maxRunsPerCycle(), planAdapter));
     return this;
   }
 
-  private Behavior<Message> planMade(SchedulerActor.Plan plan) {
+  private long nowSeconds() {
+    return clock.millis() / 1000;
+  }
+
+  private Behavior<Message> planMade(Plan plan) {
     scheduling = false;
+    lastPlan.set(plan);
     if (!plan.decisions().isEmpty()) {
       execute(new Decider.Schedule(plan.decisions()), schedulerCaller, null);
     }

@@ -76,6 +76,7 @@ class ServerActorTest {
                       "srv", "head", 1_000_000, Duration.ofHours(1), Duration.ofHours(1), 1000),
                   journal,
                   published,
+                  new AtomicReference<>(),
                   Clock.systemUTC(),
                   new NodeTelemetry(),
                   Runnable::run,

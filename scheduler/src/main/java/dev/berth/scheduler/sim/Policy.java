@@ -1,22 +1,41 @@
 package dev.berth.scheduler.sim;
 
-import dev.berth.scheduler.ClusterView;
-import dev.berth.scheduler.Fifo;
-import dev.berth.scheduler.RunDecision;
+import dev.berth.scheduler.PriorityWeights;
+import dev.berth.scheduler.SchedulerSettings;
 import java.util.List;
 import java.util.Locale;
 
-/** A scheduling policy a simulation can run: the server's own planning code, by name. */
+/**
+ * The scheduling policies a simulation compares, as the server's own settings: the same planning
+ * code runs them all.
+ */
 public enum Policy {
-  /** First in, first out, first fit; later jobs that fit pass one that does not. */
+  /** First come, first served: a job that cannot start holds back every job after it. */
   FIFO {
     @Override
-    public List<RunDecision> plan(ClusterView view, int maxDecisions) {
-      return Fifo.plan(view, maxDecisions);
+    public SchedulerSettings settings(PriorityWeights weights, int backfillDepth) {
+      return new SchedulerSettings(weights, 0, true);
+    }
+  },
+  /** Any job that fits passes any that does not (backfill_depth 0): a wide job may starve. */
+  FIRSTFIT {
+    @Override
+    public SchedulerSettings settings(PriorityWeights weights, int backfillDepth) {
+      return new SchedulerSettings(weights, 0, false);
+    }
+  },
+  /**
+   * By priority with backfill: the first {@code backfillDepth} jobs that cannot start get a
+   * reserved start that later jobs must not delay (1 is EASY backfill).
+   */
+  BACKFILL {
+    @Override
+    public SchedulerSettings settings(PriorityWeights weights, int backfillDepth) {
+      return new SchedulerSettings(weights, backfillDepth, false);
     }
   };
 
-  public abstract List<RunDecision> plan(ClusterView view, int maxDecisions);
+  public abstract SchedulerSettings settings(PriorityWeights weights, int backfillDepth);
 
   /** The policy of this name ({@code fifo}), or an error listing the names there are. */
   public static Policy named(String name) {

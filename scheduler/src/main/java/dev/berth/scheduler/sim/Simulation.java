@@ -6,7 +6,12 @@ import dev.berth.proto.NodeGroup;
 import dev.berth.proto.ResourceRequest;
 import dev.berth.scheduler.ClusterView;
 import dev.berth.scheduler.NodeCapacity;
+import dev.berth.scheduler.Plan;
+import dev.berth.scheduler.Planner;
 import dev.berth.scheduler.RunDecision;
+import dev.berth.scheduler.RunLimit;
+import dev.berth.scheduler.RunningJob;
+import dev.berth.scheduler.SchedulerSettings;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -22,7 +27,9 @@ import java.util.TreeSet;
  * their submission time, run for their recorded run time once the policy starts them, and a
  * scheduling cycle follows every moment at which jobs arrive or end (as the server runs one when
  * work is added or CPUs are freed). The policy is the server's own planning code; only the clock
- * and the cluster are simulated. Cycle times are the real time each cycle took here.
+ * and the cluster are simulated. Jobs run for their recorded run time; the scheduler plans with
+ * their requested time as walltime, as it would with a user's estimate. Cycle times are the real
+ * time each cycle took here.
  */
 public final class Simulation {
   /** At most this many starts per cycle, as the server's default. */
@@ -31,9 +38,9 @@ public final class Simulation {
   private final int nodeCount;
   private final int cpusPerNode;
   private final List<Integer> cpuIds;
-  private final Policy policy;
+  private final SchedulerSettings settings;
 
-  public Simulation(int nodes, int cpusPerNode, Policy policy) {
+  public Simulation(int nodes, int cpusPerNode, SchedulerSettings settings) {
     if (nodes < 1 || cpusPerNode < 1) {
       throw new IllegalArgumentException(
           "a cluster needs at least one node of one CPU, not " + nodes + " x " + cpusPerNode);
@@ -45,10 +52,12 @@ public final class Simulation {
       ids.add(c);
     }
     this.cpuIds = List.copyOf(ids);
-    this.policy = policy;
+    this.settings = settings;
   }
 
-  private record Running(long end, String jobId, List<NodeAllocation> allocations) {}
+  /** A started job: when it really ends, and when its walltime says it ends at the latest. */
+  private record Running(
+      long end, long plannedEnd, String jobId, List<NodeAllocation> allocations) {}
 
   public SimulationReport run(SwfTrace trace) {
     List<SwfJob> arrivals = new ArrayList<>(trace.jobs());
@@ -59,6 +68,7 @@ public final class Simulation {
     }
     Map<String, Job> queued = new LinkedHashMap<>();
     Map<String, SwfJob> byId = new HashMap<>();
+    Map<String, Long> firstReserved = new HashMap<>();
     PriorityQueue<Running> running =
         new PriorityQueue<>(Comparator.comparingLong(Running::end).thenComparing(Running::jobId));
     SimulationReport.Builder report = new SimulationReport.Builder(nodeCount * cpusPerNode);
@@ -90,16 +100,31 @@ public final class Simulation {
         continue;
       }
       long started = System.nanoTime();
-      List<RunDecision> decisions = policy.plan(view(free, queued), MAX_STARTS_PER_CYCLE);
+      Plan plan = Planner.plan(view(now, free, queued, running), MAX_STARTS_PER_CYCLE);
       report.cycle(System.nanoTime() - started);
-      for (RunDecision d : decisions) {
+      plan.waiting()
+          .forEach(
+              (id, w) -> {
+                if (w.estimatedStart() > 0) {
+                  firstReserved.putIfAbsent(id, w.estimatedStart());
+                }
+              });
+      for (RunDecision d : plan.decisions()) {
         SwfJob j = byId.remove(d.jobId());
-        queued.remove(d.jobId());
+        Job job = queued.remove(d.jobId());
         for (NodeAllocation a : d.allocations()) {
           free.get(index(a.getNode())).removeAll(a.getCpusList());
         }
-        running.add(new Running(now + j.runtime(), d.jobId(), d.allocations()));
+        long plannedEnd =
+            job.getResources().getWalltime() > 0
+                ? now + job.getResources().getWalltime()
+                : RunningJob.UNKNOWN_END;
+        running.add(new Running(now + j.runtime(), plannedEnd, d.jobId(), d.allocations()));
         report.started(j, now);
+        Long reserved = firstReserved.remove(d.jobId());
+        if (reserved != null) {
+          report.reservedStart(reserved, now);
+        }
       }
     }
     return report.build(trace.leftOut());
@@ -107,7 +132,7 @@ public final class Simulation {
 
   /**
    * The job as a Torque request would have it: whole nodes of {@code ppn=P} for its processors, and
-   * one node with the rest.
+   * one node with the rest; its requested time as its walltime (none when the trace has none).
    */
   private Job job(SwfJob j) {
     ResourceRequest.Builder r = ResourceRequest.newBuilder();
@@ -119,15 +144,23 @@ public final class Simulation {
     if (rest > 0) {
       r.addNodeGroups(NodeGroup.newBuilder().setCount(1).setPpn(rest));
     }
+    if (j.requestedTime() > 0) {
+      r.setWalltime(j.requestedTime());
+    }
     return Job.newBuilder()
         .setId(j.number() + ".sim")
         .setNumber(j.number())
         .setQueue("batch")
+        .setQtime(j.submit())
         .setResources(r)
         .build();
   }
 
-  private ClusterView view(List<TreeSet<Integer>> free, Map<String, Job> queued) {
+  private ClusterView view(
+      long now,
+      List<TreeSet<Integer>> free,
+      Map<String, Job> queued,
+      PriorityQueue<Running> started) {
     List<NodeCapacity> nodes = new ArrayList<>(nodeCount);
     for (int n = 0; n < nodeCount; n++) {
       TreeSet<Integer> f = free.get(n);
@@ -147,6 +180,16 @@ public final class Simulation {
     List<Job> eligible = List.copyOf(queued.values());
     return new ClusterView() {
       @Override
+      public long now() {
+        return now;
+      }
+
+      @Override
+      public SchedulerSettings settings() {
+        return settings;
+      }
+
+      @Override
       public List<NodeCapacity> nodes() {
         return nodes;
       }
@@ -157,12 +200,24 @@ public final class Simulation {
       }
 
       @Override
-      public Map<String, Integer> limits(Job job) {
+      public List<RunningJob> runningJobs() {
+        return started.stream()
+            .map(r -> new RunningJob(r.jobId(), r.plannedEnd(), r.allocations()))
+            .toList();
+      }
+
+      @Override
+      public Map<String, Integer> queuePriorities() {
         return Map.of();
       }
 
       @Override
-      public int running(String limitKey) {
+      public Map<RunLimit, Integer> limits(Job job) {
+        return Map.of();
+      }
+
+      @Override
+      public int running(RunLimit limit) {
         return 0;
       }
     };

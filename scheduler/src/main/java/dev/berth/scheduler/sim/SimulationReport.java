@@ -9,7 +9,8 @@ import java.util.Locale;
  * What a simulation measured, in the terms schedulers are compared by: utilization of the CPUs from
  * the first submission to the last end, waits, and the mean bounded slowdown (each job's time in
  * the system over its run time, run times under {@link #TAU} seconds counted as {@link #TAU}, at
- * least 1), with the real time the policy's cycles took.
+ * least 1), how many jobs were given a reserved start and how many of those started after the first
+ * start reserved for them, with the real time the policy's cycles took.
  */
 public record SimulationReport(
     int jobs,
@@ -19,6 +20,8 @@ public record SimulationReport(
     double meanWait,
     long maxWait,
     double meanBoundedSlowdown,
+    int reserved,
+    int startedAfterReservation,
     List<Long> cycleNanos) {
   public static final long TAU = 10;
 
@@ -52,6 +55,11 @@ public record SimulationReport(
             Locale.ROOT, "bounded slowdown (tau %d s) mean %.2f", TAU, meanBoundedSlowdown),
         String.format(
             Locale.ROOT,
+            "reserved starts %d jobs, %d of them started after their first reserved start",
+            reserved,
+            startedAfterReservation),
+        String.format(
+            Locale.ROOT,
             "scheduling cycles %d: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms",
             cycleNanos.size(),
             cycleMillis(0.5),
@@ -72,6 +80,8 @@ public record SimulationReport(
     private double waits;
     private long maxWait;
     private double slowdowns;
+    private int reserved;
+    private int late;
 
     Builder(long totalCpus) {
       this.totalCpus = totalCpus;
@@ -83,6 +93,14 @@ public record SimulationReport(
 
     void cycle(long nanos) {
       cycles.add(nanos);
+    }
+
+    /** A job started that had been given a start, reserved at {@code firstReserved}. */
+    void reservedStart(long firstReserved, long now) {
+      reserved++;
+      if (now > firstReserved) {
+        late++;
+      }
     }
 
     void started(SwfJob j, long now) {
@@ -106,6 +124,8 @@ public record SimulationReport(
           jobs == 0 ? 0 : waits / jobs,
           maxWait,
           jobs == 0 ? 0 : slowdowns / jobs,
+          reserved,
+          late,
           cycles);
     }
   }

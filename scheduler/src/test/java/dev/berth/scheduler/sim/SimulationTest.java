@@ -4,14 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.scheduler.PriorityWeights;
+import dev.berth.scheduler.SchedulerSettings;
 import java.io.IOException;
 import java.io.StringReader;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Small traces whose schedules are worked out by hand in the comments. */
 class SimulationTest {
   private static final double EPS = 1e-9;
+  private static final SchedulerSettings FIFO = Policy.FIFO.settings(PriorityWeights.DEFAULT, 0);
+  private static final SchedulerSettings FIRSTFIT =
+      Policy.FIRSTFIT.settings(PriorityWeights.DEFAULT, 0);
+  private static final SchedulerSettings EASY =
+      Policy.BACKFILL.settings(PriorityWeights.DEFAULT, 1);
 
   /** An SWF line: number, submit, run time, allocated processors; the rest unknown. */
   private static String job(long number, long submit, long runtime, int processors) {
@@ -38,7 +46,7 @@ class SimulationTest {
     // One node of 4 CPUs. t=0: 1 takes all four until 100. 2 (t=10) and 3 (t=20) wait; at 100,
     // 2 takes all four until 150 and 3 (2 CPUs) cannot start beside it; at 150, 3 runs to 180.
     SimulationReport r =
-        new Simulation(1, 4, Policy.FIFO)
+        new Simulation(1, 4, FIFO)
             .run(trace(job(1, 0, 100, 4) + job(2, 10, 50, 4) + job(3, 20, 30, 2)));
     assertEquals(3, r.jobs());
     assertEquals((0 + 90 + 130) / 3.0, r.meanWait(), EPS);
@@ -48,11 +56,11 @@ class SimulationTest {
   }
 
   @Test
-  void aNarrowJobPassesAWideOneThatDoesNotFit() throws IOException {
+  void aNarrowJobPassesAWideOneThatDoesNotFitUnderFirstFit() throws IOException {
     // One node of 4 CPUs, all three submitted at 0: 1 (2 CPUs) starts; 2 (4) does not fit; 3 (2)
-    // does, and runs to 50; 2 starts when 1 ends at 100 and runs to 200. FIFO lets 3 pass 2.
+    // does, and runs to 50; 2 starts when 1 ends at 100 and runs to 200.
     SimulationReport r =
-        new Simulation(1, 4, Policy.FIFO)
+        new Simulation(1, 4, FIRSTFIT)
             .run(trace(job(1, 0, 100, 2) + job(2, 0, 100, 4) + job(3, 0, 50, 2)));
     assertEquals(100 / 3.0, r.meanWait(), EPS);
     assertEquals(100, r.maxWait());
@@ -60,12 +68,85 @@ class SimulationTest {
     assertEquals((1 + 2 + 1) / 3.0, r.meanBoundedSlowdown(), EPS);
   }
 
+  /**
+   * One node of 4 CPUs, all submitted at 0, each asking for exactly its run time: 1 (2 CPUs, 100
+   * s), 2 (4 CPUs, 100 s), 3 (2 CPUs, 50 s), 4 (2 CPUs, 150 s).
+   */
+  private static final String WIDE_IN_THE_MIDDLE =
+      job(1, 0, 100, 2) + job(2, 0, 100, 4) + job(3, 0, 50, 2) + job(4, 0, 150, 2);
+
+  @Test
+  void firstComeFirstServedHoldsEveryoneBehindTheWideJob() throws IOException {
+    // 1 runs 0-100; 2 cannot start, so nothing after it does; 2 runs 100-200; then 3 (200-250) and
+    // 4 (200-350). Waits 0, 100, 200, 200.
+    SimulationReport r = new Simulation(1, 4, FIFO).run(trace(WIDE_IN_THE_MIDDLE));
+    assertEquals(500 / 4.0, r.meanWait(), EPS);
+    assertEquals(200, r.maxWait());
+  }
+
+  @Test
+  void firstFitLetsNarrowJobsDelayTheWideOne() throws IOException {
+    // 1 runs 0-100 and 3 0-50 beside it; at 50, 4 takes 3's CPUs until 200; at 100 only 2 CPUs
+    // are free, so 2 waits until 200 (200-300). Waits 0, 200, 0, 50.
+    SimulationReport r = new Simulation(1, 4, FIRSTFIT).run(trace(WIDE_IN_THE_MIDDLE));
+    assertEquals(250 / 4.0, r.meanWait(), EPS);
+    assertEquals(200, r.maxWait());
+  }
+
+  @Test
+  void easyBackfillStartsOnlyWhatDoesNotDelayTheReservedJob() throws IOException {
+    // 1 runs 0-100; 2 is reserved for 100, when 1 ends; 3 ends by 50, before it, and starts at 0;
+    // at 50, 4 (150 s) would hold 2 CPUs past 100 and so waits; 2 runs 100-200, 4 200-350.
+    // Waits 0, 100, 0, 200: the wide job starts as under FIFO, the narrow short one at once.
+    SimulationReport r = new Simulation(1, 4, EASY).run(trace(WIDE_IN_THE_MIDDLE));
+    assertEquals(300 / 4.0, r.meanWait(), EPS);
+    assertEquals(200, r.maxWait());
+  }
+
+  @Test
+  void aJobEndingBeforeItsWalltimeBringsTheReservedStartForward() throws IOException {
+    // 1 asks for 100 s but runs 40; 2 (4 CPUs) is reserved for 100 and starts at 40 when 1 ends;
+    // 3 (2 CPUs, 120 s) would have held CPUs past 100 at 0 and waits until 2 ends at 140.
+    String t =
+        job(1, 0, 40, 2).replaceFirst(" 40 -1 1 1 1", " 100 -1 1 1 1")
+            + job(2, 0, 100, 4)
+            + job(3, 0, 120, 2);
+    SimulationReport r = new Simulation(1, 4, EASY).run(trace(t));
+    assertEquals((0 + 40 + 140) / 3.0, r.meanWait(), EPS);
+  }
+
+  /**
+   * With every job asking for exactly its run time, EASY backfill keeps every start it reserves:
+   * later jobs start only where they do not delay it, so no reserved job starts after the first
+   * start reserved for it. Random traces of mixed widths on 8 nodes of 4 CPUs.
+   */
+  @Test
+  void noBackfilledJobDelaysAReservedStart() throws IOException {
+    for (long seed = 1; seed <= 20; seed++) {
+      Random random = new Random(seed);
+      StringBuilder t = new StringBuilder();
+      long submit = 0;
+      for (int n = 1; n <= 300; n++) {
+        submit += random.nextInt(40);
+        int width = random.nextInt(10) == 0 ? 17 + random.nextInt(16) : 1 + random.nextInt(6);
+        t.append(job(n, submit, 1 + random.nextInt(600), width));
+      }
+      for (int depth : new int[] {1, 3}) {
+        SimulationReport r =
+            new Simulation(8, 4, Policy.BACKFILL.settings(PriorityWeights.DEFAULT, depth))
+                .run(trace(t.toString()));
+        assertEquals(300, r.jobs());
+        assertTrue(r.reserved() > 0, "seed " + seed + ": some jobs were reserved");
+        assertEquals(0, r.startedAfterReservation(), "seed " + seed + ", depth " + depth);
+      }
+    }
+  }
+
   @Test
   void aJobSpansNodesAsWholeNodesAndARest() throws IOException {
     // Two nodes of 4 CPUs: 1 needs 6 (a whole node and 2 of the other) from 0 to 10; 2 needs 3
     // and fits only when 1 ends; short run times count as tau (10 s) in the slowdown.
-    SimulationReport r =
-        new Simulation(2, 4, Policy.FIFO).run(trace(job(1, 0, 10, 6) + job(2, 0, 5, 3)));
+    SimulationReport r = new Simulation(2, 4, FIFO).run(trace(job(1, 0, 10, 6) + job(2, 0, 5, 3)));
     assertEquals(5, r.meanWait(), EPS);
     assertEquals((1 + (10 + 5) / 10.0) / 2, r.meanBoundedSlowdown(), EPS);
     assertEquals((60 + 15) / (8.0 * 15), r.utilization(), EPS);
@@ -74,7 +155,7 @@ class SimulationTest {
   @Test
   void unknownRunsAndJobsLargerThanTheClusterAreCountedNotRun() throws IOException {
     SimulationReport r =
-        new Simulation(1, 4, Policy.FIFO)
+        new Simulation(1, 4, FIFO)
             .run(
                 trace(
                     "; Version: 2.2\n;\n"
@@ -108,12 +189,12 @@ class SimulationTest {
 
   @Test
   void everyCycleIsTimedAndPoliciesAreNamed() throws IOException {
-    SimulationReport r =
-        new Simulation(1, 1, Policy.named("fifo")).run(trace(job(1, 0, 10, 1) + job(2, 1, 10, 1)));
+    SimulationReport r = new Simulation(1, 1, FIFO).run(trace(job(1, 0, 10, 1) + job(2, 1, 10, 1)));
     // cycles at 0 (1 starts), 1 (2 waits) and 10 (2 starts)
     assertEquals(3, r.cycleNanos().size());
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> Policy.named("lottery"));
-    assertEquals("no scheduling policy 'lottery'; there is: [fifo]", e.getMessage());
+    assertEquals(
+        "no scheduling policy 'lottery'; there is: [fifo, firstfit, backfill]", e.getMessage());
   }
 }

@@ -1,6 +1,7 @@
 package dev.berth.server.command;
 
 import dev.berth.core.BadValueException;
+import dev.berth.core.Durations;
 import dev.berth.core.Sizes;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
@@ -22,6 +23,8 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
     COUNT,
     /** A Torque size ({@code 512kb}, {@code 1mb}). */
     SIZE,
+    /** A length of time of a second or more, {@code [[[DD:]HH:]MM:]SS}; kept in seconds. */
+    DURATION,
     STRING,
     LIST,
     RESOURCE
@@ -79,6 +82,17 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
         } catch (BadValueException e) {
           throw bad(label, v, e.getMessage());
         }
+      case DURATION:
+        long seconds;
+        try {
+          seconds = Durations.parseSeconds(v);
+        } catch (BadValueException e) {
+          throw bad(label, v, e.getMessage());
+        }
+        if (seconds < 1) {
+          throw bad(label, v, "expected a second or more");
+        }
+        return Long.toString(seconds);
       case LIST:
         return String.join(",", items(v));
       case RESOURCE:

@@ -19,13 +19,14 @@ public final class QueueAttributes {
   public static final String MAX_QUEUABLE = "max_queuable";
   public static final String ACL_USER_ENABLE = "acl_user_enable";
   public static final String ACL_USERS = "acl_users";
+  public static final String PRIORITY = "Priority";
 
   static final Map<String, AttributeSpec> SPECS =
       Stream.of(
               AttributeSpec.of(QUEUE_TYPE, Type.STRING),
               AttributeSpec.of(ENABLED, Type.BOOLEAN),
               AttributeSpec.of(STARTED, Type.BOOLEAN),
-              AttributeSpec.of("Priority", Type.INTEGER),
+              AttributeSpec.of(PRIORITY, Type.INTEGER),
               AttributeSpec.of(MAX_QUEUABLE, Type.COUNT),
               AttributeSpec.of(ServerAttributes.MAX_USER_QUEUABLE, Type.COUNT),
               AttributeSpec.of(ServerAttributes.MAX_RUNNING, Type.INTEGER),

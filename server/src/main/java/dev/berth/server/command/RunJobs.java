@@ -27,7 +27,7 @@ final class RunJobs {
         || job.get().getState() != JobState.QUEUED
         || !job.get().getArrayRequest().isEmpty() // an array runs only as its subjobs
         || !started(s, job.get())
-        || !new StateView(s).withinLimits(job.get())
+        || !RunLimits.within(s, job.get())
         || !stillFree(s, d)) {
       return Optional.empty();
     }

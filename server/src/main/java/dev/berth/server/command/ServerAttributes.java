@@ -2,6 +2,8 @@ package dev.berth.server.command;
 
 import dev.berth.core.Sizes;
 import dev.berth.proto.Error;
+import dev.berth.scheduler.PriorityWeights;
+import dev.berth.scheduler.SchedulerSettings;
 import dev.berth.server.command.AttributeSpec.Type;
 import dev.berth.server.state.ClusterState;
 import java.util.Map;
@@ -36,6 +38,14 @@ public final class ServerAttributes {
   public static final String SUBMIT_HOSTS = "submit_hosts";
   public static final String ACL_HOSTS = "acl_hosts";
   public static final String ACL_HOST_ENABLE = "acl_host_enable";
+  public static final String BACKFILL_DEPTH = "backfill_depth";
+  public static final String STRICT_ORDERING = "strict_ordering";
+  public static final String PRIORITY_WEIGHT_AGE = "priority_weight_age";
+  public static final String PRIORITY_MAX_AGE = "priority_max_age";
+  public static final String PRIORITY_WEIGHT_JOB_SIZE = "priority_weight_job_size";
+  public static final String PRIORITY_FAVOR_SMALL = "priority_favor_small";
+  public static final String PRIORITY_WEIGHT_QUEUE = "priority_weight_queue";
+  public static final String PRIORITY_WEIGHT_USER = "priority_weight_user";
 
   static final Map<String, AttributeSpec> SPECS =
       Stream.of(
@@ -61,6 +71,14 @@ public final class ServerAttributes {
               AttributeSpec.of(SUBMIT_HOSTS, Type.LIST),
               AttributeSpec.of(ACL_HOSTS, Type.LIST),
               AttributeSpec.of(ACL_HOST_ENABLE, Type.BOOLEAN),
+              AttributeSpec.of(BACKFILL_DEPTH, Type.COUNT),
+              AttributeSpec.of(STRICT_ORDERING, Type.BOOLEAN),
+              AttributeSpec.of(PRIORITY_WEIGHT_AGE, Type.COUNT),
+              AttributeSpec.of(PRIORITY_MAX_AGE, Type.DURATION),
+              AttributeSpec.of(PRIORITY_WEIGHT_JOB_SIZE, Type.COUNT),
+              AttributeSpec.of(PRIORITY_FAVOR_SMALL, Type.BOOLEAN),
+              AttributeSpec.of(PRIORITY_WEIGHT_QUEUE, Type.COUNT),
+              AttributeSpec.of(PRIORITY_WEIGHT_USER, Type.COUNT),
               AttributeSpec.of("next_job_number", Type.INTEGER),
               AttributeSpec.readOnly("server_state", Type.STRING),
               AttributeSpec.readOnly("total_jobs", Type.INTEGER),
@@ -70,18 +88,26 @@ public final class ServerAttributes {
 
   /** Defaults shown by qmgr list and used when unset. */
   static final Map<String, String> DEFAULTS =
-      Map.of(
-          SCHEDULING, "True",
-          QUERY_OTHER_JOBS, "False",
-          KEEP_COMPLETED, "300",
-          CGROUP_ENABLE, "False",
-          KILL_DELAY, "2",
-          MAX_JOB_ARRAY_SIZE, "10000",
-          NODE_CHECK_RATE, "150",
-          SCHEDULER_ITERATION, "60",
+      Map.ofEntries(
+          Map.entry(SCHEDULING, "True"),
+          Map.entry(QUERY_OTHER_JOBS, "False"),
+          Map.entry(KEEP_COMPLETED, "300"),
+          Map.entry(CGROUP_ENABLE, "False"),
+          Map.entry(KILL_DELAY, "2"),
+          Map.entry(MAX_JOB_ARRAY_SIZE, "10000"),
+          Map.entry(NODE_CHECK_RATE, "150"),
+          Map.entry(SCHEDULER_ITERATION, "60"),
           // OpenPBS's name; its default is 100mb, ours stays under the 1 MiB a Kafka journal
           // record may have by default, since the journal keeps each script with its job.
-          JOBSCRIPT_MAX_SIZE, "512kb");
+          Map.entry(JOBSCRIPT_MAX_SIZE, "512kb"),
+          Map.entry(BACKFILL_DEPTH, "1"),
+          Map.entry(STRICT_ORDERING, "False"),
+          Map.entry(PRIORITY_WEIGHT_AGE, "0"),
+          Map.entry(PRIORITY_MAX_AGE, "604800"),
+          Map.entry(PRIORITY_WEIGHT_JOB_SIZE, "0"),
+          Map.entry(PRIORITY_FAVOR_SMALL, "False"),
+          Map.entry(PRIORITY_WEIGHT_QUEUE, "0"),
+          Map.entry(PRIORITY_WEIGHT_USER, "1000"));
 
   /**
    * The largest jobscript_max_size: what a run request to a node (Artery frames of 2 MiB, with the
@@ -119,6 +145,20 @@ public final class ServerAttributes {
   public static long number(ClusterState s, String name) {
     String v = get(s, name);
     return v == null ? 0 : Long.parseLong(v);
+  }
+
+  /** How the scheduler chooses, as the priority and backfill attributes say. */
+  public static SchedulerSettings scheduler(ClusterState s) {
+    return new SchedulerSettings(
+        new PriorityWeights(
+            number(s, PRIORITY_WEIGHT_AGE),
+            number(s, PRIORITY_MAX_AGE),
+            number(s, PRIORITY_WEIGHT_JOB_SIZE),
+            flag(s, PRIORITY_FAVOR_SMALL),
+            number(s, PRIORITY_WEIGHT_QUEUE),
+            number(s, PRIORITY_WEIGHT_USER)),
+        (int) Math.min(Integer.MAX_VALUE, number(s, BACKFILL_DEPTH)),
+        flag(s, STRICT_ORDERING));
   }
 
   /** A size attribute in bytes (0 when unset without a default). */

@@ -1,21 +1,21 @@
 package dev.berth.server.command;
 
 import dev.berth.proto.Job;
-import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
+import dev.berth.proto.Queue;
 import dev.berth.scheduler.ClusterView;
 import dev.berth.scheduler.NodeCapacity;
+import dev.berth.scheduler.RunLimit;
+import dev.berth.scheduler.RunningJob;
+import dev.berth.scheduler.SchedulerSettings;
 import dev.berth.server.state.ClusterState;
-import dev.berth.server.state.EligibleKey;
-import dev.berth.server.state.JobCounts;
 import dev.berth.server.state.NodeUsage;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -23,17 +23,26 @@ import java.util.Set;
  * nodes and what jobs hold on them, and the queued jobs of started queues in order.
  */
 public final class StateView implements ClusterView {
-  private static final String ARRAY = "array:";
-  private static final String SERVER = "server";
-  private static final String QUEUE = "queue:";
-  private static final String USER = "user:";
-  private static final String QUEUE_USER = "queue-user:";
-
   private final ClusterState state;
+  private final long now;
   private List<NodeCapacity> nodes;
 
-  public StateView(ClusterState state) {
+  /**
+   * @param now the moment a cycle plans from, in epoch seconds
+   */
+  public StateView(ClusterState state, long now) {
     this.state = state;
+    this.now = now;
+  }
+
+  @Override
+  public long now() {
+    return now;
+  }
+
+  @Override
+  public SchedulerSettings settings() {
+    return ServerAttributes.scheduler(state);
   }
 
   public static List<NodeCapacity> capacities(ClusterState s) {
@@ -70,107 +79,56 @@ public final class StateView implements ClusterView {
   @Override
   public Iterable<Job> eligibleJobs() {
     Set<String> stopped = new HashSet<>();
-    state
-        .queues()
-        .values()
-        .forEach(
-            q -> {
-              if (!QueueAttributes.flag(q, QueueAttributes.STARTED)) {
-                stopped.add(q.getName());
-              }
-            });
-    return () ->
-        new Iterator<>() {
-          private final Iterator<EligibleKey> keys = state.eligible().iterator();
-          private Job next = advance();
-
-          private Job advance() {
-            while (keys.hasNext()) {
-              Job j = state.job(keys.next().jobId()).orElseThrow();
-              if (!stopped.contains(j.getQueue())) {
-                return j;
-              }
-            }
-            return null;
-          }
-
-          @Override
-          public boolean hasNext() {
-            return next != null;
-          }
-
-          @Override
-          public Job next() {
-            Job j = next;
-            next = advance();
-            return j;
-          }
-        };
+    for (Queue q : state.queues().values()) {
+      if (!QueueAttributes.flag(q, QueueAttributes.STARTED)) {
+        stopped.add(q.getName());
+      }
+    }
+    Collection<Job> queued = state.eligible().values();
+    if (stopped.isEmpty()) {
+      return queued;
+    }
+    return () -> queued.stream().filter(j -> !stopped.contains(j.getQueue())).iterator();
   }
 
   @Override
-  public Map<String, Integer> limits(Job job) {
-    Map<String, Integer> limits = new HashMap<>(4);
-    if (!job.getArrayParent().isEmpty() && job.getArraySlotLimit() > 0) {
-      limits.put(ARRAY + job.getArrayParent(), job.getArraySlotLimit());
+  public List<RunningJob> runningJobs() {
+    List<RunningJob> result = new ArrayList<>(state.holding().size());
+    for (Job j : state.holding().values()) {
+      result.add(running(j));
     }
-    limit(limits, SERVER, state.serverAttribute(ServerAttributes.MAX_RUNNING));
-    limit(limits, USER + job.getEuser(), state.serverAttribute(ServerAttributes.MAX_USER_RUN));
-    state
-        .queue(job.getQueue())
-        .ifPresent(
-            q -> {
-              limit(
-                  limits,
-                  QUEUE + q.getName(),
-                  QueueAttributes.get(q, ServerAttributes.MAX_RUNNING));
-              limit(
-                  limits,
-                  QUEUE_USER + q.getName() + '\0' + job.getEuser(),
-                  QueueAttributes.get(q, ServerAttributes.MAX_USER_RUN));
-            });
-    return limits;
-  }
-
-  private static void limit(Map<String, Integer> limits, String key, Optional<String> max) {
-    max.ifPresent(m -> limits.put(key, (int) Math.min(Integer.MAX_VALUE, Long.parseLong(m))));
-  }
-
-  @Override
-  public int running(String key) {
-    if (key.startsWith(ARRAY)) {
-      return state.arrayCounts(key.substring(ARRAY.length())).running();
-    }
-    if (key.equals(SERVER)) {
-      return holdingNodes(state.counts());
-    }
-    if (key.startsWith(QUEUE)) {
-      return holdingNodes(state.counts(key.substring(QUEUE.length())));
-    }
-    if (key.startsWith(USER)) {
-      return state.running(new ClusterState.Owner("", key.substring(USER.length())));
-    }
-    String queueAndUser = key.substring(QUEUE_USER.length());
-    int colon = queueAndUser.indexOf('\0');
-    return state.running(
-        new ClusterState.Owner(
-            queueAndUser.substring(0, colon), queueAndUser.substring(colon + 1)));
+    return result;
   }
 
   /**
-   * Whether starting {@code job} now keeps every running-job limit that applies to it: the check
-   * the server makes of each decision, since a plan may come from an older view.
+   * A job holding nodes, to end at its start plus its walltime (unknown without one); one the mom
+   * has not yet reported started counts as starting now.
    */
-  public boolean withinLimits(Job job) {
-    for (Map.Entry<String, Integer> limit : limits(job).entrySet()) {
-      if (running(limit.getKey()) >= limit.getValue()) {
-        return false;
-      }
-    }
-    return true;
+  private RunningJob running(Job j) {
+    long walltime = j.getResources().getWalltime();
+    long start = j.getStartTime() > 0 ? j.getStartTime() : now;
+    long end = walltime > 0 ? start + walltime : RunningJob.UNKNOWN_END;
+    return new RunningJob(j.getId(), end, j.getExecNodesList());
   }
 
-  private static int holdingNodes(JobCounts c) {
-    return c.count(JobState.RUNNING) + c.count(JobState.EXITING);
+  /** Every queue's Priority, 0 where unset. */
+  @Override
+  public Map<String, Integer> queuePriorities() {
+    Map<String, Integer> result = new HashMap<>();
+    for (Queue q : state.queues().values()) {
+      long p = QueueAttributes.get(q, QueueAttributes.PRIORITY).map(Long::parseLong).orElse(0L);
+      result.put(q.getName(), (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, p)));
+    }
+    return result;
+  }
+
+  @Override
+  public Map<RunLimit, Integer> limits(Job job) {
+    return RunLimits.of(state, job);
+  }
+
+  @Override
+  public int running(RunLimit limit) {
+    return RunLimits.running(state, limit);
   }
 }

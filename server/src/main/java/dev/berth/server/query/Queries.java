@@ -21,6 +21,7 @@ import dev.berth.proto.Response;
 import dev.berth.proto.ServerStatus;
 import dev.berth.proto.StatJobs;
 import dev.berth.proto.TraceReply;
+import dev.berth.scheduler.Plan;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.command.Permissions;
@@ -29,6 +30,7 @@ import dev.berth.server.journal.Journal;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.JobCounts;
 import dev.berth.server.state.NodeUsage;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -36,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * Read-only requests (qstat, pbsnodes, tracejob, qmgr list and print), answered from one immutable
@@ -53,11 +56,24 @@ public final class Queries {
   private final String serverName;
   private final Journal journal;
   private final NodeTelemetry telemetry;
+  private final Clock clock;
+  private final Supplier<Optional<Plan>> lastPlan;
 
-  public Queries(String serverName, Journal journal, NodeTelemetry telemetry) {
+  /**
+   * @param lastPlan the last scheduling cycle's plan, for why queued jobs wait (empty on a server
+   *     that has not scheduled)
+   */
+  public Queries(
+      String serverName,
+      Journal journal,
+      NodeTelemetry telemetry,
+      Clock clock,
+      Supplier<Optional<Plan>> lastPlan) {
     this.serverName = serverName;
     this.journal = journal;
     this.telemetry = telemetry;
+    this.clock = clock;
+    this.lastPlan = lastPlan;
   }
 
   public Response.Builder answer(ClusterState s, Caller caller, Request r) {
@@ -101,8 +117,13 @@ public final class Queries {
     }
     result.sort(JOB_ORDER);
     JobList.Builder list = JobList.newBuilder().setServer(serverName);
+    SchedulingNotes notes = null;
     for (Job j : result) {
-      list.addJobs(PrivateParts.job(j, Permissions.mayReadPrivate(s, caller, j)));
+      if (j.getState() == JobState.QUEUED && notes == null) {
+        notes = new SchedulingNotes(s, clock.millis() / 1000, lastPlan.get());
+      }
+      Job shown = notes == null ? j : notes.of(j);
+      list.addJobs(PrivateParts.job(shown, Permissions.mayReadPrivate(s, caller, j)));
     }
     return list.build();
   }

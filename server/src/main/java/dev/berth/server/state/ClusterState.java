@@ -31,7 +31,8 @@ public final class ClusterState {
           TreePMap.empty(),
           TreePMap.empty(),
           TreePMap.empty(),
-          TreePSet.empty(EligibleKey.ORDER),
+          TreePMap.empty(EligibleKey.ORDER),
+          TreePMap.empty(),
           HashTreePMap.empty(),
           TreePSet.empty(PurgeKey.ORDER),
           HashTreePMap.empty(),
@@ -47,7 +48,8 @@ public final class ClusterState {
   final PSortedMap<String, Node> nodes;
   final PSortedMap<String, Queue> queues;
   final PSortedMap<String, String> server;
-  final PSortedSet<EligibleKey> eligible;
+  final PSortedMap<EligibleKey, Job> eligible;
+  final PSortedMap<String, Job> holding;
   final PMap<String, NodeUsage> usage;
   final PSortedSet<PurgeKey> completed;
   final PMap<String, ArrayCounts> arrays;
@@ -64,7 +66,8 @@ public final class ClusterState {
       PSortedMap<String, Node> nodes,
       PSortedMap<String, Queue> queues,
       PSortedMap<String, String> server,
-      PSortedSet<EligibleKey> eligible,
+      PSortedMap<EligibleKey, Job> eligible,
+      PSortedMap<String, Job> holding,
       PMap<String, NodeUsage> usage,
       PSortedSet<PurgeKey> completed,
       PMap<String, ArrayCounts> arrays,
@@ -80,6 +83,7 @@ public final class ClusterState {
     this.queues = queues;
     this.server = server;
     this.eligible = eligible;
+    this.holding = holding;
     this.usage = usage;
     this.completed = completed;
     this.arrays = arrays;
@@ -158,9 +162,14 @@ public final class ClusterState {
     return Optional.ofNullable(server.get(name));
   }
 
-  /** Queued jobs in scheduling order. */
-  public PSortedSet<EligibleKey> eligible() {
+  /** Queued jobs (not array parents) in submission order: higher -p first, then submission. */
+  public PSortedMap<EligibleKey, Job> eligible() {
     return eligible;
+  }
+
+  /** Jobs that hold CPUs on nodes (running or exiting), by id. */
+  public PSortedMap<String, Job> holding() {
+    return holding;
   }
 
   /** Completed top-level jobs, oldest completion first. */
@@ -229,6 +238,7 @@ public final class ClusterState {
         && queues.equals(s.queues)
         && server.equals(s.server)
         && eligible.equals(s.eligible)
+        && holding.equals(s.holding)
         && usage.equals(s.usage)
         && completed.equals(s.completed)
         && arrays.equals(s.arrays)

@@ -24,7 +24,8 @@ final class StateBuilder {
   PSortedMap<String, Node> nodes;
   PSortedMap<String, Queue> queues;
   PSortedMap<String, String> server;
-  PSortedSet<EligibleKey> eligible;
+  PSortedMap<EligibleKey, Job> eligible;
+  PSortedMap<String, Job> holding;
   PMap<String, NodeUsage> usage;
   PSortedSet<PurgeKey> completed;
   PMap<String, ArrayCounts> arrays;
@@ -42,6 +43,7 @@ final class StateBuilder {
     queues = s.queues;
     server = s.server;
     eligible = s.eligible;
+    holding = s.holding;
     usage = s.usage;
     completed = s.completed;
     arrays = s.arrays;
@@ -66,6 +68,7 @@ final class StateBuilder {
         queues,
         server,
         eligible,
+        holding,
         usage,
         completed,
         arrays,
@@ -119,7 +122,11 @@ final class StateBuilder {
     boolean arrayParent = !job.getArrayRequest().isEmpty();
     if (job.getState() == JobState.QUEUED && !arrayParent) {
       EligibleKey key = EligibleKey.of(job);
-      eligible = sign > 0 ? eligible.plus(key) : eligible.minus(key);
+      eligible = sign > 0 ? eligible.plus(key, job) : eligible.minus(key);
+    }
+    if ((job.getState() == JobState.RUNNING || job.getState() == JobState.EXITING)
+        && !arrayParent) {
+      holding = sign > 0 ? holding.plus(job.getId(), job) : holding.minus(job.getId());
     }
     if (job.getState() == JobState.COMPLETED && !subjob) {
       PurgeKey key = new PurgeKey(job.getCompTime(), job.getId());

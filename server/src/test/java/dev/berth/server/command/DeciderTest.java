@@ -19,7 +19,6 @@ import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.Request;
 import dev.berth.proto.StatJobs;
 import dev.berth.proto.StatNodes;
-import dev.berth.scheduler.Fifo;
 import dev.berth.scheduler.RunDecision;
 import dev.berth.server.testing.Driver;
 import java.util.List;
@@ -82,7 +81,7 @@ class DeciderTest {
   void aPlanIsCheckedAgainstTheStateItArrivesIn() {
     String a = d.submit(ALICE);
     String b = d.submit(ALICE);
-    List<RunDecision> plan = Fifo.plan(new StateView(d.state), 10);
+    List<RunDecision> plan = d.plan().decisions();
     assertEquals(2, plan.size());
     d.qdel(ALICE, a);
     assertEquals(List.of(b), dispatched(plan.toArray(RunDecision[]::new)));

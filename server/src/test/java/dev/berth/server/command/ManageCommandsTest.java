@@ -15,6 +15,8 @@ import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Manage;
 import dev.berth.proto.Node;
+import dev.berth.scheduler.PriorityWeights;
+import dev.berth.scheduler.SchedulerSettings;
 import dev.berth.server.testing.Driver;
 import java.util.List;
 import java.util.Map;
@@ -78,6 +80,41 @@ class ManageCommandsTest {
         Error.Code.BAD_VALUE,
         () -> d.setServer(ROOT, op("scheduling", Attribute.Op.INCR, "true")),
         "+= and -= apply only to numbers and lists");
+  }
+
+  @Test
+  void schedulingAttributesAreTypedAndReadAsTheSchedulerSettings() {
+    assertEquals(SchedulerSettings.DEFAULT, ServerAttributes.scheduler(d.state));
+    d.setServer(
+        ROOT,
+        attr("backfill_depth", "3"),
+        attr("strict_ordering", "true"),
+        attr("priority_weight_age", "1000"),
+        attr("priority_max_age", "2:00:00"),
+        attr("priority_weight_job_size", "10"),
+        attr("priority_favor_small", "yes"),
+        attr("priority_weight_queue", "20"),
+        attr("priority_weight_user", "0"));
+    assertEquals(Optional.of("7200"), server("priority_max_age"));
+    assertEquals(
+        new SchedulerSettings(new PriorityWeights(1000, 7200, 10, true, 20, 0), 3, true),
+        ServerAttributes.scheduler(d.state));
+    refused(
+        Error.Code.BAD_VALUE,
+        () -> d.setServer(ROOT, attr("priority_max_age", "0")),
+        "illegal value for priority_max_age: '0' (expected a second or more)");
+    refused(
+        Error.Code.BAD_VALUE,
+        () -> d.setServer(ROOT, attr("priority_max_age", "a week")),
+        "illegal value for priority_max_age: 'a week'");
+    refused(
+        Error.Code.BAD_VALUE,
+        () -> d.setServer(ROOT, attr("backfill_depth", "-1")),
+        "illegal value for backfill_depth: '-1' (expected 0 or more; unset it for no limit)");
+    refused(
+        Error.Code.BAD_VALUE,
+        () -> d.setServer(ROOT, attr("priority_weight_age", "-5")),
+        "illegal value for priority_weight_age: '-5' (expected 0 or more");
   }
 
   @Test

@@ -21,7 +21,11 @@ import dev.berth.server.command.Caller;
 import dev.berth.server.journal.RocksJournal;
 import dev.berth.server.testing.Driver;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,7 +48,13 @@ class QueriesTest {
     alices = d.submit(ALICE);
     bobs = d.submit(BOB);
     journal = RocksJournal.open(dir.resolve("journal"));
-    queries = new Queries(Driver.SERVER, journal, new NodeTelemetry());
+    queries =
+        new Queries(
+            Driver.SERVER,
+            journal,
+            new NodeTelemetry(),
+            Clock.fixed(Instant.ofEpochSecond(d.nowSeconds()), ZoneOffset.UTC),
+            Optional::empty);
   }
 
   @AfterEach

@@ -148,15 +148,25 @@ final class EventTable {
     assertEquals(s.jobs().stream().filter(j -> j.getArrayRequest().isEmpty()).count(), total);
     assertEquals(total, s.counts().total(), "all queues together");
     Map<ClusterState.Owner, Integer> running = new HashMap<>();
+    Map<String, Job> holding = new TreeMap<>();
+    Map<String, Job> queued = new TreeMap<>();
     for (Job j : s.jobs()) {
       boolean holdsNodes = j.getState() == JobState.RUNNING || j.getState() == JobState.EXITING;
       if (holdsNodes && j.getArrayRequest().isEmpty()) {
         running.merge(new ClusterState.Owner("", j.getEuser()), 1, Integer::sum);
         running.merge(new ClusterState.Owner(j.getQueue(), j.getEuser()), 1, Integer::sum);
+        holding.put(j.getId(), j);
+      }
+      if (j.getState() == JobState.QUEUED && j.getArrayRequest().isEmpty()) {
+        queued.put(j.getId(), j);
       }
     }
     running.forEach((owner, n) -> assertEquals(n, s.running(owner), "running jobs of " + owner));
     assertEquals(running, s.runningByOwner, "no count for an owner with nothing running");
+    assertEquals(holding, s.holding(), "the jobs holding nodes, as they are now");
+    Map<String, Job> indexed = new TreeMap<>();
+    s.eligible().forEach((key, job) -> indexed.put(key.jobId(), job));
+    assertEquals(queued, indexed, "the queued jobs, as they are now");
   }
 
   static Check state(String id, JobState expected) {
@@ -186,7 +196,7 @@ final class EventTable {
     return s ->
         assertEquals(
             Arrays.asList(ids),
-            s.eligible().stream().map(EligibleKey::jobId).toList(),
+            s.eligible().keySet().stream().map(EligibleKey::jobId).toList(),
             "eligible jobs in order");
   }
 

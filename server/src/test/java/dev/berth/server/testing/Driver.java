@@ -18,8 +18,8 @@ import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SignalJob;
 import dev.berth.proto.SubmitJob;
-import dev.berth.scheduler.Fifo;
-import dev.berth.scheduler.RunDecision;
+import dev.berth.scheduler.Plan;
+import dev.berth.scheduler.Planner;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Context;
 import dev.berth.server.command.Decider;
@@ -245,10 +245,21 @@ public final class Driver {
     return run(new Decider.FromNode(message.build()), "node:" + node);
   }
 
-  /** One scheduling cycle with the FIFO policy; returns the jobs it dispatched. */
+  /**
+   * One scheduling cycle as the server's scheduler makes it now; returns the jobs it dispatched.
+   */
   public List<String> schedule() {
-    List<RunDecision> plan = Fifo.plan(new StateView(state), 1000);
-    Outcome out = run(new Decider.Schedule(plan), Caller.SCHEDULER);
+    return schedule(plan());
+  }
+
+  /** The plan a scheduling cycle makes now. */
+  public Plan plan() {
+    return Planner.plan(new StateView(state, nowSeconds()), 1000);
+  }
+
+  /** Records a plan's decisions; returns the jobs they dispatched. */
+  public List<String> schedule(Plan plan) {
+    Outcome out = run(new Decider.Schedule(plan.decisions()), Caller.SCHEDULER);
     return out.events().stream().map(e -> e.getJobDispatched().getJobId()).toList();
   }
 

@@ -50,6 +50,10 @@ public record Attr(
     return new Attr(name, null, Long.toString(epochSeconds), Kind.TIME, List.of());
   }
 
+  public static Attr time(String name, String resource, long epochSeconds) {
+    return new Attr(name, resource, Long.toString(epochSeconds), Kind.TIME, List.of());
+  }
+
   public static Attr entries(String name, String text, List<Map.Entry<String, String>> entries) {
     return new Attr(name, null, text, Kind.ENTRIES, entries);
   }

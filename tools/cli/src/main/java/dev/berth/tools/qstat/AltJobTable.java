@@ -10,6 +10,11 @@ import dev.berth.proto.JobState;
 import dev.berth.proto.NodeGroup;
 import dev.berth.tools.format.AttrText;
 import dev.berth.tools.format.CpuRanges;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -17,34 +22,47 @@ import java.util.Map;
  * Torque 6's {@code altdsp_statjob} prints it: a block naming the server, then one row per job of
  * {@code %-23.22s %-11.11s %-8.8s %-16.16s %6.6s %5.5s %6.6s %9.9s %9.9s %1.1s %9.9s}, with {@code
  * " -- "} for what is not known. {@code -n} adds the exec_host under the row (on the same line with
- * {@code -1}), {@code -s} the comment.
+ * {@code -1}), {@code -s} the comment. {@code -T} (OpenPBS's) shows in the last column a queued
+ * job's estimated start, as OpenPBS abbreviates it: {@code HH:MM} within a day, {@code Ddd HH}
+ * within a week, the month within a year, else the year; {@code " -- "} when the scheduler holds
+ * none.
  */
 public final class AltJobTable {
   private static final String BLANK = " -- ";
-  private static final String HEADER =
-      " ".repeat(82)
-          + "Req'd       Req'd       Elap\n"
-          + "Job ID                  Username    Queue    Jobname          SessID  NDS   TSK   Memory"
-          + "      Time    S   Time\n"
-          + "----------------------- ----------- -------- ---------------- ------ ----- ------"
-          + " --------- --------- - ---------\n";
+  private static final long DAY = 24 * 3600;
+  private static final String HEADER = columnHeader("Elap", "Time");
+  private static final String ESTIMATED_HEADER = columnHeader(" Est", "Start");
+
+  private static String columnHeader(String last1, String last2) {
+    return " ".repeat(82)
+        + "Req'd       Req'd       "
+        + last1
+        + "\n"
+        + "Job ID                  Username    Queue    Jobname          SessID  NDS   TSK   Memory"
+        + "      Time    S   "
+        + last2
+        + "\n"
+        + "----------------------- ----------- -------- ---------------- ------ ----- ------"
+        + " --------- --------- - ---------\n";
+  }
 
   /** What the alternate rows show besides the columns. */
-  public record Style(boolean nodes, boolean oneLine, boolean comment, SizeUnit sizes) {}
+  public record Style(
+      boolean nodes, boolean oneLine, boolean comment, boolean estimatedStart, SizeUnit sizes) {}
 
   private AltJobTable() {}
 
   /** {@code \nserver: comment\n} and the three header lines. */
-  public static String header(String server, String comment) {
+  public static String header(String server, String comment, Style style) {
     return "\n"
         + ControlCharacters.escape(server)
         + ": "
         + ControlCharacters.escape(comment)
         + "\n"
-        + HEADER;
+        + (style.estimatedStart() ? ESTIMATED_HEADER : HEADER);
   }
 
-  public static String row(Job job, Style style, long now) {
+  public static String row(Job job, Style style, long now, ZoneId zone) {
     Map<String, String> requested = job.getResources().getValuesMap();
     boolean usesCput = requested.containsKey("cput");
     String state = JobAttributes.stateLetter(job.getState());
@@ -69,7 +87,7 @@ public final class AltJobTable {
         .append(' ')
         .append(right(state, 1, 1))
         .append(' ')
-        .append(right(usesCput ? cputUsed(job) : elapsed(job, state, now), 9, 9));
+        .append(right(lastColumn(job, style, state, now, zone, usesCput), 9, 9));
     if (!style.oneLine()) {
       out.append('\n');
     }
@@ -81,6 +99,25 @@ public final class AltJobTable {
       out.append("   ").append(ControlCharacters.escape(comment)).append('\n');
     }
     return out.toString();
+  }
+
+  private static String lastColumn(
+      Job job, Style style, String state, long now, ZoneId zone, boolean usesCput) {
+    if (style.estimatedStart()) {
+      return job.getEstimatedStartTime() > 0
+          ? estimated(job.getEstimatedStartTime(), now, zone)
+          : BLANK;
+    }
+    return usesCput ? cputUsed(job) : elapsed(job, state, now);
+  }
+
+  /** OpenPBS's short form of an estimated start, by how far off it is. */
+  static String estimated(long start, long now, ZoneId zone) {
+    ZonedDateTime at = Instant.ofEpochSecond(start).atZone(zone);
+    long ahead = start - now;
+    String pattern =
+        ahead < DAY ? "HH:mm" : ahead < 7 * DAY ? "EEE HH" : ahead < 365 * DAY ? "MMM" : "yyyy";
+    return DateTimeFormatter.ofPattern(pattern, Locale.ROOT).format(at);
   }
 
   /**

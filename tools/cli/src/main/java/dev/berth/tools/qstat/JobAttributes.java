@@ -7,6 +7,7 @@ import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.ResourcesUsed;
+import dev.berth.proto.SchedulingPriority;
 import dev.berth.proto.Variable;
 import dev.berth.tools.format.Attr;
 import dev.berth.tools.format.CpuRanges;
@@ -191,6 +192,17 @@ public final class JobAttributes {
     text(attrs, "work_dir", job.getWorkDir());
     attrs.add(Attr.text("cgroup_enable", bool(job.getCgroupEnable())));
     text(attrs, "exit_reason", job.getExitReason());
+    if (job.hasSchedPriority()) {
+      SchedulingPriority p = job.getSchedPriority();
+      attrs.add(Attr.number("sched_priority", p.getTotal()));
+      attrs.add(Attr.number("sched_priority_factors", "age", p.getAge()));
+      attrs.add(Attr.number("sched_priority_factors", "job_size", p.getJobSize()));
+      attrs.add(Attr.number("sched_priority_factors", "queue", p.getQueue()));
+      attrs.add(Attr.number("sched_priority_factors", "user", p.getUser()));
+    }
+    if (job.getEstimatedStartTime() > 0) {
+      attrs.add(Attr.time("estimated", "start_time", job.getEstimatedStartTime()));
+    }
     new TreeMap<>(job.getExtensionsMap())
         .forEach(
             (name, value) -> {

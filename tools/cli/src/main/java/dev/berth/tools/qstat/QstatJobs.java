@@ -168,9 +168,9 @@ final class QstatJobs {
       Optional<ServerStatus> serverStatus = names.status();
       String name = serverStatus.map(ServerStatus::getName).orElse(serverName());
       String comment = serverStatus.map(s -> s.getAttributesOrDefault("comment", "")).orElse("");
-      out.print(AltJobTable.header(name, comment));
+      out.print(AltJobTable.header(name, comment, options.style()));
       for (Job job : shown) {
-        out.print(AltJobTable.row(job, options.style(), now));
+        out.print(AltJobTable.row(job, options.style(), now, zone));
       }
     } else {
       out.print(JobTable.HEADER);

@@ -15,7 +15,8 @@ import java.util.Set;
  * @param full {@code -f}
  * @param alternate the alternate job listing ({@code -a -i -r -n -s -u -G -M}, not with {@code -f})
  * @param altQueues {@code -q}
- * @param style what alternate rows add: {@code -n}, {@code -1}, {@code -s}, {@code -G}/{@code -M}
+ * @param style what alternate rows add: {@code -n}, {@code -1}, {@code -s}, {@code -G}/{@code -M},
+ *     and {@code -T} (estimated start in place of elapsed time, as OpenPBS)
  * @param states job states listed (letters) for {@code -i} (E H Q T W) or {@code -r} (R S); empty =
  *     all
  * @param users owners listed ({@code -u}); empty = all
@@ -48,7 +49,7 @@ public record QstatOptions(
     JSON
   }
 
-  static final String OPTSTRING = "1aBcCeE:fF:GilMnqQrstu:x-:";
+  static final String OPTSTRING = "1aBcCeE:fF:GilMnqQrsTtu:x-:";
   static final String CONFLICT = "qstat: conflicting options.";
 
   /** Parses {@code args}; {@code env} supplies {@code PBS_QSTAT_NO_COMPLETE}. */
@@ -66,7 +67,7 @@ public record QstatOptions(
   /** The flags as given, before they are checked against each other. */
   private static final class Flags {
     /** One field per flag letter; {@code bigX} is {@code -X}, {@code one} is {@code -1}. */
-    boolean a, bigB, c, f, bigG, i, bigM, n, one, q, bigQ, r, s, t, x;
+    boolean a, bigB, c, f, bigG, i, bigM, n, one, q, bigQ, r, s, bigT, t, x;
 
     String json;
     final Set<String> users = new LinkedHashSet<>();
@@ -87,6 +88,7 @@ public record QstatOptions(
         case 'Q' -> bigQ = true;
         case 'r' -> r = true;
         case 's' -> s = true;
+        case 'T' -> bigT = true;
         case 't' -> t = true;
         case 'u' -> addUsers(option.value());
         case 'x' -> x = true;
@@ -113,11 +115,11 @@ public record QstatOptions(
     }
 
     boolean alternateJobs() {
-      return a || i || r || n || s || !users.isEmpty() || bigG || bigM;
+      return a || i || r || n || s || bigT || !users.isEmpty() || bigG || bigM;
     }
 
     void check() throws Getopt.UsageException {
-      boolean altFlags = a || i || r || n || s || bigG || bigM || q;
+      boolean altFlags = a || i || r || n || s || bigT || bigG || bigM || q;
       if (f && altFlags) {
         throw new Getopt.UsageException(
             CONFLICT + "\n -f incompatible with one or more options. Read qstat man page");
@@ -126,7 +128,7 @@ public record QstatOptions(
         throw new Getopt.UsageException(
             CONFLICT + "\n -B incompatible with one or more options. Read qstat man page");
       }
-      if (bigQ && (a || i || r || n || s || bigG || bigM || !users.isEmpty())) {
+      if (bigQ && (a || i || r || n || s || bigT || bigG || bigM || !users.isEmpty())) {
         throw new Getopt.UsageException(
             CONFLICT + "\n -Q incompatible with one or more options. Read qstat man page");
       }
@@ -154,7 +156,7 @@ public record QstatOptions(
           f,
           !f && alternateJobs(),
           q,
-          new AltJobTable.Style(n, one, s, sizes),
+          new AltJobTable.Style(n, one, s, bigT, sizes),
           Set.copyOf(states),
           Set.copyOf(users),
           c || noCompleteEnv,
@@ -168,7 +170,7 @@ public record QstatOptions(
       "usage: \n"
           + "                          qstat [-f [-1]] [-x] [-F json] [ job_identifier... |"
           + " destination... ]\n"
-          + "                          qstat [-a|-i|-r|-e] [-u user] [-n [-1]] [-s] [-t] [-G|-M]"
+          + "                          qstat [-a|-i|-r|-e] [-u user] [-n [-1]] [-s] [-T] [-t] [-G|-M]"
           + " [-c] [job_id... | destination...]\n"
           + "                          qstat -Q [-f [-1]] [-F json] [ destination... ]\n"
           + "                          qstat -q [-G|-M] [ destination... ]\n"

@@ -1,16 +1,19 @@
 package dev.berth.tools.qstat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.proto.NodeAllocation;
 import dev.berth.tools.format.CpuRanges;
 import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Jobs;
+import java.time.ZoneOffset;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class AltJobTableTest {
   private static final AltJobTable.Style PLAIN =
-      new AltJobTable.Style(false, false, false, SizeUnit.AS_GIVEN);
+      new AltJobTable.Style(false, false, false, false, SizeUnit.AS_GIVEN);
   private static final String RUNNING_ROW =
       "12.srv                  alice       batch    STDIN              4242     1      2       -- "
           + "  01:00:00 R  00:05:00";
@@ -25,13 +28,14 @@ class AltJobTableTest {
             + "      Time    S   Time\n"
             + "----------------------- ----------- -------- ---------------- ------ ----- ------ -----"
             + "---- --------- - ---------\n",
-        AltJobTable.header("srv", "all good"));
+        AltJobTable.header("srv", "all good", PLAIN));
   }
 
   @Test
   void runningRow() {
     assertEquals(
-        RUNNING_ROW + "\n", AltJobTable.row(Jobs.running().build(), PLAIN, FakeServer.NOW));
+        RUNNING_ROW + "\n",
+        AltJobTable.row(Jobs.running().build(), PLAIN, FakeServer.NOW, ZoneOffset.UTC));
   }
 
   @Test
@@ -39,7 +43,7 @@ class AltJobTableTest {
     assertEquals(
         "12.srv                  alice       batch    STDIN               --      1      2       -- "
             + "  01:00:00 Q       -- \n",
-        AltJobTable.row(Jobs.queued().build(), PLAIN, FakeServer.NOW));
+        AltJobTable.row(Jobs.queued().build(), PLAIN, FakeServer.NOW, ZoneOffset.UTC));
   }
 
   @Test
@@ -55,41 +59,73 @@ class AltJobTableTest {
     assertEquals(
         "1234567.averylongserve  averyverylo longqueu averyveryverylon    --    --     --        2gb"
             + "  01:00:00 Q       -- \n",
-        AltJobTable.row(job.build(), PLAIN, FakeServer.NOW));
-    AltJobTable.Style gigabytes = new AltJobTable.Style(false, false, false, SizeUnit.GB);
+        AltJobTable.row(job.build(), PLAIN, FakeServer.NOW, ZoneOffset.UTC));
+    AltJobTable.Style gigabytes = new AltJobTable.Style(false, false, false, false, SizeUnit.GB);
     job.getResourcesBuilder().putValues("mem", "1536mb");
     assertEquals(
         "      2gb",
-        AltJobTable.row(job.build(), gigabytes, FakeServer.NOW).substring(82, 91),
+        AltJobTable.row(job.build(), gigabytes, FakeServer.NOW, ZoneOffset.UTC).substring(82, 91),
         "-G rounds up to whole gigabytes");
   }
 
   @Test
   void nodesGoUnderTheRowOrOnItWithOneLine() {
-    AltJobTable.Style nodes = new AltJobTable.Style(true, false, false, SizeUnit.AS_GIVEN);
+    AltJobTable.Style nodes = new AltJobTable.Style(true, false, false, false, SizeUnit.AS_GIVEN);
     assertEquals(
         RUNNING_ROW + "\n   n1/0-1\n",
-        AltJobTable.row(Jobs.running().build(), nodes, FakeServer.NOW));
-    AltJobTable.Style oneLine = new AltJobTable.Style(true, true, false, SizeUnit.AS_GIVEN);
+        AltJobTable.row(Jobs.running().build(), nodes, FakeServer.NOW, ZoneOffset.UTC));
+    AltJobTable.Style oneLine = new AltJobTable.Style(true, true, false, false, SizeUnit.AS_GIVEN);
     assertEquals(
         RUNNING_ROW + "   n1/0-1\n",
-        AltJobTable.row(Jobs.running().build(), oneLine, FakeServer.NOW));
+        AltJobTable.row(Jobs.running().build(), oneLine, FakeServer.NOW, ZoneOffset.UTC));
     assertEquals(
         "    -- \n",
-        AltJobTable.row(Jobs.queued().build(), nodes, FakeServer.NOW).split("\n", 2)[1],
+        AltJobTable.row(Jobs.queued().build(), nodes, FakeServer.NOW, ZoneOffset.UTC)
+            .split("\n", 2)[1],
         "a job without nodes shows Torque's blank");
   }
 
   @Test
   void commentLine() {
-    AltJobTable.Style comment = new AltJobTable.Style(false, false, true, SizeUnit.AS_GIVEN);
+    AltJobTable.Style comment = new AltJobTable.Style(false, false, true, false, SizeUnit.AS_GIVEN);
     assertEquals(
         RUNNING_ROW + "\n   Job started on n1\n",
         AltJobTable.row(
-            Jobs.running().setComment("Job started on n1").build(), comment, FakeServer.NOW));
+            Jobs.running().setComment("Job started on n1").build(),
+            comment,
+            FakeServer.NOW,
+            ZoneOffset.UTC));
     assertEquals(
         "    -- \n",
-        AltJobTable.row(Jobs.running().build(), comment, FakeServer.NOW).split("\n", 2)[1]);
+        AltJobTable.row(Jobs.running().build(), comment, FakeServer.NOW, ZoneOffset.UTC)
+            .split("\n", 2)[1]);
+  }
+
+  @Test
+  void estimatedStartsReplaceTheElapsedTimeWithMinusT() {
+    AltJobTable.Style estimated =
+        new AltJobTable.Style(false, false, false, true, SizeUnit.AS_GIVEN);
+    String header = AltJobTable.header("srv", "", estimated);
+    assertEquals("Req'd       Req'd        Est", header.split("\n")[2].strip());
+    assertTrue(header.split("\n")[3].endsWith("Time    S   Start"), header);
+    long now = FakeServer.NOW;
+    var queued = Jobs.queued();
+    assertEquals(
+        "      -- ",
+        AltJobTable.row(queued.build(), estimated, now, ZoneOffset.UTC).substring(104, 113));
+    // now is Monday 2026-11-30 10:00 UTC
+    assertEquals(
+        "    11:00",
+        AltJobTable.row(
+                queued.setEstimatedStartTime(now + 3600).build(), estimated, now, ZoneOffset.UTC)
+            .substring(104, 113));
+    assertEquals(
+        List.of("11:00", "Thu 10", "Jan", "2028"),
+        List.of(
+            AltJobTable.estimated(now + 3600, now, ZoneOffset.UTC),
+            AltJobTable.estimated(now + 3 * 86400, now, ZoneOffset.UTC),
+            AltJobTable.estimated(now + 40 * 86400, now, ZoneOffset.UTC),
+            AltJobTable.estimated(now + 400 * 86400, now, ZoneOffset.UTC)));
   }
 
   @Test

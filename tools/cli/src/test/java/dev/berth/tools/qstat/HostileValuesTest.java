@@ -31,9 +31,15 @@ class HostileValuesTest {
   @Test
   void alternateListingWithNodesAndComment() {
     String rows =
-        AltJobTable.header("srv\u001b[31m", "comment\n")
+        AltJobTable.header(
+                "srv\u001b[31m",
+                "comment\n",
+                new AltJobTable.Style(true, false, true, false, SizeUnit.AS_GIVEN))
             + AltJobTable.row(
-                job, new AltJobTable.Style(true, false, true, SizeUnit.AS_GIVEN), now);
+                job,
+                new AltJobTable.Style(true, false, true, false, SizeUnit.AS_GIVEN),
+                now,
+                ZoneOffset.UTC);
     assertSafe(rows);
     assertTrue(rows.contains("   done\\x1b]0;owned\\x07\n"), rows);
   }

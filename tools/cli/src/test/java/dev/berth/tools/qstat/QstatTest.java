@@ -119,7 +119,8 @@ class QstatTest {
     Run run = qstat(server(), "-a", "-n", "12");
     assertEquals(0, run.status(), run.err());
     assertEquals(
-        AltJobTable.header("srv", "hello")
+        AltJobTable.header(
+                "srv", "hello", new AltJobTable.Style(true, false, false, false, SizeUnit.AS_GIVEN))
             + "12.srv                  alice       batch    STDIN              4242     1      2     "
             + "  --   01:00:00 R  00:05:00\n"
             + "   n1/0-1\n",

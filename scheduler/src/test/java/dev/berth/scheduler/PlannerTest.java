@@ -20,7 +20,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class FifoTest {
+/** The planner as first fit (backfill_depth 0): what fits starts, in the view's order. */
+class PlannerTest {
   private static final int MANY = 1000;
 
   private static List<String> ids(List<RunDecision> decisions) {
@@ -30,7 +31,8 @@ class FifoTest {
   @Test
   void nothingToRun() {
     assertEquals(
-        List.of(), Fifo.plan(new FakeView(List.of(node("n1", 4).build()), List.of()), MANY));
+        List.of(),
+        Planner.plan(new FakeView(List.of(node("n1", 4).build()), List.of()), MANY).decisions());
   }
 
   @Test
@@ -39,7 +41,8 @@ class FifoTest {
         new FakeView(
             List.of(node("n1", 4).build()), List.of(job("b", group(1, 4)), job("a", group(1, 4))));
     assertEquals(
-        List.of(new RunDecision("b", List.of(alloc("n1", 0, 1, 2, 3)))), Fifo.plan(view, MANY));
+        List.of(new RunDecision("b", List.of(alloc("n1", 0, 1, 2, 3)))),
+        Planner.plan(view, MANY).decisions());
   }
 
   @Test
@@ -53,7 +56,7 @@ class FifoTest {
             new RunDecision("a", List.of(alloc("n1", 0, 1, 2))),
             new RunDecision("b", List.of(alloc("n2", 0, 1))),
             new RunDecision("c", List.of(alloc("n1", 3)))),
-        Fifo.plan(view, MANY));
+        Planner.plan(view, MANY).decisions());
   }
 
   @Test
@@ -66,7 +69,7 @@ class FifoTest {
                 job("big", group(1, 2)),
                 job("never", group(2, 1)),
                 job("small", group(1, 1))));
-    assertEquals(List.of("a", "small"), ids(Fifo.plan(view, MANY)));
+    assertEquals(List.of("a", "small"), ids(Planner.plan(view, MANY).decisions()));
   }
 
   @Test
@@ -75,7 +78,7 @@ class FifoTest {
         new FakeView(
             List.of(node("n1", 4).build()),
             List.of(job("huge", group(1, 64)), job("x", group(1, 4))));
-    assertEquals(List.of("x"), ids(Fifo.plan(view, MANY)));
+    assertEquals(List.of("x"), ids(Planner.plan(view, MANY).decisions()));
   }
 
   @Test
@@ -86,7 +89,7 @@ class FifoTest {
       jobs.add(job("w" + i, group(1, 1)));
     }
     FakeView view = new FakeView(List.of(node("n1", 2).build()), jobs);
-    assertEquals(List.of("a"), ids(Fifo.plan(view, MANY)));
+    assertEquals(List.of("a"), ids(Planner.plan(view, MANY).decisions()));
     // a is placed, w0 is looked at and the cycle ends: w1..w4 are never pulled
     assertEquals(List.of("a", "w0"), view.pulled);
   }
@@ -106,14 +109,14 @@ class FifoTest {
                 job("four", group(4, 1)),
                 job("three", group(3, 1)),
                 job("one", group(1, 1))));
-    assertEquals(List.of("three"), ids(Fifo.plan(view, MANY)));
+    assertEquals(List.of("three"), ids(Planner.plan(view, MANY).decisions()));
     FakeView again =
         new FakeView(
             List.of(
                 node("n1", 4).free(1).idle(false).build(),
                 node("n2", 4).free(2, 3).idle(false).build()),
             List.of(job("two", group(1, 2)), job("one", group(1, 1))));
-    assertEquals(List.of("two", "one"), ids(Fifo.plan(again, MANY)));
+    assertEquals(List.of("two", "one"), ids(Planner.plan(again, MANY).decisions()));
   }
 
   @Test
@@ -122,7 +125,7 @@ class FifoTest {
         new FakeView(
             List.of(node("n1", 2).free().build()),
             List.of(job("a", group(1, 1)), job("b", group(1, 1))));
-    assertEquals(List.of(), Fifo.plan(view, MANY));
+    assertEquals(List.of(), Planner.plan(view, MANY).decisions());
     assertEquals(List.of("a"), view.pulled);
   }
 
@@ -132,7 +135,7 @@ class FifoTest {
         new FakeView(
             List.of(node("down", 8).unusable().build(), node("n1", 1).build()),
             List.of(job("a", group(1, 1)), job("b", group(1, 1)), job("c", group(1, 1))));
-    assertEquals(List.of("a"), ids(Fifo.plan(view, MANY)));
+    assertEquals(List.of("a"), ids(Planner.plan(view, MANY).decisions()));
     assertEquals(List.of("a", "b"), view.pulled);
   }
 
@@ -140,9 +143,9 @@ class FifoTest {
   void maxDecisionsCapsThePlan() {
     List<Job> jobs = List.of(job("a", group(1, 1)), job("b", group(1, 1)), job("c", group(1, 1)));
     FakeView view = new FakeView(List.of(node("n1", 8).build()), jobs);
-    assertEquals(List.of("a", "b"), ids(Fifo.plan(view, 2)));
-    assertEquals(List.of(), Fifo.plan(view, 0));
-    assertEquals(List.of("a", "b", "c"), ids(Fifo.plan(view, 3)));
+    assertEquals(List.of("a", "b"), ids(Planner.plan(view, 2).decisions()));
+    assertEquals(List.of(), Planner.plan(view, 0).decisions());
+    assertEquals(List.of("a", "b", "c"), ids(Planner.plan(view, 3).decisions()));
   }
 
   @Test
@@ -150,9 +153,12 @@ class FifoTest {
     List<Job> jobs =
         List.of(job("huge", group(1, 64)), job("a", group(1, 1)), job("b", group(1, 1)));
     FakeView view = new FakeView(List.of(node("n1", 8).build()), jobs);
-    assertEquals(List.of(), Fifo.plan(view, MANY, 1), "only the job that does not fit was seen");
-    assertEquals(List.of("a"), ids(Fifo.plan(view, MANY, 2)));
-    assertEquals(List.of("a", "b"), ids(Fifo.plan(view, MANY, 3)));
+    assertEquals(
+        List.of(),
+        Planner.plan(view, MANY, 1).decisions(),
+        "only the job that does not fit was seen");
+    assertEquals(List.of("a"), ids(Planner.plan(view, MANY, 2).decisions()));
+    assertEquals(List.of("a", "b"), ids(Planner.plan(view, MANY, 3).decisions()));
   }
 
   @Test
@@ -161,7 +167,7 @@ class FifoTest {
         new FakeView(
             List.of(node("n1", 8).build()),
             List.of(job("huge", group(1, 64)), job("a", group(1, 1)), job("b", group(1, 1))));
-    assertEquals(List.of("a"), ids(Fifo.plan(view, 1)));
+    assertEquals(List.of("a"), ids(Planner.plan(view, 1).decisions()));
   }
 
   @Test
@@ -173,7 +179,7 @@ class FifoTest {
                 job("a", nodes(group(1, 1)).setMem(6 * GB)),
                 job("b", nodes(group(1, 1)).setMem(6 * GB)),
                 job("c", nodes(group(1, 1)).setMem(2 * GB))));
-    List<RunDecision> plan = Fifo.plan(view, MANY);
+    List<RunDecision> plan = Planner.plan(view, MANY).decisions();
     assertEquals(
         List.of(
             new RunDecision("a", List.of(alloc("n1", List.of(0), 6 * GB, 0))),
@@ -191,7 +197,7 @@ class FifoTest {
                 job("a", gpuGroup(1, 1, 1)),
                 job("b", gpuGroup(1, 1, 1)),
                 job("c", gpuGroup(1, 1, 1))));
-    List<RunDecision> plan = Fifo.plan(view, MANY);
+    List<RunDecision> plan = Planner.plan(view, MANY).decisions();
     assertEquals(List.of("a", "b"), ids(plan));
     assertEquals("n1", plan.get(0).allocations().get(0).getNode());
     assertEquals("n2", plan.get(1).allocations().get(0).getNode());
@@ -212,7 +218,7 @@ class FifoTest {
             new RunDecision("a", List.of(alloc("n1", 0))),
             new RunDecision("x", List.of(alloc("n2", 0, 1, 2, 3))),
             new RunDecision("b", List.of(alloc("n1", 1)))),
-        Fifo.plan(view, MANY));
+        Planner.plan(view, MANY).decisions());
   }
 
   @Test
@@ -225,7 +231,7 @@ class FifoTest {
         List.of(
             new RunDecision("a", List.of(alloc("n1", 0, 1))),
             new RunDecision("c", List.of(alloc("n2", 0, 1)))),
-        Fifo.plan(view, MANY));
+        Planner.plan(view, MANY).decisions());
   }
 
   @Test
@@ -238,7 +244,7 @@ class FifoTest {
                 subjob("7[].s", 3, 2, group(1, 1)),
                 subjob("7[].s", 4, 2, group(1, 1))),
             Map.of("7[].s", 1));
-    assertEquals(List.of("7[2].s"), ids(Fifo.plan(view, MANY)));
+    assertEquals(List.of("7[2].s"), ids(Planner.plan(view, MANY).decisions()));
     assertEquals(List.of("7[].s"), view.askedAbout); // asked once per cycle
   }
 
@@ -252,7 +258,7 @@ class FifoTest {
                 subjob("7[].s", 2, 2, group(1, 1)),
                 subjob("7[].s", 3, 2, group(1, 1)),
                 job("plain", group(1, 1))));
-    assertEquals(List.of("7[1].s", "7[2].s", "plain"), ids(Fifo.plan(view, MANY)));
+    assertEquals(List.of("7[1].s", "7[2].s", "plain"), ids(Planner.plan(view, MANY).decisions()));
   }
 
   @Test
@@ -262,7 +268,7 @@ class FifoTest {
             List.of(node("n1", 8).build()),
             List.of(subjob("7[].s", 5, 4, group(1, 1))),
             Map.of("7[].s", 4));
-    assertEquals(List.of(), Fifo.plan(view, MANY));
+    assertEquals(List.of(), Planner.plan(view, MANY).decisions());
   }
 
   @Test
@@ -275,7 +281,7 @@ class FifoTest {
                 subjob("7[].s", 2, 1, group(1, 1)),
                 subjob("8[].s", 1, 1, group(1, 1)),
                 subjob("8[].s", 2, 1, group(1, 1))));
-    assertEquals(List.of("7[1].s", "8[1].s"), ids(Fifo.plan(view, MANY)));
+    assertEquals(List.of("7[1].s", "8[1].s"), ids(Planner.plan(view, MANY).decisions()));
   }
 
   @Test
@@ -288,7 +294,7 @@ class FifoTest {
                 subjob("7[].s", 2, 0, group(1, 1)),
                 subjob("7[].s", 3, 0, group(1, 1))),
             Map.of("7[].s", 100));
-    assertEquals(List.of("7[1].s", "7[2].s", "7[3].s"), ids(Fifo.plan(view, MANY)));
+    assertEquals(List.of("7[1].s", "7[2].s", "7[3].s"), ids(Planner.plan(view, MANY).decisions()));
     assertEquals(List.of(), view.askedAbout);
   }
 
@@ -298,29 +304,31 @@ class FifoTest {
         new FakeView(
             List.of(node("n1", 2).build()),
             List.of(subjob("7[].s", 1, 1, group(1, 4)), subjob("7[].s", 2, 1, group(1, 1))));
-    assertEquals(List.of("7[2].s"), ids(Fifo.plan(view, MANY)));
+    assertEquals(List.of("7[2].s"), ids(Planner.plan(view, MANY).decisions()));
   }
 
   @Test
   void planIsImmutableAndLeavesTheViewAlone() {
     NodeCapacity n1 = node("n1", 2).build();
     FakeView view = new FakeView(List.of(n1), List.of(job("a", group(1, 2))));
-    List<RunDecision> plan = Fifo.plan(view, MANY);
+    List<RunDecision> plan = Planner.plan(view, MANY).decisions();
     assertThrows(UnsupportedOperationException.class, () -> plan.add(plan.get(0)));
     assertEquals(List.of(n1), view.nodes());
     assertEquals(List.of(0, 1), view.nodes().get(0).freeCpus());
   }
 
   @Test
-  void takeRemovesTheAllocationFromThePlanningCopy() {
-    List<NodeCapacity> copy =
-        new ArrayList<>(
+  void aStartRemovesItsAllocationFromWhatIsFreeNow() {
+    Availability a =
+        new Availability(
+            0,
             List.of(
                 node("n1", 4).mem(8 * GB).gpus(2).build(),
-                node("n2", 4).mem(8 * GB).gpus(2).build()));
-    Fifo.take(copy, List.of(alloc("n2", List.of(1, 3), 3 * GB, 1)));
-    assertEquals(node("n1", 4).mem(8 * GB).gpus(2).build(), copy.get(0));
-    NodeCapacity n2 = copy.get(1);
+                node("n2", 4).mem(8 * GB).gpus(2).build()),
+            List::of);
+    a.start(List.of(alloc("n2", List.of(1, 3), 3 * GB, 1)), RunningJob.UNKNOWN_END);
+    assertEquals(node("n1", 4).mem(8 * GB).gpus(2).build(), a.now().get(0));
+    NodeCapacity n2 = a.now().get(1);
     assertEquals(List.of(0, 2), n2.freeCpus());
     assertEquals(List.of(0, 1, 2, 3), n2.cpuIds());
     assertEquals(8 * GB, n2.physmem());

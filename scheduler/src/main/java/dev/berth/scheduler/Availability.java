@@ -1,0 +1,336 @@
+package dev.berth.scheduler;
+
+import dev.berth.proto.Job;
+import dev.berth.proto.NodeAllocation;
+import java.util.AbstractList;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+
+/**
+ * What each node has free from now on, as one plan sees it: what is free now (less what the plan
+ * starts), and the changes the plan knows of later — a running job's end gives back what it holds
+ * (at its walltime), a reserved start takes what it needs and gives it back at its walltime. This
+ * is the node-space map of backfill schedulers (Slurm's, Maui's): a job may start at a moment only
+ * if every node it would use has room for it over its whole walltime from then.
+ *
+ * <p>Running jobs' ends are read only once a reservation is first looked for: a cycle that starts
+ * what fits and reserves nothing never needs them.
+ */
+final class Availability {
+  /** A change of what a node has free, from {@code at} on. */
+  private record Change(long at, int cpus, long mem, int gpus) {}
+
+  /** Gains before losses at the same moment, so a reserved start on a job's end is seamless. */
+  private static final Comparator<Change> ORDER =
+      Comparator.comparingLong(Change::at).thenComparing(c -> c.cpus() < 0);
+
+  /** A start the plan holds for a job: when, and on what. */
+  record Reservation(long start, List<NodeAllocation> allocations) {}
+
+  private final long now;
+  private final List<NodeCapacity> current;
+  private final Map<String, Integer> position = new HashMap<>();
+  private final List<List<Change>> changes;
+  private final BitSet unsorted = new BitSet();
+  private final BitSet reserved = new BitSet();
+  private final Supplier<List<RunningJob>> running;
+  private final List<RunningJob> startedHere = new ArrayList<>();
+  private boolean endsKnown;
+
+  Availability(long now, List<NodeCapacity> nodes, Supplier<List<RunningJob>> running) {
+    this.now = now;
+    this.current = new ArrayList<>(nodes);
+    this.changes = new ArrayList<>(nodes.size());
+    for (int i = 0; i < nodes.size(); i++) {
+      position.put(nodes.get(i).name(), i);
+      changes.add(null);
+    }
+    this.running = running;
+  }
+
+  /** What is free now, less what this plan has started. */
+  List<NodeCapacity> now() {
+    return current;
+  }
+
+  /** How many CPUs {@code node} has free now, less what this plan has started. */
+  int freeNow(String node) {
+    return current.get(position.get(node)).freeCpus().size();
+  }
+
+  /** Records a start now that holds its allocations until {@code end}. */
+  void start(List<NodeAllocation> allocations, long end) {
+    for (NodeAllocation a : allocations) {
+      int i = position.get(a.getNode());
+      current.set(i, minus(current.get(i), a));
+    }
+    RunningJob started = new RunningJob("", end, allocations);
+    if (endsKnown) {
+      ending(started);
+    } else {
+      startedHere.add(started);
+    }
+  }
+
+  /**
+   * What each node has free through all of [{@code from}, {@code to}): the least it has at any
+   * moment of it. From now, the CPUs offered are ones free now; later, CPU ids mean nothing yet and
+   * the lowest are offered.
+   */
+  List<NodeCapacity> during(long from, long to) {
+    if (from == now && reserved.isEmpty()) {
+      return current;
+    }
+    if (from == now) {
+      // only reserved nodes ever have less later than now: the rest is read through
+      Map<Integer, NodeCapacity> least = new HashMap<>();
+      for (int i = reserved.nextSetBit(0); i >= 0; i = reserved.nextSetBit(i + 1)) {
+        least.put(i, least(i, from, to));
+      }
+      return new AbstractList<>() {
+        @Override
+        public NodeCapacity get(int i) {
+          NodeCapacity n = least.get(i);
+          return n != null ? n : current.get(i);
+        }
+
+        @Override
+        public int size() {
+          return current.size();
+        }
+      };
+    }
+    List<NodeCapacity> result = new ArrayList<>(current);
+    for (int i = 0; i < current.size(); i++) {
+      if (changes.get(i) != null) {
+        result.set(i, least(i, from, to));
+      }
+    }
+    return result;
+  }
+
+  /**
+   * The earliest start, now or when a running job or a reservation ends, at which {@code job} has
+   * room for {@code duration} seconds ({@link RunningJob#UNKNOWN_END} when it has no walltime).
+   * Empty when no known end frees enough: what it needs is held by jobs without a walltime, or is
+   * not usable.
+   */
+  Optional<Reservation> earliest(Job job, long duration) {
+    knowEnds();
+    long[] times = startTimes();
+    if (reserved.isEmpty()) {
+      // Without reservations every node only gains room as time passes: whether the job fits is
+      // monotone in the start, so the first moment it fits is found by bisection.
+      int lo = 0;
+      int hi = times.length;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (placeAt(job, times[mid], duration).isPresent()) {
+          hi = mid;
+        } else {
+          lo = mid + 1;
+        }
+      }
+      return lo == times.length ? Optional.empty() : reservationAt(job, times[lo], duration);
+    }
+    long needed = Priorities.cpus(job);
+    long[] freeAt = usableCpusAt(times);
+    for (int t = 0; t < times.length; t++) {
+      if (freeAt[t] >= needed) {
+        Optional<Reservation> r = reservationAt(job, times[t], duration);
+        if (r.isPresent()) {
+          return r;
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Holds what the reservation takes from its start for {@code duration} seconds. */
+  void reserve(Reservation r, long duration) {
+    knowEnds();
+    long end = endOf(r.start(), duration);
+    for (NodeAllocation a : r.allocations()) {
+      int i = position.get(a.getNode());
+      add(i, new Change(r.start(), -a.getCpusCount(), -a.getMem(), -a.getGpus()));
+      if (end != RunningJob.UNKNOWN_END) {
+        add(i, new Change(end, a.getCpusCount(), a.getMem(), a.getGpus()));
+      }
+      reserved.set(i);
+    }
+  }
+
+  /** Whether any reservation is held. */
+  boolean anyReserved() {
+    return !reserved.isEmpty();
+  }
+
+  static long endOf(long start, long duration) {
+    if (duration == RunningJob.UNKNOWN_END || start > RunningJob.UNKNOWN_END - duration) {
+      return RunningJob.UNKNOWN_END;
+    }
+    return start + duration;
+  }
+
+  private Optional<Reservation> reservationAt(Job job, long start, long duration) {
+    return placeAt(job, start, duration).map(allocations -> new Reservation(start, allocations));
+  }
+
+  private Optional<List<NodeAllocation>> placeAt(Job job, long start, long duration) {
+    return Placement.place(job, during(start, endOf(start, duration)));
+  }
+
+  /** Now, then every later moment at which some node gains room, in order. */
+  private long[] startTimes() {
+    TreeSet<Long> times = new TreeSet<>();
+    times.add(now);
+    for (List<Change> node : changes) {
+      if (node != null) {
+        for (Change c : node) {
+          if (c.cpus() > 0 || c.mem() > 0 || c.gpus() > 0) {
+            times.add(c.at());
+          }
+        }
+      }
+    }
+    return times.stream().mapToLong(Long::longValue).toArray();
+  }
+
+  /** The CPUs free on usable nodes at each of {@code times} (a bound: not over a duration). */
+  private long[] usableCpusAt(long[] times) {
+    long base = 0;
+    List<Change> all = new ArrayList<>();
+    for (int i = 0; i < current.size(); i++) {
+      if (current.get(i).usable()) {
+        base += current.get(i).freeCpus().size();
+        if (changes.get(i) != null) {
+          all.addAll(changes.get(i));
+        }
+      }
+    }
+    all.sort(ORDER);
+    long[] result = new long[times.length];
+    int c = 0;
+    for (int t = 0; t < times.length; t++) {
+      while (c < all.size() && all.get(c).at() <= times[t]) {
+        base += all.get(c++).cpus();
+      }
+      result[t] = base;
+    }
+    return result;
+  }
+
+  /** Node {@code i} with the least of each resource it has free over [from, to). */
+  private NodeCapacity least(int i, long from, long to) {
+    NodeCapacity n = current.get(i);
+    List<Change> node = sorted(i);
+    int cpus = n.freeCpus().size();
+    long mem = n.memFree();
+    int gpus = n.gpusFree();
+    int c = 0;
+    while (c < node.size() && node.get(c).at() <= from) {
+      Change ch = node.get(c++);
+      cpus += ch.cpus();
+      mem += ch.mem();
+      gpus += ch.gpus();
+    }
+    int leastCpus = cpus;
+    long leastMem = mem;
+    int leastGpus = gpus;
+    while (c < node.size() && node.get(c).at() < to) {
+      Change ch = node.get(c++);
+      cpus += ch.cpus();
+      mem += ch.mem();
+      gpus += ch.gpus();
+      leastCpus = Math.min(leastCpus, cpus);
+      leastMem = Math.min(leastMem, mem);
+      leastGpus = Math.min(leastGpus, gpus);
+    }
+    int k = Math.max(0, Math.min(leastCpus, n.np()));
+    List<Integer> offered =
+        from == now
+            ? n.freeCpus().subList(0, Math.min(k, n.freeCpus().size()))
+            : n.cpuIds().subList(0, k);
+    return new NodeCapacity(
+        n.name(),
+        n.properties(),
+        n.cpuIds(),
+        offered,
+        n.physmem(),
+        leastMem,
+        n.gpus(),
+        Math.max(0, leastGpus),
+        n.usable(),
+        k == n.np() && leastGpus >= n.gpus());
+  }
+
+  private List<Change> sorted(int i) {
+    List<Change> node = changes.get(i);
+    if (node == null) {
+      return List.of();
+    }
+    if (unsorted.get(i)) {
+      node.sort(ORDER);
+      unsorted.clear(i);
+    }
+    return node;
+  }
+
+  private void knowEnds() {
+    if (endsKnown) {
+      return;
+    }
+    endsKnown = true;
+    running.get().forEach(this::ending);
+    startedHere.forEach(this::ending);
+    startedHere.clear();
+  }
+
+  /** What a job gives back at its end (no sooner than a second from now, if it overran). */
+  private void ending(RunningJob job) {
+    if (job.end() == RunningJob.UNKNOWN_END) {
+      return;
+    }
+    long at = Math.max(job.end(), now + 1);
+    Set<String> seen = new HashSet<>();
+    for (NodeAllocation a : job.allocations()) {
+      Integer i = position.get(a.getNode());
+      if (i != null && seen.add(a.getNode())) {
+        add(i, new Change(at, a.getCpusCount(), a.getMem(), a.getGpus()));
+      }
+    }
+  }
+
+  private void add(int i, Change c) {
+    if (changes.get(i) == null) {
+      changes.set(i, new ArrayList<>(2));
+    }
+    changes.get(i).add(c);
+    unsorted.set(i);
+  }
+
+  private static NodeCapacity minus(NodeCapacity n, NodeAllocation a) {
+    Set<Integer> used = new HashSet<>(a.getCpusList());
+    List<Integer> free = n.freeCpus().stream().filter(c -> !used.contains(c)).toList();
+    return new NodeCapacity(
+        n.name(),
+        n.properties(),
+        n.cpuIds(),
+        free,
+        n.physmem(),
+        n.memFree() - a.getMem(),
+        n.gpus(),
+        n.gpusFree() - a.getGpus(),
+        n.usable(),
+        false);
+  }
+}

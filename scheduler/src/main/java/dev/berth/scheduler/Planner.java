@@ -1,0 +1,210 @@
+package dev.berth.scheduler;
+
+import dev.berth.proto.Job;
+import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.NodeGroup;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One scheduling cycle: jobs from the highest priority down, each started first-fit if it fits now
+ * without delaying a start reserved for a job before it (EASY backfill by walltime). The first
+ * {@link SchedulerSettings#backfillDepth} jobs that cannot start get such a reservation, at the
+ * earliest moment they fit; so a wide job is not overtaken for ever by narrow ones, and jobs behind
+ * it still use what it leaves idle until then. With a depth of 0 any job that fits passes any that
+ * does not (Torque's fifo scheduler with strict_fifo off). Every job looked at and not started gets
+ * the reason, and reserved ones their planned start.
+ */
+public final class Planner {
+  private Planner() {}
+
+  public static Plan plan(ClusterView view, int maxDecisions) {
+    return plan(view, maxDecisions, Integer.MAX_VALUE);
+  }
+
+  /**
+   * A plan that looks at no more than the first {@code maxConsidered} jobs by priority: bounded
+   * work for a caller that cannot wait for a whole cycle over a long queue, and leaves the rest to
+   * one. Looking at fewer jobs never breaks a reservation, since every reserved job comes before
+   * the jobs that must not delay it.
+   */
+  public static Plan plan(ClusterView view, int maxDecisions, int maxConsidered) {
+    return new Cycle(view).run(maxDecisions, maxConsidered);
+  }
+
+  private static final class Cycle {
+    private final ClusterView view;
+    private final SchedulerSettings settings;
+    private final long now;
+    private final Availability availability;
+    private final List<RunDecision> decisions = new ArrayList<>();
+    private final Map<String, Waiting> waiting = new HashMap<>();
+    private final Map<RunLimit, Integer> running = new HashMap<>();
+    private final Room room;
+    private int reservations;
+
+    Cycle(ClusterView view) {
+      this.view = view;
+      this.settings = view.settings();
+      this.now = view.now();
+      this.availability = new Availability(now, view.nodes(), view::runningJobs);
+      this.room = new Room(availability.now());
+    }
+
+    Plan run(int maxDecisions, int maxConsidered) {
+      long cpus = view.nodes().stream().mapToLong(NodeCapacity::np).sum();
+      Priorities priorities = new Priorities(settings.weights(), now, cpus, view.queuePriorities());
+      Waiting rest = null;
+      int considered = 0;
+      for (Job job : priorities.order(view.eligibleJobs())) {
+        if (decisions.size() >= maxDecisions) {
+          rest = new Waiting("the cycle started as many jobs as it may (max_run_per_cycle)", 0);
+          break;
+        }
+        if (considered++ >= maxConsidered) {
+          rest = new Waiting("not looked at yet", 0);
+          break;
+        }
+        if (room.free() == 0 && reservations >= settings.backfillDepth()) {
+          rest = new Waiting("no CPU is free", 0);
+          break;
+        }
+        if (!consider(job) && settings.strictOrdering()) {
+          rest = new Waiting("strict_ordering: waiting behind job " + job.getId(), 0);
+          break;
+        }
+      }
+      return new Plan(
+          decisions, waiting, rest == null ? new Waiting("not looked at yet", 0) : rest);
+    }
+
+    /** Starts the job, or says why not (and reserves its start if it is among the first). */
+    private boolean consider(Job job) {
+      Map<RunLimit, Integer> limits = view.limits(job);
+      Optional<String> limit = atALimit(limits);
+      if (limit.isPresent()) {
+        waiting.put(job.getId(), new Waiting(limit.get(), 0));
+        return false;
+      }
+      long duration = duration(job);
+      long end = Availability.endOf(now, duration);
+      if (room.mayHold(job)) {
+        Optional<List<NodeAllocation>> placed = Placement.place(job, availability.during(now, end));
+        if (placed.isPresent()) {
+          decisions.add(new RunDecision(job.getId(), placed.get()));
+          start(placed.get(), end);
+          limits.keySet().forEach(key -> running.merge(key, 1, Integer::sum));
+          return true;
+        }
+      }
+      waiting.put(job.getId(), blocked(job, duration));
+      return false;
+    }
+
+    private void start(List<NodeAllocation> allocations, long end) {
+      int[] before = new int[allocations.size()];
+      for (int i = 0; i < allocations.size(); i++) {
+        before[i] = availability.freeNow(allocations.get(i).getNode());
+      }
+      availability.start(allocations, end);
+      for (int i = 0; i < allocations.size(); i++) {
+        room.changed(before[i], availability.freeNow(allocations.get(i).getNode()));
+      }
+    }
+
+    private Waiting blocked(Job job, long duration) {
+      if (reservations < settings.backfillDepth()) {
+        reservations++;
+        Optional<Availability.Reservation> r = availability.earliest(job, duration);
+        if (r.isEmpty()) {
+          return new Waiting(
+              "not enough free resources, and no start can be planned: what it needs is held by"
+                  + " jobs without a walltime, or on nodes that are down or offline",
+              0);
+        }
+        availability.reserve(r.get(), duration);
+        return new Waiting("not enough free resources; its start is reserved", r.get().start());
+      }
+      if (availability.anyReserved()
+          && room.mayHold(job)
+          && Placement.place(job, availability.now()).isPresent()) {
+        return new Waiting("it would delay the reserved start of a job of higher priority", 0);
+      }
+      return new Waiting("not enough free resources", 0);
+    }
+
+    /** Says which limit starting the job would pass (counting this cycle's starts), if one. */
+    private Optional<String> atALimit(Map<RunLimit, Integer> limits) {
+      for (Map.Entry<RunLimit, Integer> limit : limits.entrySet()) {
+        int count = running.computeIfAbsent(limit.getKey(), view::running);
+        if (count >= limit.getValue()) {
+          return Optional.of(limit.getKey().describe() + " (" + limit.getValue() + ") is reached");
+        }
+      }
+      return Optional.empty();
+    }
+  }
+
+  /** How long a job holds what it gets: its walltime, unknown when it has none. */
+  static long duration(Job job) {
+    long walltime = job.getResources().getWalltime();
+    return walltime > 0 ? walltime : RunningJob.UNKNOWN_END;
+  }
+
+  /**
+   * The free CPUs of the usable nodes: in all, and the most on one node. A job asking for more on
+   * one node than any has free, or for more than are free in all, cannot be placed, which is known
+   * without trying it on every node (on a full cluster with a long queue that is most of the jobs,
+   * and trying each on each node is jobs times nodes). Kept up to date as the cycle starts jobs, by
+   * how many usable nodes have each number of CPUs free.
+   */
+  private static final class Room {
+    private final int[] nodesWithFree;
+    private int free;
+    private int mostOnOneNode;
+
+    Room(List<NodeCapacity> nodes) {
+      int most = 0;
+      for (NodeCapacity n : nodes) {
+        most = Math.max(most, n.np());
+      }
+      nodesWithFree = new int[most + 1];
+      for (NodeCapacity n : nodes) {
+        if (n.usable()) {
+          int f = Math.min(n.freeCpus().size(), most);
+          nodesWithFree[f]++;
+          free += f;
+          mostOnOneNode = Math.max(mostOnOneNode, f);
+        }
+      }
+    }
+
+    int free() {
+      return free;
+    }
+
+    /** A usable node's free CPUs went from {@code before} to {@code after}. */
+    void changed(int before, int after) {
+      nodesWithFree[before]--;
+      nodesWithFree[after]++;
+      free += after - before;
+      while (mostOnOneNode > 0 && nodesWithFree[mostOnOneNode] == 0) {
+        mostOnOneNode--;
+      }
+    }
+
+    boolean mayHold(Job job) {
+      long cpus = 0;
+      for (NodeGroup g : Placement.groups(job.getResources())) {
+        if (g.getCount() > 0 && g.getPpn() > mostOnOneNode) {
+          return false;
+        }
+        cpus += (long) g.getPpn() * g.getCount();
+      }
+      return cpus <= free;
+    }
+  }
+}

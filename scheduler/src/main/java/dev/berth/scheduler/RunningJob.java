@@ -1,0 +1,16 @@
+package dev.berth.scheduler;
+
+import dev.berth.proto.NodeAllocation;
+import java.util.List;
+
+/**
+ * A job that holds nodes, as planning sees it: what it holds and when it will give it back at the
+ * latest (its start plus its walltime; {@link #UNKNOWN_END} when it has no walltime).
+ */
+public record RunningJob(String jobId, long end, List<NodeAllocation> allocations) {
+  public static final long UNKNOWN_END = Long.MAX_VALUE;
+
+  public RunningJob {
+    allocations = List.copyOf(allocations);
+  }
+}

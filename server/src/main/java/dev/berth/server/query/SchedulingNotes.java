@@ -1,0 +1,79 @@
+package dev.berth.server.query;
+
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+import dev.berth.proto.Node;
+import dev.berth.proto.SchedulingPriority;
+import dev.berth.scheduler.JobPriority;
+import dev.berth.scheduler.Plan;
+import dev.berth.scheduler.Priorities;
+import dev.berth.scheduler.Waiting;
+import dev.berth.server.command.QueueAttributes;
+import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.command.StateView;
+import dev.berth.server.state.ClusterState;
+import java.util.Optional;
+
+/**
+ * What qstat shows of the scheduler's view of a queued job: its priority now and the parts it is
+ * the sum of, and from the last cycle why it is not running ("Not Running: ...", in place of its
+ * comment, as Torque's scheduler writes it) and its reserved start. Derived, not state: worked out
+ * for each answer, and a new primary server has the cycle's part after its first cycle.
+ */
+final class SchedulingNotes {
+  private final ClusterState state;
+  private final boolean scheduling;
+  private final Priorities priorities;
+  private final Optional<Plan> plan;
+
+  SchedulingNotes(ClusterState s, long now, Optional<Plan> plan) {
+    long cpus = 0;
+    for (Node n : s.nodes().values()) {
+      cpus += n.getCpuIdsCount();
+    }
+    StateView view = new StateView(s, now);
+    this.priorities =
+        new Priorities(ServerAttributes.scheduler(s).weights(), now, cpus, view.queuePriorities());
+    this.plan = plan;
+    this.state = s;
+    this.scheduling = ServerAttributes.flag(s, ServerAttributes.SCHEDULING);
+  }
+
+  /** The job with its notes if it is queued, else as it is. */
+  Job of(Job job) {
+    if (job.getState() != JobState.QUEUED || !job.getArrayRequest().isEmpty()) {
+      return job;
+    }
+    JobPriority p = priorities.of(job);
+    Job.Builder b =
+        job.toBuilder()
+            .setSchedPriority(
+                SchedulingPriority.newBuilder()
+                    .setTotal(Math.round(p.value()))
+                    .setAge(Math.round(p.age()))
+                    .setJobSize(Math.round(p.jobSize()))
+                    .setQueue(Math.round(p.queue()))
+                    .setUser(Math.round(p.user())));
+    if (!scheduling) {
+      return b.setComment(new Waiting("scheduling is off (qmgr: scheduling = False)", 0).comment())
+          .build();
+    }
+    if (!started(job.getQueue())) {
+      return b.setComment(new Waiting("queue " + job.getQueue() + " is stopped", 0).comment())
+          .build();
+    }
+    plan.ifPresent(
+        cycle -> {
+          Waiting w = cycle.waitingOf(job.getId());
+          b.setComment(w.comment()).setEstimatedStartTime(w.estimatedStart());
+        });
+    return b.build();
+  }
+
+  private boolean started(String queue) {
+    return state
+        .queue(queue)
+        .map(q -> QueueAttributes.flag(q, QueueAttributes.STARTED))
+        .orElse(false);
+  }
+}
