@@ -48,13 +48,45 @@ final class SimulateCommand implements Callable<Integer> {
       description = "How many waiting jobs get a reserved start under backfill (1: EASY).")
   int backfillDepth;
 
+  @Option(
+      names = "--priority-weight-age",
+      defaultValue = "0",
+      description = "Weight of a job's wait, reaching it at --priority-max-age (as qmgr's).")
+  long weightAge;
+
+  @Option(
+      names = "--priority-max-age",
+      defaultValue = "604800",
+      description = "Seconds of waiting that earn the whole age weight.")
+  long maxAge;
+
+  @Option(
+      names = "--priority-weight-job-size",
+      defaultValue = "0",
+      description = "Weight of a job's share of the cluster's CPUs.")
+  long weightSize;
+
+  @Option(
+      names = "--priority-weight-fairshare",
+      defaultValue = "0",
+      description = "Weight of the fair-share factor of the job's user and group.")
+  long weightFairShare;
+
+  @Option(
+      names = "--fairshare-half-life",
+      defaultValue = "604800",
+      description = "Seconds in which fair-share usage halves.")
+  long halfLife;
+
   @Override
   public Integer call() {
     Simulation simulation;
     try {
+      PriorityWeights weights =
+          new PriorityWeights(weightAge, maxAge, weightSize, false, 0, 1000, weightFairShare);
       simulation =
           new Simulation(
-              nodes, cpus, Policy.named(policy).settings(PriorityWeights.DEFAULT, backfillDepth));
+              nodes, cpus, Policy.named(policy).settings(weights, backfillDepth), halfLife);
     } catch (IllegalArgumentException e) {
       System.err.println("berth simulate: " + e.getMessage());
       return 2;
@@ -66,12 +98,17 @@ final class SimulateCommand implements Callable<Integer> {
       }
       SimulationReport report = simulation.run(jobs);
       System.out.printf(
-          "%s on %d nodes of %d CPUs, policy %s%s%n",
+          "%s on %d nodes of %d CPUs, policy %s%s%s%n",
           trace.getFileName(),
           nodes,
           cpus,
           policy,
-          policy.equals("backfill") ? " (depth " + backfillDepth + ")" : "");
+          policy.equals("backfill") ? " (depth " + backfillDepth + ")" : "",
+          weightAge + weightSize + weightFairShare == 0
+              ? ""
+              : String.format(
+                  ", priority weights age %d (max %d s), job size %d, fair share %d (half-life %d s)",
+                  weightAge, maxAge, weightSize, weightFairShare, halfLife));
       report.lines().forEach(System.out::println);
       return 0;
     } catch (NoSuchFileException e) {

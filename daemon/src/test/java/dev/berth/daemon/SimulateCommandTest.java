@@ -63,6 +63,36 @@ class SimulateCommandTest {
   }
 
   @Test
+  void priorityWeightsReorderTheQueue() throws Exception {
+    // one node of 4 CPUs: user 1's first job runs 0-100; at 100, user 2's job (submitted after
+    // user 1's second) goes first when fair share counts: user 1 has used everything so far
+    Path trace = dir.resolve("fair.swf");
+    Files.writeString(
+        trace,
+        "1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n"
+            + "2 10 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n"
+            + "3 20 -1 100 4 -1 -1 4 100 -1 1 2 2 -1 1 -1 -1 -1\n");
+    assertEquals(
+        0,
+        berth(
+            "simulate",
+            "--trace",
+            trace.toString(),
+            "--nodes",
+            "1",
+            "--cpus",
+            "4",
+            "--priority-weight-fairshare",
+            "1000"));
+    String[] lines = out.toString(StandardCharsets.UTF_8).split("\n");
+    assertEquals(
+        "fair.swf on 1 nodes of 4 CPUs, policy backfill (depth 1), priority weights age 0 (max"
+            + " 604800 s), job size 0, fair share 1000 (half-life 604800 s)",
+        lines[0]);
+    assertEquals("wait mean 90 s, max 190 s", lines[3], "without fair share: max 180 s");
+  }
+
+  @Test
   void badInputIsNamed() throws Exception {
     assertEquals(
         2,

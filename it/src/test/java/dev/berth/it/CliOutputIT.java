@@ -760,6 +760,26 @@ class CliOutputIT {
     return fresh;
   }
 
+  /** The sleeper ran for seconds before order 20 deleted it: its CPUs are root's usage now. */
+  @Test
+  @Order(30)
+  void pbsfsShowsTheUsageJobsCharged() {
+    String out = ok(cluster.cli("pbsfs")).out();
+    List<String> lines = lines(out);
+    assertEquals("Fair-share usage in CPU-seconds, halving every 604800 s", lines.get(0));
+    assertTrue(lines.get(4).startsWith("account  root "), out);
+    String user =
+        lines.stream().filter(l -> l.startsWith("user     root ")).findFirst().orElseThrow();
+    double usage = Double.parseDouble(user.split(" +")[4]);
+    assertTrue(usage >= cpus, "at least a second on every CPU: " + out);
+    String json = ok(cluster.cli("pbsfs", "-F", "json", "root")).out();
+    assertTrue(json.replaceAll("\\s", "").contains("\"users\":{\"root\":{\"raw_shares\":1"), json);
+    TestUsers.ensure(TestUsers.ALICE);
+    TestCluster.Result alices = cluster.runAs(TestUsers.ALICE, work, "pbsfs", "root");
+    assertEquals(0, alices.exit(), alices.toString());
+    assertFalse(alices.out().contains("root"), "another user's usage: " + alices.out());
+  }
+
   private static void qmgr(TestCluster c, String directive) {
     TestCluster.Result r = c.cli("qmgr", "-c", directive);
     assertEquals(0, r.exit(), "qmgr -c '" + directive + "': " + r);

@@ -134,6 +134,9 @@ class NativeCommandsIT {
     same("qmgr", "-c", "list queue batch");
     same("tracejob", held);
     same("qstat", "--version");
+    same("qstat", "-T");
+    same("pbsfs");
+    same("pbsfs", "-F", "json");
   }
 
   @Test
@@ -143,6 +146,7 @@ class NativeCommandsIT {
     same("qstat", "-f", "-F", "yaml", held);
     same("pbsnodes", "nosuchnode");
     same("tracejob", "999");
+    same("pbsfs", "-F", "xml");
     same("qdel");
     same("qdel", "999");
     same("qhold", "999");

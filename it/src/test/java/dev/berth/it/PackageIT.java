@@ -92,6 +92,7 @@ class PackageIT {
             "qmgr",
             "pbsnodes",
             "tracejob",
+            "pbsfs",
             "berth",
             "pbsdsh",
             "pbs_tmrsh")) {

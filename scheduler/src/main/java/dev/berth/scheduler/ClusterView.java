@@ -26,6 +26,9 @@ public interface ClusterView {
   /** Every queue's Priority attribute (0 where unset), for the priority's queue factor. */
   Map<String, Integer> queuePriorities();
 
+  /** The users' and accounts' fair-share factors, from their decayed usage and shares. */
+  FairShare fairShare();
+
   /** The running-job limits that apply to {@code job}, each with its maximum. */
   Map<RunLimit, Integer> limits(Job job);
 

@@ -56,7 +56,9 @@ public final class Planner {
 
     Plan run(int maxDecisions, int maxConsidered) {
       long cpus = view.nodes().stream().mapToLong(NodeCapacity::np).sum();
-      Priorities priorities = new Priorities(settings.weights(), now, cpus, view.queuePriorities());
+      FairShare fairShare = settings.weights().fairShare() == 0 ? FairShare.NONE : view.fairShare();
+      Priorities priorities =
+          new Priorities(settings.weights(), now, cpus, view.queuePriorities(), fairShare);
       Waiting rest = null;
       int considered = 0;
       for (Job job : priorities.order(view.eligibleJobs())) {

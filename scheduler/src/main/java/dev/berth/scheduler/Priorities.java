@@ -19,13 +19,20 @@ public final class Priorities {
   private final Map<String, Integer> queuePriorities;
   private final int lowestQueue;
   private final int highestQueue;
+  private final FairShare fairShare;
 
   /**
    * @param queuePriorities every queue's Priority attribute (0 where unset); a job's queue factor
    *     places its queue between the lowest and the highest of them
+   * @param fairShare the users' and accounts' fair-share factors
    */
   public Priorities(
-      PriorityWeights weights, long now, long clusterCpus, Map<String, Integer> queuePriorities) {
+      PriorityWeights weights,
+      long now,
+      long clusterCpus,
+      Map<String, Integer> queuePriorities,
+      FairShare fairShare) {
+    this.fairShare = fairShare;
     this.weights = weights;
     this.now = now;
     this.clusterCpus = Math.max(1, clusterCpus);
@@ -40,7 +47,8 @@ public final class Priorities {
         weights.age() == 0 ? 0 : weights.age() * age(job),
         weights.jobSize() == 0 ? 0 : weights.jobSize() * size(job),
         weights.queue() == 0 ? 0 : weights.queue() * queue(job),
-        weights.user() * (job.getPriority() - USER_MIN) / USER_SPAN);
+        weights.user() * (job.getPriority() - USER_MIN) / USER_SPAN,
+        weights.fairShare() == 0 ? 0 : weights.fairShare() * fairShare.factor(job));
   }
 
   private double age(Job job) {

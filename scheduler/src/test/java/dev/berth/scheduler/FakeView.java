@@ -24,6 +24,7 @@ final class FakeView implements ClusterView {
   long now;
   List<RunningJob> runningJobs = List.of();
   Map<String, Integer> queuePriorities = Map.of();
+  FairShare fairShare = FairShare.NONE;
 
   FakeView(List<NodeCapacity> nodes, List<Job> jobs, Map<String, Integer> running) {
     this.nodes = List.copyOf(nodes);
@@ -78,6 +79,11 @@ final class FakeView implements ClusterView {
   @Override
   public Map<String, Integer> queuePriorities() {
     return queuePriorities;
+  }
+
+  @Override
+  public FairShare fairShare() {
+    return fairShare;
   }
 
   /** Only arrays have limits here, their slot limits. */

@@ -27,8 +27,9 @@ class PrioritiesTest {
 
   @Test
   void eachFactorIsWeightedFromZeroToOne() {
-    PriorityWeights w = new PriorityWeights(1000, DAY, 500, false, 2000, 100);
-    Priorities p = new Priorities(w, NOW, 64, Map.of("low", -10, "mid", 0, "high", 30));
+    PriorityWeights w = new PriorityWeights(1000, DAY, 500, false, 2000, 100, 0);
+    Priorities p =
+        new Priorities(w, NOW, 64, Map.of("low", -10, "mid", 0, "high", 30), FairShare.NONE);
     // half a day old, 16 of 64 CPUs, queue mid (10 of the 40 between low and high), -p 0
     JobPriority jp = p.of(queued("a", "mid", NOW - DAY / 2, 16, 0));
     assertEquals(500, jp.age(), EPS);
@@ -40,8 +41,8 @@ class PrioritiesTest {
 
   @Test
   void ageStopsAtTheMaximumAndCountsFromEligibility() {
-    PriorityWeights w = new PriorityWeights(1000, DAY, 0, false, 0, 0);
-    Priorities p = new Priorities(w, NOW, 64, Map.of());
+    PriorityWeights w = new PriorityWeights(1000, DAY, 0, false, 0, 0, 0);
+    Priorities p = new Priorities(w, NOW, 64, Map.of(), FairShare.NONE);
     assertEquals(1000, p.of(queued("old", "q", NOW - 5 * DAY, 1, 0)).age(), EPS);
     Job released =
         queued("held", "q", NOW - 5 * DAY, 1, 0).toBuilder().setEtime(NOW - DAY / 4).build();
@@ -52,9 +53,11 @@ class PrioritiesTest {
   @Test
   void favoringSmallJobsTurnsTheSizeFactorAround() {
     Priorities big =
-        new Priorities(new PriorityWeights(0, DAY, 100, false, 0, 0), NOW, 10, Map.of());
+        new Priorities(
+            new PriorityWeights(0, DAY, 100, false, 0, 0, 0), NOW, 10, Map.of(), FairShare.NONE);
     Priorities small =
-        new Priorities(new PriorityWeights(0, DAY, 100, true, 0, 0), NOW, 10, Map.of());
+        new Priorities(
+            new PriorityWeights(0, DAY, 100, true, 0, 0, 0), NOW, 10, Map.of(), FairShare.NONE);
     Job j = queued("a", "q", NOW, 2, 0);
     assertEquals(20, big.of(j).jobSize(), EPS);
     assertEquals(80, small.of(j).jobSize(), EPS);
@@ -63,13 +66,15 @@ class PrioritiesTest {
   @Test
   void withOnlyTheUsersPriorityTheGivenOrderStandsUnread() {
     Iterable<Job> given = List.of(queued("a", "q", 0, 1, 5), queued("b", "q", 0, 1, 0));
-    assertSame(given, new Priorities(PriorityWeights.DEFAULT, NOW, 8, Map.of()).order(given));
+    assertSame(
+        given,
+        new Priorities(PriorityWeights.DEFAULT, NOW, 8, Map.of(), FairShare.NONE).order(given));
   }
 
   @Test
   void jobsAreOrderedByPriorityAndTiesKeepTheirOrder() {
-    PriorityWeights w = new PriorityWeights(1000, DAY, 0, false, 0, 0);
-    Priorities p = new Priorities(w, NOW, 8, Map.of());
+    PriorityWeights w = new PriorityWeights(1000, DAY, 0, false, 0, 0, 0);
+    Priorities p = new Priorities(w, NOW, 8, Map.of(), FairShare.NONE);
     List<Job> given =
         List.of(
             queued("young", "q", NOW - 10, 1, 0),
@@ -89,7 +94,7 @@ class PrioritiesTest {
             List.of(node("n1", 1).build()),
             List.of(queued("new", "q", NOW - 10, 1, 0), queued("old", "q", NOW - 1000, 1, 0)));
     v.now = NOW;
-    v.settings = new SchedulerSettings(new PriorityWeights(1000, DAY, 0, false, 0, 0), 0, false);
+    v.settings = new SchedulerSettings(new PriorityWeights(1000, DAY, 0, false, 0, 0, 0), 0, false);
     Plan plan = Planner.plan(v, 10);
     assertEquals(List.of("old"), plan.decisions().stream().map(RunDecision::jobId).toList());
     assertEquals("no CPU is free", plan.waitingOf("new").reason());

@@ -5,6 +5,8 @@ import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeGroup;
 import dev.berth.proto.ResourceRequest;
 import dev.berth.scheduler.ClusterView;
+import dev.berth.scheduler.DecayedUsage;
+import dev.berth.scheduler.FairShare;
 import dev.berth.scheduler.NodeCapacity;
 import dev.berth.scheduler.Plan;
 import dev.berth.scheduler.Planner;
@@ -12,6 +14,7 @@ import dev.berth.scheduler.RunDecision;
 import dev.berth.scheduler.RunLimit;
 import dev.berth.scheduler.RunningJob;
 import dev.berth.scheduler.SchedulerSettings;
+import dev.berth.scheduler.Waiting;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -39,8 +42,16 @@ public final class Simulation {
   private final int cpusPerNode;
   private final List<Integer> cpuIds;
   private final SchedulerSettings settings;
+  private final long halfLifeSeconds;
+  private final Map<String, DecayedUsage> userUsage = new HashMap<>();
+  private final Map<String, DecayedUsage> accountUsage = new HashMap<>();
 
+  /** Fair-share usage (when the settings weigh it) halves every week, as the server's default. */
   public Simulation(int nodes, int cpusPerNode, SchedulerSettings settings) {
+    this(nodes, cpusPerNode, settings, 7 * 24 * 3600);
+  }
+
+  public Simulation(int nodes, int cpusPerNode, SchedulerSettings settings, long halfLifeSeconds) {
     if (nodes < 1 || cpusPerNode < 1) {
       throw new IllegalArgumentException(
           "a cluster needs at least one node of one CPU, not " + nodes + " x " + cpusPerNode);
@@ -53,11 +64,20 @@ public final class Simulation {
     }
     this.cpuIds = List.copyOf(ids);
     this.settings = settings;
+    this.halfLifeSeconds = halfLifeSeconds;
   }
 
-  /** A started job: when it really ends, and when its walltime says it ends at the latest. */
+  /**
+   * A started job: when it started, when it really ends, and when its walltime says it ends at the
+   * latest.
+   */
   private record Running(
-      long end, long plannedEnd, String jobId, List<NodeAllocation> allocations) {}
+      long start,
+      long end,
+      long plannedEnd,
+      String jobId,
+      List<NodeAllocation> allocations,
+      Job job) {}
 
   public SimulationReport run(SwfTrace trace) {
     List<SwfJob> arrivals = new ArrayList<>(trace.jobs());
@@ -82,9 +102,11 @@ public final class Simulation {
         now = Math.min(now, running.peek().end());
       }
       while (!running.isEmpty() && running.peek().end() == now) {
-        for (NodeAllocation a : running.poll().allocations()) {
+        Running ended = running.poll();
+        for (NodeAllocation a : ended.allocations()) {
           free.get(index(a.getNode())).addAll(a.getCpusList());
         }
+        charge(ended);
       }
       while (next < arrivals.size() && arrivals.get(next).submit() == now) {
         SwfJob j = arrivals.get(next++);
@@ -96,38 +118,73 @@ public final class Simulation {
         queued.put(job.getId(), job);
         byId.put(job.getId(), j);
       }
-      if (queued.isEmpty()) {
-        continue;
-      }
-      long started = System.nanoTime();
-      Plan plan = Planner.plan(view(now, free, queued, running), MAX_STARTS_PER_CYCLE);
-      report.cycle(System.nanoTime() - started);
-      plan.waiting()
-          .forEach(
-              (id, w) -> {
-                if (w.estimatedStart() > 0) {
-                  firstReserved.putIfAbsent(id, w.estimatedStart());
-                }
-              });
-      for (RunDecision d : plan.decisions()) {
-        SwfJob j = byId.remove(d.jobId());
-        Job job = queued.remove(d.jobId());
-        for (NodeAllocation a : d.allocations()) {
-          free.get(index(a.getNode())).removeAll(a.getCpusList());
-        }
-        long plannedEnd =
-            job.getResources().getWalltime() > 0
-                ? now + job.getResources().getWalltime()
-                : RunningJob.UNKNOWN_END;
-        running.add(new Running(now + j.runtime(), plannedEnd, d.jobId(), d.allocations()));
-        report.started(j, now);
-        Long reserved = firstReserved.remove(d.jobId());
-        if (reserved != null) {
-          report.reservedStart(reserved, now);
-        }
-      }
+      // a cycle that started as many jobs as it may is followed at once by another, as the
+      // server schedules again after recording them
+      Plan plan;
+      do {
+        plan = cycle(now, free, queued, byId, running, firstReserved, report);
+      } while (plan.decisions().size() == MAX_STARTS_PER_CYCLE && !queued.isEmpty());
     }
     return report.build(trace.leftOut());
+  }
+
+  /** One scheduling cycle at {@code now}, its starts applied; an empty plan with nothing queued. */
+  private Plan cycle(
+      long now,
+      List<TreeSet<Integer>> free,
+      Map<String, Job> queued,
+      Map<String, SwfJob> byId,
+      PriorityQueue<Running> running,
+      Map<String, Long> firstReserved,
+      SimulationReport.Builder report) {
+    if (queued.isEmpty()) {
+      return new Plan(List.of(), Map.of(), new Waiting("nothing queued", 0));
+    }
+    long started = System.nanoTime();
+    Plan plan = Planner.plan(view(now, free, queued, running), MAX_STARTS_PER_CYCLE);
+    report.cycle(System.nanoTime() - started);
+    plan.waiting()
+        .forEach(
+            (id, w) -> {
+              if (w.estimatedStart() > 0) {
+                firstReserved.putIfAbsent(id, w.estimatedStart());
+              }
+            });
+    for (RunDecision d : plan.decisions()) {
+      SwfJob j = byId.remove(d.jobId());
+      Job job = queued.remove(d.jobId());
+      for (NodeAllocation a : d.allocations()) {
+        free.get(index(a.getNode())).removeAll(a.getCpusList());
+      }
+      long plannedEnd =
+          job.getResources().getWalltime() > 0
+              ? now + job.getResources().getWalltime()
+              : RunningJob.UNKNOWN_END;
+      running.add(new Running(now, now + j.runtime(), plannedEnd, d.jobId(), d.allocations(), job));
+      report.started(j, now);
+      Long reserved = firstReserved.remove(d.jobId());
+      if (reserved != null) {
+        report.reservedStart(reserved, now);
+      }
+    }
+    return plan;
+  }
+
+  /** Charges a job's CPU-seconds to its user and account at its end, as the server does. */
+  private void charge(Running ended) {
+    long cpus = 0;
+    for (NodeAllocation a : ended.allocations()) {
+      cpus += a.getCpusCount();
+    }
+    double amount = (double) cpus * (ended.end() - ended.start());
+    long millis = ended.end() * 1000;
+    DecayedUsage fresh = DecayedUsage.NONE.plus(amount, millis, halfLifeSeconds);
+    userUsage.merge(
+        ended.job().getEuser(), fresh, (old, x) -> old.plus(amount, millis, halfLifeSeconds));
+    accountUsage.merge(
+        FairShare.account(ended.job()),
+        fresh,
+        (old, x) -> old.plus(amount, millis, halfLifeSeconds));
   }
 
   /**
@@ -151,6 +208,8 @@ public final class Simulation {
         .setId(j.number() + ".sim")
         .setNumber(j.number())
         .setQueue("batch")
+        .setEuser(j.user() < 0 ? "unknown" : "user" + j.user())
+        .setEgroup(j.group() < 0 ? "unknown" : "group" + j.group())
         .setQtime(j.submit())
         .setResources(r)
         .build();
@@ -212,6 +271,12 @@ public final class Simulation {
       }
 
       @Override
+      public FairShare fairShare() {
+        return new FairShare(
+            decayed(userUsage, now), Map.of(), decayed(accountUsage, now), Map.of(), 1);
+      }
+
+      @Override
       public Map<RunLimit, Integer> limits(Job job) {
         return Map.of();
       }
@@ -221,6 +286,12 @@ public final class Simulation {
         return 0;
       }
     };
+  }
+
+  private Map<String, Double> decayed(Map<String, DecayedUsage> usage, long now) {
+    Map<String, Double> result = new HashMap<>();
+    usage.forEach((name, u) -> result.put(name, u.at(now * 1000, halfLifeSeconds)));
+    return result;
   }
 
   private static String name(int index) {

@@ -42,12 +42,14 @@ public record SwfTrace(List<SwfJob> jobs, int leftOut) {
         int allocated = Integer.parseInt(f[4]);
         int requested = Integer.parseInt(f[7]);
         long requestedTime = Long.parseLong(f[8]);
+        long user = Long.parseLong(f[11]);
+        long group = Long.parseLong(f[12]);
         int processors = allocated > 0 ? allocated : requested;
         if (runtime < 0 || processors < 1 || submit < 0) {
           leftOut++;
           continue;
         }
-        jobs.add(new SwfJob(number, submit, runtime, processors, requestedTime));
+        jobs.add(new SwfJob(number, submit, runtime, processors, requestedTime, user, group));
       } catch (NumberFormatException e) {
         throw new IllegalArgumentException(
             "line " + lineNumber + ": not a number: " + e.getMessage(), e);

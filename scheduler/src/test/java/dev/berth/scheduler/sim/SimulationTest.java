@@ -142,6 +142,27 @@ class SimulationTest {
     }
   }
 
+  /**
+   * Fair share on one node of 4 CPUs: user 1 runs a job first (0-100, all CPUs); at 100 both users
+   * have a job waiting, user 1's submitted first. Without fair share it runs first; with it, user
+   * 2, who has used nothing, goes first.
+   */
+  @Test
+  void fairSharePutsTheUserWhoUsedLessFirst() throws IOException {
+    String t =
+        job(1, 0, 100, 4)
+            + job(2, 10, 100, 4)
+            + job(3, 20, 100, 4).replaceFirst(" -1 1 1 1 -1 1 ", " -1 1 2 2 -1 1 ");
+    SimulationReport plain = new Simulation(1, 4, EASY).run(trace(t));
+    // 2 starts at 100 (waits 90), 3 at 200 (waits 180)
+    assertEquals((0 + 90 + 180) / 3.0, plain.meanWait(), EPS);
+    SchedulerSettings fair =
+        Policy.BACKFILL.settings(new PriorityWeights(0, 86_400, 0, false, 0, 0, 10_000), 1);
+    SimulationReport shared = new Simulation(1, 4, fair).run(trace(t));
+    // 3 starts at 100 (waits 80), 2 at 200 (waits 190)
+    assertEquals((0 + 190 + 80) / 3.0, shared.meanWait(), EPS);
+  }
+
   @Test
   void aJobSpansNodesAsWholeNodesAndARest() throws IOException {
     // Two nodes of 4 CPUs: 1 needs 6 (a whole node and 2 of the other) from 0 to 10; 2 needs 3
@@ -173,7 +194,7 @@ class SimulationTest {
   @Test
   void requestedProcessorsStandInWhereTheAllocatedAreUnknown() throws IOException {
     SwfTrace t = trace("7 0 -1 60 -1 -1 -1 3 120 -1 1 1 1 -1 1 -1 -1 -1\n");
-    assertEquals(List.of(new SwfJob(7, 0, 60, 3, 120)), t.jobs());
+    assertEquals(List.of(new SwfJob(7, 0, 60, 3, 120, 1, 1)), t.jobs());
   }
 
   @Test

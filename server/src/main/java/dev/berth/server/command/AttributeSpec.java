@@ -27,11 +27,13 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
     DURATION,
     STRING,
     LIST,
-    RESOURCE
+    RESOURCE,
+    /** Shares of a named user or account ({@code fairshare_user.alice = 10}): 1 or more. */
+    SHARES
   }
 
   static AttributeSpec of(String name, Type type) {
-    return new AttributeSpec(name, type, type == Type.RESOURCE, false);
+    return new AttributeSpec(name, type, type == Type.RESOURCE || type == Type.SHARES, false);
   }
 
   static AttributeSpec readOnly(String name, Type type) {
@@ -95,6 +97,15 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
         return Long.toString(seconds);
       case LIST:
         return String.join(",", items(v));
+      case SHARES:
+        if (!a.getResource().matches("[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")) {
+          throw bad(label, v, "name the user or account, e.g. " + name + ".alice");
+        }
+        long shares = whole(label, v);
+        if (shares < 1) {
+          throw bad(label, v, "expected 1 or more; unset it for the default of 1");
+        }
+        return Long.toString(shares);
       case RESOURCE:
         if (a.getResource().isEmpty()) {
           throw bad(label, v, "name the resource, e.g. " + name + ".walltime");

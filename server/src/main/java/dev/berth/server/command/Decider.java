@@ -74,7 +74,7 @@ public final class Decider {
   /** Whether a request changes state (and so goes through the journal) or only reads it. */
   public static boolean isQuery(Request r) {
     return switch (r.getBodyCase()) {
-      case STAT_JOBS, STAT_QUEUES, STAT_SERVER, STAT_NODES, TRACE_JOB -> true;
+      case STAT_JOBS, STAT_QUEUES, STAT_SERVER, STAT_NODES, TRACE_JOB, STAT_FAIR_SHARE -> true;
       case MANAGE ->
           r.getManage().getCommand() == Manage.Command.LIST
               || r.getManage().getCommand() == Manage.Command.PRINT;

@@ -37,6 +37,19 @@ public final class Permissions {
   }
 
   /** Whether {@code c} may read a job's environment and script: its owner and operators. */
+  /**
+   * Whether {@code c} may see {@code user}'s fair-share usage: its own, or anyone's for operators
+   * and when query_other_jobs is on (as for jobs).
+   */
+  public static boolean maySeeUsage(ClusterState s, Caller c, String user) {
+    return user.equals(c.user()) || maySeeAllUsage(s, c);
+  }
+
+  /** Whether {@code c} may see every user's and account's usage. */
+  public static boolean maySeeAllUsage(ClusterState s, Caller c) {
+    return isOperator(s, c) || ServerAttributes.flag(s, ServerAttributes.QUERY_OTHER_JOBS);
+  }
+
   public static boolean mayReadPrivate(ClusterState s, Caller c, Job job) {
     return job.getEuser().equals(c.user()) || isOperator(s, c);
   }

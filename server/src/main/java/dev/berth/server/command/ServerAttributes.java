@@ -2,10 +2,14 @@ package dev.berth.server.command;
 
 import dev.berth.core.Sizes;
 import dev.berth.proto.Error;
+import dev.berth.scheduler.DecayedUsage;
+import dev.berth.scheduler.FairShare;
 import dev.berth.scheduler.PriorityWeights;
 import dev.berth.scheduler.SchedulerSettings;
 import dev.berth.server.command.AttributeSpec.Type;
 import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.UsageCharges;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -46,6 +50,9 @@ public final class ServerAttributes {
   public static final String PRIORITY_FAVOR_SMALL = "priority_favor_small";
   public static final String PRIORITY_WEIGHT_QUEUE = "priority_weight_queue";
   public static final String PRIORITY_WEIGHT_USER = "priority_weight_user";
+  public static final String PRIORITY_WEIGHT_FAIRSHARE = "priority_weight_fairshare";
+  public static final String FAIRSHARE_USER = "fairshare_user";
+  public static final String FAIRSHARE_ACCOUNT = "fairshare_account";
 
   static final Map<String, AttributeSpec> SPECS =
       Stream.of(
@@ -79,6 +86,12 @@ public final class ServerAttributes {
               AttributeSpec.of(PRIORITY_FAVOR_SMALL, Type.BOOLEAN),
               AttributeSpec.of(PRIORITY_WEIGHT_QUEUE, Type.COUNT),
               AttributeSpec.of(PRIORITY_WEIGHT_USER, Type.COUNT),
+              AttributeSpec.of(PRIORITY_WEIGHT_FAIRSHARE, Type.COUNT),
+              AttributeSpec.of(UsageCharges.HALF_LIFE, Type.DURATION),
+              AttributeSpec.of(UsageCharges.GPU_WEIGHT, Type.COUNT),
+              AttributeSpec.of(UsageCharges.MEMORY_WEIGHT, Type.COUNT),
+              AttributeSpec.of(FAIRSHARE_USER, Type.SHARES),
+              AttributeSpec.of(FAIRSHARE_ACCOUNT, Type.SHARES),
               AttributeSpec.of("next_job_number", Type.INTEGER),
               AttributeSpec.readOnly("server_state", Type.STRING),
               AttributeSpec.readOnly("total_jobs", Type.INTEGER),
@@ -107,7 +120,11 @@ public final class ServerAttributes {
           Map.entry(PRIORITY_WEIGHT_JOB_SIZE, "0"),
           Map.entry(PRIORITY_FAVOR_SMALL, "False"),
           Map.entry(PRIORITY_WEIGHT_QUEUE, "0"),
-          Map.entry(PRIORITY_WEIGHT_USER, "1000"));
+          Map.entry(PRIORITY_WEIGHT_USER, "1000"),
+          Map.entry(PRIORITY_WEIGHT_FAIRSHARE, "0"),
+          Map.entry(UsageCharges.HALF_LIFE, Long.toString(UsageCharges.DEFAULT_HALF_LIFE)),
+          Map.entry(UsageCharges.GPU_WEIGHT, Long.toString(UsageCharges.DEFAULT_GPU_WEIGHT)),
+          Map.entry(UsageCharges.MEMORY_WEIGHT, Long.toString(UsageCharges.DEFAULT_MEMORY_WEIGHT)));
 
   /**
    * The largest jobscript_max_size: what a run request to a node (Artery frames of 2 MiB, with the
@@ -156,9 +173,41 @@ public final class ServerAttributes {
             number(s, PRIORITY_WEIGHT_JOB_SIZE),
             flag(s, PRIORITY_FAVOR_SMALL),
             number(s, PRIORITY_WEIGHT_QUEUE),
-            number(s, PRIORITY_WEIGHT_USER)),
+            number(s, PRIORITY_WEIGHT_USER),
+            number(s, PRIORITY_WEIGHT_FAIRSHARE)),
         (int) Math.min(Integer.MAX_VALUE, number(s, BACKFILL_DEPTH)),
         flag(s, STRICT_ORDERING));
+  }
+
+  /**
+   * The users' and accounts' fair-share factors at {@code nowMillis}: their usage decayed to then,
+   * against the shares set with {@code fairshare_user.NAME} and {@code fairshare_account.NAME} (1
+   * for a name without).
+   */
+  public static FairShare fairShare(ClusterState s, long nowMillis) {
+    long halfLife = s.halfLife();
+    return new FairShare(
+        decayed(s.userUsage(), nowMillis, halfLife),
+        shares(s, FAIRSHARE_USER),
+        decayed(s.accountUsage(), nowMillis, halfLife),
+        shares(s, FAIRSHARE_ACCOUNT),
+        1);
+  }
+
+  private static Map<String, Double> decayed(
+      Map<String, DecayedUsage> usage, long nowMillis, long halfLife) {
+    Map<String, Double> result = new HashMap<>();
+    usage.forEach((name, u) -> result.put(name, u.at(nowMillis, halfLife)));
+    return result;
+  }
+
+  private static Map<String, Long> shares(ClusterState s, String attribute) {
+    String prefix = attribute + ".";
+    Map<String, Long> result = new HashMap<>();
+    s.serverAttributes()
+        .subMap(prefix, prefix + Character.MAX_VALUE)
+        .forEach((key, value) -> result.put(key.substring(prefix.length()), Long.parseLong(value)));
+    return result;
   }
 
   /** A size attribute in bytes (0 when unset without a default). */

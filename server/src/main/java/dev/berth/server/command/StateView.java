@@ -4,6 +4,7 @@ import dev.berth.proto.Job;
 import dev.berth.proto.Node;
 import dev.berth.proto.Queue;
 import dev.berth.scheduler.ClusterView;
+import dev.berth.scheduler.FairShare;
 import dev.berth.scheduler.NodeCapacity;
 import dev.berth.scheduler.RunLimit;
 import dev.berth.scheduler.RunningJob;
@@ -120,6 +121,11 @@ public final class StateView implements ClusterView {
       result.put(q.getName(), (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, p)));
     }
     return result;
+  }
+
+  @Override
+  public FairShare fairShare() {
+    return ServerAttributes.fairShare(state, now * 1000);
   }
 
   @Override

@@ -87,6 +87,9 @@ public final class Queries {
             Response.newBuilder().setNodes(nodes(s, r.getStatNodes().getNamesList()));
         case TRACE_JOB ->
             Response.newBuilder().setTrace(trace(s, caller, r.getTraceJob().getJobId()));
+        case STAT_FAIR_SHARE ->
+            Response.newBuilder()
+                .setFairShare(FairShareReport.of(s, caller, r.getStatFairShare(), clock.millis()));
         case MANAGE -> Response.newBuilder().setManage(manage(s, r.getManage()));
         default ->
             throw new CommandException(

@@ -4,9 +4,11 @@ import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
 import dev.berth.proto.SchedulingPriority;
+import dev.berth.scheduler.FairShare;
 import dev.berth.scheduler.JobPriority;
 import dev.berth.scheduler.Plan;
 import dev.berth.scheduler.Priorities;
+import dev.berth.scheduler.PriorityWeights;
 import dev.berth.scheduler.Waiting;
 import dev.berth.server.command.QueueAttributes;
 import dev.berth.server.command.ServerAttributes;
@@ -32,8 +34,14 @@ final class SchedulingNotes {
       cpus += n.getCpuIdsCount();
     }
     StateView view = new StateView(s, now);
+    PriorityWeights weights = ServerAttributes.scheduler(s).weights();
     this.priorities =
-        new Priorities(ServerAttributes.scheduler(s).weights(), now, cpus, view.queuePriorities());
+        new Priorities(
+            weights,
+            now,
+            cpus,
+            view.queuePriorities(),
+            weights.fairShare() == 0 ? FairShare.NONE : view.fairShare());
     this.plan = plan;
     this.state = s;
     this.scheduling = ServerAttributes.flag(s, ServerAttributes.SCHEDULING);
@@ -53,7 +61,8 @@ final class SchedulingNotes {
                     .setAge(Math.round(p.age()))
                     .setJobSize(Math.round(p.jobSize()))
                     .setQueue(Math.round(p.queue()))
-                    .setUser(Math.round(p.user())));
+                    .setUser(Math.round(p.user()))
+                    .setFairShare(Math.round(p.fairShare())));
     if (!scheduling) {
       return b.setComment(new Waiting("scheduling is off (qmgr: scheduling = False)", 0).comment())
           .build();

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.berth.proto.Job;
 import dev.berth.proto.Node;
 import dev.berth.proto.Queue;
+import dev.berth.scheduler.DecayedUsage;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
@@ -40,6 +41,8 @@ public final class ClusterState {
           TreePSet.empty(),
           HashTreePMap.empty(),
           HashTreePMap.empty(),
+          TreePMap.empty(),
+          TreePMap.empty(),
           0,
           1);
 
@@ -57,6 +60,8 @@ public final class ClusterState {
   final PSortedSet<String> awaiting;
   final PMap<String, JobCounts> queueCounts;
   final PMap<Owner, Integer> runningByOwner;
+  final PSortedMap<String, DecayedUsage> userUsage;
+  final PSortedMap<String, DecayedUsage> accountUsage;
   final long lastSeq;
   final long nextJobNumber;
 
@@ -75,6 +80,8 @@ public final class ClusterState {
       PSortedSet<String> awaiting,
       PMap<String, JobCounts> queueCounts,
       PMap<Owner, Integer> runningByOwner,
+      PSortedMap<String, DecayedUsage> userUsage,
+      PSortedMap<String, DecayedUsage> accountUsage,
       long lastSeq,
       long nextJobNumber) {
     this.jobs = jobs;
@@ -91,6 +98,8 @@ public final class ClusterState {
     this.awaiting = awaiting;
     this.queueCounts = queueCounts;
     this.runningByOwner = runningByOwner;
+    this.userUsage = userUsage;
+    this.accountUsage = accountUsage;
     this.lastSeq = lastSeq;
     this.nextJobNumber = nextJobNumber;
   }
@@ -207,6 +216,21 @@ public final class ClusterState {
     return runningByOwner.getOrDefault(owner, 0);
   }
 
+  /** Each user's fair-share usage, as last charged (decay it to now with {@link #halfLife}). */
+  public PSortedMap<String, DecayedUsage> userUsage() {
+    return userUsage;
+  }
+
+  /** Each account's fair-share usage, as last charged. */
+  public PSortedMap<String, DecayedUsage> accountUsage() {
+    return accountUsage;
+  }
+
+  /** The fair-share half-life in seconds. */
+  public long halfLife() {
+    return UsageCharges.halfLife(server);
+  }
+
   public ArrayCounts arrayCounts(String arrayId) {
     return arrays.getOrDefault(arrayId, ArrayCounts.NONE);
   }
@@ -245,7 +269,9 @@ public final class ClusterState {
         && submissions.equals(s.submissions)
         && awaiting.equals(s.awaiting)
         && queueCounts.equals(s.queueCounts)
-        && runningByOwner.equals(s.runningByOwner);
+        && runningByOwner.equals(s.runningByOwner)
+        && userUsage.equals(s.userUsage)
+        && accountUsage.equals(s.accountUsage);
   }
 
   @Override

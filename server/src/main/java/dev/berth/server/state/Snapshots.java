@@ -53,6 +53,7 @@ public final class Snapshots {
                         .setNodeCreated(NodeCreated.newBuilder().setNode(n))
                         .build()));
     s.jobs.values().stream().sorted(JOB_ORDER).forEach(j -> events.add(restored(s, j)));
+    events.add(Event.newBuilder().setUsageRestored(UsageCharges.image(s)).build());
     return events;
   }
 

@@ -6,6 +6,7 @@ import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.Queue;
+import dev.berth.scheduler.DecayedUsage;
 import dev.berth.server.state.ClusterState.ArrayCounts;
 import dev.berth.server.state.ClusterState.PurgeKey;
 import org.pcollections.PMap;
@@ -33,6 +34,8 @@ final class StateBuilder {
   PSortedSet<String> awaiting;
   PMap<String, JobCounts> queueCounts;
   PMap<ClusterState.Owner, Integer> runningByOwner;
+  PSortedMap<String, DecayedUsage> userUsage;
+  PSortedMap<String, DecayedUsage> accountUsage;
   long lastSeq;
   long nextJobNumber;
 
@@ -51,6 +54,8 @@ final class StateBuilder {
     awaiting = s.awaiting;
     queueCounts = s.queueCounts;
     runningByOwner = s.runningByOwner;
+    userUsage = s.userUsage;
+    accountUsage = s.accountUsage;
     lastSeq = s.lastSeq;
     nextJobNumber = s.nextJobNumber;
   }
@@ -76,6 +81,8 @@ final class StateBuilder {
         awaiting,
         queueCounts,
         runningByOwner,
+        userUsage,
+        accountUsage,
         lastSeq,
         nextJobNumber);
   }

@@ -48,6 +48,7 @@ public final class StateMachine {
       switch (e.getBodyCase()) {
         case JOB_SUBMITTED -> Jobs.submitted(b, e.getJobSubmitted().getJob(), e);
         case JOB_RESTORED -> Jobs.restored(b, e.getJobRestored().getJob(), e);
+        case USAGE_RESTORED -> UsageCharges.restored(b, e.getUsageRestored());
         case JOB_HELD -> held(b, e.getJobHeld().getJobId(), e.getJobHeld().getHolds(), now);
         case JOB_RELEASED ->
             released(b, e.getJobReleased().getJobId(), e.getJobReleased().getHolds(), now);
@@ -154,6 +155,7 @@ public final class StateMachine {
     var x = e.getJobExited();
     Job job = b.require(x.getJobId());
     requireState(job, "exit", JobState.RUNNING, JobState.EXITING);
+    UsageCharges.charge(b, job, x.getEndTime(), e.getTime());
     b.release(job);
     Job.Builder done =
         job.toBuilder()
@@ -207,6 +209,7 @@ public final class StateMachine {
     var r = e.getJobRequeued();
     Job job = b.require(r.getJobId());
     requireState(job, "requeue", JobState.RUNNING, JobState.EXITING);
+    UsageCharges.charge(b, job, now, e.getTime());
     b.release(job);
     b.replace(
         job,

@@ -97,7 +97,7 @@ class ManageCommandsTest {
         attr("priority_weight_user", "0"));
     assertEquals(Optional.of("7200"), server("priority_max_age"));
     assertEquals(
-        new SchedulerSettings(new PriorityWeights(1000, 7200, 10, true, 20, 0), 3, true),
+        new SchedulerSettings(new PriorityWeights(1000, 7200, 10, true, 20, 0, 0), 3, true),
         ServerAttributes.scheduler(d.state));
     refused(
         Error.Code.BAD_VALUE,

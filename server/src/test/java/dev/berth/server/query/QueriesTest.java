@@ -14,6 +14,7 @@ import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
+import dev.berth.proto.StatFairShare;
 import dev.berth.proto.StatJobs;
 import dev.berth.proto.StatNodes;
 import dev.berth.proto.TraceJob;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -83,6 +85,36 @@ class QueriesTest {
 
   private Response trace(Caller caller, String id) {
     return ask(caller, Request.newBuilder().setTraceJob(TraceJob.newBuilder().setJobId(id)));
+  }
+
+  private List<String> usageLines(Caller caller, String... users) {
+    Response r =
+        ask(
+            caller,
+            Request.newBuilder()
+                .setStatFairShare(StatFairShare.newBuilder().addAllUsers(List.of(users))));
+    assertTrue(r.hasFairShare(), r.toString());
+    List<String> lines = new ArrayList<>();
+    r.getFairShare().getAccountsList().forEach(e -> lines.add("account " + e.getName()));
+    r.getFairShare()
+        .getUsersList()
+        .forEach(e -> lines.add("user " + e.getName() + " " + Math.round(e.getRawUsage())));
+    return lines;
+  }
+
+  @Test
+  void usersSeeTheirOwnFairShareUsageUnlessQueryOtherJobsIsOn() {
+    d.schedule();
+    d.started(alices);
+    d.started(bobs);
+    d.advance(100);
+    d.obit(alices, 0);
+    d.obit(bobs, 0);
+    assertEquals(List.of("user alice 100"), usageLines(ALICE));
+    assertEquals(List.of(), usageLines(ALICE, "bob"), "another user's usage is not shown");
+    assertEquals(List.of("account users", "user alice 100", "user bob 100"), usageLines(ROOT));
+    d.setServer(ROOT, attr("query_other_jobs", "True"));
+    assertEquals(List.of("user bob 100"), usageLines(ALICE, "bob"));
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.berth.server.state;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.proto.Event;
@@ -100,6 +101,7 @@ class ReplayTest {
             Event.BodyCase.NODE_UPDATED)) {
       assertTrue(kinds.contains(k), "journal has " + k + ": " + kinds);
     }
+    assertFalse(w.driver.state.userUsage().isEmpty(), "jobs that ran charged fair-share usage");
     assertTrue(
         w.driver.state.jobs().stream().anyMatch(j -> !j.getArrayParent().isEmpty())
             || w.driver.journal.stream()

@@ -35,6 +35,9 @@ final class StateDiff {
     map(out, "usage", a.usage, b.usage);
     map(out, "array counts", a.arrays, b.arrays);
     map(out, "submission id", a.submissions, b.submissions);
+    map(out, "holding job", a.holding, b.holding);
+    map(out, "user usage", a.userUsage, b.userUsage);
+    map(out, "account usage", a.accountUsage, b.accountUsage);
     if (!a.eligible.equals(b.eligible)) {
       out.add("eligible " + a.eligible + " vs " + b.eligible);
     }

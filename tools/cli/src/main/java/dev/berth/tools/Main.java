@@ -8,6 +8,7 @@ import dev.berth.tools.jobctl.Qdel;
 import dev.berth.tools.jobctl.Qhold;
 import dev.berth.tools.jobctl.Qrls;
 import dev.berth.tools.jobctl.Qsig;
+import dev.berth.tools.pbsfs.Pbsfs;
 import dev.berth.tools.pbsnodes.Pbsnodes;
 import dev.berth.tools.qmgr.Qmgr;
 import dev.berth.tools.qstat.Qstat;
@@ -39,7 +40,8 @@ public final class Main {
           entry("qrls", Qrls::run),
           entry("qsig", Qsig::run),
           entry("pbsnodes", Pbsnodes::run),
-          entry("tracejob", Tracejob::run));
+          entry("tracejob", Tracejob::run),
+          entry("pbsfs", Pbsfs::run));
 
   private Main() {}
 

@@ -33,6 +33,7 @@ final class Training {
           List.of("qsig", "0"),
           List.of("qalter", "-N", "x", "0"),
           List.of("tracejob", "0"),
+          List.of("pbsfs"),
           List.of("qsub", "-l", "walltime=not-a-time"));
 
   private Training() {}

@@ -34,6 +34,7 @@ class MainTest {
         Set.of(
             "qsub",
             "qalter",
+            "pbsfs",
             "qmgr",
             "qstat",
             "qdel",

@@ -1,6 +1,8 @@
 package dev.berth.tools.format;
 
 import dev.berth.core.ControlCharacters;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
@@ -57,6 +59,20 @@ public final class JsonWriter {
   public JsonWriter field(String key, long value) {
     key(key);
     out.append(value);
+    return this;
+  }
+
+  /** A finite number, with up to six decimals. */
+  public JsonWriter field(String key, double value) {
+    if (!Double.isFinite(value)) {
+      throw new IllegalArgumentException(key + " is not a finite number: " + value);
+    }
+    key(key);
+    out.append(
+        new BigDecimal(value)
+            .setScale(6, RoundingMode.HALF_EVEN)
+            .stripTrailingZeros()
+            .toPlainString());
     return this;
   }
 

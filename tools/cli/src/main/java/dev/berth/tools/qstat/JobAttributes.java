@@ -199,6 +199,7 @@ public final class JobAttributes {
       attrs.add(Attr.number("sched_priority_factors", "job_size", p.getJobSize()));
       attrs.add(Attr.number("sched_priority_factors", "queue", p.getQueue()));
       attrs.add(Attr.number("sched_priority_factors", "user", p.getUser()));
+      attrs.add(Attr.number("sched_priority_factors", "fair_share", p.getFairShare()));
     }
     if (job.getEstimatedStartTime() > 0) {
       attrs.add(Attr.time("estimated", "start_time", job.getEstimatedStartTime()));
