@@ -10,7 +10,9 @@ import dev.berth.daemon.BerthHome;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.proto.AttributeValue;
 import dev.berth.proto.Event;
+import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
+import dev.berth.proto.JobHeld;
 import dev.berth.proto.JobState;
 import dev.berth.proto.JobSubmitted;
 import dev.berth.proto.Node;
@@ -133,7 +135,15 @@ class SafeOutputIT {
                 .setJobSubmitted(
                     JobSubmitted.newBuilder()
                         .setJob(job)
-                        .setScript(ByteString.copyFromUtf8("#!/bin/sh\ntrue\n")))));
+                        .setScript(ByteString.copyFromUtf8("#!/bin/sh\ntrue\n")))),
+        // held, so that qstat shows its own comment: a queued job's says why it is not running
+        event(
+            5,
+            Event.newBuilder()
+                .setJobHeld(
+                    JobHeld.newBuilder()
+                        .setJobId(job.getId())
+                        .setHolds(Holds.newBuilder().setUser(true)))));
   }
 
   private static Event event(long seq, Event.Builder body) {
