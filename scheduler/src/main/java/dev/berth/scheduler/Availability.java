@@ -33,6 +33,12 @@ final class Availability {
   private static final Comparator<Change> ORDER =
       Comparator.comparingLong(Change::at).thenComparing(c -> c.cpus() < 0);
 
+  /**
+   * At most this many moments are tried, one by one, for one reservation (each try places the job
+   * on every node as it will be then): a bound on a cycle's work, as Slurm's bf_window is.
+   */
+  static final int MAX_TRIES = 64;
+
   /** A start the plan holds for a job: when, and on what. */
   record Reservation(long start, List<NodeAllocation> allocations) {}
 
@@ -140,12 +146,21 @@ final class Availability {
           lo = mid + 1;
         }
       }
-      return lo == times.length ? Optional.empty() : reservationAt(job, times[lo], duration);
+      if (lo < times.length) {
+        return reservationAt(job, times[lo], duration);
+      }
+      if (Placement.groups(job.getResources()).size() == 1) {
+        return Optional.empty();
+      }
+      // first fit is not quite monotone for jobs of several node groups (more room can lead a
+      // group to take the only node another needs): try the moments one by one
     }
     long needed = Priorities.cpus(job);
     long[] freeAt = usableCpusAt(times);
-    for (int t = 0; t < times.length; t++) {
+    int tries = 0;
+    for (int t = 0; t < times.length && tries < MAX_TRIES; t++) {
       if (freeAt[t] >= needed) {
+        tries++;
         Optional<Reservation> r = reservationAt(job, times[t], duration);
         if (r.isPresent()) {
           return r;
@@ -158,7 +173,7 @@ final class Availability {
   /** Holds what the reservation takes from its start for {@code duration} seconds. */
   void reserve(Reservation r, long duration) {
     knowEnds();
-    long end = endOf(r.start(), duration);
+    long end = RunningJob.endOf(r.start(), duration);
     for (NodeAllocation a : r.allocations()) {
       int i = position.get(a.getNode());
       add(i, new Change(r.start(), -a.getCpusCount(), -a.getMem(), -a.getGpus()));
@@ -174,19 +189,12 @@ final class Availability {
     return !reserved.isEmpty();
   }
 
-  static long endOf(long start, long duration) {
-    if (duration == RunningJob.UNKNOWN_END || start > RunningJob.UNKNOWN_END - duration) {
-      return RunningJob.UNKNOWN_END;
-    }
-    return start + duration;
-  }
-
   private Optional<Reservation> reservationAt(Job job, long start, long duration) {
     return placeAt(job, start, duration).map(allocations -> new Reservation(start, allocations));
   }
 
   private Optional<List<NodeAllocation>> placeAt(Job job, long start, long duration) {
-    return Placement.place(job, during(start, endOf(start, duration)));
+    return Placement.place(job, during(start, RunningJob.endOf(start, duration)));
   }
 
   /** Now, then every later moment at which some node gains room, in order. */

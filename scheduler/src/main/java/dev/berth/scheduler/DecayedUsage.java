@@ -11,7 +11,7 @@ public record DecayedUsage(double value, long asOfMillis) {
   /** The value at {@code millis}; never more than it was, should a clock step back. */
   public double at(long millis, long halfLifeSeconds) {
     long elapsed = Math.max(0, millis - asOfMillis);
-    return value * Math.pow(2, -elapsed / (1000.0 * Math.max(1, halfLifeSeconds)));
+    return value * StrictMath.pow(2, -elapsed / (1000.0 * Math.max(1, halfLifeSeconds)));
   }
 
   /** This usage decayed to {@code millis}, plus {@code amount} charged then. */

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The fair-share factor of users and accounts, as Slurm's classic formula: {@code 2^(-U/S)}, where
@@ -68,7 +69,7 @@ public final class FairShare {
       this.shares = Map.copyOf(shares);
       this.defaultShares = Math.max(1, defaultShares);
       double used = 0;
-      for (double u : this.usage.values()) {
+      for (double u : new TreeMap<>(this.usage).values()) { // one order: the same sum each time
         used += u;
       }
       this.totalUsage = used;
@@ -76,7 +77,7 @@ public final class FairShare {
       names.addAll(this.shares.keySet());
       long total = 0;
       for (String n : names) {
-        total += shares(n);
+        total = Math.addExact(total, shares(n));
       }
       this.totalShares = total;
     }
@@ -103,7 +104,7 @@ public final class FairShare {
 
     public double factor(String name) {
       return factors.computeIfAbsent(
-          name, n -> Math.pow(2, -effectiveUsage(n) / normalizedShares(n)));
+          name, n -> StrictMath.pow(2, -effectiveUsage(n) / normalizedShares(n)));
     }
   }
 }

@@ -19,6 +19,13 @@ import java.util.Optional;
  * the reason, and reserved ones their planned start.
  */
 public final class Planner {
+  /**
+   * A job whose start cannot be planned (what it needs is held by jobs without a walltime, or is
+   * down) takes no reservation and the next job is tried; after this many such searches in one
+   * cycle no more are made, which bounds a cycle's work on a cluster without walltimes.
+   */
+  static final int MAX_FAILED_SEARCHES = 16;
+
   private Planner() {}
 
   public static Plan plan(ClusterView view, int maxDecisions) {
@@ -32,7 +39,18 @@ public final class Planner {
    * the jobs that must not delay it.
    */
   public static Plan plan(ClusterView view, int maxDecisions, int maxConsidered) {
-    return new Cycle(view).run(maxDecisions, maxConsidered);
+    return new Cycle(view, view.settings()).run(maxDecisions, maxConsidered);
+  }
+
+  /**
+   * Starts the first jobs by priority that fit now, in order, and stops at the first that does not
+   * (strict ordering, no reservation searched): a plan that can never delay a reservation another
+   * cycle made, and needs neither the running jobs' ends nor a look at every job, for a caller on
+   * the server's own thread.
+   */
+  public static Plan inOrder(ClusterView view, int maxDecisions, int maxConsidered) {
+    SchedulerSettings strict = new SchedulerSettings(view.settings().weights(), 0, true);
+    return new Cycle(view, strict).run(maxDecisions, maxConsidered);
   }
 
   private static final class Cycle {
@@ -45,10 +63,11 @@ public final class Planner {
     private final Map<RunLimit, Integer> running = new HashMap<>();
     private final Room room;
     private int reservations;
+    private int failedSearches;
 
-    Cycle(ClusterView view) {
+    Cycle(ClusterView view, SchedulerSettings settings) {
       this.view = view;
-      this.settings = view.settings();
+      this.settings = settings;
       this.now = view.now();
       this.availability = new Availability(now, view.nodes(), view::runningJobs);
       this.room = new Room(availability.now());
@@ -63,14 +82,17 @@ public final class Planner {
       int considered = 0;
       for (Job job : priorities.order(view.eligibleJobs())) {
         if (decisions.size() >= maxDecisions) {
-          rest = new Waiting("the cycle started as many jobs as it may (max_run_per_cycle)", 0);
+          rest =
+              new Waiting("the cycle started as many jobs as one cycle may; the next follows", 0);
           break;
         }
         if (considered++ >= maxConsidered) {
           rest = new Waiting("not looked at yet", 0);
           break;
         }
-        if (room.free() == 0 && reservations >= settings.backfillDepth()) {
+        if (room.free() == 0
+            && (reservations >= settings.backfillDepth()
+                || failedSearches >= MAX_FAILED_SEARCHES)) {
           rest = new Waiting("no CPU is free", 0);
           break;
         }
@@ -92,7 +114,7 @@ public final class Planner {
         return false;
       }
       long duration = duration(job);
-      long end = Availability.endOf(now, duration);
+      long end = RunningJob.endOf(now, duration);
       if (room.mayHold(job)) {
         Optional<List<NodeAllocation>> placed = Placement.place(job, availability.during(now, end));
         if (placed.isPresent()) {
@@ -118,17 +140,18 @@ public final class Planner {
     }
 
     private Waiting blocked(Job job, long duration) {
-      if (reservations < settings.backfillDepth()) {
-        reservations++;
+      if (reservations < settings.backfillDepth() && failedSearches < MAX_FAILED_SEARCHES) {
         Optional<Availability.Reservation> r = availability.earliest(job, duration);
-        if (r.isEmpty()) {
-          return new Waiting(
-              "not enough free resources, and no start can be planned: what it needs is held by"
-                  + " jobs without a walltime, or on nodes that are down or offline",
-              0);
+        if (r.isPresent()) {
+          reservations++;
+          availability.reserve(r.get(), duration);
+          return new Waiting("not enough free resources; its start is reserved", r.get().start());
         }
-        availability.reserve(r.get(), duration);
-        return new Waiting("not enough free resources; its start is reserved", r.get().start());
+        failedSearches++;
+        return new Waiting(
+            "not enough free resources, and no start can be planned: what it needs is held by"
+                + " jobs without a walltime, or on nodes that are down or offline",
+            0);
       }
       if (availability.anyReserved()
           && room.mayHold(job)

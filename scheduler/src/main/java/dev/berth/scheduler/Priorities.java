@@ -66,8 +66,8 @@ public final class Priorities {
     if (highestQueue == lowestQueue) {
       return 0;
     }
-    int p = queuePriorities.getOrDefault(job.getQueue(), 0);
-    return (p - lowestQueue) / (double) (highestQueue - lowestQueue);
+    long p = queuePriorities.getOrDefault(job.getQueue(), 0);
+    return (p - lowestQueue) / (double) ((long) highestQueue - lowestQueue);
   }
 
   /**

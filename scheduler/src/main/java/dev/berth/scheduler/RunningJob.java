@@ -13,4 +13,12 @@ public record RunningJob(String jobId, long end, List<NodeAllocation> allocation
   public RunningJob {
     allocations = List.copyOf(allocations);
   }
+
+  /** The end of something that starts at {@code start} and lasts {@code duration}, saturating. */
+  public static long endOf(long start, long duration) {
+    if (duration == UNKNOWN_END || start > UNKNOWN_END - duration) {
+      return UNKNOWN_END;
+    }
+    return start + duration;
+  }
 }

@@ -209,4 +209,66 @@ class BackfillTest {
     assertEquals(List.of("long"), started(plan));
     assertEquals(new Waiting("not enough free resources", 0), plan.waitingOf("wide"));
   }
+
+  @Test
+  void aJobWhoseStartCannotBePlannedLeavesTheReservationToTheNext() {
+    // "gone" needs a node that is down: no start can be planned for it; wide gets the
+    // reservation, and long, which would delay wide, waits
+    FakeView v =
+        view(
+            EASY,
+            List.of(
+                node("n1", 4).free(2, 3).build(),
+                node("n2", 4).free().build(),
+                node("n9", 8).unusable().build()),
+            List.of(
+                new RunningJob("r1", 1100, List.of(alloc("n1", 0, 1))),
+                new RunningJob("r2", 1500, List.of(alloc("n2", 0, 1, 2, 3)))),
+            timed("gone", 600, group(1, 8)),
+            timed("wide", 600, group(1, 4)),
+            timed("long", 5000, group(1, 2)));
+    Plan plan = Planner.plan(v, MANY);
+    assertEquals(List.of(), started(plan));
+    assertEquals(0, plan.waitingOf("gone").estimatedStart());
+    assertEquals(1100, plan.waitingOf("wide").estimatedStart());
+    assertEquals(
+        "it would delay the reserved start of a job of higher priority",
+        plan.waitingOf("long").reason());
+  }
+
+  @Test
+  void aJobOfSeveralGroupsIsReservedWhereFirstFitFitsItEvenIfLaterMomentsDoNot() {
+    // 2 CPUs anywhere and 1 on a bigmem node. At 1100 n2 is free: n2 takes the 2, n1 (bigmem,
+    // one CPU free) the 1. At 1200 and 1300 n1 is whole and first fit gives it the 2, leaving no
+    // bigmem node (n3's job has no walltime): fits at 1100 only, which bisection alone misses.
+    FakeView v =
+        view(
+            EASY,
+            List.of(
+                node("n1", 2).props("bigmem").free(1).build(),
+                node("n2", 2).free().build(),
+                node("n3", 2).props("bigmem").free().build(),
+                node("n4", 2).free().build()),
+            List.of(
+                new RunningJob("r1", 1200, List.of(alloc("n1", 0))),
+                new RunningJob("r2", 1100, List.of(alloc("n2", 0, 1))),
+                new RunningJob("r3", RunningJob.UNKNOWN_END, List.of(alloc("n3", 0, 1))),
+                new RunningJob("r4", 1300, List.of(alloc("n4", 0, 1)))),
+            timed("pair", 600, group(1, 2), group(1, 1, "bigmem")));
+    assertEquals(1100, Planner.plan(v, MANY).waitingOf("pair").estimatedStart());
+  }
+
+  @Test
+  void inOrderStopsAtTheFirstJobThatDoesNotFitAndSearchesNoReservation() {
+    FakeView v =
+        twoNodes(
+            EASY,
+            timed("small", 10, group(1, 1)),
+            timed("wide", 600, group(1, 4)),
+            timed("short", 10, group(1, 1)));
+    v.runningJobs = null; // would fail if read
+    Plan plan = Planner.inOrder(v, MANY, 100);
+    assertEquals(List.of("small"), started(plan));
+    assertEquals(List.of("small", "wide"), v.pulled);
+  }
 }

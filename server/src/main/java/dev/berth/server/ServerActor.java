@@ -254,13 +254,15 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
    * Decides every queued command into one batch and hands it to the journal. When the batch frees
    * CPUs (a job ended or was requeued), the jobs that take them are dispatched in the same batch:
    * the freed CPUs are used as soon as the end is durable, without a scheduling cycle and a journal
-   * write of their own between one job and the next. That plan looks at the first {@link
-   * #FREED_CPU_CANDIDATES} eligible jobs only, and the full cycle that follows the commit sees the
-   * rest; it still works out every node's free capacity, as any cycle does (about 1 ms for 1,000
-   * nodes here, 18 ms for 10,000: {@code ops/bench/run schedule}). Both plans go through the same
-   * re-check of each decision against the state ({@link Decider.Schedule}). It is made only when
-   * jobs keep the order they were submitted in (priority from -p alone): the first jobs by a
-   * priority that changes with time are known only after working out every job's.
+   * write of their own between one job and the next. That plan starts jobs in priority order and
+   * stops at the first that does not fit ({@link Planner#inOrder}), so it can delay no reservation
+   * and searches none; it looks at the first {@link #FREED_CPU_CANDIDATES} eligible jobs only, and
+   * the full cycle that follows the commit does the backfilling; it still works out every node's
+   * free capacity, as any cycle does (about 1 ms for 1,000 nodes here, 18 ms for 10,000: {@code
+   * ops/bench/run schedule}). Both plans go through the same re-check of each decision against the
+   * state ({@link Decider.Schedule}). It is made only when jobs keep the order they were submitted
+   * in (priority from -p alone): the first jobs by a priority that changes with time are known only
+   * after working out every job's.
    */
   private void flush() {
     if (inFlight || pending.isEmpty()) {
@@ -273,7 +275,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
         && ServerAttributes.flag(working, ServerAttributes.SCHEDULING)
         && ServerAttributes.scheduler(working).weights().ordersAsSubmitted()) {
       List<RunDecision> starts =
-          Planner.plan(
+          Planner.inOrder(
                   new StateView(working, nowSeconds()),
                   settings.maxRunsPerCycle(),
                   FREED_CPU_CANDIDATES)

@@ -158,7 +158,7 @@ public final class Simulation {
       }
       long plannedEnd =
           job.getResources().getWalltime() > 0
-              ? now + job.getResources().getWalltime()
+              ? RunningJob.endOf(now, job.getResources().getWalltime())
               : RunningJob.UNKNOWN_END;
       running.add(new Running(now, now + j.runtime(), plannedEnd, d.jobId(), d.allocations(), job));
       report.started(j, now);

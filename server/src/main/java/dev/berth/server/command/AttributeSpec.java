@@ -32,6 +32,9 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
     SHARES
   }
 
+  /** The most shares one name may have: their sum over many names still fits in a long. */
+  static final long MAX_SHARES = 1_000_000_000;
+
   static AttributeSpec of(String name, Type type) {
     return new AttributeSpec(name, type, type == Type.RESOURCE || type == Type.SHARES, false);
   }
@@ -102,8 +105,8 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
           throw bad(label, v, "name the user or account, e.g. " + name + ".alice");
         }
         long shares = whole(label, v);
-        if (shares < 1) {
-          throw bad(label, v, "expected 1 or more; unset it for the default of 1");
+        if (shares < 1 || shares > MAX_SHARES) {
+          throw bad(label, v, "expected 1 to " + MAX_SHARES + "; unset it for the default of 1");
         }
         return Long.toString(shares);
       case RESOURCE:

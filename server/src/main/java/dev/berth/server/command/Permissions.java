@@ -36,7 +36,6 @@ public final class Permissions {
         || isOperator(s, c);
   }
 
-  /** Whether {@code c} may read a job's environment and script: its owner and operators. */
   /**
    * Whether {@code c} may see {@code user}'s fair-share usage: its own, or anyone's for operators
    * and when query_other_jobs is on (as for jobs).
@@ -50,6 +49,7 @@ public final class Permissions {
     return isOperator(s, c) || ServerAttributes.flag(s, ServerAttributes.QUERY_OTHER_JOBS);
   }
 
+  /** Whether {@code c} may read a job's environment and script: its owner and operators. */
   public static boolean mayReadPrivate(ClusterState s, Caller c, Job job) {
     return job.getEuser().equals(c.user()) || isOperator(s, c);
   }

@@ -108,7 +108,7 @@ public final class StateView implements ClusterView {
   private RunningJob running(Job j) {
     long walltime = j.getResources().getWalltime();
     long start = j.getStartTime() > 0 ? j.getStartTime() : now;
-    long end = walltime > 0 ? start + walltime : RunningJob.UNKNOWN_END;
+    long end = walltime > 0 ? RunningJob.endOf(start, walltime) : RunningJob.UNKNOWN_END;
     return new RunningJob(j.getId(), end, j.getExecNodesList());
   }
 

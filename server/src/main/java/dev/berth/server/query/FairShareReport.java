@@ -13,8 +13,8 @@ import java.util.TreeSet;
 
 /**
  * pbsfs's answer: each account's and user's shares, decayed usage and fair-share factor now, as
- * sshare shows them. Users see their own line (everyone's with query_other_jobs); operators see
- * every line, accounts included.
+ * sshare shows them. Users see their own line; operators, and everyone when query_other_jobs is on,
+ * see every line, accounts included.
  */
 final class FairShareReport {
   private FairShareReport() {}

@@ -107,7 +107,7 @@ class FairShareTest {
     refused(
         Error.Code.BAD_VALUE,
         () -> d.setServer(ROOT, op("fairshare_user", "alice", Attribute.Op.SET, "0")),
-        "illegal value for fairshare_user.alice: '0' (expected 1 or more");
+        "illegal value for fairshare_user.alice: '0' (expected 1 to 1000000000; unset it for the default of 1)");
     refused(
         Error.Code.BAD_VALUE,
         () -> d.setServer(ROOT, attr("fairshare_user", "3")),

@@ -5,6 +5,7 @@ import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Error;
 import dev.berth.proto.FairShareEntry;
 import dev.berth.proto.FairShareList;
@@ -94,7 +95,7 @@ public final class Pbsfs {
         Locale.ROOT,
         "%-8s %-20.20s %10d %11.6f %14.0f %13.6f %10.6f\n",
         type,
-        e.getName(),
+        ControlCharacters.escape(e.getName()),
         e.getRawShares(),
         e.getNormShares(),
         e.getRawUsage(),
