@@ -155,7 +155,7 @@ final class Availability {
       // first fit is not quite monotone for jobs of several node groups (more room can lead a
       // group to take the only node another needs): try the moments one by one
     }
-    long needed = Priorities.cpus(job);
+    long needed = Placement.cpus(job.getResources());
     long[] freeAt = usableCpusAt(times);
     int tries = 0;
     for (int t = 0; t < times.length && tries < MAX_TRIES; t++) {

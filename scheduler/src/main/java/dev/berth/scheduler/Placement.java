@@ -29,6 +29,15 @@ public final class Placement {
     return List.of(NodeGroup.newBuilder().setCount(1).setPpn(ppn).build());
   }
 
+  /** The CPUs a request asks for in all. */
+  public static long cpus(ResourceRequest r) {
+    long n = 0;
+    for (NodeGroup g : groups(r)) {
+      n += (long) g.getCount() * g.getPpn();
+    }
+    return n;
+  }
+
   /**
    * Bytes the job needs on a node that runs {@code ppn} of its processes: ppn × pmem, else the
    * job's mem shared across its processes, else nothing.

@@ -75,9 +75,8 @@ public final class Planner {
 
     Plan run(int maxDecisions, int maxConsidered) {
       long cpus = view.nodes().stream().mapToLong(NodeCapacity::np).sum();
-      FairShare fairShare = settings.weights().fairShare() == 0 ? FairShare.NONE : view.fairShare();
       Priorities priorities =
-          new Priorities(settings.weights(), now, cpus, view.queuePriorities(), fairShare);
+          new Priorities(settings.weights(), now, cpus, view.queuePriorities(), view::fairShare);
       Waiting rest = null;
       int considered = 0;
       for (Job job : priorities.order(view.eligibleJobs())) {
@@ -113,7 +112,7 @@ public final class Planner {
         waiting.put(job.getId(), new Waiting(limit.get(), 0));
         return false;
       }
-      long duration = duration(job);
+      long duration = RunningJob.duration(job);
       long end = RunningJob.endOf(now, duration);
       if (room.mayHold(job)) {
         Optional<List<NodeAllocation>> placed = Placement.place(job, availability.during(now, end));
@@ -173,12 +172,6 @@ public final class Planner {
     }
   }
 
-  /** How long a job holds what it gets: its walltime, unknown when it has none. */
-  static long duration(Job job) {
-    long walltime = job.getResources().getWalltime();
-    return walltime > 0 ? walltime : RunningJob.UNKNOWN_END;
-  }
-
   /**
    * The free CPUs of the usable nodes: in all, and the most on one node. A job asking for more on
    * one node than any has free, or for more than are free in all, cannot be placed, which is known
@@ -222,14 +215,12 @@ public final class Planner {
     }
 
     boolean mayHold(Job job) {
-      long cpus = 0;
       for (NodeGroup g : Placement.groups(job.getResources())) {
         if (g.getCount() > 0 && g.getPpn() > mostOnOneNode) {
           return false;
         }
-        cpus += (long) g.getPpn() * g.getCount();
       }
-      return cpus <= free;
+      return Placement.cpus(job.getResources()) <= free;
     }
   }
 }

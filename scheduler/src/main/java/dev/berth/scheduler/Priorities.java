@@ -1,12 +1,12 @@
 package dev.berth.scheduler;
 
 import dev.berth.proto.Job;
-import dev.berth.proto.NodeGroup;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /** Works out jobs' multifactor priorities at one moment, on one cluster. */
 public final class Priorities {
@@ -24,15 +24,15 @@ public final class Priorities {
   /**
    * @param queuePriorities every queue's Priority attribute (0 where unset); a job's queue factor
    *     places its queue between the lowest and the highest of them
-   * @param fairShare the users' and accounts' fair-share factors
+   * @param fairShare the users' and accounts' fair-share factors, asked for only when weighted
    */
   public Priorities(
       PriorityWeights weights,
       long now,
       long clusterCpus,
       Map<String, Integer> queuePriorities,
-      FairShare fairShare) {
-    this.fairShare = fairShare;
+      Supplier<FairShare> fairShare) {
+    this.fairShare = weights.fairShare() == 0 ? FairShare.NONE : fairShare.get();
     this.weights = weights;
     this.now = now;
     this.clusterCpus = Math.max(1, clusterCpus);
@@ -58,7 +58,7 @@ public final class Priorities {
   }
 
   private double size(Job job) {
-    double share = Math.min(1.0, cpus(job) / (double) clusterCpus);
+    double share = Math.min(1.0, Placement.cpus(job.getResources()) / (double) clusterCpus);
     return weights.favorSmall() ? 1 - share : share;
   }
 
@@ -87,14 +87,5 @@ public final class Priorities {
     // a stable sort: jobs of equal priority stay in submission order
     ranked.sort(Comparator.comparingDouble((Ranked r) -> -r.priority()));
     return ranked.stream().map(Ranked::job).toList();
-  }
-
-  /** The CPUs a job asks for in all. */
-  public static long cpus(Job job) {
-    long n = 0;
-    for (NodeGroup g : Placement.groups(job.getResources())) {
-      n += (long) g.getCount() * g.getPpn();
-    }
-    return n;
   }
 }

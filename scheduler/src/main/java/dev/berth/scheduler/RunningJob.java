@@ -1,5 +1,6 @@
 package dev.berth.scheduler;
 
+import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
 import java.util.List;
 
@@ -12,6 +13,12 @@ public record RunningJob(String jobId, long end, List<NodeAllocation> allocation
 
   public RunningJob {
     allocations = List.copyOf(allocations);
+  }
+
+  /** How long a job holds what it gets: its walltime, {@link #UNKNOWN_END} when it has none. */
+  public static long duration(Job job) {
+    long walltime = job.getResources().getWalltime();
+    return walltime > 0 ? walltime : UNKNOWN_END;
   }
 
   /** The end of something that starts at {@code start} and lasts {@code duration}, saturating. */

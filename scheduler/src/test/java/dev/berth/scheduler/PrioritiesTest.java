@@ -29,7 +29,7 @@ class PrioritiesTest {
   void eachFactorIsWeightedFromZeroToOne() {
     PriorityWeights w = new PriorityWeights(1000, DAY, 500, false, 2000, 100, 0);
     Priorities p =
-        new Priorities(w, NOW, 64, Map.of("low", -10, "mid", 0, "high", 30), FairShare.NONE);
+        new Priorities(w, NOW, 64, Map.of("low", -10, "mid", 0, "high", 30), () -> FairShare.NONE);
     // half a day old, 16 of 64 CPUs, queue mid (10 of the 40 between low and high), -p 0
     JobPriority jp = p.of(queued("a", "mid", NOW - DAY / 2, 16, 0));
     assertEquals(500, jp.age(), EPS);
@@ -42,7 +42,7 @@ class PrioritiesTest {
   @Test
   void ageStopsAtTheMaximumAndCountsFromEligibility() {
     PriorityWeights w = new PriorityWeights(1000, DAY, 0, false, 0, 0, 0);
-    Priorities p = new Priorities(w, NOW, 64, Map.of(), FairShare.NONE);
+    Priorities p = new Priorities(w, NOW, 64, Map.of(), () -> FairShare.NONE);
     assertEquals(1000, p.of(queued("old", "q", NOW - 5 * DAY, 1, 0)).age(), EPS);
     Job released =
         queued("held", "q", NOW - 5 * DAY, 1, 0).toBuilder().setEtime(NOW - DAY / 4).build();
@@ -54,10 +54,18 @@ class PrioritiesTest {
   void favoringSmallJobsTurnsTheSizeFactorAround() {
     Priorities big =
         new Priorities(
-            new PriorityWeights(0, DAY, 100, false, 0, 0, 0), NOW, 10, Map.of(), FairShare.NONE);
+            new PriorityWeights(0, DAY, 100, false, 0, 0, 0),
+            NOW,
+            10,
+            Map.of(),
+            () -> FairShare.NONE);
     Priorities small =
         new Priorities(
-            new PriorityWeights(0, DAY, 100, true, 0, 0, 0), NOW, 10, Map.of(), FairShare.NONE);
+            new PriorityWeights(0, DAY, 100, true, 0, 0, 0),
+            NOW,
+            10,
+            Map.of(),
+            () -> FairShare.NONE);
     Job j = queued("a", "q", NOW, 2, 0);
     assertEquals(20, big.of(j).jobSize(), EPS);
     assertEquals(80, small.of(j).jobSize(), EPS);
@@ -68,13 +76,14 @@ class PrioritiesTest {
     Iterable<Job> given = List.of(queued("a", "q", 0, 1, 5), queued("b", "q", 0, 1, 0));
     assertSame(
         given,
-        new Priorities(PriorityWeights.DEFAULT, NOW, 8, Map.of(), FairShare.NONE).order(given));
+        new Priorities(PriorityWeights.DEFAULT, NOW, 8, Map.of(), () -> FairShare.NONE)
+            .order(given));
   }
 
   @Test
   void jobsAreOrderedByPriorityAndTiesKeepTheirOrder() {
     PriorityWeights w = new PriorityWeights(1000, DAY, 0, false, 0, 0, 0);
-    Priorities p = new Priorities(w, NOW, 8, Map.of(), FairShare.NONE);
+    Priorities p = new Priorities(w, NOW, 8, Map.of(), () -> FairShare.NONE);
     List<Job> given =
         List.of(
             queued("young", "q", NOW - 10, 1, 0),

@@ -156,10 +156,7 @@ public final class Simulation {
       for (NodeAllocation a : d.allocations()) {
         free.get(index(a.getNode())).removeAll(a.getCpusList());
       }
-      long plannedEnd =
-          job.getResources().getWalltime() > 0
-              ? RunningJob.endOf(now, job.getResources().getWalltime())
-              : RunningJob.UNKNOWN_END;
+      long plannedEnd = RunningJob.endOf(now, RunningJob.duration(job));
       running.add(new Running(now, now + j.runtime(), plannedEnd, d.jobId(), d.allocations(), job));
       report.started(j, now);
       Long reserved = firstReserved.remove(d.jobId());
@@ -273,7 +270,11 @@ public final class Simulation {
       @Override
       public FairShare fairShare() {
         return new FairShare(
-            decayed(userUsage, now), Map.of(), decayed(accountUsage, now), Map.of(), 1);
+            DecayedUsage.valuesAt(userUsage, now * 1000, halfLifeSeconds),
+            Map.of(),
+            DecayedUsage.valuesAt(accountUsage, now * 1000, halfLifeSeconds),
+            Map.of(),
+            1);
       }
 
       @Override
@@ -286,12 +287,6 @@ public final class Simulation {
         return 0;
       }
     };
-  }
-
-  private Map<String, Double> decayed(Map<String, DecayedUsage> usage, long now) {
-    Map<String, Double> result = new HashMap<>();
-    usage.forEach((name, u) -> result.put(name, u.at(now * 1000, halfLifeSeconds)));
-    return result;
   }
 
   private static String name(int index) {

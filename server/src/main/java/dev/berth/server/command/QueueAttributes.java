@@ -4,6 +4,7 @@ import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Queue;
 import dev.berth.server.command.AttributeSpec.Type;
+import dev.berth.server.state.ClusterState;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -76,6 +77,11 @@ public final class QueueAttributes {
 
   public static Optional<String> get(Queue q, String name) {
     return Optional.ofNullable(q.getAttributesMap().get(name));
+  }
+
+  /** Whether {@code queue} exists and is started (its jobs are scheduled). */
+  public static boolean started(ClusterState s, String queue) {
+    return s.queue(queue).map(q -> flag(q, STARTED)).orElse(false);
   }
 
   public static boolean flag(Queue q, String name) {

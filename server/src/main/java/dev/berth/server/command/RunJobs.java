@@ -26,7 +26,7 @@ final class RunJobs {
     if (job.isEmpty()
         || job.get().getState() != JobState.QUEUED
         || !job.get().getArrayRequest().isEmpty() // an array runs only as its subjobs
-        || !started(s, job.get())
+        || !QueueAttributes.started(s, job.get().getQueue())
         || !RunLimits.within(s, job.get())
         || !stillFree(s, d)) {
       return Optional.empty();
@@ -35,12 +35,6 @@ final class RunJobs {
         Event.newBuilder()
             .setJobDispatched(
                 JobDispatched.newBuilder().setJobId(d.jobId()).addAllExecNodes(d.allocations())));
-  }
-
-  private static boolean started(ClusterState s, Job job) {
-    return s.queue(job.getQueue())
-        .map(q -> QueueAttributes.flag(q, QueueAttributes.STARTED))
-        .orElse(false);
   }
 
   private static boolean stillFree(ClusterState s, RunDecision d) {

@@ -187,18 +187,11 @@ public final class ServerAttributes {
   public static FairShare fairShare(ClusterState s, long nowMillis) {
     long halfLife = s.halfLife();
     return new FairShare(
-        decayed(s.userUsage(), nowMillis, halfLife),
+        DecayedUsage.valuesAt(s.userUsage(), nowMillis, halfLife),
         shares(s, FAIRSHARE_USER),
-        decayed(s.accountUsage(), nowMillis, halfLife),
+        DecayedUsage.valuesAt(s.accountUsage(), nowMillis, halfLife),
         shares(s, FAIRSHARE_ACCOUNT),
         1);
-  }
-
-  private static Map<String, Double> decayed(
-      Map<String, DecayedUsage> usage, long nowMillis, long halfLife) {
-    Map<String, Double> result = new HashMap<>();
-    usage.forEach((name, u) -> result.put(name, u.at(nowMillis, halfLife)));
-    return result;
   }
 
   private static Map<String, Long> shares(ClusterState s, String attribute) {

@@ -106,10 +106,9 @@ public final class StateView implements ClusterView {
    * has not yet reported started counts as starting now.
    */
   private RunningJob running(Job j) {
-    long walltime = j.getResources().getWalltime();
     long start = j.getStartTime() > 0 ? j.getStartTime() : now;
-    long end = walltime > 0 ? RunningJob.endOf(start, walltime) : RunningJob.UNKNOWN_END;
-    return new RunningJob(j.getId(), end, j.getExecNodesList());
+    return new RunningJob(
+        j.getId(), RunningJob.endOf(start, RunningJob.duration(j)), j.getExecNodesList());
   }
 
   /** Every queue's Priority, 0 where unset. */

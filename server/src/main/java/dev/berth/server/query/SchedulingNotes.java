@@ -4,11 +4,9 @@ import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
 import dev.berth.proto.SchedulingPriority;
-import dev.berth.scheduler.FairShare;
 import dev.berth.scheduler.JobPriority;
 import dev.berth.scheduler.Plan;
 import dev.berth.scheduler.Priorities;
-import dev.berth.scheduler.PriorityWeights;
 import dev.berth.scheduler.Waiting;
 import dev.berth.server.command.QueueAttributes;
 import dev.berth.server.command.ServerAttributes;
@@ -34,14 +32,13 @@ final class SchedulingNotes {
       cpus += n.getCpuIdsCount();
     }
     StateView view = new StateView(s, now);
-    PriorityWeights weights = ServerAttributes.scheduler(s).weights();
     this.priorities =
         new Priorities(
-            weights,
+            ServerAttributes.scheduler(s).weights(),
             now,
             cpus,
             view.queuePriorities(),
-            weights.fairShare() == 0 ? FairShare.NONE : view.fairShare());
+            view::fairShare);
     this.plan = plan;
     this.state = s;
     this.scheduling = ServerAttributes.flag(s, ServerAttributes.SCHEDULING);
@@ -67,7 +64,7 @@ final class SchedulingNotes {
       return b.setComment(new Waiting("scheduling is off (qmgr: scheduling = False)", 0).comment())
           .build();
     }
-    if (!started(job.getQueue())) {
+    if (!QueueAttributes.started(state, job.getQueue())) {
       return b.setComment(new Waiting("queue " + job.getQueue() + " is stopped", 0).comment())
           .build();
     }
@@ -77,12 +74,5 @@ final class SchedulingNotes {
           b.setComment(w.comment()).setEstimatedStartTime(w.estimatedStart());
         });
     return b.build();
-  }
-
-  private boolean started(String queue) {
-    return state
-        .queue(queue)
-        .map(q -> QueueAttributes.flag(q, QueueAttributes.STARTED))
-        .orElse(false);
   }
 }
