@@ -120,7 +120,24 @@ final class AttributeCatalog {
           OTHERS);
 
   /** Berth's own server attributes: known words, printed after Torque's in name order. */
-  private static final Set<String> SERVER_EXTRA = Set.of("cgroup_enable", "jobscript_max_size");
+  private static final Set<String> SERVER_EXTRA =
+      Set.of(
+          "cgroup_enable",
+          "jobscript_max_size",
+          "backfill_depth",
+          "strict_ordering",
+          "priority_weight_age",
+          "priority_max_age",
+          "priority_weight_job_size",
+          "priority_favor_small",
+          "priority_weight_queue",
+          "priority_weight_user",
+          "priority_weight_fairshare",
+          "fairshare_half_life",
+          "fairshare_weight_gpu",
+          "fairshare_weight_mem_gb",
+          "fairshare_user",
+          "fairshare_account");
 
   /**
    * Torque keeps {@code enabled} and {@code started} last so that {@code print} enables a queue

@@ -184,6 +184,13 @@ class QmgrParserTest {
         List.of(attribute("resources_max", "walltime", Op.SET, "")),
         operation("print server resources_max.walltime").attributes());
     assertEquals(new Target.Unnamed(), operation("list node np").target());
+    assertEquals(
+        List.of(set("backfill_depth", "")),
+        operation("list server backfill_depth").attributes(),
+        "the scheduler's attributes are known words too");
+    assertEquals(
+        List.of(attribute("fairshare_user", "alice", Op.SET, "")),
+        operation("print server fairshare_user.alice").attributes());
   }
 
   @Test
