@@ -22,6 +22,10 @@ import java.util.function.Supplier;
  * is the node-space map of backfill schedulers (Slurm's, Maui's): a job may start at a moment only
  * if every node it would use has room for it over its whole walltime from then.
  *
+ * <p>Administrators' reservations hold whole nodes over their windows: a node has nothing free for
+ * a plan at any moment of a window on it, and gains it back at the window's end. The jobs of a
+ * reservation are placed on its nodes as they are now ({@link #inside}), never through this map.
+ *
  * <p>Running jobs' ends are read only once a reservation is first looked for: a cycle that starts
  * what fits and reserves nothing never needs them.
  */
@@ -48,17 +52,32 @@ final class Availability {
   private final List<List<Change>> changes;
   private final BitSet unsorted = new BitSet();
   private final BitSet reserved = new BitSet();
+  private final Map<Integer, List<AdvanceReservation>> windows = new HashMap<>();
   private final Supplier<List<RunningJob>> running;
   private final List<RunningJob> startedHere = new ArrayList<>();
   private boolean endsKnown;
 
-  Availability(long now, List<NodeCapacity> nodes, Supplier<List<RunningJob>> running) {
+  Availability(
+      long now,
+      List<NodeCapacity> nodes,
+      List<AdvanceReservation> reservations,
+      Supplier<List<RunningJob>> running) {
     this.now = now;
     this.current = new ArrayList<>(nodes);
     this.changes = new ArrayList<>(nodes.size());
     for (int i = 0; i < nodes.size(); i++) {
       position.put(nodes.get(i).name(), i);
       changes.add(null);
+    }
+    for (AdvanceReservation r : reservations) {
+      if (r.end() > now) {
+        for (String node : r.nodes()) {
+          Integer i = position.get(node);
+          if (i != null) {
+            windows.computeIfAbsent(i, k -> new ArrayList<>(1)).add(r);
+          }
+        }
+      }
     }
     this.running = running;
   }
@@ -71,6 +90,40 @@ final class Availability {
   /** How many CPUs {@code node} has free now, less what this plan has started. */
   int freeNow(String node) {
     return current.get(position.get(node)).freeCpus().size();
+  }
+
+  /** Whether a reservation's window is open on {@code node} now: it is only for that one's jobs. */
+  boolean heldNow(String node) {
+    return windowMeets(position.get(node), now, now + 1);
+  }
+
+  /** The reservation's nodes as they are now (less what this plan has started), for its jobs. */
+  List<NodeCapacity> inside(AdvanceReservation r) {
+    List<NodeCapacity> result = new ArrayList<>(r.nodes().size());
+    for (String node : r.nodes()) {
+      Integer i = position.get(node);
+      if (i != null) {
+        result.add(current.get(i));
+      }
+    }
+    return result;
+  }
+
+  /**
+   * What is free now on nodes without a reservation's window in [{@code from}, {@code to}): what a
+   * job would have if only the administrators' reservations, not the plan's, stood in its way.
+   */
+  List<NodeCapacity> outsideWindows(long from, long to) {
+    if (windows.isEmpty()) {
+      return current;
+    }
+    List<NodeCapacity> result = new ArrayList<>(current);
+    for (int i : windows.keySet()) {
+      if (windowMeets(i, from, to)) {
+        result.set(i, nothingFree(current.get(i)));
+      }
+    }
+    return result;
   }
 
   /** Records a start now that holds its allocations until {@code end}. */
@@ -93,14 +146,18 @@ final class Availability {
    * the lowest are offered.
    */
   List<NodeCapacity> during(long from, long to) {
-    if (from == now && reserved.isEmpty()) {
+    if (from == now && reserved.isEmpty() && windows.isEmpty()) {
       return current;
     }
     if (from == now) {
-      // only reserved nodes ever have less later than now: the rest is read through
+      // only reserved nodes and those with a window ever have less later than now: the rest is
+      // read through
       Map<Integer, NodeCapacity> least = new HashMap<>();
       for (int i = reserved.nextSetBit(0); i >= 0; i = reserved.nextSetBit(i + 1)) {
         least.put(i, least(i, from, to));
+      }
+      for (int i : windows.keySet()) {
+        least.computeIfAbsent(i, k -> least(k, from, to));
       }
       return new AbstractList<>() {
         @Override
@@ -117,7 +174,7 @@ final class Availability {
     }
     List<NodeCapacity> result = new ArrayList<>(current);
     for (int i = 0; i < current.size(); i++) {
-      if (changes.get(i) != null) {
+      if (changes.get(i) != null || windows.containsKey(i)) {
         result.set(i, least(i, from, to));
       }
     }
@@ -133,7 +190,7 @@ final class Availability {
   Optional<Reservation> earliest(Job job, long duration) {
     knowEnds();
     long[] times = startTimes();
-    if (reserved.isEmpty()) {
+    if (reserved.isEmpty() && windows.isEmpty()) {
       // Without reservations every node only gains room as time passes: whether the job fits is
       // monotone in the start, so the first moment it fits is found by bisection.
       int lo = 0;
@@ -184,9 +241,9 @@ final class Availability {
     }
   }
 
-  /** Whether any reservation is held. */
+  /** Whether this plan holds a start for a job, or a reservation's window lies ahead somewhere. */
   boolean anyReserved() {
-    return !reserved.isEmpty();
+    return !reserved.isEmpty() || !windows.isEmpty();
   }
 
   private Optional<Reservation> reservationAt(Job job, long start, long duration) {
@@ -201,6 +258,7 @@ final class Availability {
   private long[] startTimes() {
     TreeSet<Long> times = new TreeSet<>();
     times.add(now);
+    windows.values().forEach(rs -> rs.forEach(r -> times.add(r.end())));
     for (List<Change> node : changes) {
       if (node != null) {
         for (Change c : node) {
@@ -213,7 +271,10 @@ final class Availability {
     return times.stream().mapToLong(Long::longValue).toArray();
   }
 
-  /** The CPUs free on usable nodes at each of {@code times} (a bound: not over a duration). */
+  /**
+   * The CPUs free on usable nodes at each of {@code times} (a bound: not over a duration, and
+   * reservations' windows left out).
+   */
   private long[] usableCpusAt(long[] times) {
     long base = 0;
     List<Change> all = new ArrayList<>();
@@ -240,6 +301,9 @@ final class Availability {
   /** Node {@code i} with the least of each resource it has free over [from, to). */
   private NodeCapacity least(int i, long from, long to) {
     NodeCapacity n = current.get(i);
+    if (windowMeets(i, from, to)) {
+      return nothingFree(n);
+    }
     List<Change> node = sorted(i);
     int cpus = n.freeCpus().size();
     long mem = n.memFree();
@@ -279,6 +343,32 @@ final class Availability {
         Math.max(0, leastGpus),
         n.usable(),
         k == n.np() && leastGpus >= n.gpus());
+  }
+
+  private boolean windowMeets(int i, long from, long to) {
+    List<AdvanceReservation> on = windows.get(i);
+    if (on != null) {
+      for (AdvanceReservation r : on) {
+        if (r.meets(from, to)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static NodeCapacity nothingFree(NodeCapacity n) {
+    return new NodeCapacity(
+        n.name(),
+        n.properties(),
+        n.cpuIds(),
+        List.of(),
+        n.physmem(),
+        0,
+        n.gpus(),
+        0,
+        n.usable(),
+        false);
   }
 
   private List<Change> sorted(int i) {

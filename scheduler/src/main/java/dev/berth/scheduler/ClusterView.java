@@ -23,6 +23,9 @@ public interface ClusterView {
   /** The jobs that hold nodes, with when each will end at the latest. */
   List<RunningJob> runningJobs();
 
+  /** The administrators' reservations whose windows have not ended. */
+  List<AdvanceReservation> reservations();
+
   /** Every queue's Priority attribute (0 where unset), for the priority's queue factor. */
   Map<String, Integer> queuePriorities();
 

@@ -15,6 +15,13 @@ public final class Feasibility {
   private Feasibility() {}
 
   public static Optional<String> whyImpossible(Job job, List<NodeCapacity> nodes) {
+    return whyImpossible(job, nodes, "the cluster");
+  }
+
+  /**
+   * The same over some nodes only, called {@code where} in the reason (e.g. "reservation R1.s").
+   */
+  public static Optional<String> whyImpossible(Job job, List<NodeCapacity> nodes, String where) {
     if (nodes.isEmpty()) {
       return Optional.of("the cluster has no nodes (start a mom, or create nodes with qmgr)");
     }
@@ -26,20 +33,21 @@ public final class Feasibility {
     int wanted = groups.stream().mapToInt(NodeGroup::getCount).sum();
     if (wanted > nodes.size()) {
       return Optional.of(
-          "requests " + wanted + " nodes but the cluster has " + plural(nodes.size(), "node"));
+          "requests " + wanted + " nodes but " + where + " has " + plural(nodes.size(), "node"));
     }
     for (NodeGroup group : groups) {
-      Optional<String> why = explainGroup(job, group, empty);
+      Optional<String> why = explainGroup(job, group, empty, where);
       if (why.isPresent()) {
         return why;
       }
     }
-    return Optional.of("no combination of the cluster's nodes satisfies the request");
+    return Optional.of("no combination of the nodes of " + where + " satisfies the request");
   }
 
-  private static Optional<String> explainGroup(Job job, NodeGroup group, List<NodeCapacity> all) {
+  private static Optional<String> explainGroup(
+      Job job, NodeGroup group, List<NodeCapacity> all, String where) {
     List<NodeCapacity> matching = matching(group, all);
-    String which = describe(group);
+    String which = describe(group, where);
     if (matching.isEmpty()) {
       return Optional.of("no node " + which);
     }
@@ -49,7 +57,9 @@ public final class Feasibility {
               + group.getCount()
               + " nodes "
               + which
-              + " but the cluster has "
+              + " but "
+              + where
+              + " has "
               + matching.size());
     }
     int maxNp = matching.stream().mapToInt(NodeCapacity::np).max().orElse(0);
@@ -88,7 +98,7 @@ public final class Feasibility {
         .toList();
   }
 
-  private static String describe(NodeGroup group) {
+  private static String describe(NodeGroup group, String where) {
     if (!group.getHost().isEmpty()) {
       return "named or with property '"
           + group.getHost()
@@ -98,7 +108,7 @@ public final class Feasibility {
     if (group.getPropertiesCount() > 0) {
       return "with properties " + group.getPropertiesList();
     }
-    return "in the cluster";
+    return "in " + where;
   }
 
   private static String plural(int n, String word) {

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * One scheduling cycle: jobs from the highest priority down, each started first-fit if it fits now
@@ -17,6 +18,12 @@ import java.util.Optional;
  * it still use what it leaves idle until then. With a depth of 0 any job that fits passes any that
  * does not (Torque's fifo scheduler with strict_fifo off). Every job looked at and not started gets
  * the reason, and reserved ones their planned start.
+ *
+ * <p>An administrator's reservation ({@link AdvanceReservation}) takes its nodes out of every other
+ * job's plan over its window: a job that would still hold one of them at the window's start does
+ * not start there. The reservation's own jobs start only inside the window, only on its nodes, and
+ * are planned to end with it at the latest; they neither take nor honour the backfill reservations
+ * of other jobs, which can never meet a window on its nodes.
  */
 public final class Planner {
   /**
@@ -61,6 +68,7 @@ public final class Planner {
     private final List<RunDecision> decisions = new ArrayList<>();
     private final Map<String, Waiting> waiting = new HashMap<>();
     private final Map<RunLimit, Integer> running = new HashMap<>();
+    private final Map<String, AdvanceReservation> reservationOfQueue = new HashMap<>();
     private final Room room;
     private int reservations;
     private int failedSearches;
@@ -69,8 +77,10 @@ public final class Planner {
       this.view = view;
       this.settings = settings;
       this.now = view.now();
-      this.availability = new Availability(now, view.nodes(), view::runningJobs);
-      this.room = new Room(availability.now());
+      List<AdvanceReservation> reservations = view.reservations();
+      reservations.forEach(r -> reservationOfQueue.put(r.queue(), r));
+      this.availability = new Availability(now, view.nodes(), reservations, view::runningJobs);
+      this.room = new Room(availability.now(), availability::heldNow);
     }
 
     Plan run(int maxDecisions, int maxConsidered) {
@@ -89,7 +99,13 @@ public final class Planner {
           rest = new Waiting("not looked at yet", 0);
           break;
         }
+        AdvanceReservation own = reservationOfQueue.get(job.getQueue());
+        if (own != null) {
+          considerInside(job, own);
+          continue;
+        }
         if (room.free() == 0
+            && room.noWindowOpen()
             && (reservations >= settings.backfillDepth()
                 || failedSearches >= MAX_FAILED_SEARCHES)) {
           rest = new Waiting("no CPU is free", 0);
@@ -123,8 +139,36 @@ public final class Planner {
           return true;
         }
       }
-      waiting.put(job.getId(), blocked(job, duration));
+      waiting.put(job.getId(), blocked(job, duration, end));
       return false;
+    }
+
+    /** Starts a job of a reservation on its nodes if its window is open and they have room. */
+    private void considerInside(Job job, AdvanceReservation r) {
+      if (now < r.start()) {
+        waiting.put(
+            job.getId(), new Waiting("its reservation " + r.id() + " has not begun", r.start()));
+        return;
+      }
+      if (now >= r.end()) {
+        waiting.put(job.getId(), new Waiting("its reservation " + r.id() + " has ended", 0));
+        return;
+      }
+      Map<RunLimit, Integer> limits = view.limits(job);
+      Optional<String> limit = atALimit(limits);
+      if (limit.isPresent()) {
+        waiting.put(job.getId(), new Waiting(limit.get(), 0));
+        return;
+      }
+      Optional<List<NodeAllocation>> placed = Placement.place(job, availability.inside(r));
+      if (placed.isEmpty()) {
+        waiting.put(
+            job.getId(), new Waiting("not enough free resources in its reservation " + r.id(), 0));
+        return;
+      }
+      decisions.add(new RunDecision(job.getId(), placed.get()));
+      start(placed.get(), Math.min(RunningJob.endOf(now, RunningJob.duration(job)), r.end()));
+      limits.keySet().forEach(key -> running.merge(key, 1, Integer::sum));
     }
 
     private void start(List<NodeAllocation> allocations, long end) {
@@ -134,30 +178,57 @@ public final class Planner {
       }
       availability.start(allocations, end);
       for (int i = 0; i < allocations.size(); i++) {
-        room.changed(before[i], availability.freeNow(allocations.get(i).getNode()));
+        String node = allocations.get(i).getNode();
+        if (!availability.heldNow(node)) {
+          room.changed(before[i], availability.freeNow(node));
+        }
       }
     }
 
-    private Waiting blocked(Job job, long duration) {
+    private Waiting blocked(Job job, long duration, long end) {
+      String why = whyNotNow(job, end);
       if (reservations < settings.backfillDepth() && failedSearches < MAX_FAILED_SEARCHES) {
         Optional<Availability.Reservation> r = availability.earliest(job, duration);
         if (r.isPresent()) {
           reservations++;
           availability.reserve(r.get(), duration);
-          return new Waiting("not enough free resources; its start is reserved", r.get().start());
+          return new Waiting(why + "; its start is reserved", r.get().start());
         }
         failedSearches++;
         return new Waiting(
-            "not enough free resources, and no start can be planned: what it needs is held by"
-                + " jobs without a walltime, or on nodes that are down or offline",
+            why
+                + ", and no start can be planned: what it needs is held by jobs without a"
+                + " walltime, or on nodes that are down or offline",
             0);
       }
-      if (availability.anyReserved()
-          && room.mayHold(job)
-          && Placement.place(job, availability.now()).isPresent()) {
-        return new Waiting("it would delay the reserved start of a job of higher priority", 0);
+      return new Waiting(why, 0);
+    }
+
+    /**
+     * Why a job that would fit on what is free now does not start: it would still run when an
+     * administrator's reservation begins on the nodes it would get, or it would delay a start this
+     * plan reserved; otherwise there is simply not enough free.
+     */
+    private String whyNotNow(Job job, long end) {
+      if (!availability.anyReserved()
+          || !room.mayHold(job)
+          || Placement.place(job, availability.now()).isEmpty()) {
+        return "not enough free resources";
       }
-      return new Waiting("not enough free resources", 0);
+      if (Placement.place(job, availability.outsideWindows(now, end)).isEmpty()) {
+        List<String> met =
+            reservationOfQueue.values().stream()
+                .filter(r -> r.meets(now, end))
+                .map(AdvanceReservation::id)
+                .sorted()
+                .toList();
+        return (end == RunningJob.UNKNOWN_END
+                ? "it has no walltime, so it would still run when "
+                : "it would still run when ")
+            + (met.size() == 1 ? "reservation " + met.get(0) : "reservations " + shortList(met))
+            + " begins on the nodes it could use";
+      }
+      return "it would delay the reserved start of a job of higher priority";
     }
 
     /** Says which limit starting the job would pass (counting this cycle's starts), if one. */
@@ -172,36 +243,53 @@ public final class Planner {
     }
   }
 
+  private static String shortList(List<String> names) {
+    return names.size() <= 3
+        ? String.join(", ", names)
+        : String.join(", ", names.subList(0, 3)) + " and " + (names.size() - 3) + " more";
+  }
+
   /**
-   * The free CPUs of the usable nodes: in all, and the most on one node. A job asking for more on
-   * one node than any has free, or for more than are free in all, cannot be placed, which is known
-   * without trying it on every node (on a full cluster with a long queue that is most of the jobs,
-   * and trying each on each node is jobs times nodes). Kept up to date as the cycle starts jobs, by
-   * how many usable nodes have each number of CPUs free.
+   * The free CPUs of the usable nodes outside open reservation windows (those are only for the
+   * reservations' own jobs): in all, and the most on one node. A job asking for more on one node
+   * than any has free, or for more than are free in all, cannot be placed, which is known without
+   * trying it on every node (on a full cluster with a long queue that is most of the jobs, and
+   * trying each on each node is jobs times nodes). Kept up to date as the cycle starts jobs, by how
+   * many usable nodes have each number of CPUs free.
    */
   private static final class Room {
     private final int[] nodesWithFree;
+    private final boolean windowOpen;
     private int free;
     private int mostOnOneNode;
 
-    Room(List<NodeCapacity> nodes) {
+    Room(List<NodeCapacity> nodes, Predicate<String> heldNow) {
       int most = 0;
+      boolean open = false;
       for (NodeCapacity n : nodes) {
         most = Math.max(most, n.np());
       }
       nodesWithFree = new int[most + 1];
       for (NodeCapacity n : nodes) {
-        if (n.usable()) {
+        if (heldNow.test(n.name())) {
+          open = true;
+        } else if (n.usable()) {
           int f = Math.min(n.freeCpus().size(), most);
           nodesWithFree[f]++;
           free += f;
           mostOnOneNode = Math.max(mostOnOneNode, f);
         }
       }
+      windowOpen = open;
     }
 
     int free() {
       return free;
+    }
+
+    /** Whether no reservation's window is open now: then no free CPU means none for any job. */
+    boolean noWindowOpen() {
+      return !windowOpen;
     }
 
     /** A usable node's free CPUs went from {@code before} to {@code after}. */

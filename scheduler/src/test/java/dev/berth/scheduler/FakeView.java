@@ -23,6 +23,7 @@ final class FakeView implements ClusterView {
   SchedulerSettings settings = FIRST_FIT;
   long now;
   List<RunningJob> runningJobs = List.of();
+  List<AdvanceReservation> reservations = List.of();
   Map<String, Integer> queuePriorities = Map.of();
   FairShare fairShare = FairShare.NONE;
 
@@ -74,6 +75,11 @@ final class FakeView implements ClusterView {
   @Override
   public List<RunningJob> runningJobs() {
     return runningJobs;
+  }
+
+  @Override
+  public List<AdvanceReservation> reservations() {
+    return reservations;
   }
 
   @Override

@@ -169,7 +169,7 @@ class FeasibilityTest {
   void eachGroupFitsAloneButNotTogether() {
     // nodes=1:ppn=4+1:ppn=4 on nodes with np 4 and 2
     assertEquals(
-        Optional.of("no combination of the cluster's nodes satisfies the request"),
+        Optional.of("no combination of the nodes of the cluster satisfies the request"),
         why(job("1", group(1, 4), group(1, 4)), N1, node("n2", 2).build()));
   }
 
@@ -178,7 +178,7 @@ class FeasibilityTest {
     // one node has the CPUs, the other the memory
     Job j = job("1", nodes(group(1, 8)).setMem(64 * GB));
     assertEquals(
-        Optional.of("no combination of the cluster's nodes satisfies the request"),
+        Optional.of("no combination of the nodes of the cluster satisfies the request"),
         why(j, node("cpu", 8).mem(8 * GB).build(), node("mem", 2).mem(128 * GB).build()));
   }
 }

@@ -325,6 +325,7 @@ class PlannerTest {
             List.of(
                 node("n1", 4).mem(8 * GB).gpus(2).build(),
                 node("n2", 4).mem(8 * GB).gpus(2).build()),
+            List.of(),
             List::of);
     a.start(List.of(alloc("n2", List.of(1, 3), 3 * GB, 1)), RunningJob.UNKNOWN_END);
     assertEquals(node("n1", 4).mem(8 * GB).gpus(2).build(), a.now().get(0));

@@ -564,7 +564,10 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
           NODE_UPDATED,
           NODE_DELETED,
           QUEUE_ATTRIBUTES_CHANGED,
-          SERVER_ATTRIBUTES_CHANGED ->
+          SERVER_ATTRIBUTES_CHANGED,
+          RESERVATION_CREATED,
+          RESERVATION_BEGAN,
+          RESERVATION_ENDED ->
           true;
       default -> false;
     };

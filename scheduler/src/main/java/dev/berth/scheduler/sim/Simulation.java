@@ -4,6 +4,7 @@ import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeGroup;
 import dev.berth.proto.ResourceRequest;
+import dev.berth.scheduler.AdvanceReservation;
 import dev.berth.scheduler.ClusterView;
 import dev.berth.scheduler.DecayedUsage;
 import dev.berth.scheduler.FairShare;
@@ -260,6 +261,11 @@ public final class Simulation {
         return started.stream()
             .map(r -> new RunningJob(r.jobId(), r.plannedEnd(), r.allocations()))
             .toList();
+      }
+
+      @Override
+      public List<AdvanceReservation> reservations() {
+        return List.of();
       }
 
       @Override

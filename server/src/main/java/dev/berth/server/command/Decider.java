@@ -46,7 +46,7 @@ public final class Decider {
     if (command instanceof ClientCommand c) {
       return client(s, c.request(), c.caller(), ctx);
     } else if (command instanceof Schedule sc) {
-      return schedule(s, sc.decisions());
+      return schedule(s, sc.decisions(), ctx);
     } else if (command instanceof FromNode n) {
       return fromNode(s, n.message(), ctx);
     } else if (command instanceof NodeDown d) {
@@ -74,7 +74,14 @@ public final class Decider {
   /** Whether a request changes state (and so goes through the journal) or only reads it. */
   public static boolean isQuery(Request r) {
     return switch (r.getBodyCase()) {
-      case STAT_JOBS, STAT_QUEUES, STAT_SERVER, STAT_NODES, TRACE_JOB, STAT_FAIR_SHARE -> true;
+      case STAT_JOBS,
+          STAT_QUEUES,
+          STAT_SERVER,
+          STAT_NODES,
+          TRACE_JOB,
+          STAT_FAIR_SHARE,
+          STAT_RESERVATIONS ->
+          true;
       case MANAGE ->
           r.getManage().getCommand() == Manage.Command.LIST
               || r.getManage().getCommand() == Manage.Command.PRINT;
@@ -96,17 +103,21 @@ public final class Decider {
       case SIGNAL ->
           JobControl.signal(s, caller, r.getSignal().getJobId(), r.getSignal().getSignal(), ctx);
       case MANAGE -> ManageCommands.manage(s, caller, r.getManage());
+      case CREATE_RESERVATION ->
+          ReservationCommands.create(s, caller, r.getCreateReservation(), ctx);
+      case DELETE_RESERVATION ->
+          ReservationCommands.delete(s, caller, r.getDeleteReservation().getId());
       default ->
           throw new CommandException(
               Error.Code.UNKNOWN_REQUEST, "request " + r.getBodyCase() + " does not change state");
     };
   }
 
-  private static Outcome schedule(ClusterState s, List<RunDecision> decisions) {
+  private static Outcome schedule(ClusterState s, List<RunDecision> decisions, Context ctx) {
     Outcome out = new Outcome();
     ClusterState view = s;
     for (RunDecision d : decisions) {
-      var event = RunJobs.dispatch(view, d);
+      var event = RunJobs.dispatch(view, d, ctx.nowSeconds());
       if (event.isPresent()) {
         out.event(event.get());
         Event applied = event.get().setSeq(view.lastSeq() + 1).build();

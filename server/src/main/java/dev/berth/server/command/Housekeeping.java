@@ -16,8 +16,9 @@ import dev.berth.server.state.ClusterState.PurgeKey;
 
 /**
  * The server's own decisions over time and after other events: purging completed jobs after
- * keep_completed, starting W jobs at their execution time, releasing or deleting jobs whose
- * dependencies were decided, and handling a node whose mom stopped answering.
+ * keep_completed, starting W jobs at their execution time, opening and closing reservations'
+ * windows, releasing or deleting jobs whose dependencies were decided, and handling a node whose
+ * mom stopped answering.
  */
 final class Housekeeping {
   /** Bounds the work of one tick so a backlog cannot stall the command pipeline. */
@@ -50,6 +51,8 @@ final class Housekeeping {
                         .setHolds(Holds.getDefaultInstance())));
       }
     }
+    // after the releases: a reservation that ends deletes its jobs, released ones included
+    ReservationCommands.tick(s, now, out);
     return out;
   }
 

@@ -15,6 +15,7 @@ import dev.berth.proto.Queue;
 import dev.berth.proto.QueueAttributesChanged;
 import dev.berth.proto.QueueCreated;
 import dev.berth.proto.QueueDeleted;
+import dev.berth.proto.Reservation;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerAttributesChanged;
 import dev.berth.server.state.ClusterState;
@@ -122,11 +123,29 @@ final class ManageCommands {
 
   private static void deleteQueue(ClusterState s, String name, Outcome out) {
     requireQueue(s, name);
+    s.reservationOfQueue(name)
+        .ifPresent(
+            r -> {
+              throw new CommandException(
+                  Error.Code.QUEUE_BUSY,
+                  "queue "
+                      + name
+                      + " is reservation "
+                      + r.getId()
+                      + "'s: it goes with the reservation (pbs_rdel "
+                      + r.getId()
+                      + ")");
+            });
     boolean busy = s.jobs().stream().anyMatch(j -> j.getQueue().equals(name));
     if (busy) {
       throw new CommandException(
           Error.Code.QUEUE_BUSY, "queue " + name + " still holds jobs; delete or let them finish");
     }
+    removeQueue(s, name, out);
+  }
+
+  /** The queue goes, and with it the server's default_queue if it named it. */
+  static void removeQueue(ClusterState s, String name, Outcome out) {
     out.event(Event.newBuilder().setQueueDeleted(QueueDeleted.newBuilder().setQueue(name)));
     if (name.equals(ServerAttributes.get(s, ServerAttributes.DEFAULT_QUEUE))) {
       out.event(
@@ -209,6 +228,13 @@ final class ManageCommands {
     if (!s.usage(name).idle()) {
       throw new CommandException(
           Error.Code.BAD_STATE, "node " + name + " runs jobs; offline it and wait for them to end");
+    }
+    for (Reservation r : s.reservations().values()) {
+      if (ReservationCommands.live(r) && r.getNodesList().contains(name)) {
+        throw new CommandException(
+            Error.Code.BAD_STATE,
+            "node " + name + " is in reservation " + r.getId() + "; delete that first (pbs_rdel)");
+      }
     }
     return NodeDeleted.newBuilder().setNode(name);
   }

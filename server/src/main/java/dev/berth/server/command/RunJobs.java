@@ -6,35 +6,65 @@ import dev.berth.proto.JobDispatched;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.Reservation;
 import dev.berth.scheduler.RunDecision;
+import dev.berth.scheduler.RunningJob;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.NodeUsage;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The scheduler's run decisions, re-checked against the current state (the plan was made from an
  * older view, and plans made from different views may meet): the job must still be queued in a
- * started queue, every running-job limit that applies to it must still have room, and every CPU
- * must still be free on a usable node.
+ * started queue, every running-job limit that applies to it must still have room, every CPU must
+ * still be free on a usable node, and the reservations must allow it: a reservation's job starts
+ * only inside its window and on its nodes, any other job only where no reservation's window would
+ * begin before its walltime ends.
  */
 final class RunJobs {
   private RunJobs() {}
 
   /** The JobDispatched event for a decision that still holds, or empty if it no longer does. */
-  static Optional<Event.Builder> dispatch(ClusterState s, RunDecision d) {
+  static Optional<Event.Builder> dispatch(ClusterState s, RunDecision d, long now) {
     Optional<Job> job = s.job(d.jobId());
     if (job.isEmpty()
         || job.get().getState() != JobState.QUEUED
         || !job.get().getArrayRequest().isEmpty() // an array runs only as its subjobs
         || !QueueAttributes.started(s, job.get().getQueue())
         || !RunLimits.within(s, job.get())
-        || !stillFree(s, d)) {
+        || !stillFree(s, d)
+        || !reservationsAllow(s, job.get(), d, now)) {
       return Optional.empty();
     }
     return Optional.of(
         Event.newBuilder()
             .setJobDispatched(
                 JobDispatched.newBuilder().setJobId(d.jobId()).addAllExecNodes(d.allocations())));
+  }
+
+  private static boolean reservationsAllow(ClusterState s, Job job, RunDecision d, long now) {
+    Optional<Reservation> own = s.reservationOfQueue(job.getQueue());
+    if (own.isPresent()) {
+      Reservation r = own.get();
+      return r.getState() != Reservation.State.FINISHED
+          && r.getStart() <= now
+          && now < r.getEnd()
+          && d.allocations().stream().allMatch(a -> r.getNodesList().contains(a.getNode()));
+    }
+    long end = RunningJob.endOf(now, RunningJob.duration(job));
+    Set<String> nodes = new HashSet<>();
+    d.allocations().forEach(a -> nodes.add(a.getNode()));
+    for (Reservation r : s.reservations().values()) {
+      if (ReservationCommands.live(r)
+          && r.getStart() < end
+          && now < r.getEnd()
+          && r.getNodesList().stream().anyMatch(nodes::contains)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean stillFree(ClusterState s, RunDecision d) {

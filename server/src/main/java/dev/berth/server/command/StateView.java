@@ -3,6 +3,8 @@ package dev.berth.server.command;
 import dev.berth.proto.Job;
 import dev.berth.proto.Node;
 import dev.berth.proto.Queue;
+import dev.berth.proto.Reservation;
+import dev.berth.scheduler.AdvanceReservation;
 import dev.berth.scheduler.ClusterView;
 import dev.berth.scheduler.FairShare;
 import dev.berth.scheduler.NodeCapacity;
@@ -27,6 +29,7 @@ public final class StateView implements ClusterView {
   private final ClusterState state;
   private final long now;
   private List<NodeCapacity> nodes;
+  private Map<String, Reservation> reservations;
 
   /**
    * @param now the moment a cycle plans from, in epoch seconds
@@ -102,13 +105,42 @@ public final class StateView implements ClusterView {
   }
 
   /**
-   * A job holding nodes, to end at its start plus its walltime (unknown without one); one the mom
-   * has not yet reported started counts as starting now.
+   * A job holding nodes, to end at its start plus its walltime (unknown without one), or at its
+   * reservation's end, where it is killed; one the mom has not yet reported started counts as
+   * starting now.
    */
   private RunningJob running(Job j) {
     long start = j.getStartTime() > 0 ? j.getStartTime() : now;
+    long end = RunningJob.endOf(start, RunningJob.duration(j));
+    Reservation r = reservationOfQueue().get(j.getQueue());
     return new RunningJob(
-        j.getId(), RunningJob.endOf(start, RunningJob.duration(j)), j.getExecNodesList());
+        j.getId(), r == null ? end : Math.min(end, r.getEnd()), j.getExecNodesList());
+  }
+
+  @Override
+  public List<AdvanceReservation> reservations() {
+    List<AdvanceReservation> result = new ArrayList<>();
+    for (Reservation r : reservationOfQueue().values()) {
+      if (r.getEnd() > now) {
+        result.add(
+            new AdvanceReservation(
+                r.getId(), r.getQueue(), r.getStart(), r.getEnd(), r.getNodesList()));
+      }
+    }
+    return result;
+  }
+
+  /** The live reservations by queue: a finished one's queue is stopped, its jobs go. */
+  private Map<String, Reservation> reservationOfQueue() {
+    if (reservations == null) {
+      reservations = new HashMap<>();
+      for (Reservation r : state.reservations().values()) {
+        if (ReservationCommands.live(r)) {
+          reservations.put(r.getQueue(), r);
+        }
+      }
+    }
+    return reservations;
   }
 
   /** Every queue's Priority, 0 where unset. */

@@ -17,6 +17,9 @@ import dev.berth.proto.Queue;
 import dev.berth.proto.QueueList;
 import dev.berth.proto.QueueStatus;
 import dev.berth.proto.Request;
+import dev.berth.proto.Reservation;
+import dev.berth.proto.ReservationList;
+import dev.berth.proto.ReservationStatus;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerStatus;
 import dev.berth.proto.StatJobs;
@@ -25,6 +28,7 @@ import dev.berth.scheduler.Plan;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.command.Permissions;
+import dev.berth.server.command.ReservationCommands;
 import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.state.ClusterState;
@@ -32,6 +36,7 @@ import dev.berth.server.state.JobCounts;
 import dev.berth.server.state.NodeUsage;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -90,6 +95,9 @@ public final class Queries {
         case STAT_FAIR_SHARE ->
             Response.newBuilder()
                 .setFairShare(FairShareReport.of(s, caller, r.getStatFairShare(), clock.millis()));
+        case STAT_RESERVATIONS ->
+            Response.newBuilder()
+                .setReservations(reservations(s, r.getStatReservations().getIdsList()));
         case MANAGE -> Response.newBuilder().setManage(manage(s, r.getManage()));
         default ->
             throw new CommandException(
@@ -155,6 +163,23 @@ public final class Queries {
       QueueStatus.Builder status =
           QueueStatus.newBuilder().setQueue(q).putAllStateCount(stateCounts(c));
       list.addQueues(status.setTotalJobs(c.total()));
+    }
+    return list.build();
+  }
+
+  /** pbs_rstat: every reservation, or those named; anyone may list them, as in OpenPBS. */
+  private ReservationList reservations(ClusterState s, List<String> ids) {
+    ReservationList.Builder list = ReservationList.newBuilder().setServer(serverName);
+    Collection<Reservation> chosen =
+        ids.isEmpty()
+            ? s.reservations().values()
+            : ids.stream().map(id -> ReservationCommands.find(s, id)).distinct().toList();
+    for (Reservation r : chosen) {
+      list.addReservations(
+          ReservationStatus.newBuilder()
+              .setReservation(r)
+              .addAllUsers(ReservationCommands.users(s, r))
+              .putAllStateCount(stateCounts(s.counts(r.getQueue()))));
     }
     return list.build();
   }

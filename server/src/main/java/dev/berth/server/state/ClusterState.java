@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.berth.proto.Job;
 import dev.berth.proto.Node;
 import dev.berth.proto.Queue;
+import dev.berth.proto.Reservation;
 import dev.berth.scheduler.DecayedUsage;
 import java.util.Collection;
 import java.util.Objects;
@@ -43,6 +44,7 @@ public final class ClusterState {
           HashTreePMap.empty(),
           TreePMap.empty(),
           TreePMap.empty(),
+          TreePMap.empty(),
           0,
           1);
 
@@ -62,6 +64,7 @@ public final class ClusterState {
   final PMap<Owner, Integer> runningByOwner;
   final PSortedMap<String, DecayedUsage> userUsage;
   final PSortedMap<String, DecayedUsage> accountUsage;
+  final PSortedMap<String, Reservation> reservations;
   final long lastSeq;
   final long nextJobNumber;
 
@@ -82,6 +85,7 @@ public final class ClusterState {
       PMap<Owner, Integer> runningByOwner,
       PSortedMap<String, DecayedUsage> userUsage,
       PSortedMap<String, DecayedUsage> accountUsage,
+      PSortedMap<String, Reservation> reservations,
       long lastSeq,
       long nextJobNumber) {
     this.jobs = jobs;
@@ -100,6 +104,7 @@ public final class ClusterState {
     this.runningByOwner = runningByOwner;
     this.userUsage = userUsage;
     this.accountUsage = accountUsage;
+    this.reservations = reservations;
     this.lastSeq = lastSeq;
     this.nextJobNumber = nextJobNumber;
   }
@@ -227,6 +232,21 @@ public final class ClusterState {
   }
 
   /** The fair-share half-life in seconds. */
+  /** The administrators' reservations by id, finished ones until their queues are empty. */
+  public PSortedMap<String, Reservation> reservations() {
+    return reservations;
+  }
+
+  /** The reservation whose queue {@code queue} is, if it is one's. */
+  public Optional<Reservation> reservationOfQueue(String queue) {
+    for (Reservation r : reservations.values()) {
+      if (r.getQueue().equals(queue)) {
+        return Optional.of(r);
+      }
+    }
+    return Optional.empty();
+  }
+
   public long halfLife() {
     return UsageCharges.halfLife(server);
   }
@@ -271,7 +291,8 @@ public final class ClusterState {
         && queueCounts.equals(s.queueCounts)
         && runningByOwner.equals(s.runningByOwner)
         && userUsage.equals(s.userUsage)
-        && accountUsage.equals(s.accountUsage);
+        && accountUsage.equals(s.accountUsage)
+        && reservations.equals(s.reservations);
   }
 
   @Override

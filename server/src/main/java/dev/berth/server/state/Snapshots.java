@@ -6,6 +6,7 @@ import dev.berth.proto.Job;
 import dev.berth.proto.JobRestored;
 import dev.berth.proto.NodeCreated;
 import dev.berth.proto.QueueCreated;
+import dev.berth.proto.ReservationCreated;
 import dev.berth.proto.ServerAttributesChanged;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -43,6 +44,14 @@ public final class Snapshots {
                 events.add(
                     Event.newBuilder()
                         .setQueueCreated(QueueCreated.newBuilder().setQueue(q))
+                        .build()));
+    s.reservations
+        .values()
+        .forEach(
+            r ->
+                events.add(
+                    Event.newBuilder()
+                        .setReservationCreated(ReservationCreated.newBuilder().setReservation(r))
                         .build()));
     s.nodes
         .values()

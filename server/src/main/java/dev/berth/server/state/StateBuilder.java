@@ -6,6 +6,7 @@ import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.Queue;
+import dev.berth.proto.Reservation;
 import dev.berth.scheduler.DecayedUsage;
 import dev.berth.server.state.ClusterState.ArrayCounts;
 import dev.berth.server.state.ClusterState.PurgeKey;
@@ -36,6 +37,7 @@ final class StateBuilder {
   PMap<ClusterState.Owner, Integer> runningByOwner;
   PSortedMap<String, DecayedUsage> userUsage;
   PSortedMap<String, DecayedUsage> accountUsage;
+  PSortedMap<String, Reservation> reservations;
   long lastSeq;
   long nextJobNumber;
 
@@ -56,6 +58,7 @@ final class StateBuilder {
     runningByOwner = s.runningByOwner;
     userUsage = s.userUsage;
     accountUsage = s.accountUsage;
+    reservations = s.reservations;
     lastSeq = s.lastSeq;
     nextJobNumber = s.nextJobNumber;
   }
@@ -83,6 +86,7 @@ final class StateBuilder {
         runningByOwner,
         userUsage,
         accountUsage,
+        reservations,
         lastSeq,
         nextJobNumber);
   }

@@ -70,6 +70,13 @@ public final class StateMachine {
         case NODE_CREATED -> nodeCreated(b, e.getNodeCreated().getNode());
         case NODE_UPDATED -> nodeUpdated(b, e.getNodeUpdated().getNode());
         case NODE_DELETED -> nodeDeleted(b, e.getNodeDeleted().getNode());
+        case RESERVATION_CREATED ->
+            Reservations.created(b, e.getReservationCreated().getReservation());
+        case RESERVATION_BEGAN -> Reservations.began(b, e.getReservationBegan().getId());
+        case RESERVATION_ENDED ->
+            Reservations.ended(
+                b, e.getReservationEnded().getId(), e.getReservationEnded().getReason());
+        case RESERVATION_REMOVED -> Reservations.removed(b, e.getReservationRemoved().getId());
         case BODY_NOT_SET ->
             throw new IllegalTransitionException(
                 "event of an unknown kind (written by a newer Berth?); refusing to skip it");
@@ -255,6 +262,7 @@ public final class StateMachine {
     if (!b.queues.containsKey(name)) {
       throw new IllegalTransitionException("no queue " + name);
     }
+    Reservations.requireNoReservation(b, name);
     b.queues = b.queues.minus(name);
   }
 

@@ -98,7 +98,8 @@ class ReplayTest {
             Event.BodyCase.JOB_PURGED,
             Event.BodyCase.JOB_REQUEUED,
             Event.BodyCase.JOB_ALTERED,
-            Event.BodyCase.NODE_UPDATED)) {
+            Event.BodyCase.NODE_UPDATED,
+            Event.BodyCase.RESERVATION_CREATED)) {
       assertTrue(kinds.contains(k), "journal has " + k + ": " + kinds);
     }
     assertFalse(w.driver.state.userUsage().isEmpty(), "jobs that ran charged fair-share usage");

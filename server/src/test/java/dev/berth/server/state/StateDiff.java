@@ -38,6 +38,7 @@ final class StateDiff {
     map(out, "holding job", a.holding, b.holding);
     map(out, "user usage", a.userUsage, b.userUsage);
     map(out, "account usage", a.accountUsage, b.accountUsage);
+    map(out, "reservation", a.reservations, b.reservations);
     if (!a.eligible.equals(b.eligible)) {
       out.add("eligible " + a.eligible + " vs " + b.eligible);
     }

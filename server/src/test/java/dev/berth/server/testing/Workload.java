@@ -9,9 +9,13 @@ import static dev.berth.server.testing.Driver.resource;
 
 import dev.berth.core.AttributeNames;
 import dev.berth.proto.Attribute;
+import dev.berth.proto.CreateReservation;
+import dev.berth.proto.DeleteReservation;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Manage;
+import dev.berth.proto.Request;
+import dev.berth.proto.Reservation;
 import dev.berth.proto.RunJobRejected;
 import dev.berth.proto.ServerInbound;
 import dev.berth.server.command.Caller;
@@ -106,8 +110,10 @@ public final class Workload {
     } else if (roll < 93) {
       driver.advance(random.nextInt(200));
       driver.tick();
-    } else if (roll < 96) {
+    } else if (roll < 94) {
       restartMom();
+    } else if (roll < 97) {
+      reservation(user);
     } else if (roll < 98) {
       driver.run(new Decider.NodeDown("n" + (1 + random.nextInt(3))), "server");
       driver.hello(Driver.node("n" + (1 + random.nextInt(3)), 4));
@@ -218,6 +224,41 @@ public final class Workload {
               Manage.ObjectType.SERVER,
               List.of(),
               op("managers", Attribute.Op.INCR, "bob@*"));
+    }
+  }
+
+  /** pbs_rsub (operators only), a job for a reservation, or pbs_rdel. */
+  private void reservation(Caller user) {
+    List<Reservation> live =
+        driver.state.reservations().values().stream()
+            .filter(r -> r.getState() != Reservation.State.FINISHED)
+            .toList();
+    int what = live.isEmpty() ? 0 : random.nextInt(4);
+    if (what == 0) {
+      driver.client(
+          random.nextBoolean() ? ROOT : user,
+          Request.newBuilder()
+              .setCreateReservation(
+                  CreateReservation.newBuilder()
+                      .setStart(driver.nowSeconds() + random.nextInt(300))
+                      .setDuration(60 + random.nextInt(600))
+                      .setNodes(random.nextBoolean() ? "1" : "n" + (1 + random.nextInt(3)))
+                      .addUsers("alice")
+                      .addUsers("bob")));
+      return;
+    }
+    Reservation r = live.get(random.nextInt(live.size()));
+    if (what == 3) {
+      driver.client(
+          user,
+          Request.newBuilder()
+              .setDeleteReservation(DeleteReservation.newBuilder().setId(r.getQueue())));
+    } else {
+      driver.submit(
+          user,
+          attr(AttributeNames.DESTINATION, r.getQueue()),
+          resource("nodes", "1:ppn=" + (1 + random.nextInt(4))),
+          resource("walltime", "00:01:00"));
     }
   }
 
