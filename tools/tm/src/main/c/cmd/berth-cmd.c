@@ -18,8 +18,9 @@
 #include "cmd.h"
 
 /* The commands the server runs; any other name goes to the Java commands as it is. */
-static const char *const HOSTED[] = {"qsub", "qalter",   "qstat",    "qdel",  "qhold", "qrls",
-                                     "qsig", "qmgr",     "pbsnodes", "tracejob", "pbsfs", NULL};
+static const char *const HOSTED[] = {"qsub",     "qalter",   "qstat",     "qdel",     "qhold",
+                                     "qrls",     "qsig",     "qmgr",      "pbsnodes", "tracejob",
+                                     "pbsfs",    "pbs_rsub", "pbs_rstat", "pbs_rdel", NULL};
 
 /* Error.Code values the client acts on. */
 enum { UNKNOWN_REQUEST = 15005, SERVER_DOWN = 15062 };
@@ -71,7 +72,8 @@ static void __attribute__((noreturn)) run_java(const char *name, char **args, in
 /* Commands whose request may be sent again after a broken connection (the relay's rule too). */
 static int repeatable(const struct run *run) {
   return !strcmp(run->name, "qstat") || !strcmp(run->name, "tracejob") ||
-         !strcmp(run->name, "pbsfs") || !strcmp(run->name, "qsub");
+         !strcmp(run->name, "pbsfs") || !strcmp(run->name, "pbs_rstat") ||
+         !strcmp(run->name, "qsub");
 }
 
 /*

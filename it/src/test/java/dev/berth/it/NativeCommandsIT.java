@@ -137,6 +137,9 @@ class NativeCommandsIT {
     same("qstat", "-T");
     same("pbsfs");
     same("pbsfs", "-F", "json");
+    same("pbs_rstat");
+    same("pbs_rstat", "-f");
+    same("pbs_rstat", "-B");
   }
 
   @Test
@@ -147,6 +150,8 @@ class NativeCommandsIT {
     same("pbsnodes", "nosuchnode");
     same("tracejob", "999");
     same("pbsfs", "-F", "xml");
+    assertEquals(2, same("pbs_rsub", "-D", "3600").exit()); // no -l nodes=
+    same("pbs_rdel", "R999");
     same("qdel");
     same("qdel", "999");
     same("qhold", "999");

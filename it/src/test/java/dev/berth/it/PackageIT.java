@@ -93,6 +93,9 @@ class PackageIT {
             "pbsnodes",
             "tracejob",
             "pbsfs",
+            "pbs_rsub",
+            "pbs_rstat",
+            "pbs_rdel",
             "berth",
             "pbsdsh",
             "pbs_tmrsh")) {

@@ -14,6 +14,9 @@ import dev.berth.tools.qmgr.Qmgr;
 import dev.berth.tools.qstat.Qstat;
 import dev.berth.tools.qsub.Qalter;
 import dev.berth.tools.qsub.Qsub;
+import dev.berth.tools.resv.PbsRdel;
+import dev.berth.tools.resv.PbsRstat;
+import dev.berth.tools.resv.PbsRsub;
 import dev.berth.tools.tracejob.Tracejob;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -41,7 +44,10 @@ public final class Main {
           entry("qsig", Qsig::run),
           entry("pbsnodes", Pbsnodes::run),
           entry("tracejob", Tracejob::run),
-          entry("pbsfs", Pbsfs::run));
+          entry("pbsfs", Pbsfs::run),
+          entry("pbs_rsub", PbsRsub::run),
+          entry("pbs_rstat", PbsRstat::run),
+          entry("pbs_rdel", PbsRdel::run));
 
   private Main() {}
 

@@ -11,7 +11,8 @@ import java.util.Map;
 /**
  * Runs every command once against the live server, changing nothing, so that a class-data archive
  * made from this run (ops/bin/berth-cli-archive) holds the classes real invocations load. The qsub
- * it sends is refused by the server (a malformed walltime), on purpose.
+ * it sends is refused by the server (a malformed walltime), and the pbs_rdel (no reservation R0),
+ * on purpose; the pbs_rsub stops at its own usage check (no nodes), before the server.
  */
 final class Training {
   private static final List<List<String>> RUNS =
@@ -34,6 +35,10 @@ final class Training {
           List.of("qalter", "-N", "x", "0"),
           List.of("tracejob", "0"),
           List.of("pbsfs"),
+          List.of("pbs_rstat"),
+          List.of("pbs_rstat", "-f"),
+          List.of("pbs_rdel", "R0"),
+          List.of("pbs_rsub", "-D", "60"),
           List.of("qsub", "-l", "walltime=not-a-time"));
 
   private Training() {}

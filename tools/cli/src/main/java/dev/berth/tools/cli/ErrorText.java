@@ -11,7 +11,10 @@ import dev.berth.proto.Error;
 public final class ErrorText {
   private ErrorText() {}
 
-  /** {@code program: <text> <jobId>} for an error about one job. */
+  /**
+   * {@code program: <text> <jobId>} for an error about one job, or one reservation ({@code
+   * pbs_rdel: Unknown Reservation Id R5.srv}, as OpenPBS's prt_job_err prints it too).
+   */
   public static String forJob(String program, Error error, String jobId) {
     String text = text(error);
     if (error.getCode() != Error.Code.UNKNOWN_JOB && text.contains(jobId)) {
@@ -69,6 +72,8 @@ public final class ErrorText {
         return "Maximum number of jobs already in queue";
       case MAX_USER_QUEUED:
         return "Maximum number of jobs already in queue for user";
+      case UNKNOWN_RESERVATION:
+        return "Unknown Reservation Id"; // OpenPBS's; Torque has no reservations
       case PROTOCOL:
         return "Protocol error";
       default:

@@ -7,6 +7,7 @@ import dev.berth.core.ControlCharacters;
 import dev.berth.proto.QueueStatus;
 import dev.berth.tools.format.Attr;
 import dev.berth.tools.format.Columns;
+import dev.berth.tools.format.StateCounts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

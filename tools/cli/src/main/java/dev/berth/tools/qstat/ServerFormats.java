@@ -3,6 +3,7 @@ package dev.berth.tools.qstat;
 import dev.berth.proto.ServerStatus;
 import dev.berth.tools.format.Attr;
 import dev.berth.tools.format.Columns;
+import dev.berth.tools.format.StateCounts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

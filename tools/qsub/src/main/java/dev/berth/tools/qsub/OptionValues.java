@@ -1,6 +1,7 @@
 package dev.berth.tools.qsub;
 
-import java.util.ArrayList;
+import dev.berth.client.BadArgumentException;
+import dev.berth.client.ResourceListArgument;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -106,32 +107,13 @@ final class OptionValues {
     return value;
   }
 
-  /**
-   * {@code -l}: comma-separated {@code name=value} items, in order. Resource names are not checked
-   * here; Torque keeps unknown ones ({@code select}, {@code ngpus}) as opaque strings.
-   */
+  /** {@code -l}: the resource requests, in order ({@link ResourceListArgument}). */
   static List<Map.Entry<String, String>> resources(String value) throws QsubException {
-    List<Map.Entry<String, String>> items = new ArrayList<>();
-    for (String raw : value.split(",")) {
-      String item = raw.strip();
-      if (item.isEmpty()) {
-        continue;
-      }
-      int eq = item.indexOf('=');
-      if (eq <= 0) {
-        throw new QsubException("-l " + item + ": resource request must be name=value");
-      }
-      String name = item.substring(0, eq).strip();
-      String v = item.substring(eq + 1).strip();
-      if (v.isEmpty()) {
-        throw new QsubException("-l " + item + ": resource " + name + " has no value");
-      }
-      items.add(Map.entry(name, v));
+    try {
+      return ResourceListArgument.parse(value);
+    } catch (BadArgumentException e) {
+      throw new QsubException("-l " + e.getMessage());
     }
-    if (items.isEmpty()) {
-      throw new QsubException("-l needs name=value resource requests");
-    }
-    return items;
   }
 
   /**

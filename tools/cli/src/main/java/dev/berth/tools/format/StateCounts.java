@@ -1,15 +1,17 @@
-package dev.berth.tools.qstat;
+package dev.berth.tools.format;
 
 import java.util.Map;
 
-/** Job counts by state letter, as the server reports them for a queue or the server. */
-record StateCounts(Map<String, Integer> counts) {
-  int of(String letter) {
+/**
+ * Job counts by state letter, as the server reports them for a queue, the server or a reservation.
+ */
+public record StateCounts(Map<String, Integer> counts) {
+  public int of(String letter) {
     return counts.getOrDefault(letter, 0);
   }
 
   /** Torque's state_count text: {@code Transit:0 Queued:1 Held:0 ... Complete:0 }. */
-  String text() {
+  public String text() {
     return "Transit:"
         + of("T")
         + " Queued:"
