@@ -5,6 +5,7 @@ import dev.berth.proto.NodeAllocation;
 import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -107,6 +108,39 @@ final class Availability {
       }
     }
     return result;
+  }
+
+  /**
+   * What each node has free through [{@code from}, {@code to}) if what the {@code released}
+   * allocations hold were free now too: a preemptor's view of the running jobs it could requeue.
+   * Nothing comes back on a node in a reservation's window over that time.
+   */
+  List<NodeCapacity> withReleased(long from, long to, Collection<List<NodeAllocation>> released) {
+    List<NodeCapacity> during = during(from, to);
+    Map<Integer, NodeCapacity> more = new HashMap<>();
+    for (List<NodeAllocation> allocations : released) {
+      for (NodeAllocation a : allocations) {
+        Integer i = position.get(a.getNode());
+        if (i != null && !windowMeets(i, from, to)) {
+          more.put(i, plus(more.getOrDefault(i, during.get(i)), a));
+        }
+      }
+    }
+    if (more.isEmpty()) {
+      return during;
+    }
+    return new AbstractList<>() {
+      @Override
+      public NodeCapacity get(int i) {
+        NodeCapacity n = more.get(i);
+        return n != null ? n : during.get(i);
+      }
+
+      @Override
+      public int size() {
+        return during.size();
+      }
+    };
   }
 
   /**
@@ -414,6 +448,26 @@ final class Availability {
     }
     changes.get(i).add(c);
     unsorted.set(i);
+  }
+
+  private static NodeCapacity plus(NodeCapacity n, NodeAllocation a) {
+    TreeSet<Integer> free = new TreeSet<>(n.freeCpus());
+    for (int cpu : a.getCpusList()) {
+      if (n.cpuIds().contains(cpu)) {
+        free.add(cpu);
+      }
+    }
+    return new NodeCapacity(
+        n.name(),
+        n.properties(),
+        n.cpuIds(),
+        List.copyOf(free),
+        n.physmem(),
+        n.physmem() > 0 ? Math.min(n.physmem(), n.memFree() + a.getMem()) : 0,
+        n.gpus(),
+        Math.min(n.gpus(), n.gpusFree() + a.getGpus()),
+        n.usable(),
+        free.size() == n.np() && n.gpusFree() + a.getGpus() >= n.gpus());
   }
 
   private static NodeCapacity minus(NodeCapacity n, NodeAllocation a) {

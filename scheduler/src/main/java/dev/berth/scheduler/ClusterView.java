@@ -3,6 +3,7 @@ package dev.berth.scheduler;
 import dev.berth.proto.Job;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** The read-only view of the cluster a scheduling cycle works from. */
 public interface ClusterView {
@@ -25,6 +26,18 @@ public interface ClusterView {
 
   /** The administrators' reservations whose windows have not ended. */
   List<AdvanceReservation> reservations();
+
+  /**
+   * The preemptor queues: their jobs are looked at before every other queue's and may requeue
+   * preemptable running jobs to start.
+   */
+  Set<String> preemptorQueues();
+
+  /**
+   * The running jobs a preemptor's job may requeue, and those already being killed (what they hold
+   * is about to be free). Asked only when a preemptor's job cannot start.
+   */
+  List<PreemptableJob> preemptable();
 
   /** Every queue's Priority attribute (0 where unset), for the priority's queue factor. */
   Map<String, Integer> queuePriorities();

@@ -4,10 +4,13 @@ import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeGroup;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -24,6 +27,11 @@ import java.util.function.Predicate;
  * not start there. The reservation's own jobs start only inside the window, only on its nodes, and
  * are planned to end with it at the latest; they neither take nor honour the backfill reservations
  * of other jobs, which can never meet a window on its nodes.
+ *
+ * <p>Jobs of preemptor queues are looked at before all others (as Slurm's partition PriorityTier).
+ * One that cannot start may requeue running jobs of preemptable queues: the youngest first, as few
+ * as let it start now, then it waits for them to end; while jobs it (or a delete) is killing still
+ * end, no more are requeued for it.
  */
 public final class Planner {
   /**
@@ -32,6 +40,12 @@ public final class Planner {
    * cycle no more are made, which bounds a cycle's work on a cluster without walltimes.
    */
   static final int MAX_FAILED_SEARCHES = 16;
+
+  /** Preemptors' jobs that may requeue running jobs in one cycle: a bound on its work. */
+  static final int MAX_PREEMPTING = 4;
+
+  /** The most running jobs one preemptor's job may requeue, and the most it tries. */
+  static final int MAX_VICTIMS = 64;
 
   private Planner() {}
 
@@ -46,18 +60,18 @@ public final class Planner {
    * the jobs that must not delay it.
    */
   public static Plan plan(ClusterView view, int maxDecisions, int maxConsidered) {
-    return new Cycle(view, view.settings()).run(maxDecisions, maxConsidered);
+    return new Cycle(view, view.settings(), true).run(maxDecisions, maxConsidered);
   }
 
   /**
    * Starts the first jobs by priority that fit now, in order, and stops at the first that does not
-   * (strict ordering, no reservation searched): a plan that can never delay a reservation another
-   * cycle made, and needs neither the running jobs' ends nor a look at every job, for a caller on
-   * the server's own thread.
+   * (strict ordering, no reservation searched, nothing preempted): a plan that can never delay a
+   * reservation another cycle made, and needs neither the running jobs' ends nor a look at every
+   * job, for a caller on the server's own thread.
    */
   public static Plan inOrder(ClusterView view, int maxDecisions, int maxConsidered) {
     SchedulerSettings strict = new SchedulerSettings(view.settings().weights(), 0, true);
-    return new Cycle(view, strict).run(maxDecisions, maxConsidered);
+    return new Cycle(view, strict, false).run(maxDecisions, maxConsidered);
   }
 
   private static final class Cycle {
@@ -70,12 +84,20 @@ public final class Planner {
     private final Map<RunLimit, Integer> running = new HashMap<>();
     private final Map<String, AdvanceReservation> reservationOfQueue = new HashMap<>();
     private final Room room;
+    private final boolean mayPreempt;
+    private final Set<String> preemptorQueues;
+    private final List<Preemption> preemptions = new ArrayList<>();
+    private final Set<String> claimed = new HashSet<>();
+    private List<PreemptableJob> preemptable;
+    private int preempting;
     private int reservations;
     private int failedSearches;
 
-    Cycle(ClusterView view, SchedulerSettings settings) {
+    Cycle(ClusterView view, SchedulerSettings settings, boolean mayPreempt) {
       this.view = view;
       this.settings = settings;
+      this.mayPreempt = mayPreempt;
+      this.preemptorQueues = view.preemptorQueues();
       this.now = view.now();
       List<AdvanceReservation> reservations = view.reservations();
       reservations.forEach(r -> reservationOfQueue.put(r.queue(), r));
@@ -89,7 +111,7 @@ public final class Planner {
           new Priorities(settings.weights(), now, cpus, view.queuePriorities(), view::fairShare);
       Waiting rest = null;
       int considered = 0;
-      for (Job job : priorities.order(view.eligibleJobs())) {
+      for (Job job : preemptorsFirst(priorities.order(view.eligibleJobs()))) {
         if (decisions.size() >= maxDecisions) {
           rest =
               new Waiting("the cycle started as many jobs as one cycle may; the next follows", 0);
@@ -104,8 +126,10 @@ public final class Planner {
           considerInside(job, own);
           continue;
         }
+        boolean mayRequeue = mayPreempt && preemptorQueues.contains(job.getQueue());
         if (room.free() == 0
             && room.noWindowOpen()
+            && !mayRequeue
             && (reservations >= settings.backfillDepth()
                 || failedSearches >= MAX_FAILED_SEARCHES)) {
           rest = new Waiting("no CPU is free", 0);
@@ -117,7 +141,24 @@ public final class Planner {
         }
       }
       return new Plan(
-          decisions, waiting, rest == null ? new Waiting("not looked at yet", 0) : rest);
+          decisions,
+          preemptions,
+          waiting,
+          rest == null ? new Waiting("not looked at yet", 0) : rest);
+    }
+
+    /** The jobs of preemptor queues first, each part in priority order. */
+    private Iterable<Job> preemptorsFirst(Iterable<Job> ordered) {
+      if (preemptorQueues.isEmpty()) {
+        return ordered;
+      }
+      List<Job> first = new ArrayList<>();
+      List<Job> rest = new ArrayList<>();
+      for (Job job : ordered) {
+        (preemptorQueues.contains(job.getQueue()) ? first : rest).add(job);
+      }
+      first.addAll(rest);
+      return first;
     }
 
     /** Starts the job, or says why not (and reserves its start if it is among the first). */
@@ -139,8 +180,92 @@ public final class Planner {
           return true;
         }
       }
+      if (mayPreempt && preemptorQueues.contains(job.getQueue())) {
+        // whatever room there is now: requeued jobs would give more back
+        Optional<Waiting> preempted = preempt(job, end);
+        if (preempted.isPresent()) {
+          waiting.put(job.getId(), preempted.get());
+          return false;
+        }
+      }
       waiting.put(job.getId(), blocked(job, duration, end));
       return false;
+    }
+
+    /**
+     * Requeues the fewest running jobs of preemptable queues, the youngest first, that let a
+     * preemptor's job start now; none if jobs being killed already will. Empty when requeuing
+     * cannot make room for it.
+     */
+    private Optional<Waiting> preempt(Job job, long end) {
+      if (preempting >= MAX_PREEMPTING) {
+        return Optional.empty();
+      }
+      if (preemptable == null) {
+        preemptable = view.preemptable();
+      }
+      List<List<NodeAllocation>> ending = new ArrayList<>();
+      List<PreemptableJob> candidates = new ArrayList<>();
+      for (PreemptableJob p : preemptable) {
+        if (claimed.contains(p.jobId())) {
+          continue;
+        }
+        if (p.ending()) {
+          ending.add(p.allocations());
+        } else {
+          candidates.add(p);
+        }
+      }
+      if (!ending.isEmpty() && fitsWith(job, end, ending, List.of())) {
+        return Optional.of(
+            new Waiting("it starts when jobs being killed (preempted or deleted) have ended", 0));
+      }
+      candidates.sort(
+          Comparator.comparingLong(PreemptableJob::start)
+              .reversed()
+              .thenComparing(PreemptableJob::jobId, Comparator.reverseOrder()));
+      List<PreemptableJob> chosen = new ArrayList<>();
+      for (PreemptableJob c : candidates) {
+        if (chosen.size() >= MAX_VICTIMS) {
+          return Optional.empty();
+        }
+        chosen.add(c);
+        if (fitsWith(job, end, ending, chosen)) {
+          fewest(job, end, ending, chosen);
+          preempting++;
+          for (PreemptableJob v : chosen) {
+            claimed.add(v.jobId());
+            preemptions.add(new Preemption(v.jobId(), job.getId()));
+          }
+          List<String> ids = chosen.stream().map(PreemptableJob::jobId).toList();
+          return Optional.of(
+              new Waiting(
+                  "preempting "
+                      + (ids.size() == 1 ? "job " : "jobs ")
+                      + shortList(ids)
+                      + " (requeued); it starts when they have ended",
+                  0));
+        }
+      }
+      return Optional.empty();
+    }
+
+    /** Leaves out of {@code chosen} every job the preemptor does not need, the oldest first. */
+    private void fewest(
+        Job job, long end, List<List<NodeAllocation>> ending, List<PreemptableJob> chosen) {
+      for (int i = chosen.size() - 1; i >= 0; i--) {
+        PreemptableJob left = chosen.remove(i);
+        if (!fitsWith(job, end, ending, chosen)) {
+          chosen.add(i, left);
+        }
+      }
+    }
+
+    private boolean fitsWith(
+        Job job, long end, List<List<NodeAllocation>> ending, List<PreemptableJob> chosen) {
+      List<List<NodeAllocation>> released = new ArrayList<>(ending);
+      chosen.forEach(p -> released.add(p.allocations()));
+      return Placement.place(job, availability.withReleased(now, end, released)).isPresent();
     }
 
     /** Starts a job of a reservation on its nodes if its window is open and they have room. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A fixed {@link ClusterView}: the nodes and the eligible jobs in order, how many subjobs of each
@@ -24,6 +25,8 @@ final class FakeView implements ClusterView {
   long now;
   List<RunningJob> runningJobs = List.of();
   List<AdvanceReservation> reservations = List.of();
+  Set<String> preemptorQueues = Set.of();
+  List<PreemptableJob> preemptable = List.of();
   Map<String, Integer> queuePriorities = Map.of();
   FairShare fairShare = FairShare.NONE;
 
@@ -80,6 +83,16 @@ final class FakeView implements ClusterView {
   @Override
   public List<AdvanceReservation> reservations() {
     return reservations;
+  }
+
+  @Override
+  public Set<String> preemptorQueues() {
+    return preemptorQueues;
+  }
+
+  @Override
+  public List<PreemptableJob> preemptable() {
+    return preemptable;
   }
 
   @Override

@@ -510,8 +510,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private Behavior<Message> planMade(Plan plan) {
     scheduling = false;
     lastPlan.set(plan);
-    if (!plan.decisions().isEmpty()) {
-      execute(new Decider.Schedule(plan.decisions()), schedulerCaller, null);
+    if (!plan.decisions().isEmpty() || !plan.preemptions().isEmpty()) {
+      execute(new Decider.Schedule(plan.decisions(), plan.preemptions()), schedulerCaller, null);
     }
     if (scheduleAgain) {
       scheduleAgain = false;

@@ -11,6 +11,7 @@ import dev.berth.scheduler.FairShare;
 import dev.berth.scheduler.NodeCapacity;
 import dev.berth.scheduler.Plan;
 import dev.berth.scheduler.Planner;
+import dev.berth.scheduler.PreemptableJob;
 import dev.berth.scheduler.RunDecision;
 import dev.berth.scheduler.RunLimit;
 import dev.berth.scheduler.RunningJob;
@@ -139,7 +140,7 @@ public final class Simulation {
       Map<String, Long> firstReserved,
       SimulationReport.Builder report) {
     if (queued.isEmpty()) {
-      return new Plan(List.of(), Map.of(), new Waiting("nothing queued", 0));
+      return new Plan(List.of(), List.of(), Map.of(), new Waiting("nothing queued", 0));
     }
     long started = System.nanoTime();
     Plan plan = Planner.plan(view(now, free, queued, running), MAX_STARTS_PER_CYCLE);
@@ -265,6 +266,16 @@ public final class Simulation {
 
       @Override
       public List<AdvanceReservation> reservations() {
+        return List.of();
+      }
+
+      @Override
+      public Set<String> preemptorQueues() {
+        return Set.of();
+      }
+
+      @Override
+      public List<PreemptableJob> preemptable() {
         return List.of();
       }
 

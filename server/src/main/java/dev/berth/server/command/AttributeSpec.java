@@ -29,7 +29,9 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
     LIST,
     RESOURCE,
     /** Shares of a named user or account ({@code fairshare_user.alice = 10}): 1 or more. */
-    SHARES
+    SHARES,
+    /** How a queue's running jobs may be preempted: {@code off} or {@code requeue}. */
+    PREEMPT_MODE
   }
 
   /** The most shares one name may have: their sum over many names still fits in a long. */
@@ -109,6 +111,13 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
           throw bad(label, v, "expected 1 to " + MAX_SHARES + "; unset it for the default of 1");
         }
         return Long.toString(shares);
+      case PREEMPT_MODE:
+        String mode = v.toLowerCase(Locale.ROOT);
+        if (!mode.equals(QueueAttributes.PREEMPT_OFF)
+            && !mode.equals(QueueAttributes.PREEMPT_REQUEUE)) {
+          throw bad(label, v, "expected off or requeue");
+        }
+        return mode;
       case RESOURCE:
         if (a.getResource().isEmpty()) {
           throw bad(label, v, "name the resource, e.g. " + name + ".walltime");

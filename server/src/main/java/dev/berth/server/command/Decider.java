@@ -8,10 +8,13 @@ import dev.berth.proto.QueueCreated;
 import dev.berth.proto.Request;
 import dev.berth.proto.ServerAttributesChanged;
 import dev.berth.proto.ServerInbound;
+import dev.berth.scheduler.Preemption;
 import dev.berth.scheduler.RunDecision;
 import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.StateMachine;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Decides what a command means for the state: the events to record and the answers to send. Reads
@@ -25,8 +28,13 @@ public final class Decider {
   /** A client request that changes state (queries never come here). */
   public record ClientCommand(Request request, Caller caller) implements Command {}
 
-  /** Run decisions from a scheduling cycle. */
-  public record Schedule(List<RunDecision> decisions) implements Command {}
+  /** Run decisions and preemptions from a scheduling cycle. */
+  public record Schedule(List<RunDecision> decisions, List<Preemption> preemptions)
+      implements Command {
+    public Schedule(List<RunDecision> decisions) {
+      this(decisions, List.of());
+    }
+  }
 
   /** A report from the mom of a node. */
   public record FromNode(ServerInbound message) implements Command {}
@@ -46,7 +54,7 @@ public final class Decider {
     if (command instanceof ClientCommand c) {
       return client(s, c.request(), c.caller(), ctx);
     } else if (command instanceof Schedule sc) {
-      return schedule(s, sc.decisions(), ctx);
+      return schedule(s, sc, ctx);
     } else if (command instanceof FromNode n) {
       return fromNode(s, n.message(), ctx);
     } else if (command instanceof NodeDown d) {
@@ -113,18 +121,26 @@ public final class Decider {
     };
   }
 
-  private static Outcome schedule(ClusterState s, List<RunDecision> decisions, Context ctx) {
+  private static Outcome schedule(ClusterState s, Schedule schedule, Context ctx) {
     Outcome out = new Outcome();
     ClusterState view = s;
-    for (RunDecision d : decisions) {
-      var event = RunJobs.dispatch(view, d, ctx.nowSeconds());
-      if (event.isPresent()) {
-        out.event(event.get());
-        Event applied = event.get().setSeq(view.lastSeq() + 1).build();
-        view = dev.berth.server.state.StateMachine.apply(view, applied);
-      }
+    for (RunDecision d : schedule.decisions()) {
+      view = record(out, view, RunJobs.dispatch(view, d, ctx.nowSeconds()));
+    }
+    for (Preemption p : schedule.preemptions()) {
+      view = record(out, view, Preemptions.requeue(view, p));
     }
     return out;
+  }
+
+  /** Adds an event that still holds, and the state it leaves for the next decision's check. */
+  private static ClusterState record(
+      Outcome out, ClusterState view, Optional<Event.Builder> event) {
+    if (event.isEmpty()) {
+      return view;
+    }
+    out.event(event.get());
+    return StateMachine.apply(view, event.get().setSeq(view.lastSeq() + 1).build());
   }
 
   private static Outcome fromNode(ClusterState s, ServerInbound m, Context ctx) {

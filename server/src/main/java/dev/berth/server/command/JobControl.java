@@ -89,7 +89,9 @@ final class JobControl {
                             .setEndTime(ctx.nowSeconds())
                             .setResourcesUsed(member.getResourcesUsed())
                             .setReason("purged by " + caller.principal())));
-          } else if (member.getDeleteRequestedBy().isEmpty()) {
+          } else if (member.getDeleteRequestedBy().isEmpty()
+              || !member.getPreemptedBy().isEmpty()) {
+            // a job being preempted would be requeued: this makes its end a delete
             out.event(
                 Event.newBuilder()
                     .setJobKillRequested(

@@ -193,15 +193,21 @@ final class NodeReports {
         && (job.get().getState() == JobState.RUNNING || job.get().getState() == JobState.EXITING)
         && isMotherSuperior(job.get(), r.getNode())) {
       out.event(
-          Event.newBuilder()
-              .setJobExited(
-                  JobExited.newBuilder()
-                      .setJobId(r.getJobId())
-                      .setExitStatus(r.getExitStatus())
-                      .setResourcesUsed(r.getResourcesUsed())
-                      .setEndTime(r.getEndTime())
-                      .setReason(r.getReason())
-                      .setOutputNote(r.getOutputNote())));
+          job.get().getPreemptedBy().isEmpty()
+              ? Event.newBuilder()
+                  .setJobExited(
+                      JobExited.newBuilder()
+                          .setJobId(r.getJobId())
+                          .setExitStatus(r.getExitStatus())
+                          .setResourcesUsed(r.getResourcesUsed())
+                          .setEndTime(r.getEndTime())
+                          .setReason(r.getReason())
+                          .setOutputNote(r.getOutputNote()))
+              : Event.newBuilder()
+                  .setJobRequeued(
+                      JobRequeued.newBuilder()
+                          .setJobId(r.getJobId())
+                          .setReason("requeued: preempted by job " + job.get().getPreemptedBy())));
     }
     return out.notice(
         r.getNode(),

@@ -22,6 +22,15 @@ public final class QueueAttributes {
   public static final String ACL_USERS = "acl_users";
   public static final String PRIORITY = "Priority";
 
+  /** Its jobs go before other queues' and may requeue running jobs of preemptable queues. */
+  public static final String PREEMPTOR = "preemptor";
+
+  /** How its running jobs may be preempted: {@link #PREEMPT_OFF} (unset) or requeue. */
+  public static final String PREEMPT_MODE = "preempt_mode";
+
+  public static final String PREEMPT_OFF = "off";
+  public static final String PREEMPT_REQUEUE = "requeue";
+
   static final Map<String, AttributeSpec> SPECS =
       Stream.of(
               AttributeSpec.of(QUEUE_TYPE, Type.STRING),
@@ -40,6 +49,8 @@ public final class QueueAttributes {
               AttributeSpec.of("resources_min", Type.RESOURCE),
               AttributeSpec.of(ACL_USER_ENABLE, Type.BOOLEAN),
               AttributeSpec.of(ACL_USERS, Type.LIST),
+              AttributeSpec.of(PREEMPTOR, Type.BOOLEAN),
+              AttributeSpec.of(PREEMPT_MODE, Type.PREEMPT_MODE),
               AttributeSpec.readOnly("total_jobs", Type.INTEGER),
               AttributeSpec.readOnly("state_count", Type.STRING))
           .collect(Collectors.toUnmodifiableMap(AttributeSpec::name, Function.identity()));
@@ -82,6 +93,21 @@ public final class QueueAttributes {
   /** Whether {@code queue} exists and is started (its jobs are scheduled). */
   public static boolean started(ClusterState s, String queue) {
     return s.queue(queue).map(q -> flag(q, STARTED)).orElse(false);
+  }
+
+  /** Whether {@code queue} is a preemptor's: its jobs may requeue preemptable running jobs. */
+  public static boolean preemptor(ClusterState s, String queue) {
+    return s.queue(queue).map(q -> flag(q, PREEMPTOR)).orElse(false);
+  }
+
+  /** Whether running jobs of {@code queue} may be requeued for a preemptor's (not its own). */
+  public static boolean preemptable(ClusterState s, String queue) {
+    return s.queue(queue)
+        .map(
+            q ->
+                !flag(q, PREEMPTOR)
+                    && PREEMPT_REQUEUE.equals(q.getAttributesMap().get(PREEMPT_MODE)))
+        .orElse(false);
   }
 
   public static boolean flag(Queue q, String name) {

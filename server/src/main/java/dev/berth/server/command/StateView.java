@@ -1,6 +1,7 @@
 package dev.berth.server.command;
 
 import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
 import dev.berth.proto.Queue;
 import dev.berth.proto.Reservation;
@@ -8,6 +9,7 @@ import dev.berth.scheduler.AdvanceReservation;
 import dev.berth.scheduler.ClusterView;
 import dev.berth.scheduler.FairShare;
 import dev.berth.scheduler.NodeCapacity;
+import dev.berth.scheduler.PreemptableJob;
 import dev.berth.scheduler.RunLimit;
 import dev.berth.scheduler.RunningJob;
 import dev.berth.scheduler.SchedulerSettings;
@@ -125,6 +127,41 @@ public final class StateView implements ClusterView {
         result.add(
             new AdvanceReservation(
                 r.getId(), r.getQueue(), r.getStart(), r.getEnd(), r.getNodesList()));
+      }
+    }
+    return result;
+  }
+
+  @Override
+  public Set<String> preemptorQueues() {
+    Set<String> result = new HashSet<>();
+    for (Queue q : state.queues().values()) {
+      if (QueueAttributes.flag(q, QueueAttributes.PREEMPTOR)) {
+        result.add(q.getName());
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Running jobs being killed (their CPUs are about to be free), and the rerunnable running jobs of
+   * preemptable queues, which a preemptor's job may requeue.
+   */
+  @Override
+  public List<PreemptableJob> preemptable() {
+    Map<String, Boolean> preemptable = new HashMap<>();
+    List<PreemptableJob> result = new ArrayList<>();
+    for (Job j : state.holding().values()) {
+      if (j.getState() != JobState.RUNNING) {
+        continue;
+      }
+      boolean ending = !j.getDeleteRequestedBy().isEmpty();
+      if (ending
+          || (j.getRerunnable()
+              && preemptable.computeIfAbsent(
+                  j.getQueue(), q -> QueueAttributes.preemptable(state, q)))) {
+        long start = j.getStartTime() > 0 ? j.getStartTime() : now;
+        result.add(new PreemptableJob(j.getId(), start, j.getExecNodesList(), ending));
       }
     }
     return result;

@@ -170,6 +170,7 @@ public final class StateMachine {
             .setExitStatus(x.getExitStatus())
             .setResourcesUsed(x.getResourcesUsed())
             .setCompTime(x.getEndTime())
+            .clearPreemptedBy()
             .setExitReason(x.getReason())
             .setMtime(e.getTime() / 1000);
     String comment =
@@ -207,6 +208,7 @@ public final class StateMachine {
         job,
         job.toBuilder()
             .setDeleteRequestedBy(e.getActor())
+            .setPreemptedBy(k.getPreemptedBy())
             .setComment(k.getReason())
             .setMtime(now)
             .build());
@@ -226,6 +228,7 @@ public final class StateMachine {
             .setSessionId(0)
             .setStartTime(0)
             .clearDeleteRequestedBy()
+            .clearPreemptedBy()
             .setComment(r.getReason())
             .setEtime(now)
             .setMtime(now)

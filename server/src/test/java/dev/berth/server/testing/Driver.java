@@ -259,8 +259,11 @@ public final class Driver {
 
   /** Records a plan's decisions; returns the jobs they dispatched. */
   public List<String> schedule(Plan plan) {
-    Outcome out = run(new Decider.Schedule(plan.decisions()), Caller.SCHEDULER);
-    return out.events().stream().map(e -> e.getJobDispatched().getJobId()).toList();
+    Outcome out = run(new Decider.Schedule(plan.decisions(), plan.preemptions()), Caller.SCHEDULER);
+    return out.events().stream()
+        .filter(Event::hasJobDispatched)
+        .map(e -> e.getJobDispatched().getJobId())
+        .toList();
   }
 
   /** The mother superior of a dispatched job reports that it started. */
