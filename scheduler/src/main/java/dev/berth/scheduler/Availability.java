@@ -54,6 +54,26 @@ final class Availability {
   private final BitSet unsorted = new BitSet();
   private final BitSet reserved = new BitSet();
   private final Map<Integer, List<AdvanceReservation>> windows = new HashMap<>();
+
+  /**
+   * What is free from now until a moment, by how many moments after now at which some node has less
+   * free (a window begins, a reserved start) come before it: jobs of the same walltime, or of
+   * walltimes between the same two such moments, see the same, so a long queue does not work it out
+   * again for every job. A start brings the nodes it used up to date; a reserved start forgets it.
+   */
+  private final Map<Integer, Least> fromNow = new HashMap<>();
+
+  /** What is free now outside windows, kept the same way, by how many windows begin before. */
+  private final Map<Integer, Least> outside = new HashMap<>();
+
+  /**
+   * The least of what each node has free over [now, to), by position; null where it is what the
+   * node has now.
+   */
+  private record Least(long to, NodeCapacity[] nodes) {}
+
+  private long[] lessLater;
+  private long[] windowStarts;
   private final Supplier<List<RunningJob>> running;
   private final List<RunningJob> startedHere = new ArrayList<>();
   private boolean endsKnown;
@@ -151,13 +171,21 @@ final class Availability {
     if (windows.isEmpty()) {
       return current;
     }
-    List<NodeCapacity> result = new ArrayList<>(current);
+    Least least =
+        from == now
+            ? outside.computeIfAbsent(below(windowStarts(), to), k -> withoutWindows(from, to))
+            : withoutWindows(from, to);
+    return readThrough(least.nodes());
+  }
+
+  private Least withoutWindows(long from, long to) {
+    NodeCapacity[] nodes = new NodeCapacity[current.size()];
     for (int i : windows.keySet()) {
       if (windowMeets(i, from, to)) {
-        result.set(i, nothingFree(current.get(i)));
+        nodes[i] = nothingFree(current.get(i));
       }
     }
-    return result;
+    return new Least(to, nodes);
   }
 
   /** Records a start now that holds its allocations until {@code end}. */
@@ -165,6 +193,11 @@ final class Availability {
     for (NodeAllocation a : allocations) {
       int i = position.get(a.getNode());
       current.set(i, minus(current.get(i), a));
+      for (Least l : fromNow.values()) {
+        if (l.nodes()[i] != null) {
+          l.nodes()[i] = least(i, now, l.to());
+        }
+      }
     }
     RunningJob started = new RunningJob("", end, allocations);
     if (endsKnown) {
@@ -184,27 +217,8 @@ final class Availability {
       return current;
     }
     if (from == now) {
-      // only reserved nodes and those with a window ever have less later than now: the rest is
-      // read through
-      Map<Integer, NodeCapacity> least = new HashMap<>();
-      for (int i = reserved.nextSetBit(0); i >= 0; i = reserved.nextSetBit(i + 1)) {
-        least.put(i, least(i, from, to));
-      }
-      for (int i : windows.keySet()) {
-        least.computeIfAbsent(i, k -> least(k, from, to));
-      }
-      return new AbstractList<>() {
-        @Override
-        public NodeCapacity get(int i) {
-          NodeCapacity n = least.get(i);
-          return n != null ? n : current.get(i);
-        }
-
-        @Override
-        public int size() {
-          return current.size();
-        }
-      };
+      return readThrough(
+          fromNow.computeIfAbsent(below(lessLater(), to), k -> duringFromNow(to)).nodes());
     }
     List<NodeCapacity> result = new ArrayList<>(current);
     for (int i = 0; i < current.size(); i++) {
@@ -213,6 +227,79 @@ final class Availability {
       }
     }
     return result;
+  }
+
+  /** Only reserved nodes and those with a window ever have less later: the rest is read through. */
+  private Least duringFromNow(long to) {
+    NodeCapacity[] least = new NodeCapacity[current.size()];
+    for (int i = reserved.nextSetBit(0); i >= 0; i = reserved.nextSetBit(i + 1)) {
+      least[i] = least(i, now, to);
+    }
+    for (int i : windows.keySet()) {
+      if (least[i] == null) {
+        least[i] = least(i, now, to);
+      }
+    }
+    return new Least(to, least);
+  }
+
+  /** What is free now, but for the nodes {@code instead} has. */
+  private List<NodeCapacity> readThrough(NodeCapacity[] instead) {
+    return new AbstractList<>() {
+      @Override
+      public NodeCapacity get(int i) {
+        NodeCapacity n = instead[i];
+        return n != null ? n : current.get(i);
+      }
+
+      @Override
+      public int size() {
+        return current.size();
+      }
+    };
+  }
+
+  /**
+   * Window starts and the moments reserved nodes have less (reserved starts: gains never lower the
+   * least from now), in order, distinct.
+   */
+  private long[] lessLater() {
+    if (lessLater == null) {
+      TreeSet<Long> times = new TreeSet<>();
+      for (long t : windowStarts()) {
+        times.add(t);
+      }
+      for (int i = reserved.nextSetBit(0); i >= 0; i = reserved.nextSetBit(i + 1)) {
+        for (Change c : changes.get(i)) {
+          if (c.at() > now && (c.cpus() < 0 || c.mem() < 0 || c.gpus() < 0)) {
+            times.add(c.at());
+          }
+        }
+      }
+      lessLater = times.stream().mapToLong(Long::longValue).toArray();
+    }
+    return lessLater;
+  }
+
+  private long[] windowStarts() {
+    if (windowStarts == null) {
+      TreeSet<Long> times = new TreeSet<>();
+      windows.values().forEach(rs -> rs.forEach(r -> times.add(Math.max(r.start(), now))));
+      windowStarts = times.stream().mapToLong(Long::longValue).toArray();
+    }
+    return windowStarts;
+  }
+
+  /** How many of the ordered {@code times} come before {@code t}. */
+  private static int below(long[] times, long t) {
+    int at = java.util.Arrays.binarySearch(times, t);
+    return at >= 0 ? at : -at - 1;
+  }
+
+  private void planChanged() {
+    fromNow.clear();
+    outside.clear();
+    lessLater = null;
   }
 
   /**
@@ -258,12 +345,30 @@ final class Availability {
         }
       }
     }
+    // The bound above does not see windows, so many ends before a maintenance window can use up
+    // the tries: the windows' ends, when nodes come back whole, are tried too (the start found may
+    // then be later than the earliest, which delays no one).
+    long[] ends =
+        windows.values().stream()
+            .flatMap(List::stream)
+            .mapToLong(AdvanceReservation::end)
+            .distinct()
+            .sorted()
+            .limit(MAX_TRIES)
+            .toArray();
+    for (long end : ends) {
+      Optional<Reservation> r = reservationAt(job, end, duration);
+      if (r.isPresent()) {
+        return r;
+      }
+    }
     return Optional.empty();
   }
 
   /** Holds what the reservation takes from its start for {@code duration} seconds. */
   void reserve(Reservation r, long duration) {
     knowEnds();
+    planChanged();
     long end = RunningJob.endOf(r.start(), duration);
     for (NodeAllocation a : r.allocations()) {
       int i = position.get(a.getNode());
@@ -422,6 +527,7 @@ final class Availability {
       return;
     }
     endsKnown = true;
+    planChanged();
     running.get().forEach(this::ending);
     startedHere.forEach(this::ending);
     startedHere.clear();

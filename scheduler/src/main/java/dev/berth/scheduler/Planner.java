@@ -3,6 +3,7 @@ package dev.berth.scheduler;
 import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeGroup;
+import dev.berth.proto.ResourceRequest;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -90,8 +91,13 @@ public final class Planner {
     private final Set<String> claimed = new HashSet<>();
     private List<PreemptableJob> preemptable;
     private int preempting;
-    private int reservations;
+    private int heldStarts;
     private int failedSearches;
+
+    /** For each shape of request, the earliest end at which it did not fit (nor will later). */
+    private final Map<Shape, Long> notFitting = new HashMap<>();
+
+    private final Map<ShapeEnd, String> whyNot = new HashMap<>();
 
     Cycle(ClusterView view, SchedulerSettings settings, boolean mayPreempt) {
       this.view = view;
@@ -99,9 +105,9 @@ public final class Planner {
       this.mayPreempt = mayPreempt;
       this.preemptorQueues = view.preemptorQueues();
       this.now = view.now();
-      List<AdvanceReservation> reservations = view.reservations();
-      reservations.forEach(r -> reservationOfQueue.put(r.queue(), r));
-      this.availability = new Availability(now, view.nodes(), reservations, view::runningJobs);
+      List<AdvanceReservation> windows = view.reservations();
+      windows.forEach(r -> reservationOfQueue.put(r.queue(), r));
+      this.availability = new Availability(now, view.nodes(), windows, view::runningJobs);
       this.room = new Room(availability.now(), availability::heldNow);
     }
 
@@ -110,6 +116,9 @@ public final class Planner {
       Priorities priorities =
           new Priorities(settings.weights(), now, cpus, view.queuePriorities(), view::fairShare);
       Waiting rest = null;
+      // set: no other job is looked at any more, but a reservation's still are (its nodes are
+      // its own, whatever stops the others)
+      Waiting stopped = null;
       int considered = 0;
       for (Job job : preemptorsFirst(priorities.order(view.eligibleJobs()))) {
         if (decisions.size() >= maxDecisions) {
@@ -126,25 +135,24 @@ public final class Planner {
           considerInside(job, own);
           continue;
         }
+        if (stopped != null) {
+          continue;
+        }
         boolean mayRequeue = mayPreempt && preemptorQueues.contains(job.getQueue());
         if (room.free() == 0
-            && room.noWindowOpen()
             && !mayRequeue
-            && (reservations >= settings.backfillDepth()
-                || failedSearches >= MAX_FAILED_SEARCHES)) {
-          rest = new Waiting("no CPU is free", 0);
-          break;
+            && (heldStarts >= settings.backfillDepth() || failedSearches >= MAX_FAILED_SEARCHES)) {
+          stopped = new Waiting("no CPU is free", 0);
+        } else if (!consider(job) && settings.strictOrdering()) {
+          stopped = new Waiting("strict_ordering: waiting behind job " + job.getId(), 0);
         }
-        if (!consider(job) && settings.strictOrdering()) {
-          rest = new Waiting("strict_ordering: waiting behind job " + job.getId(), 0);
+        if (stopped != null && reservationOfQueue.isEmpty()) {
           break;
         }
       }
-      return new Plan(
-          decisions,
-          preemptions,
-          waiting,
-          rest == null ? new Waiting("not looked at yet", 0) : rest);
+      Waiting unexamined =
+          rest != null ? rest : stopped != null ? stopped : new Waiting("not looked at yet", 0);
+      return new Plan(decisions, preemptions, waiting, unexamined);
     }
 
     /** The jobs of preemptor queues first, each part in priority order. */
@@ -171,13 +179,22 @@ public final class Planner {
       }
       long duration = RunningJob.duration(job);
       long end = RunningJob.endOf(now, duration);
+      Shape shape = null;
       if (room.mayHold(job)) {
-        Optional<List<NodeAllocation>> placed = Placement.place(job, availability.during(now, end));
-        if (placed.isPresent()) {
-          decisions.add(new RunDecision(job.getId(), placed.get()));
-          start(placed.get(), end);
-          limits.keySet().forEach(key -> running.merge(key, 1, Integer::sum));
-          return true;
+        shape = Shape.of(job);
+        Long failed = notFitting.get(shape);
+        // What is free only shrinks as the cycle goes on, and over a longer time: a request that
+        // did not fit until some end fits until no later one.
+        if (failed == null || end < failed) {
+          Optional<List<NodeAllocation>> placed =
+              Placement.place(job, availability.during(now, end));
+          if (placed.isPresent()) {
+            decisions.add(new RunDecision(job.getId(), placed.get()));
+            start(placed.get(), end);
+            limits.keySet().forEach(key -> running.merge(key, 1, Integer::sum));
+            return true;
+          }
+          notFitting.merge(shape, end, Math::min);
         }
       }
       if (mayPreempt && preemptorQueues.contains(job.getQueue())) {
@@ -188,7 +205,7 @@ public final class Planner {
           return false;
         }
       }
-      waiting.put(job.getId(), blocked(job, duration, end));
+      waiting.put(job.getId(), blocked(job, shape, duration, end));
       return false;
     }
 
@@ -310,12 +327,16 @@ public final class Planner {
       }
     }
 
-    private Waiting blocked(Job job, long duration, long end) {
-      String why = whyNotNow(job, end);
-      if (reservations < settings.backfillDepth() && failedSearches < MAX_FAILED_SEARCHES) {
+    private Waiting blocked(Job job, Shape shape, long duration, long end) {
+      // jobs of one shape and walltime share the reason (it may be a few starts old)
+      String why =
+          shape == null
+              ? "not enough free resources"
+              : whyNot.computeIfAbsent(new ShapeEnd(shape, end), k -> whyNotNow(job, end));
+      if (heldStarts < settings.backfillDepth() && failedSearches < MAX_FAILED_SEARCHES) {
         Optional<Availability.Reservation> r = availability.earliest(job, duration);
         if (r.isPresent()) {
-          reservations++;
+          heldStarts++;
           availability.reserve(r.get(), duration);
           return new Waiting(why + "; its start is reserved", r.get().start());
         }
@@ -335,9 +356,7 @@ public final class Planner {
      * plan reserved; otherwise there is simply not enough free.
      */
     private String whyNotNow(Job job, long end) {
-      if (!availability.anyReserved()
-          || !room.mayHold(job)
-          || Placement.place(job, availability.now()).isEmpty()) {
+      if (!availability.anyReserved() || Placement.place(job, availability.now()).isEmpty()) {
         return "not enough free resources";
       }
       if (Placement.place(job, availability.outsideWindows(now, end)).isEmpty()) {
@@ -350,8 +369,10 @@ public final class Planner {
         return (end == RunningJob.UNKNOWN_END
                 ? "it has no walltime, so it would still run when "
                 : "it would still run when ")
-            + (met.size() == 1 ? "reservation " + met.get(0) : "reservations " + shortList(met))
-            + " begins on the nodes it could use";
+            + (met.size() == 1
+                ? "reservation " + met.get(0) + " begins"
+                : "reservations " + shortList(met) + " begin")
+            + " on the nodes it could use";
       }
       return "it would delay the reserved start of a job of higher priority";
     }
@@ -367,6 +388,19 @@ public final class Planner {
       return Optional.empty();
     }
   }
+
+  /** What placement reads of a job: its request without the walltime, and -n. */
+  private record Shape(ResourceRequest resources, boolean exclusive) {
+    static Shape of(Job job) {
+      ResourceRequest r = job.getResources();
+      if (r.getWalltime() != 0 || r.containsValues("walltime")) {
+        r = r.toBuilder().clearWalltime().removeValues("walltime").build();
+      }
+      return new Shape(r, job.getNodeExclusive());
+    }
+  }
+
+  private record ShapeEnd(Shape shape, long end) {}
 
   private static String shortList(List<String> names) {
     return names.size() <= 3
@@ -384,37 +418,27 @@ public final class Planner {
    */
   private static final class Room {
     private final int[] nodesWithFree;
-    private final boolean windowOpen;
     private int free;
     private int mostOnOneNode;
 
     Room(List<NodeCapacity> nodes, Predicate<String> heldNow) {
       int most = 0;
-      boolean open = false;
       for (NodeCapacity n : nodes) {
         most = Math.max(most, n.np());
       }
       nodesWithFree = new int[most + 1];
       for (NodeCapacity n : nodes) {
-        if (heldNow.test(n.name())) {
-          open = true;
-        } else if (n.usable()) {
+        if (n.usable() && !heldNow.test(n.name())) {
           int f = Math.min(n.freeCpus().size(), most);
           nodesWithFree[f]++;
           free += f;
           mostOnOneNode = Math.max(mostOnOneNode, f);
         }
       }
-      windowOpen = open;
     }
 
     int free() {
       return free;
-    }
-
-    /** Whether no reservation's window is open now: then no free CPU means none for any job. */
-    boolean noWindowOpen() {
-      return !windowOpen;
     }
 
     /** A usable node's free CPUs went from {@code before} to {@code after}. */

@@ -143,6 +143,59 @@ class ReservationPlanningTest {
   }
 
   @Test
+  void strictOrderingHoldsBackOtherJobsButNotTheReservationsOwn() {
+    // g cannot start (n1 is R1's now, n2 is busy) and stops the others; x, of R1, still starts.
+    FakeView v =
+        n2BusyAt(
+            1600,
+            timed("g", 100, group(1, 4)),
+            timed("h", 100, group(1, 1)),
+            inR1(timed("x", 100, group(1, 4))));
+    v.settings = new SchedulerSettings(PriorityWeights.DEFAULT, 1, true);
+    Plan plan = Planner.plan(v, MANY);
+    assertEquals(List.of("x"), started(plan));
+    assertEquals("strict_ordering: waiting behind job g", plan.waitingOf("h").reason());
+  }
+
+  @Test
+  void manyEndsBeforeAWindowStillLeaveAStartAfterIt() {
+    // 100 one-CPU nodes, each running a job that ends before the whole-cluster window [2500,
+    // 2600): a 3000 s job fits before none of them, so its start is the window's end.
+    List<NodeCapacity> nodes = new java.util.ArrayList<>();
+    List<RunningJob> running = new java.util.ArrayList<>();
+    List<String> names = new java.util.ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      nodes.add(node("n" + i, 1).free().build());
+      names.add("n" + i);
+      running.add(new RunningJob("r" + i, 1000 + 10 * (i + 1), List.of(alloc("n" + i, 0))));
+    }
+    FakeView v = new FakeView(nodes, List.of(timed("narrow", 3000, group(1, 1))));
+    v.settings = EASY;
+    v.now = 1000;
+    v.runningJobs = running;
+    v.reservations = List.of(new AdvanceReservation("M.s", "M", 2500, 2600, names));
+    assertEquals(2600, Planner.plan(v, MANY).waitingOf("narrow").estimatedStart());
+  }
+
+  @Test
+  void jobsOfOneShapeThatDidNotFitAreNotTriedAgainAndShareTheirReason() {
+    Plan plan =
+        Planner.plan(
+            n2BusyAt(
+                1000,
+                timed("a", 600, group(1, 4)),
+                timed("b", 600, group(1, 4)),
+                timed("c", 700, group(1, 4)),
+                timed("d", 100, group(1, 4))),
+            MANY);
+    assertEquals(List.of("d"), started(plan), "a shorter job of the shape still fits");
+    String why = "it would still run when reservation R1.s begins on the nodes it could use";
+    assertEquals(why + "; its start is reserved", plan.waitingOf("a").reason());
+    assertEquals(why, plan.waitingOf("b").reason());
+    assertEquals(why, plan.waitingOf("c").reason());
+  }
+
+  @Test
   void theStrictInWritePlanStartsNothingIntoAWindow() {
     Plan plan = Planner.inOrder(freeNodesAt(1000, timed("a", 600, group(1, 4))), MANY, MANY);
     assertEquals(List.of(new RunDecision("a", List.of(alloc("n2", 0, 1, 2, 3)))), plan.decisions());
