@@ -30,8 +30,10 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * two on one node, so the cycle looks at every job on every node. {@code backfill} is a site's day:
  * running jobs of every width with walltimes, some CPUs free, queued jobs from one CPU to many
  * nodes with walltimes from ten minutes to a day, priority by age and size (so every job's priority
- * is worked out and sorted each cycle), EASY backfill. The states are built from events through the
- * server's own state machine, as a replayed journal builds them.
+ * is worked out and sorted each cycle), EASY backfill; {@code beforeMaintenance} is that day with a
+ * reservation of every node beginning in an hour, for two (jobs that would still run then start
+ * nowhere, and their estimates move past it). The states are built from events through the server's
+ * own state machine, as a replayed journal builds them.
  */
 @State(Scope.Benchmark)
 @Fork(value = 1, jvmArgsAppend = "-Xmx6g")
@@ -49,6 +51,8 @@ public class SchedulerCycleBench {
   private ClusterState blocked;
   private ClusterState day;
   private int dayStarts;
+  private ClusterState maintenance;
+  private int maintenanceStarts;
 
   @Setup(Level.Trial)
   public void build() {
@@ -56,6 +60,9 @@ public class SchedulerCycleBench {
     blocked = state(nodes, 2, false);
     day = SiteDay.state(nodes, QUEUED, NOW);
     dayStarts = SiteDay.check(day, Planner.plan(new StateView(day, NOW), MAX_STARTS), NOW);
+    maintenance = SiteDay.withMaintenance(day, nodes, NOW + 3600, NOW + 3 * 3600);
+    maintenanceStarts =
+        SiteDay.check(maintenance, Planner.plan(new StateView(maintenance, NOW), MAX_STARTS), NOW);
   }
 
   @Benchmark
@@ -80,6 +87,15 @@ public class SchedulerCycleBench {
   @Measurement(iterations = 3, time = 10)
   public List<RunDecision> backfill() {
     return check(Planner.plan(new StateView(day, NOW), MAX_STARTS).decisions(), dayStarts);
+  }
+
+  @Benchmark
+  @BenchmarkMode(Mode.SampleTime)
+  @Warmup(iterations = 2, time = 5)
+  @Measurement(iterations = 3, time = 10)
+  public List<RunDecision> beforeMaintenance() {
+    return check(
+        Planner.plan(new StateView(maintenance, NOW), MAX_STARTS).decisions(), maintenanceStarts);
   }
 
   /** A benchmark of cycles that decided wrongly measures nothing. */

@@ -2,15 +2,21 @@ package dev.berth.bench;
 
 import dev.berth.proto.Event;
 import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.Queue;
+import dev.berth.proto.QueueCreated;
+import dev.berth.proto.Reservation;
+import dev.berth.proto.ReservationCreated;
 import dev.berth.scheduler.Plan;
 import dev.berth.scheduler.RunDecision;
 import dev.berth.server.command.Context;
 import dev.berth.server.command.Decider;
 import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.StateMachine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.IntStream;
 
 /**
  * A busy site at one moment, for a scheduling cycle to plan on: nodes of {@link
@@ -72,6 +78,37 @@ final class SiteDay {
    * Checks a plan of the state as the server would take it: every decision passes the server's
    * re-check, and the first job that cannot start has a reserved start. Returns how many starts.
    */
+  /** The state with every node reserved over [start, end), as pbs_rsub records it. */
+  static ClusterState withMaintenance(ClusterState day, int nodes, long start, long end) {
+    long number = day.nextJobNumber();
+    Reservation r =
+        Reservation.newBuilder()
+            .setId("R" + number + ".bench")
+            .setNumber(number)
+            .setQueue("R" + number)
+            .setOwner("root@head")
+            .setStart(start)
+            .setEnd(end)
+            .addAllNodes(IntStream.range(0, nodes).mapToObj(n -> "n" + n).toList())
+            .build();
+    ClusterState s = day;
+    for (Event.Builder e :
+        List.of(
+            Event.newBuilder()
+                .setQueueCreated(
+                    QueueCreated.newBuilder()
+                        .setQueue(
+                            Queue.newBuilder()
+                                .setName(r.getQueue())
+                                .putAttributes("enabled", "True")
+                                .putAttributes("started", "True"))),
+            Event.newBuilder()
+                .setReservationCreated(ReservationCreated.newBuilder().setReservation(r)))) {
+      s = StateMachine.apply(s, e.setSeq(s.lastSeq() + 1).setTime(1_000).build());
+    }
+    return s;
+  }
+
   static int check(ClusterState state, Plan plan, long now) {
     List<RunDecision> decisions = plan.decisions();
     List<Event> dispatched =

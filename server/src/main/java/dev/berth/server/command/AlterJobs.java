@@ -12,7 +12,6 @@ import dev.berth.proto.JobHeld;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Queue;
 import dev.berth.proto.Response;
-import dev.berth.scheduler.Feasibility;
 import dev.berth.server.state.ClusterState;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,12 +74,7 @@ final class AlterJobs {
       MemoryPerNode.check(next.getResources());
       ResourceLimits.check(next.build(), queue, s);
       AttributeValues.checkTotal(next.build());
-      Feasibility.whyImpossible(next.build(), StateView.capacities(s))
-          .ifPresent(
-              why -> {
-                throw new CommandException(
-                    Error.Code.RESOURCES_UNAVAILABLE, "the altered job could never run: " + why);
-              });
+      Feasible.require(s, next.build(), "the altered job could never run");
       out.event(
           Event.newBuilder()
               .setJobAltered(JobAltered.newBuilder().setJob(next.build()).addAllChanged(changed)));

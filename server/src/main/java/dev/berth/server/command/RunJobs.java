@@ -48,10 +48,11 @@ final class RunJobs {
     Optional<Reservation> own = s.reservationOfQueue(job.getQueue());
     if (own.isPresent()) {
       Reservation r = own.get();
-      return r.getState() != Reservation.State.FINISHED
+      Set<String> reserved = Set.copyOf(r.getNodesList());
+      return ReservationCommands.live(r)
           && r.getStart() <= now
           && now < r.getEnd()
-          && d.allocations().stream().allMatch(a -> r.getNodesList().contains(a.getNode()));
+          && d.allocations().stream().allMatch(a -> reserved.contains(a.getNode()));
     }
     long end = RunningJob.endOf(now, RunningJob.duration(job));
     Set<String> nodes = new HashSet<>();

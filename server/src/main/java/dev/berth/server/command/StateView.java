@@ -122,12 +122,11 @@ public final class StateView implements ClusterView {
   @Override
   public List<AdvanceReservation> reservations() {
     List<AdvanceReservation> result = new ArrayList<>();
+    // windows that have ended (the next tick finishes them) still say whose queue is whose
     for (Reservation r : reservationOfQueue().values()) {
-      if (r.getEnd() > now) {
-        result.add(
-            new AdvanceReservation(
-                r.getId(), r.getQueue(), r.getStart(), r.getEnd(), r.getNodesList()));
-      }
+      result.add(
+          new AdvanceReservation(
+              r.getId(), r.getQueue(), r.getStart(), r.getEnd(), r.getNodesList()));
     }
     return result;
   }

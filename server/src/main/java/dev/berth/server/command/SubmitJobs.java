@@ -12,17 +12,12 @@ import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.JobSubmitted;
 import dev.berth.proto.Queue;
-import dev.berth.proto.Reservation;
 import dev.berth.proto.Response;
 import dev.berth.proto.SubmitJob;
 import dev.berth.proto.SubmitReply;
 import dev.berth.proto.Variable;
-import dev.berth.scheduler.Feasibility;
-import dev.berth.scheduler.NodeCapacity;
 import dev.berth.server.state.ClusterState;
-import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * qsub: checks a submission against the state (queue, limits, dependencies, whether any node could
@@ -67,14 +62,7 @@ final class SubmitJobs {
     schedulingState(job, s, ctx);
     Job built = job.build();
     AttributeValues.checkTotal(built);
-    List<NodeCapacity> nodes = StateView.capacities(s);
-    Feasibility.whyImpossible(built, nodes)
-        .ifPresent(
-            why -> {
-              throw new CommandException(
-                  Error.Code.RESOURCES_UNAVAILABLE, "job can never run: " + why);
-            });
-    s.reservationOfQueue(queue.getName()).ifPresent(r -> checkReservation(built, r, nodes));
+    Feasible.require(s, built, "job can never run");
     return new Outcome()
         .event(
             Event.newBuilder()
@@ -147,18 +135,6 @@ final class SubmitJobs {
             "user " + caller.user() + " is not in the acl_users of queue " + q.getName());
       }
     }
-  }
-
-  /** A job of a reservation's queue runs only on its nodes: it must fit them. */
-  private static void checkReservation(Job job, Reservation r, List<NodeCapacity> all) {
-    Set<String> reserved = Set.copyOf(r.getNodesList());
-    List<NodeCapacity> nodes = all.stream().filter(n -> reserved.contains(n.name())).toList();
-    Feasibility.whyImpossible(job, nodes, "reservation " + r.getId())
-        .ifPresent(
-            why -> {
-              throw new CommandException(
-                  Error.Code.RESOURCES_UNAVAILABLE, "job can never run: " + why);
-            });
   }
 
   /** OpenPBS's jobscript_max_size: the journal keeps every script with its job. */

@@ -64,6 +64,9 @@ public final class Queries {
   private final Clock clock;
   private final Supplier<Optional<Plan>> lastPlan;
 
+  /** More reservations than may exist at once: a request naming more is refused. */
+  private static final int MAX_RESERVATION_IDS = 1000;
+
   /**
    * @param lastPlan the last scheduling cycle's plan, for why queued jobs wait (empty on a server
    *     that has not scheduled)
@@ -169,6 +172,11 @@ public final class Queries {
 
   /** pbs_rstat: every reservation, or those named; anyone may list them, as in OpenPBS. */
   private ReservationList reservations(ClusterState s, List<String> ids) {
+    if (ids.size() > MAX_RESERVATION_IDS) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE,
+          "pbs_rstat names " + ids.size() + " reservations; at most " + MAX_RESERVATION_IDS);
+    }
     ReservationList.Builder list = ReservationList.newBuilder().setServer(serverName);
     Collection<Reservation> chosen =
         ids.isEmpty()

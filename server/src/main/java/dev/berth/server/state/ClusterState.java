@@ -231,7 +231,6 @@ public final class ClusterState {
     return accountUsage;
   }
 
-  /** The fair-share half-life in seconds. */
   /** The administrators' reservations by id, finished ones until their queues are empty. */
   public PSortedMap<String, Reservation> reservations() {
     return reservations;
@@ -247,6 +246,7 @@ public final class ClusterState {
     return Optional.empty();
   }
 
+  /** The fair-share half-life in seconds. */
   public long halfLife() {
     return UsageCharges.halfLife(server);
   }

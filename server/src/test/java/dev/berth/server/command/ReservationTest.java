@@ -251,6 +251,82 @@ class ReservationTest {
   }
 
   @Test
+  void aJobRequeuedAsItsWindowClosedIsDeletedAndTheReservationGoes() {
+    Reservation r = reserve(window(0, 600, "n1").addUsers("alice"));
+    String job =
+        d.submit(
+            ALICE, attr(AttributeNames.DESTINATION, r.getQueue()), resource("walltime", "5:00"));
+    assertEquals(List.of(job), d.schedule());
+    d.started(job);
+    d.advance(600);
+    d.tick(); // the window closes: the job is to be killed
+    d.run(new Decider.NodeDown("n1"), "server"); // its node is lost before the obit: requeued
+    assertEquals(JobState.QUEUED, d.job(job).getState());
+    d.tick();
+    assertEquals(JobState.COMPLETED, d.job(job).getState());
+    assertEquals("reservation " + r.getId() + " ended: its window ended", d.job(job).getComment());
+    d.advance(3600);
+    d.tick();
+    d.tick();
+    assertFalse(d.state.reservations().containsKey(r.getId()));
+  }
+
+  @Test
+  void aJobOfAWindowThatJustClosedIsPlannedNowhere() {
+    Reservation r = reserve(window(0, 600, "n1").addUsers("alice"));
+    String job =
+        d.submit(
+            ALICE,
+            attr(AttributeNames.DESTINATION, r.getQueue()),
+            resource("nodes", "1:ppn=4"),
+            resource("walltime", "5:00"));
+    d.qhold(ALICE, job, "u");
+    d.advance(600); // closed, and no tick yet
+    d.qrls(ALICE, job, "u");
+    Plan plan = d.plan();
+    assertEquals(List.of(), plan.decisions());
+    assertEquals("its reservation " + r.getId() + " has ended", plan.waitingOf(job).reason());
+  }
+
+  @Test
+  void qalterKeepsAReservationsJobWithinItsNodes() {
+    Reservation r = reserve(window(600, 3600, "1").addUsers("alice"));
+    String job = d.submit(ALICE, attr(AttributeNames.DESTINATION, r.getQueue()));
+    refused(
+        Error.Code.RESOURCES_UNAVAILABLE,
+        () -> d.qalter(ALICE, job, resource("nodes", "2:ppn=4")),
+        "the altered job could never run: requests 2 nodes but reservation "
+            + r.getId()
+            + " has 1 node");
+  }
+
+  @Test
+  void aStartTooFarAheadAndTooManyUsersAreRefused() {
+    refusedRsub(
+        ROOT, window(400L * 86400, 60, "1"), Error.Code.BAD_VALUE, "at most 366 days ahead");
+    CreateReservation.Builder many = window(0, 60, "1");
+    for (int i = 0; i <= ReservationRequest.MAX_USERS; i++) {
+      many.addUsers("u" + i);
+    }
+    refusedRsub(ROOT, many, Error.Code.BAD_VALUE, "at most 1000");
+  }
+
+  @Test
+  void aNodeThatIsNotUpIsReservedWithAWarning() {
+    d.run(new Decider.NodeDown("n2"), "server");
+    ReservationList reply = rsub(ROOT, window(600, 600, "n2"));
+    assertEquals(
+        List.of(
+            "node n2 is down or offline, or its mom has not reported: the reservation's jobs"
+                + " cannot use it until it is up"),
+        reply.getWarningsList());
+    assertEquals(
+        List.of("n1"),
+        rsub(ROOT, window(600, 600, "1")).getReservations(0).getReservation().getNodesList(),
+        "usable nodes first");
+  }
+
+  @Test
   void aWindowThatBeginsNowIsRunningAtOnce() {
     assertEquals(Reservation.State.RUNNING, reserve(window(0, 60, "1")).getState());
   }

@@ -99,7 +99,10 @@ class ReplayTest {
             Event.BodyCase.JOB_REQUEUED,
             Event.BodyCase.JOB_ALTERED,
             Event.BodyCase.NODE_UPDATED,
-            Event.BodyCase.RESERVATION_CREATED)) {
+            Event.BodyCase.RESERVATION_CREATED,
+            Event.BodyCase.RESERVATION_BEGAN,
+            Event.BodyCase.RESERVATION_ENDED,
+            Event.BodyCase.RESERVATION_REMOVED)) {
       assertTrue(kinds.contains(k), "journal has " + k + ": " + kinds);
     }
     assertFalse(w.driver.state.userUsage().isEmpty(), "jobs that ran charged fair-share usage");
