@@ -173,7 +173,7 @@ final class Availability {
     }
     Least least =
         from == now
-            ? outside.computeIfAbsent(below(windowStarts(), to), k -> withoutWindows(from, to))
+            ? outside.computeIfAbsent(windowsBefore(to), k -> withoutWindows(from, to))
             : withoutWindows(from, to);
     return readThrough(least.nodes());
   }
@@ -186,6 +186,11 @@ final class Availability {
       }
     }
     return new Least(to, nodes);
+  }
+
+  /** How many windows begin before {@code to} (what is free outside them differs by that only). */
+  int windowsBefore(long to) {
+    return windows.isEmpty() ? 0 : below(windowStarts(), to);
   }
 
   /** Records a start now that holds its allocations until {@code end}. */

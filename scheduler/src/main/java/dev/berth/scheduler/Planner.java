@@ -97,7 +97,14 @@ public final class Planner {
     /** For each shape of request, the earliest end at which it did not fit (nor will later). */
     private final Map<Shape, Long> notFitting = new HashMap<>();
 
-    private final Map<ShapeEnd, String> whyNot = new HashMap<>();
+    /**
+     * Whether a shape of request fits on what is free now, and outside the windows that begin
+     * before some end (by how many do): the parts of a reason, shared by the jobs of one shape (a
+     * reason may be a few starts old).
+     */
+    private final Map<Shape, Boolean> fitsNow = new HashMap<>();
+
+    private final Map<ShapeWindows, Boolean> fitsOutsideWindows = new HashMap<>();
 
     Cycle(ClusterView view, SchedulerSettings settings, boolean mayPreempt) {
       this.view = view;
@@ -328,11 +335,7 @@ public final class Planner {
     }
 
     private Waiting blocked(Job job, Shape shape, long duration, long end) {
-      // jobs of one shape and walltime share the reason (it may be a few starts old)
-      String why =
-          shape == null
-              ? "not enough free resources"
-              : whyNot.computeIfAbsent(new ShapeEnd(shape, end), k -> whyNotNow(job, end));
+      String why = shape == null ? "not enough free resources" : whyNotNow(job, shape, end);
       if (heldStarts < settings.backfillDepth() && failedSearches < MAX_FAILED_SEARCHES) {
         Optional<Availability.Reservation> r = availability.earliest(job, duration);
         if (r.isPresent()) {
@@ -355,11 +358,15 @@ public final class Planner {
      * administrator's reservation begins on the nodes it would get, or it would delay a start this
      * plan reserved; otherwise there is simply not enough free.
      */
-    private String whyNotNow(Job job, long end) {
-      if (!availability.anyReserved() || Placement.place(job, availability.now()).isEmpty()) {
+    private String whyNotNow(Job job, Shape shape, long end) {
+      if (!availability.anyReserved()
+          || !fitsNow.computeIfAbsent(
+              shape, k -> Placement.place(job, availability.now()).isPresent())) {
         return "not enough free resources";
       }
-      if (Placement.place(job, availability.outsideWindows(now, end)).isEmpty()) {
+      ShapeWindows outside = new ShapeWindows(shape, availability.windowsBefore(end));
+      if (!fitsOutsideWindows.computeIfAbsent(
+          outside, k -> Placement.place(job, availability.outsideWindows(now, end)).isPresent())) {
         List<String> met =
             reservationOfQueue.values().stream()
                 .filter(r -> r.meets(now, end))
@@ -400,7 +407,7 @@ public final class Planner {
     }
   }
 
-  private record ShapeEnd(Shape shape, long end) {}
+  private record ShapeWindows(Shape shape, int windowsBefore) {}
 
   private static String shortList(List<String> names) {
     return names.size() <= 3
