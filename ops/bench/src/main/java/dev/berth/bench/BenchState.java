@@ -18,6 +18,7 @@ import dev.berth.server.command.Context;
 import dev.berth.server.command.Decider;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -28,6 +29,7 @@ import java.util.stream.IntStream;
 final class BenchState {
   private static final ByteString SCRIPT = ByteString.copyFromUtf8("#!/bin/sh\ntrue\n");
   private ClusterState state = ClusterState.EMPTY;
+  private final List<Event> events = new ArrayList<>();
   private long number = 1;
 
   BenchState() {
@@ -40,8 +42,15 @@ final class BenchState {
     return state;
   }
 
+  /** The events that built the state, as a journal holds them. */
+  List<Event> events() {
+    return events;
+  }
+
   void apply(Event.Builder body) {
-    state = StateMachine.apply(state, body.setSeq(state.lastSeq() + 1).setTime(1_000).build());
+    Event e = body.setSeq(state.lastSeq() + 1).setTime(1_000).build();
+    state = StateMachine.apply(state, e);
+    events.add(e);
   }
 
   void server(String name, String value) {

@@ -32,6 +32,10 @@ final class SiteDay {
   private SiteDay() {}
 
   static ClusterState state(int nodes, int queued, long now) {
+    return build(nodes, queued, now).state();
+  }
+
+  static BenchState build(int nodes, int queued, long now) {
     Random random = new Random(42);
     BenchState b = new BenchState();
     b.server(ServerAttributes.PRIORITY_WEIGHT_AGE, "10000");
@@ -71,7 +75,7 @@ final class SiteDay {
       int ppn = kind < 6 ? 1 + random.nextInt(4) : cpus;
       b.submit(count, ppn, 600 + random.nextInt((int) DAY), now - random.nextInt((int) (7 * DAY)));
     }
-    return b.state();
+    return b;
   }
 
   /**
