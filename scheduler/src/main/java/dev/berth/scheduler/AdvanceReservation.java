@@ -16,11 +16,6 @@ public record AdvanceReservation(
     }
   }
 
-  /** Whether the window is open at {@code t}. */
-  public boolean openAt(long t) {
-    return start <= t && t < end;
-  }
-
   /** Whether the window meets [{@code from}, {@code to}). */
   public boolean meets(long from, long to) {
     return start < to && from < end;

@@ -131,57 +131,40 @@ final class Availability {
   }
 
   /**
-   * What each node has free through [{@code from}, {@code to}) if what the {@code released}
-   * allocations hold were free now too: a preemptor's view of the running jobs it could requeue.
-   * Nothing comes back on a node in a reservation's window over that time.
+   * What each node has free from now until {@code to} if what the {@code released} allocations hold
+   * were free now too: a preemptor's view of the running jobs it could requeue. Nothing comes back
+   * on a node in a reservation's window before then.
    */
-  List<NodeCapacity> withReleased(long from, long to, Collection<List<NodeAllocation>> released) {
-    List<NodeCapacity> during = during(from, to);
-    Map<Integer, NodeCapacity> more = new HashMap<>();
+  List<NodeCapacity> withReleased(long to, Collection<List<NodeAllocation>> released) {
+    List<NodeCapacity> during = during(now, to);
+    NodeCapacity[] more = new NodeCapacity[current.size()];
     for (List<NodeAllocation> allocations : released) {
       for (NodeAllocation a : allocations) {
         Integer i = position.get(a.getNode());
-        if (i != null && !windowMeets(i, from, to)) {
-          more.put(i, plus(more.getOrDefault(i, during.get(i)), a));
+        if (i != null && !windowMeets(i, now, to)) {
+          more[i] = plus(more[i] != null ? more[i] : during.get(i), a);
         }
       }
     }
-    if (more.isEmpty()) {
-      return during;
-    }
-    return new AbstractList<>() {
-      @Override
-      public NodeCapacity get(int i) {
-        NodeCapacity n = more.get(i);
-        return n != null ? n : during.get(i);
-      }
-
-      @Override
-      public int size() {
-        return during.size();
-      }
-    };
+    return readThrough(more, during);
   }
 
   /**
-   * What is free now on nodes without a reservation's window in [{@code from}, {@code to}): what a
-   * job would have if only the administrators' reservations, not the plan's, stood in its way.
+   * What is free now on nodes without a reservation's window from now until {@code to}: what a job
+   * would have if only the administrators' reservations, not the plan's, stood in its way.
    */
-  List<NodeCapacity> outsideWindows(long from, long to) {
+  List<NodeCapacity> outsideWindows(long to) {
     if (windows.isEmpty()) {
       return current;
     }
-    Least least =
-        from == now
-            ? outside.computeIfAbsent(windowsBefore(to), k -> withoutWindows(from, to))
-            : withoutWindows(from, to);
-    return readThrough(least.nodes());
+    return readThrough(
+        outside.computeIfAbsent(windowsBefore(to), k -> withoutWindows(to)).nodes(), current);
   }
 
-  private Least withoutWindows(long from, long to) {
+  private Least withoutWindows(long to) {
     NodeCapacity[] nodes = new NodeCapacity[current.size()];
     for (int i : windows.keySet()) {
-      if (windowMeets(i, from, to)) {
+      if (windowMeets(i, now, to)) {
         nodes[i] = nothingFree(current.get(i));
       }
     }
@@ -223,7 +206,7 @@ final class Availability {
     }
     if (from == now) {
       return readThrough(
-          fromNow.computeIfAbsent(below(lessLater(), to), k -> duringFromNow(to)).nodes());
+          fromNow.computeIfAbsent(below(lessLater(), to), k -> duringFromNow(to)).nodes(), current);
     }
     List<NodeCapacity> result = new ArrayList<>(current);
     for (int i = 0; i < current.size(); i++) {
@@ -248,18 +231,18 @@ final class Availability {
     return new Least(to, least);
   }
 
-  /** What is free now, but for the nodes {@code instead} has. */
-  private List<NodeCapacity> readThrough(NodeCapacity[] instead) {
+  /** {@code base}, but for the nodes {@code instead} has (by position). */
+  private static List<NodeCapacity> readThrough(NodeCapacity[] instead, List<NodeCapacity> base) {
     return new AbstractList<>() {
       @Override
       public NodeCapacity get(int i) {
         NodeCapacity n = instead[i];
-        return n != null ? n : current.get(i);
+        return n != null ? n : base.get(i);
       }
 
       @Override
       public int size() {
-        return current.size();
+        return base.size();
       }
     };
   }

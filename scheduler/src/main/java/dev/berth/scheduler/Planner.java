@@ -289,7 +289,7 @@ public final class Planner {
         Job job, long end, List<List<NodeAllocation>> ending, List<PreemptableJob> chosen) {
       List<List<NodeAllocation>> released = new ArrayList<>(ending);
       chosen.forEach(p -> released.add(p.allocations()));
-      return Placement.place(job, availability.withReleased(now, end, released)).isPresent();
+      return Placement.place(job, availability.withReleased(end, released)).isPresent();
     }
 
     /** Starts a job of a reservation on its nodes if its window is open and they have room. */
@@ -366,7 +366,7 @@ public final class Planner {
       }
       ShapeWindows outside = new ShapeWindows(shape, availability.windowsBefore(end));
       if (!fitsOutsideWindows.computeIfAbsent(
-          outside, k -> Placement.place(job, availability.outsideWindows(now, end)).isPresent())) {
+          outside, k -> Placement.place(job, availability.outsideWindows(end)).isPresent())) {
         List<String> met =
             reservationOfQueue.values().stream()
                 .filter(r -> r.meets(now, end))

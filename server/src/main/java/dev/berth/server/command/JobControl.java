@@ -72,36 +72,45 @@ final class JobControl {
     Outcome out = new Outcome();
     String reason = "deleted by " + caller.principal();
     for (Job member : members(s, job)) {
-      switch (member.getState()) {
-        case QUEUED, HELD, WAITING ->
-            out.event(
-                Event.newBuilder()
-                    .setJobDeleted(
-                        JobDeleted.newBuilder().setJobId(member.getId()).setReason(reason)));
-        case RUNNING, EXITING -> {
-          if (purge) {
-            out.event(
-                Event.newBuilder()
-                    .setJobExited(
-                        JobExited.newBuilder()
-                            .setJobId(member.getId())
-                            .setExitStatus(PURGED_STATUS)
-                            .setEndTime(ctx.nowSeconds())
-                            .setResourcesUsed(member.getResourcesUsed())
-                            .setReason("purged by " + caller.principal())));
-          } else if (member.getDeleteRequestedBy().isEmpty()
-              || !member.getPreemptedBy().isEmpty()) {
-            // a job being preempted would be requeued: this makes its end a delete
-            out.event(
-                Event.newBuilder()
-                    .setJobKillRequested(
-                        JobKillRequested.newBuilder().setJobId(member.getId()).setReason(reason)));
-          }
-        }
-        default -> {}
+      boolean holdsNodes =
+          member.getState() == JobState.RUNNING || member.getState() == JobState.EXITING;
+      if (purge && holdsNodes) {
+        out.event(
+            Event.newBuilder()
+                .setJobExited(
+                    JobExited.newBuilder()
+                        .setJobId(member.getId())
+                        .setExitStatus(PURGED_STATUS)
+                        .setEndTime(ctx.nowSeconds())
+                        .setResourcesUsed(member.getResourcesUsed())
+                        .setReason("purged by " + caller.principal())));
+      } else {
+        end(member, reason, out);
       }
     }
     return out.reply(Response.newBuilder().setAck(Ack.getDefaultInstance()));
+  }
+
+  /**
+   * Ends a job that is not an array's parent: deleted if it waits, killed if it runs (unless a
+   * delete already asked; one being preempted would be requeued, and this makes its end a delete).
+   */
+  static void end(Job job, String reason, Outcome out) {
+    switch (job.getState()) {
+      case QUEUED, HELD, WAITING ->
+          out.event(
+              Event.newBuilder()
+                  .setJobDeleted(JobDeleted.newBuilder().setJobId(job.getId()).setReason(reason)));
+      case RUNNING, EXITING -> {
+        if (job.getDeleteRequestedBy().isEmpty() || !job.getPreemptedBy().isEmpty()) {
+          out.event(
+              Event.newBuilder()
+                  .setJobKillRequested(
+                      JobKillRequested.newBuilder().setJobId(job.getId()).setReason(reason)));
+        }
+      }
+      default -> {}
+    }
   }
 
   static Outcome hold(ClusterState s, Caller caller, String text, String types, Context ctx) {

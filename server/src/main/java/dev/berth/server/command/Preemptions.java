@@ -25,10 +25,7 @@ final class Preemptions {
     }
     Job v = victim.get();
     Job f = preemptor.get();
-    if (v.getState() != JobState.RUNNING
-        || !v.getDeleteRequestedBy().isEmpty()
-        || !v.getRerunnable()
-        || !QueueAttributes.preemptable(s, v.getQueue())
+    if (!mayRequeue(s, v)
         || f.getState() != JobState.QUEUED
         || !QueueAttributes.preemptor(s, f.getQueue())
         || !QueueAttributes.started(s, f.getQueue())) {
@@ -41,5 +38,15 @@ final class Preemptions {
                     .setJobId(v.getId())
                     .setReason("preempted by job " + f.getId() + " of queue " + f.getQueue())
                     .setPreemptedBy(f.getId())));
+  }
+
+  /**
+   * Whether a preemptor's job may requeue {@code job}: running, untouched, rerunnable, preemptable.
+   */
+  static boolean mayRequeue(ClusterState s, Job job) {
+    return job.getState() == JobState.RUNNING
+        && job.getDeleteRequestedBy().isEmpty()
+        && job.getRerunnable()
+        && QueueAttributes.preemptable(s, job.getQueue());
   }
 }

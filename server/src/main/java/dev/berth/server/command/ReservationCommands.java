@@ -7,8 +7,6 @@ import dev.berth.proto.CreateReservation;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
-import dev.berth.proto.JobDeleted;
-import dev.berth.proto.JobKillRequested;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Queue;
 import dev.berth.proto.QueueAttributesChanged;
@@ -220,24 +218,8 @@ public final class ReservationCommands {
     }
     for (Job job : s.jobs()) {
       String reason = sweep.get(job.getQueue());
-      if (reason == null || !job.getArrayRequest().isEmpty()) {
-        continue; // an array's parent ends with its subjobs
-      }
-      switch (job.getState()) {
-        case QUEUED, HELD, WAITING ->
-            out.event(
-                Event.newBuilder()
-                    .setJobDeleted(
-                        JobDeleted.newBuilder().setJobId(job.getId()).setReason(reason)));
-        case RUNNING -> {
-          if (job.getDeleteRequestedBy().isEmpty() || !job.getPreemptedBy().isEmpty()) {
-            out.event(
-                Event.newBuilder()
-                    .setJobKillRequested(
-                        JobKillRequested.newBuilder().setJobId(job.getId()).setReason(reason)));
-          }
-        }
-        default -> {}
+      if (reason != null && job.getArrayRequest().isEmpty()) {
+        JobControl.end(job, reason, out); // an array's parent ends with its subjobs
       }
     }
   }

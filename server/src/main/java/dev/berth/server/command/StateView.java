@@ -148,17 +148,10 @@ public final class StateView implements ClusterView {
    */
   @Override
   public List<PreemptableJob> preemptable() {
-    Map<String, Boolean> preemptable = new HashMap<>();
     List<PreemptableJob> result = new ArrayList<>();
     for (Job j : state.holding().values()) {
-      if (j.getState() != JobState.RUNNING) {
-        continue;
-      }
-      boolean ending = !j.getDeleteRequestedBy().isEmpty();
-      if (ending
-          || (j.getRerunnable()
-              && preemptable.computeIfAbsent(
-                  j.getQueue(), q -> QueueAttributes.preemptable(state, q)))) {
+      boolean ending = j.getState() == JobState.RUNNING && !j.getDeleteRequestedBy().isEmpty();
+      if (ending || Preemptions.mayRequeue(state, j)) {
         long start = j.getStartTime() > 0 ? j.getStartTime() : now;
         result.add(new PreemptableJob(j.getId(), start, j.getExecNodesList(), ending));
       }
