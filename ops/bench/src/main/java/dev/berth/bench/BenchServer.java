@@ -152,8 +152,7 @@ final class BenchServer implements AutoCloseable {
     }
   }
 
-  private static void manage(BerthClient c, Manage.Builder manage)
-      throws ServerUnavailableException {
+  static void manage(BerthClient c, Manage.Builder manage) throws ServerUnavailableException {
     Response r = c.call(Request.newBuilder().setManage(manage));
     if (r.hasError()) {
       throw new IllegalStateException(r.getError().getMessage());

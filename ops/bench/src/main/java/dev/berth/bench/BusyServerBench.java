@@ -79,17 +79,12 @@ final class BusyServerBench {
 
   private static void set(BenchServer server, String name, String value) throws Exception {
     try (BerthClient c = BerthClient.connect(server.socket)) {
-      Response r =
-          c.call(
-              Request.newBuilder()
-                  .setManage(
-                      Manage.newBuilder()
-                          .setCommand(Manage.Command.SET)
-                          .setObjectType(Manage.ObjectType.SERVER)
-                          .addAttributes(Attribute.newBuilder().setName(name).setValue(value))));
-      if (r.hasError()) {
-        throw new IllegalStateException(r.getError().getMessage());
-      }
+      BenchServer.manage(
+          c,
+          Manage.newBuilder()
+              .setCommand(Manage.Command.SET)
+              .setObjectType(Manage.ObjectType.SERVER)
+              .addAttributes(Attribute.newBuilder().setName(name).setValue(value)));
     }
   }
 
