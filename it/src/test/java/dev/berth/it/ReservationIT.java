@@ -120,7 +120,11 @@ class ReservationIT {
 
   @Test
   void aWindowRunsItsJobsOnItsNodeKeepsOthersOutAndEndsThem() throws IOException {
-    String id = reserved(cluster.cli("pbs_rsub", "-D", "15", "-U", ALICE, "-l", "nodes=1"));
+    String id = reserved(cluster.cli("pbs_rsub", "-D", "20", "-U", ALICE, "-l", "nodes=1"));
+    // the window's job may start no sooner than 8 s into it, so that its walltime (the window's
+    // length) ends well after the window does, and the window is what ends it
+    String notBefore =
+        LocalDateTime.now().plusSeconds(8).format(DateTimeFormatter.ofPattern("yyyyMMddHHmm.ss"));
     Path outside = script(BOB, "outside.pbs", "true\n");
     String waiting = qsubAs(BOB, "-l", "walltime=00:01:00", outside.toString());
     Job told =
@@ -134,7 +138,7 @@ class ReservationIT {
         JobState.QUEUED, told.getState(), "the only node is the reservation's while it lasts");
 
     Path inside = script(ALICE, "inside.pbs", "sleep 300\n");
-    String running = qsubAs(ALICE, "-q", queueOf(id), inside.toString());
+    String running = qsubAs(ALICE, "-q", queueOf(id), "-a", notBefore, inside.toString());
     cluster.awaitState(running, JobState.RUNNING);
     assertEquals(JobState.QUEUED, cluster.job(waiting).getState());
 

@@ -19,6 +19,7 @@ import dev.berth.server.command.CommandException;
 import dev.berth.server.command.Context;
 import dev.berth.server.command.Decider;
 import dev.berth.server.command.Outcome;
+import dev.berth.server.command.ReservationCommands;
 import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.command.StateView;
 import dev.berth.server.endpoint.Replies;
@@ -91,7 +92,9 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
 
   private enum Timer implements Message {
     TICK,
-    SCHEDULE
+    SCHEDULE,
+    /** A reservation's window opens or closes: acted on at that second, not at the next tick. */
+    WINDOW
   }
 
   private record Completion(
@@ -110,6 +113,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   static final int FREED_CPU_CANDIDATES = 100;
 
   private final Settings settings;
+  private final TimerScheduler<Message> timers;
   private final Journal journal;
   private final AtomicReference<ClusterState> published;
   private final AtomicReference<Plan> lastPlan;
@@ -149,6 +153,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     super(context);
     this.stopped = stopped;
     this.settings = settings;
+    this.timers = timers;
     this.journal = journal;
     this.published = published;
     this.lastPlan = lastPlan;
@@ -172,6 +177,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     timers.startTimerWithFixedDelay(Timer.TICK, settings.tick());
     timers.startTimerWithFixedDelay(
         Timer.SCHEDULE, Duration.ofSeconds(Math.max(1, schedulerIteration())));
+    armWindowTimer();
     execute(new Decider.Bootstrap(), serverCaller, null);
     requestSchedule();
   }
@@ -222,6 +228,12 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
             })
         .onMessageEquals(Timer.TICK, this::tick)
         .onMessageEquals(Timer.SCHEDULE, () -> requestSchedule())
+        .onMessageEquals(
+            Timer.WINDOW,
+            () -> {
+              execute(new Decider.Tick(), serverCaller, null);
+              return this;
+            })
         .build();
   }
 
@@ -365,8 +377,12 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
 
   private Behavior<Message> durable(BatchDurable d) {
     inFlight = false;
+    ClusterState before = committed;
     committed = d.state();
     published.set(committed);
+    if (committed.reservations() != before.reservations()) {
+      armWindowTimer();
+    }
     Set<String> jobs = new HashSet<>();
     boolean reschedule = false;
     for (Event e : d.events()) {
@@ -473,6 +489,20 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     execute(new Decider.Tick(), serverCaller, null);
     sendDue();
     return this;
+  }
+
+  /**
+   * Wakes the pipeline when the next reservation window opens or closes, so that a window's jobs
+   * start and are ended on time rather than up to a tick late (a job in a window as long as its
+   * walltime would otherwise meet its walltime first). A boundary already past fires at once.
+   */
+  private void armWindowTimer() {
+    ReservationCommands.nextBoundary(committed)
+        .ifPresentOrElse(
+            at ->
+                timers.startSingleTimer(
+                    Timer.WINDOW, Duration.ofMillis(Math.max(0, at * 1000 - clock.millis()))),
+            () -> timers.cancel(Timer.WINDOW));
   }
 
   private void sendDue() {

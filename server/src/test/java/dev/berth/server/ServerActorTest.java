@@ -13,6 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.proto.Event;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JobState;
+import dev.berth.proto.Reservation;
+import dev.berth.proto.ReservationCreated;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerInbound;
 import dev.berth.security.Identity;
@@ -37,6 +39,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.AfterAll;
@@ -112,6 +115,49 @@ class ServerActorTest {
     }
   }
 
+  @Test
+  void aReservationWindowClosesAtItsEndNotAtTheNextTick() throws Exception {
+    try (Recording journal = new Recording(RocksJournal.open(dir.resolve("journal")))) {
+      long now = System.currentTimeMillis() / 1000;
+      ClusterState state =
+          seed(
+              journal,
+              nodeCreated("n1", 1),
+              queueCreated("R1", "queue_type", "Execution", "enabled", "True", "started", "True"),
+              Event.newBuilder()
+                  .setReservationCreated(
+                      ReservationCreated.newBuilder()
+                          .setReservation(
+                              Reservation.newBuilder()
+                                  .setId("R1.srv")
+                                  .setNumber(1)
+                                  .setOwner("root@head")
+                                  .setQueue("R1")
+                                  .setStart(now - 60)
+                                  .setEnd(now + 1)
+                                  .addNodes("n1")
+                                  .setState(Reservation.State.RUNNING))));
+      KIT.spawn(
+          ServerActor.create(
+              new ServerActor.Settings(
+                  "srv", "head", 1_000_000, Duration.ofHours(1), Duration.ofHours(1), 1000),
+              journal,
+              new AtomicReference<>(state),
+              new AtomicReference<>(),
+              Clock.systemUTC(),
+              new NodeTelemetry(),
+              Runnable::run,
+              new CompletableFuture<>(),
+              new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC())));
+
+      Event ended = journal.awaitEvent(Event::hasReservationEnded, Duration.ofSeconds(30));
+      assertEquals("its window ended", ended.getReservationEnded().getReason());
+      assertTrue(
+          ended.getTime() >= (now + 1) * 1000,
+          "not before its end, and not an hour later at the tick: " + ended);
+    }
+  }
+
   private static ClusterState seed(Journal journal, Event.Builder... events) throws Exception {
     ClusterState s = ClusterState.EMPTY;
     List<Event> numbered = new ArrayList<>();
@@ -139,9 +185,33 @@ class ServerActorTest {
       }
     }
 
+    /** The first event appended that matches, once it is. */
+    Event awaitEvent(Predicate<Event> wanted, Duration limit) throws InterruptedException {
+      long deadline = System.nanoTime() + limit.toNanos();
+      synchronized (appends) {
+        while (true) {
+          for (List<Event> batch : appends) {
+            for (Event e : batch) {
+              if (wanted.test(e)) {
+                return e;
+              }
+            }
+          }
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            throw new AssertionError("no such event within " + limit + ": " + appends);
+          }
+          TimeUnit.NANOSECONDS.timedWait(appends, left);
+        }
+      }
+    }
+
     @Override
     public CompletableFuture<Void> append(List<Event> events) {
-      appends.add(List.copyOf(events));
+      synchronized (appends) {
+        appends.add(List.copyOf(events));
+        appends.notifyAll();
+      }
       return journal.append(events);
     }
 

@@ -24,6 +24,7 @@ import dev.berth.server.state.JobCounts;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 
 /**
@@ -159,6 +160,22 @@ public final class ReservationCommands {
       }
     }
     endJobs(s, sweep, out);
+  }
+
+  /**
+   * The next second at which a live reservation's window opens or closes (it may be past, if the
+   * housekeeping has not acted on it yet).
+   */
+  public static OptionalLong nextBoundary(ClusterState s) {
+    long next = Long.MAX_VALUE;
+    for (Reservation r : s.reservations().values()) {
+      switch (r.getState()) {
+        case CONFIRMED -> next = Math.min(next, r.getStart());
+        case RUNNING -> next = Math.min(next, r.getEnd());
+        default -> {}
+      }
+    }
+    return next == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(next);
   }
 
   /** A reservation given as R12.server, R12 (its queue's name), or R12 and a server prefix. */
