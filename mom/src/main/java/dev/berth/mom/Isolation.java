@@ -80,6 +80,11 @@ public final class Isolation {
     return driver == null ? Optional.empty() : driver.find(jobId);
   }
 
+  /** The job's cgroup here if it can freeze the job's processes (for its suspension). */
+  Optional<JobCgroup> freezer(String jobId) {
+    return find(jobId).filter(JobCgroup::canFreeze);
+  }
+
   /**
    * Ends whatever is left of the job in its cgroup (also processes that left its session), reads
    * what the cgroup used, and removes it. Empty when the job had no cgroup here.

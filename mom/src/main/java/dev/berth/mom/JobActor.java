@@ -39,9 +39,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * One job on its mother superior: started (or found again after a mom restart), watched until its
- * starter exits, killed on qdel or when it passes its walltime, and reported: the start and the
- * obit are sent again and again until the server acknowledges them. Two behaviors: {@link #running}
- * and {@link #ended}.
+ * starter exits, suspended and resumed as the server says (its walltime stands still meanwhile),
+ * killed on qdel or when it passes its walltime, and reported: the start and the obit are sent
+ * again and again until the server acknowledges them. Two behaviors: {@link #running} and {@link
+ * #ended}.
  */
 final class JobActor {
   sealed interface Command {}
@@ -49,6 +50,9 @@ final class JobActor {
   record Kill(String reason, int killDelay) implements Command {}
 
   record Signal(int signal) implements Command {}
+
+  /** SuspendJob from the server: freeze (true) or thaw (false) the job here. */
+  record Suspend(boolean suspend) implements Command {}
 
   enum Ack implements Command {
     STARTED,
@@ -117,6 +121,8 @@ final class JobActor {
   /** Sessions whose processes may use the task manager: the script's and local tasks'. */
   private final Set<Long> sessions = ConcurrentHashMap.newKeySet();
 
+  private final Suspender suspender;
+
   private NodeJob nodeJob;
   private List<Path> cgroupProcs = List.of();
   private TaskManager taskManager;
@@ -171,6 +177,16 @@ final class JobActor {
             run.getKillDelay(),
             run.getGrant(),
             (node, message) -> mom.tell(new MomActor.ToPeer(node, message)));
+    this.suspender =
+        new Suspender(
+            job.getId(),
+            config.name(),
+            isolation,
+            this::signalAll,
+            records,
+            this::report,
+            clock,
+            context.getLog());
   }
 
   /** A new job: prepare, start, report. */
@@ -283,6 +299,7 @@ final class JobActor {
                         + SISTER_TIMEOUT.toSeconds()
                         + " s"))
         .onMessage(Kill.class, k -> notStarted("killed before it started: " + k.reason()))
+        .onMessage(Suspend.class, s -> notRunning())
         .onAnyMessage(m -> Behaviors.same())
         .build();
   }
@@ -362,6 +379,7 @@ final class JobActor {
     if (record.obit().isPresent()) {
       return ended(record.obit().get());
     }
+    suspender.restore(record.suspension());
     restoreLaunch();
     Optional<JobProcess> alive = record.process().flatMap(p -> launcher.reattach(p[0], p[1], p[2]));
     if (alive.isPresent()) {
@@ -492,6 +510,9 @@ final class JobActor {
   private Behavior<Command> endTasks() {
     scriptEndedNanos = System.nanoTime();
     timers.cancelAll();
+    if (suspender.suspended()) {
+      suspender.thawToEnd(); // the script ended while its tasks were stopped (no freezer here)
+    }
     if (taskManager != null) {
       taskManager.close();
     }
@@ -516,6 +537,7 @@ final class JobActor {
               sisters.kill(k.reason());
               return Behaviors.same();
             })
+        .onMessage(Suspend.class, s -> notRunning())
         .onAnyMessage(m -> Behaviors.same())
         .build();
   }
@@ -524,10 +546,8 @@ final class JobActor {
     // A non-null value: Pekko's dead-letter logging fails on a null one if this actor has stopped.
     context.pipeToSelf(
         process.exited().thenApply(v -> Boolean.TRUE), (ok, failure) -> new Exited());
-    long walltime = job.getResources().getWalltime();
-    if (walltime > 0) {
-      long left = walltime * 1000 - (clock.millis() - process.launchedMillis());
-      timers.startSingleTimer(Timer.WALLTIME, Duration.ofMillis(Math.max(0, left)));
+    if (!suspender.suspended()) {
+      startWalltime();
     }
     sendStarted();
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
@@ -550,6 +570,7 @@ final class JobActor {
               return Behaviors.same();
             })
         .onMessageEquals(Timer.WALLTIME, this::overWalltime)
+        .onMessage(Suspend.class, this::suspend)
         .onMessage(
             Kill.class,
             k -> {
@@ -573,9 +594,54 @@ final class JobActor {
         .build();
   }
 
+  /** The walltime timer, set to what is left of the walltime (if the job has one). */
+  private void startWalltime() {
+    long walltime = job.getResources().getWalltime();
+    if (walltime > 0) {
+      long ran = suspender.state().ranMillis(process.launchedMillis(), clock.millis());
+      timers.startSingleTimer(
+          Timer.WALLTIME, Duration.ofMillis(Math.max(0, walltime * 1000 - ran)));
+    }
+  }
+
+  /**
+   * SuspendJob: the walltime stands still while the job is frozen. A job that is being killed is
+   * not frozen again.
+   */
+  private Behavior<Command> suspend(Suspend s) {
+    if (killReason != null) {
+      return notRunning();
+    }
+    suspender.order(s.suspend());
+    if (suspender.suspended()) {
+      timers.cancel(Timer.WALLTIME);
+    } else {
+      startWalltime();
+    }
+    return Behaviors.same();
+  }
+
+  private Behavior<Command> notRunning() {
+    suspender.answerNotRunning();
+    return Behaviors.same();
+  }
+
+  /**
+   * A signal for every process of the job here that signals reach: the script's session and the
+   * tasks on this node.
+   */
+  private void signalAll(int signal) {
+    if (process != null) {
+      launcher.signalJob(process.pid(), signal);
+    }
+    if (localTasks != null) {
+      localTasks.tell(new TaskHost.SignalAll(signal));
+    }
+  }
+
   private Behavior<Command> overWalltime() {
     long limit = job.getResources().getWalltime();
-    long used = (clock.millis() - process.launchedMillis()) / 1000;
+    long used = suspender.state().ranMillis(process.launchedMillis(), clock.millis()) / 1000;
     String message =
         "job killed: walltime "
             + used
@@ -593,6 +659,7 @@ final class JobActor {
     if (killReason == null) {
       killReason = reason;
       context.getLog().info("killing job {}: {}", job.getId(), reason);
+      suspender.thawToEnd();
       launcher.signalJob(process.pid(), Signals.SIGTERM);
       timers.startSingleTimer(Timer.ESCALATE, Duration.ofSeconds(Math.max(0, killDelay)));
     }
@@ -622,7 +689,8 @@ final class JobActor {
                   : "the job's processes ended while the mom could not watch them");
     } else {
       StarterStatus status = StarterStatus.parse(line.get());
-      obit.setExitStatus(status.exitStatus()).setResourcesUsed(status.usage((end - start) / 1000));
+      long walltime = suspender.state().ranMillis(start, end) / 1000;
+      obit.setExitStatus(status.exitStatus()).setResourcesUsed(status.usage(walltime));
       if (status.kind() == StarterStatus.Kind.FAILED) {
         obit.setReason("could not start on " + config.name() + ": " + status.message());
       }
@@ -711,6 +779,7 @@ final class JobActor {
                   o.setReason(o.getReason().isEmpty() ? note : o.getReason() + "; " + note)
                       .build());
             })
+        .onMessage(Suspend.class, s -> notRunning())
         .onAnyMessage(m -> Behaviors.same())
         .build();
   }
@@ -774,6 +843,7 @@ final class JobActor {
               removeRecord();
               return Behaviors.stopped();
             })
+        .onMessage(Suspend.class, s -> notRunning())
         .onAnyMessage(m -> Behaviors.same())
         .build();
   }

@@ -20,6 +20,7 @@ import dev.berth.proto.NodeStatusReport;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
+import dev.berth.proto.SuspendJob;
 import dev.berth.security.Identity;
 import dev.berth.security.NotTrustedException;
 import dev.berth.security.seal.Refusals;
@@ -456,6 +457,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       case TASK_INPUT -> toSister(m.getTaskInput().getJobId(), m);
       case TASK_OUTPUT_ACK -> toSister(m.getTaskOutputAck().getJobId(), m);
       case TASK_OBIT_ACK -> toSister(m.getTaskObitAck().getJobId(), m);
+      case SUSPEND -> suspend(m.getSuspend());
       default -> getContext().getLog().warn("message {} is not handled", m.getBodyCase());
     }
   }
@@ -553,6 +555,23 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                     .setEndTime(System.currentTimeMillis() / 1000)
                     .setReason("killed before it started on " + config.name()))
             .build());
+  }
+
+  /**
+   * SuspendJob to whichever part of the job this node has. A job it does not have gets no answer:
+   * the server learns of lost jobs from the node's hello and heartbeats, not from here.
+   */
+  private void suspend(SuspendJob suspend) {
+    String id = suspend.getJobId();
+    ActorRef<JobActor.Command> job = jobs.get(id);
+    ActorRef<SisterJobActor.Command> sister = sisterJobs.get(id);
+    if (job != null) {
+      job.tell(new JobActor.Suspend(suspend.getSuspend()));
+    } else if (sister != null) {
+      sister.tell(new SisterJobActor.Suspend(suspend.getSuspend()));
+    } else if (unaccounted.covers(id)) {
+      leftAlone(id, suspend.getSuspend() ? "not suspending" : "not resuming");
+    }
   }
 
   /** A task message for a job this node is a sister of; a spawn for a job it lacks is refused. */

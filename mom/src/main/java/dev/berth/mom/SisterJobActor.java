@@ -15,6 +15,7 @@ import dev.berth.proto.SisterDone;
 import dev.berth.proto.TaskStarted;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -27,9 +28,10 @@ import org.slf4j.Logger;
 /**
  * One job on one of its sister nodes: joined when the mother superior asks (the job's TMPDIR,
  * nodefile, cgroup and node-local record are made here), hosting the tasks the mother superior
- * spawns here ({@link TaskHost}), and torn down when it says the job is over: tasks first, then the
- * cgroup and TMPDIR. Every answer is repeated for a repeated request, so the mother superior can
- * resend until it hears.
+ * spawns here ({@link TaskHost}), suspended and resumed as the server says, and torn down when the
+ * mother superior says the job is over: tasks first, then the cgroup and TMPDIR. Every answer is
+ * repeated for a repeated request, so the mother superior and the server can resend until they
+ * hear.
  */
 final class SisterJobActor {
   sealed interface Command {}
@@ -40,6 +42,9 @@ final class SisterJobActor {
 
   /** A task message from the mother superior, for the task host. */
   record Tasks(MomInbound message) implements Command {}
+
+  /** SuspendJob from the server: freeze (true) or thaw (false) the job here. */
+  record Suspend(boolean suspend) implements Command {}
 
   private record TasksEnded(ResourcesUsed usage) implements Command {}
 
@@ -54,6 +59,7 @@ final class SisterJobActor {
   private final ActorRef<MomActor.Command> mom;
   private final Job job;
   private final String motherSuperior;
+  private final Suspender suspender;
   private ActorRef<TaskHost.Command> tasks;
 
   private SisterJobActor(
@@ -71,6 +77,21 @@ final class SisterJobActor {
     this.mom = mom;
     this.job = job;
     this.motherSuperior = motherSuperior;
+    // Everything of the job that signals reach here is its tasks.
+    this.suspender =
+        new Suspender(
+            job.getId(),
+            config.name(),
+            isolation,
+            signal -> {
+              if (tasks != null) {
+                tasks.tell(new TaskHost.SignalAll(signal));
+              }
+            },
+            records,
+            m -> mom.tell(new MomActor.ToServer(m)),
+            Clock.systemUTC(),
+            context.getLog());
   }
 
   /** A new JOIN_JOB: prepare the node for the job and answer; a refusal ends the actor. */
@@ -128,6 +149,7 @@ final class SisterJobActor {
           SisterJobActor a =
               new SisterJobActor(
                   ctx, config, records, isolation, mom, job, record.motherSuperior().orElseThrow());
+          a.suspender.restore(record.suspension());
           try {
             List<Path> procs =
                 isolation.find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
@@ -162,6 +184,12 @@ final class SisterJobActor {
               return Behaviors.same();
             })
         .onMessage(Tasks.class, this::tasks)
+        .onMessage(
+            Suspend.class,
+            s -> {
+              suspender.order(s.suspend());
+              return Behaviors.same();
+            })
         .onMessage(Kill.class, k -> endTasks(k.kill()))
         .build();
   }
@@ -187,6 +215,7 @@ final class SisterJobActor {
 
   /** KILL_JOB: the tasks here end first, then everything else of the job. */
   private Behavior<Command> endTasks(KillJob kill) {
+    suspender.thawToEnd();
     if (tasks == null) {
       return end(kill, ResourcesUsed.getDefaultInstance());
     }
@@ -201,6 +230,12 @@ final class SisterJobActor {
               .onMessageEquals(
                   Timer.TASKS_TIMEOUT, () -> end(kill, ResourcesUsed.getDefaultInstance()))
               .onMessage(Tasks.class, this::tasks)
+              .onMessage(
+                  Suspend.class,
+                  s -> {
+                    suspender.answerNotRunning();
+                    return Behaviors.same();
+                  })
               .onAnyMessage(m -> Behaviors.same())
               .build();
         });

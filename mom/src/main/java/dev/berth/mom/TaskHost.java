@@ -54,6 +54,12 @@ final class TaskHost {
   /** SPAWN_TASK, SIGNAL_TASK, TASK_INPUT or an acknowledgement, from the mother superior. */
   record FromMotherSuperior(MomInbound message) implements Command {}
 
+  /**
+   * A signal for every task running here: SIGSTOP and SIGCONT suspend and resume a job that has no
+   * cgroup freezer on this node.
+   */
+  record SignalAll(int signal) implements Command {}
+
   /** The job ends on this node: stop every task, answer, stop. */
   record EndAll(ActorRef<Ended> replyTo) implements Command {}
 
@@ -192,6 +198,7 @@ final class TaskHost {
         .onMessage(EofWaitOver.class, e -> eofWaitOver(e.taskId()))
         .onMessageEquals(Timer.RESEND, this::resendUnacknowledged)
         .onMessage(EndAll.class, this::endAll)
+        .onMessage(SignalAll.class, s -> signalAll(s.signal()))
         .onMessageEquals(Timer.ESCALATE, this::escalate)
         .onMessageEquals(Timer.GIVE_UP, this::reportEnded)
         .build();
@@ -502,11 +509,7 @@ final class TaskHost {
 
   private Behavior<Command> endAll(EndAll end) {
     endReply = end.replyTo();
-    for (Task t : tasks.values()) {
-      if (t.alive()) {
-        launcher.signalJob(t.process.pid(), Signals.SIGTERM);
-      }
-    }
+    signalAll(Signals.SIGTERM);
     if (drained()) {
       return reportEnded();
     }
@@ -516,9 +519,13 @@ final class TaskHost {
   }
 
   private Behavior<Command> escalate() {
+    return signalAll(Signals.SIGKILL);
+  }
+
+  private Behavior<Command> signalAll(int signal) {
     for (Task t : tasks.values()) {
       if (t.alive()) {
-        launcher.signalJob(t.process.pid(), Signals.SIGKILL);
+        launcher.signalJob(t.process.pid(), signal);
       }
     }
     return Behaviors.same();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.google.protobuf.ByteString;
 import dev.berth.core.Services;
@@ -14,11 +15,17 @@ import dev.berth.mom.os.LinuxLauncher;
 import dev.berth.mom.os.LinuxUsers;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.Sessions;
+import dev.berth.mom.os.cgroup.CgroupConfig;
+import dev.berth.mom.os.cgroup.CgroupDriver;
+import dev.berth.mom.os.cgroup.Cgroups;
+import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JobStartedReport;
+import dev.berth.proto.JobSuspendReport;
 import dev.berth.proto.KillJob;
+import dev.berth.proto.Letter;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeHello;
@@ -28,6 +35,7 @@ import dev.berth.proto.RunJob;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SignalJobTask;
+import dev.berth.proto.SuspendJob;
 import dev.berth.proto.UnaccountedJob;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
@@ -42,7 +50,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.Predicate;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -90,12 +100,12 @@ class MomActorIT {
       ActorRef<Object> stub) {
     /** From the server. */
     void tell(MomInbound.Builder message) {
-      stub.tell(new ServerStub.Send(message.build(), serverSeal));
+      tell(message, serverSeal);
     }
 
     /** The same message, sealed by someone else. */
     void tell(MomInbound.Builder message, Seal forger) {
-      stub.tell(new ServerStub.Send(message.build(), forger));
+      stub.tell(new ServerStub.Send(hello.getNode().getName(), message.build(), forger));
     }
   }
 
@@ -156,6 +166,15 @@ class MomActorIT {
   }
 
   private Mom startMom() throws IOException {
+    return startMom(Isolation.none("this test runs jobs without cgroups"));
+  }
+
+  private Mom startMom(Isolation isolation) throws IOException {
+    return startMom(config, records, momSeal, isolation);
+  }
+
+  private Mom startMom(MomConfig config, JobRecords records, Seal seal, Isolation isolation)
+      throws IOException {
     ActorRef<MomActor.Command> actor =
         kit.spawn(
             MomActor.create(
@@ -164,12 +183,39 @@ class MomActorIT {
                 new LinuxUsers(config.nativeLibrary()),
                 NodeFacts.linux(),
                 records,
-                Isolation.none("this test runs jobs without cgroups"),
-                momSeal));
+                isolation,
+                seal));
     NodeHello hello = expect(ServerInbound::hasHello, TIMEOUT).getHello();
     TestProbe<ActorRef<Sealed>> where = kit.createTestProbe();
-    stub.tell(new ServerStub.WhereIsMom(where.ref()));
+    stub.tell(new ServerStub.WhereIsMom(config.name(), where.ref()));
     return new Mom(actor, where.receiveMessage(), hello, stub);
+  }
+
+  /** node2's mom, with a home and TMPDIR base of its own, as a sister of node1's jobs. */
+  private Mom startSister() throws IOException {
+    Path base = dir.resolve("node2");
+    JobFiles.prepareBase(base.resolve("tmp"));
+    MomConfig sister =
+        new MomConfig(
+            "node2",
+            List.of(0, 1),
+            List.of("test"),
+            base.resolve("home"),
+            base.resolve("tmp"),
+            STARTER,
+            Duration.ofMillis(200),
+            RESEND,
+            "0.1-test",
+            null,
+            false,
+            true,
+            dev.berth.mom.output.OutputRoutes.inPlace(),
+            null);
+    return startMom(
+        sister,
+        new JobRecords(base.resolve("home/jobs")),
+        otherMomSeal,
+        Isolation.none("this test runs jobs without cgroups"));
   }
 
   /** The next message {@code wanted} accepts, skipping others (heartbeats, resends). */
@@ -219,6 +265,17 @@ class MomActorIT {
         .addExecNodes(NodeAllocation.newBuilder().setNode("node1").addCpus(0));
   }
 
+  /** A run request with the server's grant, which the sisters check before they join. */
+  private static MomInbound.Builder runWithGrant(Job.Builder job, String script, int killDelay) {
+    RunJob run = run(job, script, killDelay).getRun();
+    Sealed grant =
+        serverSeal.seal(
+            Letter.newBuilder()
+                .setTo("node1")
+                .setToMom(MomInbound.newBuilder().setRun(run.toBuilder().clearScript())));
+    return MomInbound.newBuilder().setRun(run.toBuilder().setGrant(grant));
+  }
+
   private static MomInbound.Builder run(Job.Builder job, String script, int killDelay) {
     return MomInbound.newBuilder()
         .setRun(
@@ -231,6 +288,26 @@ class MomActorIT {
   private static MomInbound.Builder kill(String jobId, int killDelay) {
     return MomInbound.newBuilder()
         .setKill(KillJob.newBuilder().setJobId(jobId).setReason("deleted").setKillDelay(killDelay));
+  }
+
+  private static MomInbound.Builder suspend(String jobId, boolean suspend) {
+    return MomInbound.newBuilder()
+        .setSuspend(SuspendJob.newBuilder().setJobId(jobId).setSuspend(suspend));
+  }
+
+  private JobSuspendReport expectSuspendReport(String jobId) {
+    return expect(
+            m -> m.hasSuspendReport() && m.getSuspendReport().getJobId().equals(jobId), TIMEOUT)
+        .getSuspendReport();
+  }
+
+  /**
+   * The script's sleep, once it runs: not just any process of the session, since root's login
+   * profile forks its own first.
+   */
+  private static long scriptSleep(long sid) {
+    assertTrue(Sessions.await(TIMEOUT, () -> Sessions.runs(sid, "sleep")), "the script's sleep");
+    return Sessions.running(sid, "sleep").get(0);
   }
 
   private static MomInbound.Builder obitAck(String jobId) {
@@ -528,5 +605,156 @@ class MomActorIT {
     third.tell(kill("14.test", 5));
     assertEquals(256 + 15, expectObit("14.test", TIMEOUT).getExitStatus());
     third.tell(obitAck("14.test"));
+  }
+
+  @Test
+  void aSuspendedJobIsStoppedAndItsWalltimeStandsStillUntilItResumes() throws Exception {
+    Mom mom = startMom();
+    Job.Builder job = job("15.test").setResources(ResourceRequest.newBuilder().setWalltime(2));
+    mom.tell(run(job, "sleep 100", 5));
+    JobStartedReport started = expectStarted("15.test");
+    long sleep = scriptSleep(started.getSessionId());
+
+    mom.tell(suspend("15.test", true));
+    JobSuspendReport report = expectSuspendReport("15.test");
+    assertEquals("node1", report.getNode());
+    assertTrue(report.getSuspended());
+    assertEquals('T', Sessions.state(sleep), "without a cgroup, SIGSTOP stops the job");
+    mom.tell(suspend("15.test", true)); // the answer was lost: asked again, answered again
+    assertTrue(expectSuspendReport("15.test").getSuspended());
+
+    long frozenUntil = System.nanoTime() + Duration.ofSeconds(3).toNanos(); // past its walltime
+    while (System.nanoTime() < frozenUntil) {
+      ServerInbound m = server.receiveMessage(TIMEOUT);
+      assertFalse(m.hasObit(), "killed for its walltime while suspended: " + m);
+    }
+    mom.tell(suspend("15.test", false));
+    assertFalse(expectSuspendReport("15.test").getSuspended());
+    assertNotEquals('T', Sessions.state(sleep), "SIGCONT let it go on");
+
+    JobObitReport obit = expectObit("15.test", TIMEOUT);
+    assertEquals(JobActor.OVER_WALLTIME, obit.getExitStatus());
+    long walltime = obit.getResourcesUsed().getWalltime();
+    assertTrue(walltime >= 2 && walltime <= 3, obit.toString());
+    assertTrue(
+        obit.getEndTime() - started.getStartTime() >= walltime + 2,
+        "the 3 s it was suspended are not its walltime: " + obit);
+    mom.tell(obitAck("15.test"));
+  }
+
+  @Test
+  void aSuspendedJobThatIsKilledGoesOnFirstSoThatItSeesSigterm() throws Exception {
+    Mom mom = startMom();
+    mom.tell(run(job("16.test"), "sleep 100", 30));
+    long sid = expectStarted("16.test").getSessionId();
+    long sleep = scriptSleep(sid);
+    mom.tell(suspend("16.test", true));
+    assertTrue(expectSuspendReport("16.test").getSuspended());
+    assertEquals('T', Sessions.state(sleep));
+
+    mom.tell(kill("16.test", 30));
+    JobObitReport obit = expectObit("16.test", TIMEOUT);
+    assertEquals(256 + 15, obit.getExitStatus(), "SIGTERM, not the SIGKILL 30 s later");
+    assertTrue(
+        Sessions.await(TIMEOUT, () -> Sessions.members(sid).isEmpty()),
+        "left in the session: " + Sessions.members(sid));
+    mom.tell(obitAck("16.test"));
+  }
+
+  @Test
+  void onlyTheServerSuspendsAndOnlyJobsOfThisNodeAreAnswered() throws Exception {
+    Mom mom = startMom();
+    mom.tell(run(job("17.test"), "sleep 100", 5));
+    long sleep = scriptSleep(expectStarted("17.test").getSessionId());
+
+    // node2's credential is a real one of the cluster, but not a server's: a compromised node.
+    mom.tell(suspend("17.test", true), otherMomSeal);
+    mom.tell(suspend("99.test", true));
+    mom.tell(suspend("17.test", false));
+    JobSuspendReport first = expect(ServerInbound::hasSuspendReport, TIMEOUT).getSuspendReport();
+    assertEquals("17.test", first.getJobId(), "a job that is not here gets no answer");
+    assertFalse(first.getSuspended(), "the forged suspend was not acted on");
+    assertNotEquals('T', Sessions.state(sleep));
+
+    mom.tell(kill("17.test", 5));
+    assertEquals(256 + 15, expectObit("17.test", TIMEOUT).getExitStatus());
+    mom.tell(suspend("17.test", true)); // its obit is not acknowledged: it is ending here
+    assertFalse(expectSuspendReport("17.test").getSuspended(), "an ending job is not frozen");
+    mom.tell(obitAck("17.test"));
+  }
+
+  @Test
+  void aJobWithACgroupIsFrozenThereAndKilledWhileFrozenLeavesNothing() throws Exception {
+    assumeTrue("root".equals(System.getProperty("user.name")), "cgroups need root");
+    CgroupConfig cgroups =
+        new CgroupConfig(
+            CgroupConfig.Mode.V1,
+            "berth-test-" + UUID.randomUUID().toString().substring(0, 8) + "/node1",
+            Map.of());
+    Isolation isolation = Isolation.open(cgroups);
+    assumeTrue(
+        isolation.describe().startsWith("cgroup v1")
+            && !isolation.describe().contains("freezer=not mounted"),
+        "no cgroup v1 with a freezer here: " + isolation.describe());
+    CgroupDriver driver = Cgroups.open(cgroups);
+    try {
+      Mom mom = startMom(isolation);
+      mom.tell(run(job("18.test").setCgroupEnable(true), "sleep 100", 30));
+      long sid = expectStarted("18.test").getSessionId();
+      long sleep = scriptSleep(sid);
+
+      mom.tell(suspend("18.test", true));
+      assertTrue(expectSuspendReport("18.test").getSuspended());
+      // D is how a process frozen by the v1 freezer shows; the starter is frozen too, which no
+      // signal would do (the mom never signals it).
+      assertEquals('D', Sessions.state(sleep));
+      assertEquals('D', Sessions.state(sid), "the starter");
+
+      mom.tell(kill("18.test", 30));
+      assertEquals(256 + 15, expectObit("18.test", TIMEOUT).getExitStatus());
+      assertTrue(
+          Sessions.await(TIMEOUT, () -> Sessions.members(sid).isEmpty()),
+          "left in the session: " + Sessions.members(sid));
+      assertTrue(
+          Sessions.await(TIMEOUT, () -> driver.find("18.test").isEmpty()), "the cgroup is left");
+      mom.tell(obitAck("18.test"));
+    } finally {
+      for (String id : driver.jobs()) {
+        JobCgroup left = driver.find(id).orElseThrow();
+        left.killAll(TIMEOUT);
+        left.remove(TIMEOUT);
+      }
+      driver.removeRoot();
+    }
+  }
+
+  @Test
+  void everyNodeOfAJobSuspendsItsOwnPartAndASisterEndsItsPartThawed() throws Exception {
+    Mom motherSuperior = startMom();
+    Mom sister = startSister();
+    Job.Builder job =
+        job("19.test").addExecNodes(NodeAllocation.newBuilder().setNode("node2").addCpus(0));
+    motherSuperior.tell(runWithGrant(job, "sleep 100", 30));
+    long sid = expectStarted("19.test").getSessionId(); // once node2 has joined
+    long sleep = scriptSleep(sid);
+
+    for (Mom node : List.of(motherSuperior, sister)) {
+      node.tell(suspend("19.test", true));
+      JobSuspendReport report = expectSuspendReport("19.test");
+      assertEquals(node.hello().getNode().getName(), report.getNode());
+      assertTrue(report.getSuspended(), report.toString());
+    }
+    assertEquals('T', Sessions.state(sleep));
+    sister.tell(suspend("19.test", true)); // a repeat, answered again
+    JobSuspendReport again = expectSuspendReport("19.test");
+    assertEquals("node2", again.getNode());
+    assertTrue(again.getSuspended());
+
+    motherSuperior.tell(kill("19.test", 30)); // and node1 tells node2 to end its part
+    assertEquals(256 + 15, expectObit("19.test", TIMEOUT).getExitStatus());
+    assertFalse(Files.exists(dir.resolve("node2/tmp/19.test")), "node2 let the job go");
+    assertFalse(Files.exists(dir.resolve("node2/home/jobs/19.test.record")), "and its record");
+    assertFalse(Files.exists(dir.resolve("node2/home/jobs/19.test")), "with its suspension");
+    motherSuperior.tell(obitAck("19.test"));
   }
 }

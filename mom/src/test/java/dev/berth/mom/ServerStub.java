@@ -7,6 +7,8 @@ import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.security.NotTrustedException;
 import dev.berth.security.seal.Seal;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.Behavior;
@@ -20,21 +22,20 @@ final class ServerStub {
   private ServerStub() {}
 
   /**
-   * Seal {@code message} with {@code seal} (the server's, or a forger's) and send it to the mom.
+   * Seal {@code message} with {@code seal} (the server's, or a forger's) and send it to the mom of
+   * {@code node}.
    */
-  record Send(MomInbound message, Seal seal) {}
+  record Send(String node, MomInbound message, Seal seal) {}
 
-  /** The mom's inbox as the stub last heard it, for the test. */
-  record WhereIsMom(ActorRef<ActorRef<Sealed>> replyTo) {}
+  /** The inbox of the mom of {@code node} as the stub last heard it, for the test. */
+  record WhereIsMom(String node, ActorRef<ActorRef<Sealed>> replyTo) {}
 
   static Behavior<Object> create(Seal seal, ActorRef<ServerInbound> reports) {
     return Behaviors.setup(
         ctx -> {
           ActorRefResolver resolver = ActorRefResolver.get(ctx.getSystem());
           String self = resolver.toSerializationFormat(ctx.getSelf());
-          @SuppressWarnings("unchecked")
-          ActorRef<Sealed>[] mom = new ActorRef[1];
-          String[] node = {""};
+          Map<String, ActorRef<Sealed>> moms = new HashMap<>();
           return Behaviors.receive(Object.class)
               .onMessage(
                   Sealed.class,
@@ -47,13 +48,14 @@ final class ServerStub {
                       return Behaviors.same();
                     }
                     Letter letter = opened.letter();
-                    mom[0] = resolver.resolveActorRef(letter.getReplyTo());
-                    node[0] = opened.from().name();
+                    String node = opened.from().name();
+                    ActorRef<Sealed> mom = resolver.resolveActorRef(letter.getReplyTo());
+                    moms.put(node, mom);
                     if (letter.hasProbe()) {
-                      mom[0].tell(
+                      mom.tell(
                           seal.seal(
                               Letter.newBuilder()
-                                  .setTo(node[0])
+                                  .setTo(node)
                                   .setReplyTo(self)
                                   .setProbeReply(
                                       ProbeReply.newBuilder()
@@ -66,19 +68,20 @@ final class ServerStub {
               .onMessage(
                   Send.class,
                   s -> {
-                    mom[0].tell(
-                        s.seal()
-                            .seal(
-                                Letter.newBuilder()
-                                    .setTo(node[0])
-                                    .setReplyTo(self)
-                                    .setToMom(s.message())));
+                    moms.get(s.node())
+                        .tell(
+                            s.seal()
+                                .seal(
+                                    Letter.newBuilder()
+                                        .setTo(s.node())
+                                        .setReplyTo(self)
+                                        .setToMom(s.message())));
                     return Behaviors.same();
                   })
               .onMessage(
                   WhereIsMom.class,
                   w -> {
-                    w.replyTo().tell(mom[0]);
+                    w.replyTo().tell(moms.get(w.node()));
                     return Behaviors.same();
                   })
               .build();

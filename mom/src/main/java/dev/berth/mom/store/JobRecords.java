@@ -1,6 +1,7 @@
 package dev.berth.mom.store;
 
 import dev.berth.core.FormatVersion;
+import dev.berth.mom.job.Suspension;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JobRecordEntry;
 import dev.berth.proto.JoinJob;
@@ -32,13 +33,15 @@ import java.util.TreeMap;
  * directory: what the mom knows of a job is one file there, {@code JOBID.record} ({@link
  * RecordLog}), to which each fact is appended and synced, and the starter reports to {@code
  * JOBID.status}. A job with tasks also has a directory of its own, {@code JOBID/}, for the tasks'
- * records and its other starters' reports, made when the first of them is; most jobs have none.
+ * records and its other starters' reports, made when the first of them is, and for its suspension
+ * once it has been suspended; most jobs have none.
  */
 public final class JobRecords {
   private static final String RECORD = ".record";
   private static final String STATUS = ".status";
   private static final String TASK = "task-";
   private static final String NEXT_TASK = "tasks.next";
+  private static final String SUSPENSION = "suspension";
 
   /**
    * The format mark of the records, a file beside the jobs' directories. Version 3 keeps a job's
@@ -73,7 +76,8 @@ public final class JobRecords {
       Optional<long[]> process, // pid, identity, launched millis
       Optional<String> status,
       Optional<JobObitReport> obit,
-      Optional<String> motherSuperior) {
+      Optional<String> motherSuperior,
+      Suspension suspension) {
     /** Whether this node is a sister of the job (not its mother superior). */
     public boolean sister() {
       return motherSuperior.isPresent();
@@ -188,6 +192,32 @@ public final class JobRecords {
    */
   public void recordTask(String jobId, int taskId, long pid, long identity) throws IOException {
     Files.writeString(file(jobId, TASK + taskId), pid + " " + identity + "\n");
+  }
+
+  /**
+   * Notes the job's suspensions here, so that a restarted mom knows that the job is frozen and
+   * leaves the time it was frozen out of its walltime. Beside the tasks' records and, like them,
+   * not forced to disk: a crash of the machine ends the job as well. (A release that does not know
+   * the file leaves it alone, and it goes with the job's directory.)
+   */
+  public void recordSuspension(String jobId, Suspension suspension) throws IOException {
+    Path file = file(jobId, SUSPENSION);
+    Path tmp = file.resolveSibling(SUSPENSION + ".tmp");
+    Files.writeString(tmp, suspension.line() + "\n");
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private Suspension suspension(String jobId) throws IOException {
+    Path file = directory(jobId).resolve(SUSPENSION);
+    if (!Files.exists(file)) {
+      return Suspension.NONE;
+    }
+    try {
+      return Suspension.parse(Files.readString(file));
+    } catch (IllegalArgumentException e) {
+      throw new IOException(
+          "the suspension record " + file + " is malformed: " + e.getMessage(), e);
+    }
   }
 
   /** A task whose end the mother superior has acknowledged needs no record any more. */
@@ -378,7 +408,14 @@ public final class JobRecords {
       }
     }
     return Optional.of(
-        new Record(id, entries.get(0).getRun(), process, status(id), obit, motherSuperior));
+        new Record(
+            id,
+            entries.get(0).getRun(),
+            process,
+            status(id),
+            obit,
+            motherSuperior,
+            suspension(id)));
   }
 
   private Record readVersion2(String id, Path dir) throws IOException {
@@ -401,7 +438,7 @@ public final class JobRecords {
         Files.exists(dir.resolve(SISTER))
             ? Optional.of(Files.readString(dir.resolve(SISTER)).strip())
             : Optional.empty();
-    return new Record(id, run, process, status(id), obit, motherSuperior);
+    return new Record(id, run, process, status(id), obit, motherSuperior, suspension(id));
   }
 
   /**

@@ -9,10 +9,10 @@ import java.util.Set;
 
 /**
  * Who may tell a mom what, decided from the sender's proven identity and what the mom knows of its
- * jobs, never from what the message says: the server it follows may run, signal and kill jobs; a
- * job's mother superior may ask its sisters to join, spawn and kill; a sister may report to the
- * mother superior only about itself, and only for jobs it is part of. A mom credential thus lets
- * its holder do nothing beyond the mother-superior/sister protocol for jobs it shares.
+ * jobs, never from what the message says: the server it follows may run, signal, suspend and kill
+ * jobs; a job's mother superior may ask its sisters to join, spawn and kill; a sister may report to
+ * the mother superior only about itself, and only for jobs it is part of. A mom credential thus
+ * lets its holder do nothing beyond the mother-superior/sister protocol for jobs it shares.
  */
 public final class SenderRules {
   private SenderRules() {}
@@ -32,7 +32,7 @@ public final class SenderRules {
   /** Why {@code from} may not send {@code message}, or empty when it may. */
   public static Optional<String> refusal(Identity from, MomInbound message, Knowledge knows) {
     return switch (message.getBodyCase()) {
-      case RUN, SIGNAL, OBIT_ACK, STARTED_ACK -> fromServer(from, message, knows);
+      case RUN, SIGNAL, OBIT_ACK, STARTED_ACK, SUSPEND -> fromServer(from, message, knows);
       case KILL -> kill(from, message.getKill(), knows);
       case JOIN ->
           fromMom(from, message, message.getJoin().getMotherSuperior())

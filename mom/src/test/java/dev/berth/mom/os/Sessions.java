@@ -23,18 +23,37 @@ public final class Sessions {
    * login profile runs first.
    */
   public static boolean runs(long sid, String command) {
+    return !running(sid, command).isEmpty();
+  }
+
+  /** The processes of the session that run {@code command}. */
+  public static List<Long> running(long sid, String command) {
+    List<Long> found = new java.util.ArrayList<>();
     for (long pid : members(sid)) {
       try {
         if (Files.readString(Path.of("/proc", Long.toString(pid), "comm"))
             .strip()
             .equals(command)) {
-          return true;
+          found.add(pid);
         }
       } catch (java.io.IOException e) {
         // ended meanwhile
       }
     }
-    return false;
+    return found;
+  }
+
+  /**
+   * The state of a process as /proc shows it: R running, S sleeping, T stopped, D in
+   * uninterruptible sleep (as a process frozen by a cgroup v1 freezer shows); '?' if it is gone.
+   */
+  public static char state(long pid) {
+    try {
+      String s = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      return s.charAt(s.lastIndexOf(')') + 2);
+    } catch (java.io.IOException e) {
+      return '?';
+    }
   }
 
   /** Whether {@code pid} exists and is not a zombie. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import dev.berth.mom.job.Suspension;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.RunJob;
@@ -76,6 +77,33 @@ class JobRecordsTest {
       assertEquals(List.of("format"), files.map(f -> f.getFileName().toString()).toList());
     }
     records.remove("12[3].srv"); // twice is fine
+  }
+
+  @Test
+  void aSuspensionIsFoundAgainByARestartedMomAndGoesWithTheJob() throws IOException {
+    JobRecords records = new JobRecords(dir.resolve("jobs"));
+    records.create(run("1.srv"));
+    assertEquals(Suspension.NONE, records.scan().records().get(0).suspension());
+
+    records.recordSuspension("1.srv", new Suspension(0, 1_700_000_000_000L));
+    assertEquals(
+        new Suspension(0, 1_700_000_000_000L),
+        new JobRecords(dir.resolve("jobs")).scan().records().get(0).suspension());
+    records.recordSuspension("1.srv", new Suspension(5_000, 0));
+    assertEquals(
+        new Suspension(5_000, 0), records.scan().records().get(0).suspension(), "replaced");
+
+    Files.writeString(records.directory("1.srv").resolve("suspension"), "5000\n");
+    JobRecords.Scan damaged = records.scan();
+    assertEquals(List.of(), damaged.records());
+    assertTrue(
+        damaged.unreadable().get("1.srv").contains("suspension record"),
+        damaged.unreadable().toString());
+
+    records.remove("1.srv");
+    try (var files = Files.list(dir.resolve("jobs"))) {
+      assertEquals(List.of("format"), files.map(f -> f.getFileName().toString()).toList());
+    }
   }
 
   @Test

@@ -11,6 +11,7 @@ import dev.berth.proto.MomInbound;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.SignalTask;
 import dev.berth.proto.SpawnTask;
+import dev.berth.proto.SuspendJob;
 import dev.berth.proto.TaskObit;
 import dev.berth.proto.TaskOutput;
 import dev.berth.security.Identity;
@@ -67,6 +68,24 @@ class SenderRulesTest {
         allowed(SERVER, MomInbound.newBuilder().setKill(KillJob.newBuilder().setJobId("2.s"))));
     assertEquals(
         false, allowed(N1, MomInbound.newBuilder().setKill(KillJob.newBuilder().setJobId("2.s"))));
+  }
+
+  @Test
+  void onlyTheFollowedServerSuspendsOrResumes() {
+    for (boolean suspend : new boolean[] {true, false}) {
+      for (String job : new String[] {"1.s", "2.s"}) {
+        MomInbound.Builder m =
+            MomInbound.newBuilder()
+                .setSuspend(SuspendJob.newBuilder().setJobId(job).setSuspend(suspend));
+        assertTrue(allowed(SERVER, m));
+        assertEquals(false, allowed(OTHER_SERVER, m), "not the server this mom follows");
+        assertEquals(false, allowed(N1, m), "not even the mother superior of 1.s");
+        assertEquals(false, allowed(N3, m), "not even a sister of 2.s");
+        for (Role role : new Role[] {Role.MOM, Role.BROKER, Role.SUBMIT}) {
+          assertEquals(false, allowed(new Identity(role, "head"), m), role + " named like it");
+        }
+      }
+    }
   }
 
   @Test

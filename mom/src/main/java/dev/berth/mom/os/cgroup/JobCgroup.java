@@ -22,9 +22,26 @@ public interface JobCgroup {
   boolean empty() throws IOException;
 
   /**
+   * Whether {@link #freeze} can hold the job's processes here: cgroup v1 with a freezer hierarchy,
+   * cgroup v2 from Linux 5.2 on (cgroup.freeze).
+   */
+  boolean canFreeze();
+
+  /**
+   * Freezes every process in the cgroup, those it forks or that join it later included, for the
+   * job's suspension, and waits until the kernel reports all of them frozen or {@code wait} has
+   * passed (v1 reads FREEZING meanwhile). Returns whether all are frozen; false also where the
+   * cgroup cannot freeze. Idempotent: asking again goes on waiting.
+   */
+  boolean freeze(Duration wait) throws IOException;
+
+  /** Lets the processes of a frozen cgroup run again; idempotent. */
+  void thaw() throws IOException;
+
+  /**
    * Kills every process in the cgroup (v1: freeze, SIGKILL each pid, thaw; v2: cgroup.kill) and
    * waits until it is empty or the timeout has passed; returns whether it is empty. Processes that
-   * started their own session or process group are killed too.
+   * started their own session or process group are killed too, and so are those of a frozen cgroup.
    */
   boolean killAll(Duration timeout) throws IOException;
 

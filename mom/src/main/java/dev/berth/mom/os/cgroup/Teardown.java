@@ -17,36 +17,25 @@ import java.util.stream.Stream;
 final class Teardown {
   private static final long ROUND_NANOS = Duration.ofMillis(100).toNanos();
 
+  /**
+   * How long a round waits for its cgroup to freeze: a process that cannot freeze yet is killed as
+   * it runs, and the next round catches what it forked meanwhile.
+   */
+  private static final Duration FREEZE_WAIT = Duration.ofMillis(100);
+
   private Teardown() {}
-
-  /** Stops a cgroup's processes from running (and forking) while they are killed. */
-  interface Freezer {
-    /** Freezes; returns once frozen, or after a short wait for tasks that cannot freeze yet. */
-    void freeze() throws IOException;
-
-    void thaw() throws IOException;
-
-    Freezer NONE =
-        new Freezer() {
-          @Override
-          public void freeze() {}
-
-          @Override
-          public void thaw() {}
-        };
-  }
 
   /**
    * SIGKILLs every pid in {@code procsFiles} while frozen, thaws, and repeats until none is left or
    * the timeout has passed (at least one round even with a zero timeout); returns whether none is
-   * left.
+   * left. A cgroup frozen before (a suspended job) ends thawed, so that the kills take effect.
    */
   static boolean killAll(
       Kernel kernel, Collection<Path> procsFiles, Freezer freezer, Duration timeout)
       throws IOException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!ControlFiles.pids(procsFiles).isEmpty()) {
-      freezer.freeze();
+      freezer.freeze(FREEZE_WAIT);
       try {
         for (long pid : ControlFiles.pids(procsFiles)) {
           kernel.kill(pid);

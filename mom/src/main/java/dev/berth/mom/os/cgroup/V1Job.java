@@ -13,8 +13,6 @@ import java.util.Set;
 
 /** A job's cgroup v1 directories, one per controller (co-mounted controllers share one). */
 final class V1Job implements JobCgroup {
-  private static final long FREEZE_WAIT_NANOS = Duration.ofMillis(100).toNanos();
-
   private final String jobId;
   private final Map<String, Path> dirs;
   private final Kernel kernel;
@@ -61,12 +59,23 @@ final class V1Job implements JobCgroup {
   }
 
   @Override
+  public boolean canFreeze() {
+    return freezer() != Freezer.NONE;
+  }
+
+  @Override
+  public boolean freeze(Duration wait) throws IOException {
+    return freezer().freeze(wait);
+  }
+
+  @Override
+  public void thaw() throws IOException {
+    freezer().thaw();
+  }
+
+  @Override
   public boolean killAll(Duration timeout) throws IOException {
-    Path freezer = dirs.get(CgroupV1.FREEZER);
-    Path state = freezer == null ? null : freezer.resolve("freezer.state");
-    Teardown.Freezer f =
-        state == null || !Files.exists(state) ? Teardown.Freezer.NONE : new StateFreezer(state);
-    return Teardown.killAll(kernel, procsFiles(), f, timeout);
+    return Teardown.killAll(kernel, procsFiles(), freezer(), timeout);
   }
 
   @Override
@@ -78,8 +87,18 @@ final class V1Job implements JobCgroup {
     return new LinkedHashSet<>(dirs.values());
   }
 
-  /** The v1 freezer: FROZEN, then THAWED, through freezer.state. */
-  private final class StateFreezer implements Teardown.Freezer {
+  /** The job's freezer.state, where a freezer hierarchy is mounted. */
+  private Freezer freezer() {
+    Path freezer = dirs.get(CgroupV1.FREEZER);
+    Path state = freezer == null ? null : freezer.resolve("freezer.state");
+    return state == null || !Files.exists(state) ? Freezer.NONE : new StateFreezer(state);
+  }
+
+  /**
+   * The v1 freezer: FROZEN, then THAWED, through freezer.state, which reads FREEZING until every
+   * process is frozen.
+   */
+  private final class StateFreezer implements Freezer {
     private final Path state;
 
     StateFreezer(Path state) {
@@ -87,12 +106,18 @@ final class V1Job implements JobCgroup {
     }
 
     @Override
-    public void freeze() throws IOException {
+    public boolean freeze(Duration wait) throws IOException {
       kernel.write(state, "FROZEN");
-      long deadline = System.nanoTime() + FREEZE_WAIT_NANOS;
-      while (!ControlFiles.read(state).equals("FROZEN") && System.nanoTime() - deadline < 0) {
-        Teardown.sleep(1);
+      long deadline = System.nanoTime() + wait.toNanos();
+      long pause = 1;
+      while (!ControlFiles.read(state).equals("FROZEN")) {
+        if (System.nanoTime() - deadline >= 0) {
+          return false;
+        }
+        Teardown.sleep(pause);
+        pause = Math.min(pause * 2, 20);
       }
+      return true;
     }
 
     @Override

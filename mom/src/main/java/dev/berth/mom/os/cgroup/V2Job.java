@@ -9,7 +9,6 @@ import java.util.Map;
 
 /** A job's cgroup v2 directory. */
 final class V2Job implements JobCgroup {
-  private static final long FREEZE_WAIT_NANOS = Duration.ofMillis(100).toNanos();
   private static final long KILL_ROUND_NANOS = Duration.ofMillis(100).toNanos();
 
   private final String jobId;
@@ -77,6 +76,23 @@ final class V2Job implements JobCgroup {
     return ControlFiles.pids(procsFiles()).isEmpty();
   }
 
+  @Override
+  public boolean canFreeze() {
+    return Files.exists(dir.resolve("cgroup.freeze"));
+  }
+
+  @Override
+  public boolean freeze(Duration wait) throws IOException {
+    return canFreeze() && new CoreFreezer().freeze(wait);
+  }
+
+  @Override
+  public void thaw() throws IOException {
+    if (canFreeze()) {
+      new CoreFreezer().thaw();
+    }
+  }
+
   /**
    * Writes 1 to cgroup.kill (5.14 and later: the kernel kills every process, forks included, at
    * once); on older kernels freezes through cgroup.freeze and kills each pid.
@@ -86,8 +102,7 @@ final class V2Job implements JobCgroup {
     long deadline = System.nanoTime() + timeout.toNanos();
     Path kill = dir.resolve("cgroup.kill");
     if (!Files.exists(kill)) {
-      Teardown.Freezer freezer =
-          Files.exists(dir.resolve("cgroup.freeze")) ? new CoreFreezer() : Teardown.Freezer.NONE;
+      Freezer freezer = canFreeze() ? new CoreFreezer() : Freezer.NONE;
       return Teardown.killAll(kernel, procsFiles(), freezer, timeout);
     }
     while (!empty()) {
@@ -112,15 +127,20 @@ final class V2Job implements JobCgroup {
   }
 
   /** The v2 freezer: cgroup.freeze 1 until cgroup.events says frozen, then 0. */
-  private final class CoreFreezer implements Teardown.Freezer {
+  private final class CoreFreezer implements Freezer {
     @Override
-    public void freeze() throws IOException {
+    public boolean freeze(Duration wait) throws IOException {
       kernel.write(dir.resolve("cgroup.freeze"), "1");
-      long deadline = System.nanoTime() + FREEZE_WAIT_NANOS;
-      while (ControlFiles.field(dir.resolve("cgroup.events"), "frozen") != 1
-          && System.nanoTime() - deadline < 0) {
-        Teardown.sleep(1);
+      long deadline = System.nanoTime() + wait.toNanos();
+      long pause = 1;
+      while (ControlFiles.field(dir.resolve("cgroup.events"), "frozen") != 1) {
+        if (System.nanoTime() - deadline >= 0) {
+          return false;
+        }
+        Teardown.sleep(pause);
+        pause = Math.min(pause * 2, 20);
       }
+      return true;
     }
 
     @Override

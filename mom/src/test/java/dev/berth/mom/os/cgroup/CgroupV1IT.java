@@ -185,6 +185,15 @@ class CgroupV1IT {
   }
 
   @Test
+  void aJobIsFrozenThawedAndKilledWhileFrozenThroughFreezerState() throws Exception {
+    JobCgroup job = driver.create("8.test", List.of(cpu), 64 * MIB);
+    Path state = Path.of("/sys/fs/cgroup/freezer", TOP, "n1", "8.test", "freezer.state");
+    RealCgroups.freezeThawAndKillFrozen(
+        job, tmp, () -> ControlFiles.read(state).equals("FROZEN"), 'D');
+    assertTrue(driver.find("8.test").isEmpty());
+  }
+
+  @Test
   void listsFindsAndRemovesJobsAndItsRoot() throws IOException {
     long t0 = System.nanoTime();
     driver.create("6.a", List.of(), 0); // with the root levels

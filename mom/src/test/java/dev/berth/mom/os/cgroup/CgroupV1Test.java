@@ -261,6 +261,55 @@ class CgroupV1Test {
   }
 
   @Test
+  void aSuspendedJobFreezesAndThawsThroughFreezerState() throws IOException {
+    FakeTree t = FakeTree.hybrid(tmp, true);
+    JobCgroup job = driver(t, Map.of()).create("7", List.of(0), 0);
+    Path state = t.top.resolve("freezer/berth/n1/7/freezer.state");
+    assertTrue(job.canFreeze());
+    t.kernel.writes.clear();
+
+    assertTrue(job.freeze(Duration.ofSeconds(1)));
+    assertEquals("FROZEN", read(state));
+    assertTrue(job.freeze(Duration.ofSeconds(1)), "again: still frozen");
+    job.thaw();
+    assertEquals("THAWED", read(state));
+    assertEquals(
+        List.of(
+            "freezer/berth/n1/7/freezer.state=FROZEN",
+            "freezer/berth/n1/7/freezer.state=FROZEN",
+            "freezer/berth/n1/7/freezer.state=THAWED"),
+        t.kernel.writes);
+  }
+
+  @Test
+  void aFreezeThatStaysFreezingGivesUpAfterTheWaitAndCanBeAskedAgain() throws IOException {
+    FakeTree t = FakeTree.hybrid(tmp, true);
+    JobCgroup job = driver(t, Map.of()).create("7", List.of(0), 0);
+    t.kernel.stuckFreezing = true;
+    long start = System.nanoTime();
+    assertFalse(job.freeze(Duration.ofMillis(50)));
+    assertTrue(System.nanoTime() - start >= 50_000_000L, "it waited");
+    assertEquals("FREEZING", read(t.top.resolve("freezer/berth/n1/7/freezer.state")));
+
+    t.kernel.stuckFreezing = false; // the process came out of its uninterruptible sleep
+    assertTrue(job.freeze(Duration.ofMillis(50)));
+  }
+
+  @Test
+  void killAllOfAFrozenJobLeavesItThawedAndEmpty() throws IOException {
+    FakeTree t = FakeTree.hybrid(tmp, true);
+    JobCgroup job = driver(t, Map.of()).create("7", List.of(0), 0);
+    t.kernel.join(t.top.resolve("freezer/berth/n1/7"), 101);
+    assertTrue(job.freeze(Duration.ofSeconds(1)));
+
+    assertTrue(job.killAll(Duration.ofSeconds(1)));
+    assertEquals("THAWED", read(t.top.resolve("freezer/berth/n1/7/freezer.state")));
+    assertTrue(job.empty());
+    job.remove(Duration.ZERO);
+    assertEquals(List.of(), driver(t, Map.of()).jobs());
+  }
+
+  @Test
   void killAllWorksWithoutAFreezer() throws IOException {
     FakeTree t = new FakeTree(tmp);
     t.v1("cpuset", FakeTree.cpuset());
@@ -272,6 +321,8 @@ class CgroupV1Test {
     assertTrue(d.describe().contains("killing without a freezer"), d.describe());
     JobCgroup job = d.create("7", List.of(0), 0);
     assertEquals(2, job.procsFiles().size());
+    assertFalse(job.canFreeze(), "a suspension must stop its processes some other way");
+    assertFalse(job.freeze(Duration.ZERO));
     t.kernel.join(t.top.resolve("memory/berth/n1/7"), 101);
     assertTrue(job.killAll(Duration.ZERO), "one round even without time to wait");
     assertEquals(List.of(101L), t.kernel.killed);

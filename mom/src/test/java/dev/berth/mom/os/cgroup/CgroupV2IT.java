@@ -115,6 +115,16 @@ class CgroupV2IT {
   }
 
   @Test
+  void aJobIsFrozenThawedAndKilledWhileFrozenThroughCgroupFreeze() throws Exception {
+    driver = ownParent();
+    JobCgroup job = driver.create("3.v2", List.of(), 0);
+    Path events = Path.of(job.procsFiles().get(0).getParent().toString(), "cgroup.events");
+    RealCgroups.freezeThawAndKillFrozen(
+        job, tmp, () -> ControlFiles.field(events, "frozen") == 1, 'S');
+    assertTrue(driver.find("3.v2").isEmpty());
+  }
+
+  @Test
   void aJobIsConfinedWhereV2HasControllers() throws Exception {
     // the root cgroup may hold processes and still hand controllers down
     driver =

@@ -170,6 +170,34 @@ class CgroupV2Test {
   }
 
   @Test
+  void aSuspendedJobFreezesAndThawsThroughCgroupFreeze() throws IOException {
+    JobCgroup job = driver("/system.slice/berth-mom.service").create("7", List.of(0), 0);
+    Path dir = service.resolve("berth/n1/7");
+    assertTrue(job.canFreeze());
+    t.kernel.writes.clear();
+
+    assertTrue(job.freeze(Duration.ofSeconds(1)));
+    assertEquals(1, ControlFiles.field(dir.resolve("cgroup.events"), "frozen"));
+    job.thaw();
+    String f = "cgroup/system.slice/berth-mom.service/berth/n1/7/cgroup.freeze=";
+    assertEquals(List.of(f + "1", f + "0"), t.kernel.writes);
+
+    t.kernel.stuckFreezing = true;
+    assertFalse(job.freeze(Duration.ofMillis(20)), "cgroup.events never said frozen");
+  }
+
+  @Test
+  void beforeLinux52NothingFreezes() throws IOException {
+    JobCgroup job = driver("/system.slice/berth-mom.service").create("7", List.of(0), 0);
+    Files.delete(service.resolve("berth/n1/7/cgroup.freeze"));
+    t.kernel.writes.clear();
+    assertFalse(job.canFreeze());
+    assertFalse(job.freeze(Duration.ZERO));
+    job.thaw();
+    assertEquals(List.of(), t.kernel.writes);
+  }
+
+  @Test
   void listsJobsAndRemovesItsRoot() throws IOException {
     CgroupV2 d = driver("/system.slice/berth-mom.service");
     d.create("8", List.of(), 0);

@@ -15,8 +15,9 @@ import java.util.stream.Stream;
 /**
  * A kernel over a plain directory tree, close enough to cgroupfs for the drivers: a new cgroup
  * directory gets its parent's control files (cpusets empty, no processes), a busy cgroup cannot be
- * removed, memsw can never be below the memory limit, cgroup.kill empties a cgroup, and a v2 cgroup
- * with processes cannot hand controllers down. Every write and kill is recorded.
+ * removed, memsw can never be below the memory limit, cgroup.kill empties a cgroup, a freeze
+ * completes at once unless {@link #stuckFreezing}, and a v2 cgroup with processes cannot hand
+ * controllers down. Every write and kill is recorded.
  */
 final class FakeKernel implements Kernel {
   private static final Set<String> STARTS_EMPTY =
@@ -28,6 +29,9 @@ final class FakeKernel implements Kernel {
 
   /** Also recorded in {@link #writes}, so the order of freezing and killing can be checked. */
   boolean recordKills = true;
+
+  /** A process that cannot freeze yet: v1 reads FREEZING, v2's cgroup.events says not frozen. */
+  boolean stuckFreezing;
 
   FakeKernel(Path top) {
     this.top = top;
@@ -62,8 +66,10 @@ final class FakeKernel implements Kernel {
       }
       case "cgroup.freeze" -> {
         Files.writeString(file, value);
-        setEvent(dir, "frozen", Integer.parseInt(value.strip()));
+        setEvent(dir, "frozen", stuckFreezing ? 0 : Integer.parseInt(value.strip()));
       }
+      case "freezer.state" ->
+          Files.writeString(file, stuckFreezing && value.equals("FROZEN") ? "FREEZING" : value);
       case "cgroup.subtree_control" -> {
         if (!Files.readString(dir.resolve("cgroup.procs")).isBlank()) {
           throw new FileSystemException(file.toString(), null, "Device or resource busy");

@@ -1,5 +1,7 @@
 package dev.berth.mom.os.cgroup;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -50,12 +52,34 @@ final class RealCgroups {
   /** How a job process ended (the starter's status line) and what it printed. */
   record Run(String status, String output) {}
 
+  /** The uid and gid of the user nobody, as which some tests run their job processes. */
+  static final int NOBODY = 65534;
+
   /** Starts {@code command} through berth-starter, joined to every cgroup of {@code job}. */
   static Process start(JobCgroup job, Path dir, String name, List<String> command)
       throws IOException {
+    return start(
+        job, dir, name, List.of("--stdout", dir.resolve(name + ".out").toString()), command);
+  }
+
+  /**
+   * Starts {@code command} as nobody, as a job of an ordinary user runs, with its output thrown
+   * away: it may not write to the test's directory.
+   */
+  static Process startAsNobody(JobCgroup job, Path dir, String name, List<String> command)
+      throws IOException {
+    String id = Integer.toString(NOBODY);
+    List<String> as = List.of("--uid", id, "--gid", id, "--cwd", "/", "--stdout", "/dev/null");
+    return start(job, dir, name, as, command);
+  }
+
+  private static Process start(
+      JobCgroup job, Path dir, String name, List<String> options, List<String> command)
+      throws IOException {
     List<String> argv = new ArrayList<>(List.of(STARTER.toString()));
     argv.addAll(List.of("--status", dir.resolve(name + ".status").toString()));
-    argv.addAll(List.of("--stdout", dir.resolve(name + ".out").toString(), "--join"));
+    argv.addAll(options);
+    argv.add("--join");
     for (Path procs : job.procsFiles()) {
       argv.addAll(List.of("--cgroup", procs.toString()));
     }
@@ -102,6 +126,111 @@ final class RealCgroups {
       return Long.parseLong(s.substring(s.lastIndexOf(')') + 2).split(" ")[3]);
     } catch (IOException | RuntimeException e) {
       return -1;
+    }
+  }
+
+  /**
+   * The state of a process as /proc shows it: R running, S sleeping, D in uninterruptible sleep, Z
+   * a zombie; '?' if it is gone.
+   */
+  static char state(long pid) {
+    try {
+      String s = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      return s.charAt(s.lastIndexOf(')') + 2);
+    } catch (IOException e) {
+      return '?';
+    }
+  }
+
+  /** The real uid of a process, or -1 if it is gone. */
+  static long uid(long pid) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+        if (line.startsWith("Uid:")) {
+          return Long.parseLong(line.split("\\s+")[1]);
+        }
+      }
+    } catch (IOException e) {
+      // gone
+    }
+    return -1;
+  }
+
+  /**
+   * Spins on this thread until it has used {@code cpuNanos} of CPU time: a wait that ends by what
+   * happened (this thread ran), so that a process that should not run had every chance to.
+   */
+  static void burnCpu(long cpuNanos) {
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    long until = threads.getCurrentThreadCpuTime() + cpuNanos;
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (threads.getCurrentThreadCpuTime() < until) {
+      assertTrue(System.nanoTime() < deadline, "this thread got no CPU for 30 s");
+    }
+  }
+
+  /** Waits until the job has used more CPU time than {@code nanos}; false after 10 s. */
+  static boolean awaitCpu(JobCgroup job, long nanos) throws IOException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (job.usage().cpuNanos() <= nanos) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Teardown.sleep(10);
+    }
+    return true;
+  }
+
+  /** What the kernel says of a job cgroup's freezer (freezer.state, cgroup.events). */
+  interface FreezerState {
+    boolean frozen() throws IOException;
+  }
+
+  /**
+   * A job of nobody's with a busy loop and a sleep is frozen: the kernel says so, every process
+   * shows the state of a frozen one ({@code frozenState}: D in v1, whose frozen processes wait in
+   * uninterruptible sleep; S in v2, whose wait in an interruptible one), and the job uses no CPU
+   * while this thread burns some. Thawed, it runs again; frozen once more, it is killed while
+   * frozen, and nothing of it is left.
+   */
+  static void freezeThawAndKillFrozen(
+      JobCgroup job, Path dir, FreezerState kernel, char frozenState) throws Exception {
+    assertTrue(job.canFreeze());
+    Process starter =
+        startAsNobody(
+            job,
+            dir,
+            "frozen",
+            List.of("/bin/sh", "-c", "(while :; do :; done) & sleep 300 & wait"));
+    // the starter (root), the job's shell, the busy subshell and the sleep (nobody)
+    List<Long> pids = awaitProcesses(job, 4);
+    assertEquals(4, pids.size(), pids.toString());
+    assertEquals(3, pids.stream().filter(p -> uid(p) == NOBODY).count(), "the job runs as nobody");
+
+    assertTrue(job.freeze(Duration.ofSeconds(5)));
+    assertTrue(kernel.frozen());
+    for (long pid : pids) {
+      assertEquals(frozenState, state(pid), pid + " is not frozen");
+    }
+    long frozenCpu = job.usage().cpuNanos();
+    burnCpu(200_000_000L);
+    assertEquals(frozenCpu, job.usage().cpuNanos(), "the frozen busy loop ran");
+
+    job.thaw();
+    assertFalse(kernel.frozen());
+    assertTrue(awaitCpu(job, frozenCpu + 100_000_000L), "the thawed busy loop does not run");
+
+    assertTrue(job.freeze(Duration.ofSeconds(5)));
+    assertTrue(job.killAll(Duration.ofSeconds(5)), "killed while frozen");
+    assertTrue(job.empty());
+    for (long pid : pids) {
+      assertFalse(alive(pid), pid + " is still alive");
+    }
+    assertTrue(starter.waitFor(5, TimeUnit.SECONDS));
+    job.remove(Duration.ofSeconds(5));
+    for (Path procs : job.procsFiles()) {
+      assertFalse(Files.exists(procs.getParent()), procs.getParent() + " is left");
     }
   }
 
