@@ -13,7 +13,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -21,13 +24,16 @@ import org.junit.jupiter.api.Test;
 /**
  * Preemption on a live cluster with a mom: a job of the preemptor queue express requeues another
  * user's running job of batch (preempt_mode requeue) that holds every CPU, runs on its node, and
- * the requeued job runs again after it; the reason is in tracejob. A user cannot make a queue a
- * preemptor.
+ * the requeued job runs again after it; or it suspends a job of queue scavenger (preempt_mode
+ * suspend), whose processes the mom freezes in their cgroup and thaws once the preemptor's job has
+ * ended; a suspended job deleted leaves no cgroup. The reasons are in tracejob. A user cannot make
+ * a queue a preemptor or preemptable.
  */
 @Tag("integration")
 class PreemptionIT {
   static TestCluster cluster;
   static int cpus;
+  static final List<String> submitted = new ArrayList<>();
 
   @BeforeAll
   static void start() throws IOException {
@@ -36,6 +42,20 @@ class PreemptionIT {
     cpus = NodeFacts.linux().onlineCpus().size();
     qmgr("create queue express queue_type=e,preemptor=true,enabled=true,started=true");
     qmgr("set queue batch preempt_mode = requeue");
+    qmgr("create queue scavenger queue_type=e,preempt_mode=suspend,enabled=true,started=true");
+    qmgr("set server cgroup_enable = true"); // suspended jobs freeze in their cgroups
+  }
+
+  /** Deletes what a test left, so that the next one finds the node free. */
+  @AfterEach
+  void deleteLeftovers() {
+    for (String id : submitted) {
+      if (cluster.job(id).getState() != JobState.COMPLETED) {
+        cluster.cli("qdel", id);
+        cluster.awaitState(id, JobState.COMPLETED);
+      }
+    }
+    submitted.clear();
   }
 
   @AfterAll
@@ -58,6 +78,7 @@ class PreemptionIT {
     argv[args.length] = file.toString();
     TestCluster.Result r = cluster.runAs(user, TestUsers.home(user), "qsub", argv);
     assertEquals(0, r.exit(), r.toString());
+    submitted.add(r.out().trim());
     return r.out().trim();
   }
 
@@ -88,12 +109,132 @@ class PreemptionIT {
     cluster.awaitState(victim, JobState.COMPLETED);
   }
 
+  /** The freezer.state of the cgroup the job wrote to {@code where} (its /proc/self/cgroup). */
+  private static Path freezerState(Path where) throws IOException {
+    for (String line : Files.readAllLines(where)) {
+      String[] parts = line.split(":", 3); // id:controllers:path
+      if (parts.length == 3 && List.of(parts[1].split(",")).contains("freezer")) {
+        return Path.of("/sys/fs/cgroup/freezer" + parts[2], "freezer.state");
+      }
+    }
+    throw new AssertionError("no freezer cgroup in " + Files.readAllLines(where));
+  }
+
+  private static void awaitFile(Path file, String content) {
+    MultiNodeCluster.awaitTrue(
+        () -> {
+          try {
+            return Files.exists(file) && Files.readString(file).trim().equals(content);
+          } catch (IOException gone) {
+            return false;
+          }
+        },
+        Duration.ofSeconds(60),
+        () -> file + " does not read " + content);
+  }
+
+  /** A scavenger job on every CPU that says where its cgroups are, then runs until killed. */
+  private static String scavenger(Path cgroups) throws IOException {
+    Files.deleteIfExists(cgroups);
+    String id =
+        qsubAs(
+            ALICE,
+            "cat /proc/self/cgroup > "
+                + cgroups
+                + ".part && mv "
+                + cgroups
+                + ".part "
+                + cgroups
+                + "\nsleep 600\n",
+            "-q",
+            "scavenger",
+            "-l",
+            "nodes=1:ppn=" + cpus + ",walltime=00:20:00");
+    cluster.await(id, j -> j.getStartTime() > 0, Duration.ofSeconds(60));
+    MultiNodeCluster.awaitTrue(
+        () -> Files.exists(cgroups), Duration.ofSeconds(60), () -> "no " + cgroups);
+    return id;
+  }
+
   @Test
-  void aUserCannotMakeAQueueAPreemptor() {
-    TestCluster.Result r =
-        cluster.runAs(
-            ALICE, TestUsers.home(ALICE), "qmgr", "-c", "set queue batch preemptor = true");
-    assertNotEquals(0, r.exit(), r.toString());
-    assertTrue(r.err().contains("only managers may"), r.toString());
+  void aPreemptorsJobSuspendsAJobThatIsFrozenUntilItHasEndedThenThawed() throws IOException {
+    Path cgroups = TestUsers.home(ALICE).resolve("suspended.cgroup");
+    String victim = scavenger(cgroups);
+    Path state = freezerState(cgroups);
+    assertEquals("THAWED", Files.readString(state).trim());
+
+    Path release = TestUsers.home(BOB).resolve("release-urgent");
+    Files.deleteIfExists(release);
+    String urgent =
+        qsubAs(
+            BOB,
+            "while [ ! -e " + release + " ]; do sleep 0.2; done\n",
+            "-q",
+            "express",
+            "-l",
+            "nodes=1:ppn=" + cpus + ",walltime=00:05:00");
+    Job suspended = cluster.await(victim, j -> j.getSuspendedAt() > 0, Duration.ofSeconds(60));
+    assertEquals(urgent, suspended.getSuspendedFor());
+    awaitFile(state, "FROZEN");
+    cluster.awaitState(urgent, JobState.RUNNING);
+    assertTrue(
+        cluster.cli("qstat", victim).out().contains(" S "),
+        "qstat shows S: " + cluster.cli("qstat", victim));
+
+    String nodes = cluster.cli("pbsnodes").out();
+    assertTrue(nodes.contains(victim) && nodes.contains(urgent), "both on its CPUs: " + nodes);
+
+    Files.writeString(release, "");
+    assertEquals(0, cluster.awaitState(urgent, JobState.COMPLETED).getExitStatus());
+    Job resumed = cluster.await(victim, j -> j.getSuspendedAt() == 0, Duration.ofSeconds(60));
+    assertEquals(JobState.RUNNING, resumed.getState());
+    assertTrue(resumed.getSuspendedSeconds() >= 0);
+    awaitFile(state, "THAWED");
+    String trace = cluster.cli("tracejob", victim).out();
+    assertTrue(
+        trace.contains(
+            "Job suspended at request of scheduler: suspended: preempted by job " + urgent),
+        trace);
+    assertTrue(trace.contains("Job resumed at request of scheduler"), trace);
+    assertEquals(0, cluster.cli("qdel", victim).exit());
+    cluster.awaitState(victim, JobState.COMPLETED);
+  }
+
+  @Test
+  void aSuspendedJobDeletedEndsAndLeavesNoCgroup() throws IOException {
+    Path cgroups = TestUsers.home(ALICE).resolve("deleted.cgroup");
+    String victim = scavenger(cgroups);
+    Path state = freezerState(cgroups);
+    String urgent =
+        qsubAs(
+            BOB,
+            "sleep 600\n",
+            "-q",
+            "express",
+            "-l",
+            "nodes=1:ppn=" + cpus + ",walltime=00:15:00");
+    awaitFile(state, "FROZEN");
+    cluster.awaitState(urgent, JobState.RUNNING);
+
+    TestCluster.Result del = cluster.runAs(ALICE, TestUsers.home(ALICE), "qdel", victim);
+    assertEquals(0, del.exit(), del.toString());
+    Job ended = cluster.awaitState(victim, JobState.COMPLETED);
+    assertNotEquals(0, ended.getExitStatus());
+    MultiNodeCluster.awaitTrue(
+        () -> !Files.exists(state.getParent()),
+        Duration.ofSeconds(30),
+        () -> state.getParent() + " is still there");
+    assertEquals(0, cluster.cli("qdel", urgent).exit());
+    cluster.awaitState(urgent, JobState.COMPLETED);
+  }
+
+  @Test
+  void aUserCannotMakeAQueueAPreemptorOrPreemptable() {
+    for (String directive :
+        List.of("set queue batch preemptor = true", "set queue express preempt_mode = suspend")) {
+      TestCluster.Result r = cluster.runAs(ALICE, TestUsers.home(ALICE), "qmgr", "-c", directive);
+      assertNotEquals(0, r.exit(), r.toString());
+      assertTrue(r.err().contains("only managers may"), r.toString());
+    }
   }
 }

@@ -110,7 +110,12 @@ final class Availability {
 
   /** How many CPUs {@code node} has free now, less what this plan has started. */
   int freeNow(String node) {
-    return current.get(position.get(node)).freeCpus().size();
+    return freeCpusNow(node).size();
+  }
+
+  /** The CPUs {@code node} has free now, less what this plan has started. */
+  List<Integer> freeCpusNow(String node) {
+    return current.get(position.get(node)).freeCpus();
   }
 
   /** Whether a reservation's window is open on {@code node} now: it is only for that one's jobs. */

@@ -28,16 +28,19 @@ public interface ClusterView {
   List<AdvanceReservation> reservations();
 
   /**
-   * The preemptor queues: their jobs are looked at before every other queue's and may requeue
-   * preemptable running jobs to start.
+   * The preemptor queues: their jobs are looked at before every other queue's and may requeue or
+   * suspend preemptable running jobs to start.
    */
   Set<String> preemptorQueues();
 
   /**
-   * The running jobs a preemptor's job may requeue, and those already being killed (what they hold
-   * is about to be free). Asked only when a preemptor's job cannot start.
+   * The running jobs a preemptor's job may requeue or suspend, and those already being killed (what
+   * they hold is about to be free). Asked only when a preemptor's job cannot start.
    */
   List<PreemptableJob> preemptable();
+
+  /** The jobs suspended for preemptors' jobs, the longest suspended first. */
+  List<SuspendedJob> suspended();
 
   /** Every queue's Priority attribute (0 where unset), for the priority's queue factor. */
   Map<String, Integer> queuePriorities();

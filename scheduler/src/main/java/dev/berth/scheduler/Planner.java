@@ -30,9 +30,13 @@ import java.util.function.Predicate;
  * of other jobs, which can never meet a window on its nodes.
  *
  * <p>Jobs of preemptor queues are looked at before all others (as Slurm's partition PriorityTier).
- * One that cannot start may requeue running jobs of preemptable queues: the youngest first, as few
- * as let it start now, then it waits for them to end; while jobs it (or a delete) is killing still
- * end, no more are requeued for it.
+ * One that cannot start may requeue or suspend running jobs of preemptable queues (as their queue
+ * says): the youngest first, as few as let it start now, then it waits for them to end or to be
+ * suspended; while jobs it (or a delete) is killing still end, no more are preempted for it. The
+ * CPUs of a suspended job are lent to preemptors' jobs only: a preemptor's job that fits on them
+ * (with what else is free) starts there. A suspended job resumes as soon as no job runs on its CPUs
+ * any more and no preemptor's job took them in the same cycle; other jobs never get them meanwhile,
+ * so it cannot be starved.
  */
 public final class Planner {
   /**
@@ -90,6 +94,7 @@ public final class Planner {
     private final List<Preemption> preemptions = new ArrayList<>();
     private final Set<String> claimed = new HashSet<>();
     private List<PreemptableJob> preemptable;
+    private List<SuspendedJob> suspended;
     private int preempting;
     private int heldStarts;
     private int failedSearches;
@@ -159,7 +164,31 @@ public final class Planner {
       }
       Waiting unexamined =
           rest != null ? rest : stopped != null ? stopped : new Waiting("not looked at yet", 0);
-      return new Plan(decisions, preemptions, waiting, unexamined);
+      return new Plan(decisions, preemptions, resumptions(), waiting, unexamined);
+    }
+
+    /**
+     * The suspended jobs whose CPUs no job runs on and no preemptor's job took in this cycle: after
+     * every preemptor's job had its chance at them, before any other job could (none may).
+     */
+    private List<String> resumptions() {
+      if (!mayPreempt) {
+        return List.of();
+      }
+      List<String> result = new ArrayList<>();
+      for (SuspendedJob j : suspended()) {
+        if (j.resumable() && !claimed.contains(j.jobId())) {
+          result.add(j.jobId());
+        }
+      }
+      return result;
+    }
+
+    private List<SuspendedJob> suspended() {
+      if (suspended == null) {
+        suspended = view.suspended();
+      }
+      return suspended;
     }
 
     /** The jobs of preemptor queues first, each part in priority order. */
@@ -205,7 +234,11 @@ public final class Planner {
         }
       }
       if (mayPreempt && preemptorQueues.contains(job.getQueue())) {
-        // whatever room there is now: requeued jobs would give more back
+        if (startOnLentCpus(job, end)) {
+          limits.keySet().forEach(key -> running.merge(key, 1, Integer::sum));
+          return true;
+        }
+        // whatever room there is now: preempted jobs would give more back
         Optional<Waiting> preempted = preempt(job, end);
         if (preempted.isPresent()) {
           waiting.put(job.getId(), preempted.get());
@@ -217,9 +250,64 @@ public final class Planner {
     }
 
     /**
-     * Requeues the fewest running jobs of preemptable queues, the youngest first, that let a
-     * preemptor's job start now; none if jobs being killed already will. Empty when requeuing
-     * cannot make room for it.
+     * Starts a preemptor's job on the idle CPUs of suspended jobs (and what else is free now), if
+     * it fits there. The suspended jobs whose CPUs it gets stay suspended; its memory is taken from
+     * what is free, the lent CPUs were never free for anyone else.
+     */
+    private boolean startOnLentCpus(Job job, long end) {
+      List<List<NodeAllocation>> lent = new ArrayList<>();
+      for (SuspendedJob j : suspended()) {
+        if (!claimed.contains(j.jobId()) && !j.idleCpus().isEmpty()) {
+          lent.add(j.idleCpus());
+        }
+      }
+      if (lent.isEmpty()) {
+        return false;
+      }
+      Optional<List<NodeAllocation>> placed =
+          Placement.place(job, availability.withReleased(end, lent));
+      if (placed.isEmpty()) {
+        return false;
+      }
+      Map<String, Set<Integer>> taken = new HashMap<>();
+      for (NodeAllocation a : placed.get()) {
+        taken.computeIfAbsent(a.getNode(), k -> new HashSet<>()).addAll(a.getCpusList());
+      }
+      for (SuspendedJob j : suspended()) {
+        for (NodeAllocation a : j.idleCpus()) {
+          Set<Integer> cpus = taken.get(a.getNode());
+          if (cpus != null && a.getCpusList().stream().anyMatch(cpus::contains)) {
+            claimed.add(j.jobId());
+          }
+        }
+      }
+      decisions.add(new RunDecision(job.getId(), placed.get()));
+      start(withoutLentCpus(placed.get()), end);
+      return true;
+    }
+
+    /**
+     * The allocations with only the CPUs that were free now: the lent ones are not free in the plan
+     * before or after (their suspended job resumes on them), so only the rest is taken and given
+     * back at the end.
+     */
+    private List<NodeAllocation> withoutLentCpus(List<NodeAllocation> placed) {
+      List<NodeAllocation> result = new ArrayList<>(placed.size());
+      for (NodeAllocation a : placed) {
+        Set<Integer> free = new HashSet<>(availability.freeCpusNow(a.getNode()));
+        result.add(
+            a.toBuilder()
+                .clearCpus()
+                .addAllCpus(a.getCpusList().stream().filter(free::contains).toList())
+                .build());
+      }
+      return result;
+    }
+
+    /**
+     * Requeues or suspends the fewest running jobs of preemptable queues, the youngest first, that
+     * let a preemptor's job start now; none if jobs being killed already will. Empty when
+     * preempting cannot make room for it.
      */
     private Optional<Waiting> preempt(Job job, long end) {
       if (preempting >= MAX_PREEMPTING) {
@@ -229,6 +317,13 @@ public final class Planner {
         preemptable = view.preemptable();
       }
       List<List<NodeAllocation>> ending = new ArrayList<>();
+      List<String> lentTo = new ArrayList<>();
+      for (SuspendedJob j : suspended()) {
+        if (!claimed.contains(j.jobId()) && !j.idleCpus().isEmpty()) {
+          ending.add(j.idleCpus()); // lent, but not enough by themselves
+          lentTo.add(j.jobId());
+        }
+      }
       List<PreemptableJob> candidates = new ArrayList<>();
       for (PreemptableJob p : preemptable) {
         if (claimed.contains(p.jobId())) {
@@ -240,7 +335,8 @@ public final class Planner {
           candidates.add(p);
         }
       }
-      if (!ending.isEmpty() && fitsWith(job, end, ending, List.of())) {
+      if (ending.size() > lentTo.size() && fitsWith(job, end, ending, List.of())) {
+        claimed.addAll(lentTo);
         return Optional.of(
             new Waiting("it starts when jobs being killed (preempted or deleted) have ended", 0));
       }
@@ -257,21 +353,40 @@ public final class Planner {
         if (fitsWith(job, end, ending, chosen)) {
           fewest(job, end, ending, chosen);
           preempting++;
+          claimed.addAll(lentTo);
           for (PreemptableJob v : chosen) {
             claimed.add(v.jobId());
-            preemptions.add(new Preemption(v.jobId(), job.getId()));
+            preemptions.add(new Preemption(v.jobId(), job.getId(), v.suspend()));
           }
-          List<String> ids = chosen.stream().map(PreemptableJob::jobId).toList();
-          return Optional.of(
-              new Waiting(
-                  "preempting "
-                      + (ids.size() == 1 ? "job " : "jobs ")
-                      + shortList(ids)
-                      + " (requeued); it starts when they have ended",
-                  0));
+          return Optional.of(new Waiting(preempting(chosen), 0));
         }
       }
       return Optional.empty();
+    }
+
+    /** "preempting job 7.srv (suspended); it starts when ...", by how the victims are preempted. */
+    private static String preempting(List<PreemptableJob> chosen) {
+      List<String> requeued = new ArrayList<>();
+      List<String> suspended = new ArrayList<>();
+      for (PreemptableJob v : chosen) {
+        (v.suspend() ? suspended : requeued).add(v.jobId());
+      }
+      List<String> parts = new ArrayList<>();
+      if (!requeued.isEmpty()) {
+        parts.add(jobs(requeued) + " (requeued)");
+      }
+      if (!suspended.isEmpty()) {
+        parts.add(jobs(suspended) + " (suspended)");
+      }
+      return "preempting "
+          + String.join(" and ", parts)
+          + (requeued.isEmpty()
+              ? "; it starts when they are suspended"
+              : "; it starts when they have ended");
+    }
+
+    private static String jobs(List<String> ids) {
+      return (ids.size() == 1 ? "job " : "jobs ") + shortList(ids);
     }
 
     /** Leaves out of {@code chosen} every job the preemptor does not need, the oldest first. */

@@ -27,6 +27,7 @@ final class FakeView implements ClusterView {
   List<AdvanceReservation> reservations = List.of();
   Set<String> preemptorQueues = Set.of();
   List<PreemptableJob> preemptable = List.of();
+  List<SuspendedJob> suspended = List.of();
   Map<String, Integer> queuePriorities = Map.of();
   FairShare fairShare = FairShare.NONE;
 
@@ -93,6 +94,11 @@ final class FakeView implements ClusterView {
   @Override
   public List<PreemptableJob> preemptable() {
     return preemptable;
+  }
+
+  @Override
+  public List<SuspendedJob> suspended() {
+    return suspended;
   }
 
   @Override

@@ -5,13 +5,16 @@ import dev.berth.proto.JobState;
 import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.RunJob;
+import dev.berth.proto.SuspendJob;
 import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What the server owes moms, derived from state rather than remembered: a job in R that has not
@@ -19,13 +22,31 @@ import java.util.Map;
  * Each obligation is sent, then sent again every retry interval until the state no longer calls for
  * it (the mom's report changed the job), which makes delivery at-least-once across lost messages,
  * mom restarts and server restarts alike.
+ *
+ * <p>A suspended job needs a SuspendJob at each of its nodes, and a resumed one a SuspendJob that
+ * thaws it; these are sent until each node reports it done (a JobSuspendReport, which changes no
+ * state, so the reports are remembered here; after a server restart every resumed job is thawed
+ * once more, which changes nothing on its nodes).
  */
 final class Deliveries {
   record Delivery(String node, MomInbound message) {}
 
   private record Obligation(String node, boolean kill, long lastSent) {}
 
+  /** A freeze or thaw owed to the nodes of a job that have not reported it done. */
+  private static final class Freeze {
+    final boolean suspend;
+    final Set<String> waiting;
+    long lastSent;
+
+    Freeze(boolean suspend, Set<String> waiting) {
+      this.suspend = suspend;
+      this.waiting = waiting;
+    }
+  }
+
   private final Map<String, Obligation> owed = new HashMap<>();
+  private final Map<String, Freeze> freezes = new HashMap<>();
   private final long retryMillis;
 
   Deliveries(long retryMillis) {
@@ -36,6 +57,7 @@ final class Deliveries {
   void refresh(ClusterState s, Collection<String> jobIds) {
     for (String id : jobIds) {
       Job job = s.job(id).orElse(null);
+      refreshFreeze(id, job);
       if (job == null || job.getState() != JobState.RUNNING || job.getExecNodesCount() == 0) {
         owed.remove(id);
         continue;
@@ -54,15 +76,49 @@ final class Deliveries {
     }
   }
 
+  /**
+   * A started job, not being killed (a kill thaws it on its nodes), that is suspended or was
+   * resumed: its nodes owe a report that they froze or thawed it.
+   */
+  private void refreshFreeze(String id, Job job) {
+    boolean touched =
+        job != null
+            && job.getState() == JobState.RUNNING
+            && job.getStartTime() > 0
+            && job.getDeleteRequestedBy().isEmpty()
+            && job.getSuspensions() > 0;
+    if (!touched) {
+      freezes.remove(id);
+      return;
+    }
+    boolean suspend = job.getSuspendedAt() > 0;
+    Freeze old = freezes.get(id);
+    if (old == null || old.suspend != suspend) {
+      Set<String> nodes = new HashSet<>();
+      job.getExecNodesList().forEach(a -> nodes.add(a.getNode()));
+      freezes.put(id, new Freeze(suspend, nodes));
+    }
+  }
+
+  /** A node reports that it froze ({@code suspended}) or thawed its part of a job. */
+  void suspendReported(String node, String jobId, boolean suspended) {
+    Freeze f = freezes.get(jobId);
+    if (f != null && f.suspend == suspended) {
+      f.waiting.remove(node);
+    }
+  }
+
   /** Every obligation, for a fresh start. */
   void refreshAll(ClusterState s) {
     owed.clear();
+    freezes.clear();
     refresh(s, s.jobs().stream().map(Job::getId).toList());
   }
 
   /** Makes obligations toward a node due now (its mom just said hello). */
   void expedite(String node) {
     owed.replaceAll((id, o) -> o.node().equals(node) ? new Obligation(o.node(), o.kill(), 0) : o);
+    freezes.values().stream().filter(f -> f.waiting.contains(node)).forEach(f -> f.lastSent = 0);
   }
 
   /** The messages due at {@code now}, marking them sent. */
@@ -79,6 +135,18 @@ final class Deliveries {
       }
       result.add(new Delivery(o.node(), o.kill() ? kill(s, job) : run(s, job)));
       e.setValue(new Obligation(o.node(), o.kill(), now));
+    }
+    for (Map.Entry<String, Freeze> e : freezes.entrySet()) {
+      Freeze f = e.getValue();
+      if (f.waiting.isEmpty() || now - f.lastSent < retryMillis) {
+        continue;
+      }
+      MomInbound freeze =
+          MomInbound.newBuilder()
+              .setSuspend(SuspendJob.newBuilder().setJobId(e.getKey()).setSuspend(f.suspend))
+              .build();
+      f.waiting.forEach(node -> result.add(new Delivery(node, freeze)));
+      f.lastSent = now;
     }
     return result;
   }

@@ -467,6 +467,10 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
           execute(new Decider.FromNode(hello), Caller.system("node:" + node, node), null);
         }
       }
+      case SUSPEND_REPORT -> {
+        var r = m.getSuspendReport();
+        deliveries.suspendReported(node, r.getJobId(), r.getSuspended());
+      }
       default -> execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);
     }
   }
@@ -540,8 +544,13 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private Behavior<Message> planMade(Plan plan) {
     scheduling = false;
     lastPlan.set(plan);
-    if (!plan.decisions().isEmpty() || !plan.preemptions().isEmpty()) {
-      execute(new Decider.Schedule(plan.decisions(), plan.preemptions()), schedulerCaller, null);
+    if (!plan.decisions().isEmpty()
+        || !plan.preemptions().isEmpty()
+        || !plan.resumptions().isEmpty()) {
+      execute(
+          new Decider.Schedule(plan.decisions(), plan.preemptions(), plan.resumptions()),
+          schedulerCaller,
+          null);
     }
     if (scheduleAgain) {
       scheduleAgain = false;
@@ -589,6 +598,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
           JOB_RELEASED,
           JOB_EXITED,
           JOB_REQUEUED,
+          JOB_SUSPENDED,
           JOB_ALTERED,
           NODE_CREATED,
           NODE_UPDATED,
@@ -610,6 +620,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       case JOB_EXITED -> java.util.Optional.of(e.getJobExited().getJobId());
       case JOB_KILL_REQUESTED -> java.util.Optional.of(e.getJobKillRequested().getJobId());
       case JOB_REQUEUED -> java.util.Optional.of(e.getJobRequeued().getJobId());
+      case JOB_SUSPENDED -> java.util.Optional.of(e.getJobSuspended().getJobId());
+      case JOB_RESUMED -> java.util.Optional.of(e.getJobResumed().getJobId());
       case JOB_PURGED -> java.util.Optional.of(e.getJobPurged().getJobId());
       default -> java.util.Optional.empty();
     };
@@ -623,6 +635,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       case OBIT -> m.getObit().getNode();
       case RUN_REJECTED -> m.getRunRejected().getNode();
       case TROUBLE -> m.getTrouble().getNode();
+      case SUSPEND_REPORT -> m.getSuspendReport().getNode();
       default -> "";
     };
   }

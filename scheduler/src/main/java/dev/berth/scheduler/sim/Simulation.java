@@ -16,6 +16,7 @@ import dev.berth.scheduler.RunDecision;
 import dev.berth.scheduler.RunLimit;
 import dev.berth.scheduler.RunningJob;
 import dev.berth.scheduler.SchedulerSettings;
+import dev.berth.scheduler.SuspendedJob;
 import dev.berth.scheduler.Waiting;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -140,7 +141,7 @@ public final class Simulation {
       Map<String, Long> firstReserved,
       SimulationReport.Builder report) {
     if (queued.isEmpty()) {
-      return new Plan(List.of(), List.of(), Map.of(), new Waiting("nothing queued", 0));
+      return new Plan(List.of(), List.of(), List.of(), Map.of(), new Waiting("nothing queued", 0));
     }
     long started = System.nanoTime();
     Plan plan = Planner.plan(view(now, free, queued, running), MAX_STARTS_PER_CYCLE);
@@ -276,6 +277,11 @@ public final class Simulation {
 
       @Override
       public List<PreemptableJob> preemptable() {
+        return List.of();
+      }
+
+      @Override
+      public List<SuspendedJob> suspended() {
         return List.of();
       }
 

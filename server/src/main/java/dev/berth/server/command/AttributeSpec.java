@@ -114,8 +114,9 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
       case PREEMPT_MODE:
         String mode = v.toLowerCase(Locale.ROOT);
         if (!mode.equals(QueueAttributes.PREEMPT_OFF)
-            && !mode.equals(QueueAttributes.PREEMPT_REQUEUE)) {
-          throw bad(label, v, "expected off or requeue");
+            && !mode.equals(QueueAttributes.PREEMPT_REQUEUE)
+            && !mode.equals(QueueAttributes.PREEMPT_SUSPEND)) {
+          throw bad(label, v, "expected off, requeue or suspend");
         }
         return mode;
       case RESOURCE:

@@ -28,11 +28,12 @@ public final class Decider {
   /** A client request that changes state (queries never come here). */
   public record ClientCommand(Request request, Caller caller) implements Command {}
 
-  /** Run decisions and preemptions from a scheduling cycle. */
-  public record Schedule(List<RunDecision> decisions, List<Preemption> preemptions)
+  /** Run decisions, preemptions and resumptions from a scheduling cycle. */
+  public record Schedule(
+      List<RunDecision> decisions, List<Preemption> preemptions, List<String> resumptions)
       implements Command {
     public Schedule(List<RunDecision> decisions) {
-      this(decisions, List.of());
+      this(decisions, List.of(), List.of());
     }
   }
 
@@ -128,7 +129,10 @@ public final class Decider {
       view = record(out, view, RunJobs.dispatch(view, d, ctx.nowSeconds()));
     }
     for (Preemption p : schedule.preemptions()) {
-      view = record(out, view, Preemptions.requeue(view, p));
+      view = record(out, view, Preemptions.preempt(view, p));
+    }
+    for (String suspended : schedule.resumptions()) {
+      view = record(out, view, Preemptions.resume(view, suspended));
     }
     return out;
   }

@@ -1,23 +1,30 @@
 package dev.berth.server.command;
 
+import dev.berth.core.Suspensions;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobKillRequested;
+import dev.berth.proto.JobResumed;
 import dev.berth.proto.JobState;
+import dev.berth.proto.JobSuspended;
+import dev.berth.proto.NodeAllocation;
 import dev.berth.scheduler.Preemption;
 import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.NodeUsage;
 import java.util.Optional;
 
 /**
- * The scheduler's preemptions, re-checked against the current state (the plan was made from an
- * older view): the victim must still run, untouched by a delete, rerunnable, in a preemptable
- * queue; the job it makes room for must still be queued in a started preemptor queue. The victim is
- * then killed with the reason, and its end requeues it.
+ * The scheduler's preemptions and resumptions, re-checked against the current state (the plan was
+ * made from an older view). A victim must still run, started and untouched by a delete, in a queue
+ * whose preempt_mode is what the plan says (and be rerunnable to be requeued); the job it makes
+ * room for must still be queued in a started preemptor queue. A requeued victim is killed with the
+ * reason and its end requeues it; a suspended one lends its CPUs to preemptors' jobs until it is
+ * resumed, once no running job holds any of them.
  */
 final class Preemptions {
   private Preemptions() {}
 
-  static Optional<Event.Builder> requeue(ClusterState s, Preemption p) {
+  static Optional<Event.Builder> preempt(ClusterState s, Preemption p) {
     Optional<Job> victim = s.job(p.victim());
     Optional<Job> preemptor = s.job(p.forJob());
     if (victim.isEmpty() || preemptor.isEmpty()) {
@@ -25,28 +32,78 @@ final class Preemptions {
     }
     Job v = victim.get();
     Job f = preemptor.get();
-    if (!mayRequeue(s, v)
+    boolean allowed = p.suspend() ? maySuspend(s, v) : mayRequeue(s, v);
+    if (!allowed
         || f.getState() != JobState.QUEUED
         || !QueueAttributes.preemptor(s, f.getQueue())
         || !QueueAttributes.started(s, f.getQueue())) {
       return Optional.empty();
+    }
+    String reason = "preempted by job " + f.getId() + " of queue " + f.getQueue();
+    if (p.suspend()) {
+      return Optional.of(
+          Event.newBuilder()
+              .setJobSuspended(
+                  JobSuspended.newBuilder()
+                      .setJobId(v.getId())
+                      .setSuspendedFor(f.getId())
+                      .setReason("suspended: " + reason)));
     }
     return Optional.of(
         Event.newBuilder()
             .setJobKillRequested(
                 JobKillRequested.newBuilder()
                     .setJobId(v.getId())
-                    .setReason("preempted by job " + f.getId() + " of queue " + f.getQueue())
+                    .setReason(reason)
                     .setPreemptedBy(f.getId())));
   }
 
+  /** A suspended job resumes if no running job holds any of its CPUs. */
+  static Optional<Event.Builder> resume(ClusterState s, String jobId) {
+    Optional<Job> job = s.job(jobId);
+    if (job.isEmpty() || !resumable(s, job.get())) {
+      return Optional.empty();
+    }
+    return Optional.of(Event.newBuilder().setJobResumed(JobResumed.newBuilder().setJobId(jobId)));
+  }
+
+  /** Suspended, not being killed, and every CPU of it free of running jobs. */
+  static boolean resumable(ClusterState s, Job job) {
+    if (!Suspensions.suspended(job) || !job.getDeleteRequestedBy().isEmpty()) {
+      return false;
+    }
+    for (NodeAllocation a : job.getExecNodesList()) {
+      NodeUsage u = s.usage(a.getNode());
+      if (a.getCpusList().stream().anyMatch(u.cpuJobs()::containsKey)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /**
-   * Whether a preemptor's job may requeue {@code job}: running, untouched, rerunnable, preemptable.
+   * Whether a preemptor's job may requeue {@code job}: running, untouched, rerunnable, in a queue
+   * whose preempt_mode is requeue.
    */
   static boolean mayRequeue(ClusterState s, Job job) {
+    return running(job)
+        && job.getRerunnable()
+        && QueueAttributes.PREEMPT_REQUEUE.equals(QueueAttributes.preemptMode(s, job.getQueue()));
+  }
+
+  /**
+   * Whether a preemptor's job may suspend {@code job}: running (started, so that its mom can freeze
+   * it), untouched, not suspended already, in a queue whose preempt_mode is suspend.
+   */
+  static boolean maySuspend(ClusterState s, Job job) {
+    return running(job)
+        && job.getStartTime() > 0
+        && QueueAttributes.PREEMPT_SUSPEND.equals(QueueAttributes.preemptMode(s, job.getQueue()));
+  }
+
+  private static boolean running(Job job) {
     return job.getState() == JobState.RUNNING
         && job.getDeleteRequestedBy().isEmpty()
-        && job.getRerunnable()
-        && QueueAttributes.preemptable(s, job.getQueue());
+        && job.getSuspendedAt() == 0;
   }
 }

@@ -22,14 +22,17 @@ public final class QueueAttributes {
   public static final String ACL_USERS = "acl_users";
   public static final String PRIORITY = "Priority";
 
-  /** Its jobs go before other queues' and may requeue running jobs of preemptable queues. */
+  /**
+   * Its jobs go before other queues' and may requeue or suspend running jobs of preemptable queues.
+   */
   public static final String PREEMPTOR = "preemptor";
 
-  /** How its running jobs may be preempted: {@link #PREEMPT_OFF} (unset) or requeue. */
+  /** How its running jobs may be preempted: {@link #PREEMPT_OFF} (unset), requeue or suspend. */
   public static final String PREEMPT_MODE = "preempt_mode";
 
   public static final String PREEMPT_OFF = "off";
   public static final String PREEMPT_REQUEUE = "requeue";
+  public static final String PREEMPT_SUSPEND = "suspend";
 
   static final Map<String, AttributeSpec> SPECS =
       Stream.of(
@@ -100,14 +103,16 @@ public final class QueueAttributes {
     return s.queue(queue).map(q -> flag(q, PREEMPTOR)).orElse(false);
   }
 
-  /** Whether running jobs of {@code queue} may be requeued for a preemptor's (not its own). */
-  public static boolean preemptable(ClusterState s, String queue) {
+  /**
+   * How running jobs of {@code queue} may be preempted for a preemptor's job: {@link
+   * #PREEMPT_REQUEUE}, {@link #PREEMPT_SUSPEND}, or {@link #PREEMPT_OFF} (also for a preemptor's
+   * own queue).
+   */
+  public static String preemptMode(ClusterState s, String queue) {
     return s.queue(queue)
-        .map(
-            q ->
-                !flag(q, PREEMPTOR)
-                    && PREEMPT_REQUEUE.equals(q.getAttributesMap().get(PREEMPT_MODE)))
-        .orElse(false);
+        .filter(q -> !flag(q, PREEMPTOR))
+        .map(q -> q.getAttributesMap().getOrDefault(PREEMPT_MODE, PREEMPT_OFF))
+        .orElse(PREEMPT_OFF);
   }
 
   public static boolean flag(Queue q, String name) {

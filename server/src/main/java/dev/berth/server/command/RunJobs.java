@@ -19,9 +19,9 @@ import java.util.Set;
  * The scheduler's run decisions, re-checked against the current state (the plan was made from an
  * older view, and plans made from different views may meet): the job must still be queued in a
  * started queue, every running-job limit that applies to it must still have room, every CPU must
- * still be free on a usable node, and the reservations must allow it: a reservation's job starts
- * only inside its window and on its nodes, any other job only where no reservation's window would
- * begin before its walltime ends.
+ * still be free on a usable node (a suspended job's CPUs only for a preemptor's job), and the
+ * reservations must allow it: a reservation's job starts only inside its window and on its nodes,
+ * any other job only where no reservation's window would begin before its walltime ends.
  */
 final class RunJobs {
   private RunJobs() {}
@@ -34,7 +34,7 @@ final class RunJobs {
         || !job.get().getArrayRequest().isEmpty() // an array runs only as its subjobs
         || !QueueAttributes.started(s, job.get().getQueue())
         || !RunLimits.within(s, job.get())
-        || !stillFree(s, d)
+        || !stillFree(s, job.get(), d)
         || !reservationsAllow(s, job.get(), d, now)) {
       return Optional.empty();
     }
@@ -68,7 +68,12 @@ final class RunJobs {
     return true;
   }
 
-  private static boolean stillFree(ClusterState s, RunDecision d) {
+  /**
+   * Whether what the decision places the job on is still free for it: no running job on its CPUs,
+   * and a suspended job's only for a preemptor's job; enough memory and GPUs.
+   */
+  private static boolean stillFree(ClusterState s, Job job, RunDecision d) {
+    boolean mayBorrow = QueueAttributes.preemptor(s, job.getQueue());
     for (NodeAllocation a : d.allocations()) {
       Optional<Node> node = s.node(a.getNode());
       if (node.isEmpty()
@@ -79,7 +84,11 @@ final class RunJobs {
       }
       NodeUsage u = s.usage(a.getNode());
       if (a.getCpusList().stream()
-          .anyMatch(c -> u.cpuJobs().containsKey(c) || !node.get().getCpuIdsList().contains(c))) {
+          .anyMatch(
+              c ->
+                  u.cpuJobs().containsKey(c)
+                      || (!mayBorrow && u.lentCpus().containsKey(c))
+                      || !node.get().getCpuIdsList().contains(c))) {
         return false;
       }
       long physmem = node.get().getPhysmem();

@@ -1,8 +1,10 @@
 package dev.berth.server.command;
 
+import dev.berth.core.Suspensions;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
+import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.Queue;
 import dev.berth.proto.Reservation;
 import dev.berth.scheduler.AdvanceReservation;
@@ -13,10 +15,12 @@ import dev.berth.scheduler.PreemptableJob;
 import dev.berth.scheduler.RunLimit;
 import dev.berth.scheduler.RunningJob;
 import dev.berth.scheduler.SchedulerSettings;
+import dev.berth.scheduler.SuspendedJob;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.NodeUsage;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -55,8 +59,11 @@ public final class StateView implements ClusterView {
     List<NodeCapacity> result = new ArrayList<>(s.nodes().size());
     for (Node n : s.nodes().values()) {
       NodeUsage u = s.usage(n.getName());
+      // a suspended job's CPUs are not free: they are lent to preemptors' jobs only (suspended())
       List<Integer> free =
-          n.getCpuIdsList().stream().filter(c -> !u.cpuJobs().containsKey(c)).toList();
+          n.getCpuIdsList().stream()
+              .filter(c -> !u.cpuJobs().containsKey(c) && !u.lentCpus().containsKey(c))
+              .toList();
       result.add(
           new NodeCapacity(
               n.getName(),
@@ -67,7 +74,7 @@ public final class StateView implements ClusterView {
               n.getPhysmem() - u.memReserved(),
               n.getGpus(),
               n.getGpus() - u.gpusReserved(),
-              n.getRegistered() && !n.getDown() && !n.getOffline(),
+              usable(n),
               u.idle()));
     }
     return result;
@@ -107,16 +114,47 @@ public final class StateView implements ClusterView {
   }
 
   /**
-   * A job holding nodes, to end at its start plus its walltime (unknown without one), or at its
-   * reservation's end, where it is killed; one the mom has not yet reported started counts as
-   * starting now.
+   * A job holding nodes, to end at its start plus its walltime and the time it was suspended
+   * (unknown without a walltime), or at its reservation's end, where it is killed; one the mom has
+   * not yet reported started counts as starting now. A suspended job runs the rest of its walltime
+   * once the jobs on its CPUs have ended.
    */
   private RunningJob running(Job j) {
     long start = j.getStartTime() > 0 ? j.getStartTime() : now;
-    long end = RunningJob.endOf(start, RunningJob.duration(j));
+    long end;
+    if (Suspensions.suspended(j)) {
+      long rest = RunningJob.duration(j);
+      if (rest != RunningJob.UNKNOWN_END) {
+        rest = Math.max(0, rest - Suspensions.ranSeconds(j, now));
+      }
+      end = RunningJob.endOf(resumesAt(j), rest);
+    } else {
+      end = RunningJob.endOf(start + Suspensions.suspendedSeconds(j, now), RunningJob.duration(j));
+    }
     Reservation r = reservationOfQueue().get(j.getQueue());
     return new RunningJob(
         j.getId(), r == null ? end : Math.min(end, r.getEnd()), j.getExecNodesList());
+  }
+
+  /** When the last job running on a suspended job's CPUs ends at the latest. */
+  private long resumesAt(Job suspended) {
+    long at = now;
+    for (NodeAllocation a : suspended.getExecNodesList()) {
+      NodeUsage u = state.usage(a.getNode());
+      for (int cpu : a.getCpusList()) {
+        String holder = u.cpuJobs().get(cpu);
+        Job on = holder == null ? null : state.job(holder).orElse(null);
+        if (on != null && !Suspensions.suspended(on)) {
+          long start = on.getStartTime() > 0 ? on.getStartTime() : now;
+          at =
+              Math.max(
+                  at,
+                  RunningJob.endOf(
+                      start + Suspensions.suspendedSeconds(on, now), RunningJob.duration(on)));
+        }
+      }
+    }
+    return at;
   }
 
   @Override
@@ -143,20 +181,73 @@ public final class StateView implements ClusterView {
   }
 
   /**
-   * Running jobs being killed (their CPUs are about to be free), and the rerunnable running jobs of
-   * preemptable queues, which a preemptor's job may requeue.
+   * Running jobs being killed (what they hold is about to be free), the rerunnable running jobs of
+   * queues whose preempt_mode is requeue, and the running jobs of queues whose preempt_mode is
+   * suspend (of which only the CPUs would be free: a suspended job keeps its memory and GPUs).
    */
   @Override
   public List<PreemptableJob> preemptable() {
     List<PreemptableJob> result = new ArrayList<>();
     for (Job j : state.holding().values()) {
       boolean ending = j.getState() == JobState.RUNNING && !j.getDeleteRequestedBy().isEmpty();
+      long start = j.getStartTime() > 0 ? j.getStartTime() : now;
       if (ending || Preemptions.mayRequeue(state, j)) {
-        long start = j.getStartTime() > 0 ? j.getStartTime() : now;
         result.add(new PreemptableJob(j.getId(), start, j.getExecNodesList(), ending));
+      } else if (Preemptions.maySuspend(state, j)) {
+        result.add(
+            new PreemptableJob(j.getId(), start, cpusOnly(j.getExecNodesList()), false, true));
       }
     }
     return result;
+  }
+
+  /**
+   * The suspended jobs, the longest suspended first: found through the nodes' lent CPUs, with those
+   * no job runs on now, and whether it may resume (all of them idle, its nodes usable).
+   */
+  @Override
+  public List<SuspendedJob> suspended() {
+    Set<String> ids = new HashSet<>();
+    for (Node n : state.nodes().values()) {
+      ids.addAll(state.usage(n.getName()).lentCpus().values());
+    }
+    List<SuspendedJob> result = new ArrayList<>(ids.size());
+    for (String id : ids) {
+      Job j = state.job(id).orElseThrow(); // lent CPUs are a suspended job's
+      List<NodeAllocation> idle = new ArrayList<>();
+      boolean usable = true;
+      for (NodeAllocation a : j.getExecNodesList()) {
+        NodeUsage u = state.usage(a.getNode());
+        List<Integer> free =
+            a.getCpusList().stream().filter(c -> !u.cpuJobs().containsKey(c)).toList();
+        if (!free.isEmpty()) {
+          idle.add(NodeAllocation.newBuilder().setNode(a.getNode()).addAllCpus(free).build());
+        }
+        // an offline node still resumes what it holds; a down one loses it
+        usable &= state.node(a.getNode()).map(n -> !n.getDown()).orElse(false);
+      }
+      result.add(
+          new SuspendedJob(
+              id, j.getSuspendedAt(), idle, usable && Preemptions.resumable(state, j)));
+    }
+    result.sort(
+        Comparator.comparingLong(SuspendedJob::suspendedAt).thenComparing(SuspendedJob::jobId));
+    return result;
+  }
+
+  private static List<NodeAllocation> cpusOnly(List<NodeAllocation> allocations) {
+    return allocations.stream()
+        .map(
+            a ->
+                NodeAllocation.newBuilder()
+                    .setNode(a.getNode())
+                    .addAllCpus(a.getCpusList())
+                    .build())
+        .toList();
+  }
+
+  private static boolean usable(Node n) {
+    return n.getRegistered() && !n.getDown() && !n.getOffline();
   }
 
   /** The live reservations by queue: a finished one's queue is stopped, its jobs go. */

@@ -231,12 +231,19 @@ public final class Queries {
       u.cpuJobs()
           .forEach(
               (cpu, job) -> status.addJobs(NodeJobSlot.newBuilder().setCpu(cpu).setJobId(job)));
+      // suspended jobs still hold their CPUs, a preemptor's job perhaps beside them
+      u.lentCpus()
+          .forEach(
+              (cpu, job) -> status.addJobs(NodeJobSlot.newBuilder().setCpu(cpu).setJobId(job)));
       list.addNodes(status);
     }
     return list.build();
   }
 
-  /** Torque's node state words: down, offline, job-exclusive, or free. */
+  /**
+   * Torque's node state words: down, offline, job-exclusive (every CPU runs a job or is a suspended
+   * job's), or free.
+   */
   static String stateWords(Node n, NodeUsage u) {
     List<String> words = new ArrayList<>();
     if (n.getDown() || !n.getRegistered()) {
@@ -245,7 +252,10 @@ public final class Queries {
     if (n.getOffline()) {
       words.add("offline");
     }
-    if (!u.idle() && u.cpuJobs().size() >= n.getCpuIdsCount()) {
+    long taken =
+        u.cpuJobs().size()
+            + u.lentCpus().keySet().stream().filter(c -> !u.cpuJobs().containsKey(c)).count();
+    if (!u.idle() && taken >= n.getCpuIdsCount()) {
       words.add("job-exclusive");
     }
     return words.isEmpty() ? "free" : String.join(",", words);

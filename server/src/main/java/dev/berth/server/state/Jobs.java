@@ -29,7 +29,10 @@ final class Jobs {
   /** A job from a snapshot image, exactly as it was (subjobs come as their own images). */
   static void restored(StateBuilder b, Job job, Event e) {
     b.add(job);
-    if (job.getState() == JobState.RUNNING || job.getState() == JobState.EXITING) {
+    if (job.getSuspendedAt() > 0) {
+      // in any order with the preemptor's job that runs on its CPUs
+      job.getExecNodesList().forEach(a -> b.holdSuspended(a, job.getId()));
+    } else if (job.getState() == JobState.RUNNING || job.getState() == JobState.EXITING) {
       job.getExecNodesList().forEach(a -> b.hold(a, job.getId()));
     }
     if (job.getArrayParent().isEmpty()) {

@@ -243,7 +243,8 @@ final class StateBuilder {
     usage =
         usage.plus(
             a.getNode(),
-            new NodeUsage(cpus, u.memReserved() + a.getMem(), u.gpusReserved() + a.getGpus()));
+            new NodeUsage(
+                cpus, u.memReserved() + a.getMem(), u.gpusReserved() + a.getGpus(), u.lentCpus()));
   }
 
   /** Frees everything a running job holds. */
@@ -251,14 +252,77 @@ final class StateBuilder {
     for (NodeAllocation a : job.getExecNodesList()) {
       NodeUsage u = usage.getOrDefault(a.getNode(), NodeUsage.NONE);
       var cpus = u.cpuJobs();
+      var lent = u.lentCpus();
       for (int cpu : a.getCpusList()) {
         if (job.getId().equals(cpus.get(cpu))) {
           cpus = cpus.minus(cpu);
         }
+        if (job.getId().equals(lent.get(cpu))) {
+          lent = lent.minus(cpu);
+        }
       }
-      NodeUsage next =
-          new NodeUsage(cpus, u.memReserved() - a.getMem(), u.gpusReserved() - a.getGpus());
-      usage = next.idle() ? usage.minus(a.getNode()) : usage.plus(a.getNode(), next);
+      put(
+          a.getNode(),
+          new NodeUsage(cpus, u.memReserved() - a.getMem(), u.gpusReserved() - a.getGpus(), lent));
     }
+  }
+
+  /** What a suspended job holds: its memory and GPUs, and its CPUs as lent. */
+  void holdSuspended(NodeAllocation a, String jobId) {
+    hold(a.toBuilder().clearCpus().build(), jobId);
+    NodeUsage u = usage.get(a.getNode());
+    var lent = u.lentCpus();
+    for (int cpu : a.getCpusList()) {
+      lent = lent.plus(cpu, jobId);
+    }
+    put(a.getNode(), new NodeUsage(u.cpuJobs(), u.memReserved(), u.gpusReserved(), lent));
+  }
+
+  /** A suspended job lends its CPUs (to preemptors' jobs) and keeps its memory and GPUs. */
+  void lendCpus(Job job) {
+    for (NodeAllocation a : job.getExecNodesList()) {
+      NodeUsage u = usage.getOrDefault(a.getNode(), NodeUsage.NONE);
+      var cpus = u.cpuJobs();
+      var lent = u.lentCpus();
+      for (int cpu : a.getCpusList()) {
+        if (job.getId().equals(cpus.get(cpu))) {
+          cpus = cpus.minus(cpu);
+          lent = lent.plus(cpu, job.getId());
+        }
+      }
+      put(a.getNode(), new NodeUsage(cpus, u.memReserved(), u.gpusReserved(), lent));
+    }
+  }
+
+  /** A resumed job takes its CPUs back; each must be free of running jobs. */
+  void takeBackCpus(Job job) {
+    for (NodeAllocation a : job.getExecNodesList()) {
+      NodeUsage u = usage.getOrDefault(a.getNode(), NodeUsage.NONE);
+      var cpus = u.cpuJobs();
+      var lent = u.lentCpus();
+      for (int cpu : a.getCpusList()) {
+        String holder = cpus.get(cpu);
+        if (holder != null) {
+          throw new IllegalTransitionException(
+              "cpu "
+                  + cpu
+                  + " of "
+                  + a.getNode()
+                  + " is held by "
+                  + holder
+                  + ", so "
+                  + job.getId()
+                  + " cannot resume on it");
+        }
+        cpus = cpus.plus(cpu, job.getId());
+        lent = lent.minus(cpu);
+      }
+      put(a.getNode(), new NodeUsage(cpus, u.memReserved(), u.gpusReserved(), lent));
+    }
+  }
+
+  private void put(String node, NodeUsage next) {
+    boolean nothing = next.idle() && next.memReserved() == 0 && next.gpusReserved() == 0;
+    usage = nothing ? usage.minus(node) : usage.plus(node, next);
   }
 }

@@ -2,6 +2,7 @@ package dev.berth.server.state;
 
 import dev.berth.core.ArrayRequest;
 import dev.berth.core.JobIds;
+import dev.berth.core.Suspensions;
 import dev.berth.proto.AttributeValue;
 import dev.berth.proto.Event;
 import dev.berth.proto.Holds;
@@ -61,6 +62,8 @@ public final class StateMachine {
         case JOB_DELETED -> deleted(b, e, now);
         case JOB_KILL_REQUESTED -> killRequested(b, e, now);
         case JOB_REQUEUED -> requeued(b, e, now);
+        case JOB_SUSPENDED -> suspended(b, e, now);
+        case JOB_RESUMED -> resumed(b, e.getJobResumed().getJobId(), now);
         case JOB_PURGED -> Jobs.purged(b, e.getJobPurged().getJobId());
         case SERVER_ATTRIBUTES_CHANGED ->
             serverChanged(b, e.getServerAttributesChanged().getChangesList());
@@ -171,6 +174,9 @@ public final class StateMachine {
             .setResourcesUsed(x.getResourcesUsed())
             .setCompTime(x.getEndTime())
             .clearPreemptedBy()
+            .setSuspendedSeconds(Suspensions.suspendedSeconds(job, x.getEndTime()))
+            .clearSuspendedAt()
+            .clearSuspendedFor()
             .setExitReason(x.getReason())
             .setMtime(e.getTime() / 1000);
     String comment =
@@ -229,8 +235,57 @@ public final class StateMachine {
             .setStartTime(0)
             .clearDeleteRequestedBy()
             .clearPreemptedBy()
+            .clearSuspendedAt()
+            .clearSuspendedFor()
+            .clearSuspendedSeconds()
+            .clearSuspensions()
             .setComment(r.getReason())
             .setEtime(now)
+            .setMtime(now)
+            .build());
+  }
+
+  /**
+   * A started running job is frozen for a preemptor's job: it lends its CPUs and keeps the rest.
+   * One being killed is not suspended (its end is what frees its CPUs).
+   */
+  private static void suspended(StateBuilder b, Event e, long now) {
+    var x = e.getJobSuspended();
+    Job job = b.require(x.getJobId());
+    requireState(job, "suspend", JobState.RUNNING);
+    if (job.getSuspendedAt() > 0) {
+      throw new IllegalTransitionException("job " + job.getId() + " is already suspended");
+    }
+    if (job.getStartTime() == 0 || !job.getDeleteRequestedBy().isEmpty()) {
+      throw new IllegalTransitionException(
+          "job " + job.getId() + " cannot be suspended before it starts or while it is killed");
+    }
+    b.lendCpus(job);
+    b.replace(
+        job,
+        job.toBuilder()
+            .setSuspendedAt(now)
+            .setSuspendedFor(x.getSuspendedFor())
+            .setSuspensions(job.getSuspensions() + 1)
+            .setComment(x.getReason())
+            .setMtime(now)
+            .build());
+  }
+
+  private static void resumed(StateBuilder b, String id, long now) {
+    Job job = b.require(id);
+    requireState(job, "resume", JobState.RUNNING);
+    if (job.getSuspendedAt() == 0) {
+      throw new IllegalTransitionException("job " + id + " is not suspended");
+    }
+    b.takeBackCpus(job);
+    b.replace(
+        job,
+        job.toBuilder()
+            .setSuspendedSeconds(Suspensions.suspendedSeconds(job, now))
+            .clearSuspendedAt()
+            .clearSuspendedFor()
+            .clearComment()
             .setMtime(now)
             .build());
   }

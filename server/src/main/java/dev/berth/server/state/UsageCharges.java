@@ -1,5 +1,6 @@
 package dev.berth.server.state;
 
+import dev.berth.core.Suspensions;
 import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.ShareUsage;
@@ -44,7 +45,7 @@ public final class UsageCharges {
     if (job.getStartTime() <= 0 || endSeconds <= job.getStartTime()) {
       return;
     }
-    long seconds = endSeconds - job.getStartTime();
+    long seconds = Suspensions.ranSeconds(job, endSeconds); // as Slurm, time suspended is free
     double cpus = 0;
     double gpus = 0;
     double memory = 0;

@@ -176,8 +176,8 @@ class PreemptionTest {
                 Manage.Command.SET,
                 Manage.ObjectType.QUEUE,
                 List.of("batch"),
-                attr("preempt_mode", "suspend")),
-        "expected off or requeue");
+                attr("preempt_mode", "checkpoint")),
+        "expected off, requeue or suspend");
   }
 
   @Test

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -80,6 +81,17 @@ class ReplayTest {
               StateMachine.restore(ClusterState.EMPTY, image, replayed.get(k).lastSeq()));
       assertEquals(image, again, "image at event " + k);
     }
+  }
+
+  /** Preemption by suspending needs a full cluster at the right moment: not every seed has it. */
+  @Test
+  void theWorkloadsSuspendAndResumeJobs() {
+    Set<Event.BodyCase> kinds = EnumSet.noneOf(Event.BodyCase.class);
+    for (long seed : new long[] {1, 2, 3, 42, 2024}) {
+      new Workload(seed).runUntil(EVENTS).driver.journal.forEach(e -> kinds.add(e.getBodyCase()));
+    }
+    assertTrue(kinds.contains(Event.BodyCase.JOB_SUSPENDED), kinds.toString());
+    assertTrue(kinds.contains(Event.BodyCase.JOB_RESUMED), kinds.toString());
   }
 
   /** The property only means something if the journal exercised the state machine. */

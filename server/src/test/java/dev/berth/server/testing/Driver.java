@@ -259,7 +259,10 @@ public final class Driver {
 
   /** Records a plan's decisions; returns the jobs they dispatched. */
   public List<String> schedule(Plan plan) {
-    Outcome out = run(new Decider.Schedule(plan.decisions(), plan.preemptions()), Caller.SCHEDULER);
+    Outcome out =
+        run(
+            new Decider.Schedule(plan.decisions(), plan.preemptions(), plan.resumptions()),
+            Caller.SCHEDULER);
     return out.events().stream()
         .filter(Event::hasJobDispatched)
         .map(e -> e.getJobDispatched().getJobId())

@@ -30,8 +30,9 @@ import java.util.Random;
 /**
  * A seeded mix of what a real server sees: plain, array, held, delayed and dependent submissions,
  * FIFO scheduling cycles, moms reporting starts and obits (some twice, some from the wrong node),
- * restarts and lost nodes, qdel, qhold, qrls, qalter, qmgr and housekeeping ticks. Commands the
- * decider refuses are part of the mix; anything else that throws is a bug and propagates.
+ * restarts and lost nodes, qdel, qhold, qrls, qalter, qmgr (preemptor queues, preemption by requeue
+ * and by suspending) and housekeeping ticks. Commands the decider refuses are part of the mix;
+ * anything else that throws is a bug and propagates.
  */
 public final class Workload {
   private static final Caller[] USERS = {ALICE, BOB, ROOT};
@@ -55,6 +56,24 @@ public final class Workload {
     for (String n : List.of("n1", "n2", "n3")) {
       step(() -> driver.hello(Driver.node(n, 4, n.equals("n3") ? "fast" : "slow")));
     }
+    step(
+        () ->
+            driver.qmgr(
+                ROOT,
+                Manage.Command.CREATE,
+                Manage.ObjectType.QUEUE,
+                List.of("express"),
+                attr("enabled", "True"),
+                attr("started", "True"),
+                attr("preemptor", "True")));
+    step(
+        () ->
+            driver.qmgr(
+                ROOT,
+                Manage.Command.SET,
+                Manage.ObjectType.QUEUE,
+                List.of("batch"),
+                attr("preempt_mode", "suspend")));
     while (driver.journal.size() < events) {
       step(this::oneCommand);
     }
@@ -154,6 +173,9 @@ public final class Workload {
     if (random.nextInt(6) == 0) {
       a.add(resource("nodes", "1:ppn=2:fast"));
     }
+    if (random.nextInt(3) == 0) {
+      a.add(attr(AttributeNames.DESTINATION, "express"));
+    }
     if (random.nextBoolean()) {
       driver.submitWithId(user, submissionId(), a.toArray(Attribute[]::new));
     } else {
@@ -196,7 +218,7 @@ public final class Workload {
   }
 
   private void qmgr(Caller user) {
-    switch (random.nextInt(5)) {
+    switch (random.nextInt(6)) {
       case 0 ->
           driver.setServer(
               user, attr("keep_completed", Integer.toString(50 + random.nextInt(400))));
@@ -217,6 +239,13 @@ public final class Workload {
               attr("enabled", "True"),
               attr("started", "True"),
               attr("keep_completed", "20"));
+      case 4 ->
+          driver.qmgr(
+              user,
+              Manage.Command.SET,
+              Manage.ObjectType.QUEUE,
+              List.of("batch"),
+              attr("preempt_mode", random.nextInt(3) == 0 ? "requeue" : "suspend"));
       default ->
           driver.qmgr(
               user,

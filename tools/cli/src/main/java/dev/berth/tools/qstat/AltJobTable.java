@@ -5,6 +5,7 @@ import static dev.berth.tools.format.Columns.right;
 
 import dev.berth.core.ControlCharacters;
 import dev.berth.core.Durations;
+import dev.berth.core.Suspensions;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.NodeGroup;
@@ -65,7 +66,7 @@ public final class AltJobTable {
   public static String row(Job job, Style style, long now, ZoneId zone) {
     Map<String, String> requested = job.getResources().getValuesMap();
     boolean usesCput = requested.containsKey("cput");
-    String state = JobAttributes.stateLetter(job.getState());
+    String state = JobAttributes.stateLetter(job);
     StringBuilder out = new StringBuilder();
     out.append(left(job.getId(), 23, 22))
         .append(' ')
@@ -221,7 +222,7 @@ public final class AltJobTable {
       elapsed = job.getResourcesUsed().getWalltime();
     }
     if (job.getState() == JobState.RUNNING && job.getStartTime() > 0) {
-      elapsed = Math.max(elapsed, now - job.getStartTime());
+      elapsed = Math.max(elapsed, Suspensions.ranSeconds(job, now));
     }
     return Durations.format(elapsed);
   }

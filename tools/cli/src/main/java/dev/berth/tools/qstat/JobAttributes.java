@@ -2,6 +2,7 @@ package dev.berth.tools.qstat;
 
 import dev.berth.core.Durations;
 import dev.berth.core.Sizes;
+import dev.berth.core.Suspensions;
 import dev.berth.proto.Dependency;
 import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
@@ -39,7 +40,7 @@ public final class JobAttributes {
     if (job.hasResourcesUsed()) {
       resourcesUsed(attrs, job.getResourcesUsed());
     }
-    attrs.add(Attr.text("job_state", stateLetter(job.getState())));
+    attrs.add(Attr.text("job_state", stateLetter(job)));
     attrs.add(Attr.text("queue", job.getQueue()));
     attrs.add(Attr.text("server", job.getServer()));
     text(attrs, "Account_Name", job.getAccount());
@@ -101,9 +102,12 @@ public final class JobAttributes {
     return attrs;
   }
 
-  /** Torque's state letter: Q H W R E C. */
-  public static String stateLetter(JobState state) {
-    switch (state) {
+  /** Torque's state letter: Q H W R E C, and OpenPBS's S for a suspended running job. */
+  public static String stateLetter(Job job) {
+    if (Suspensions.suspended(job)) {
+      return "S";
+    }
+    switch (job.getState()) {
       case QUEUED:
         return "Q";
       case HELD:
@@ -184,7 +188,7 @@ public final class JobAttributes {
   private static void walltimeRemaining(List<Attr> attrs, Job job, long now) {
     long walltime = job.getResources().getWalltime();
     if (job.getState() == JobState.RUNNING && walltime > 0 && job.getStartTime() > 0) {
-      attrs.add(Attr.number("Walltime", "Remaining", walltime - (now - job.getStartTime())));
+      attrs.add(Attr.number("Walltime", "Remaining", walltime - Suspensions.ranSeconds(job, now)));
     }
   }
 

@@ -14,7 +14,7 @@ record JobFilter(Set<String> users, Set<String> states, boolean noCompleted, Str
     if (noCompleted && job.getState() == JobState.COMPLETED) {
       return false;
     }
-    if (!states.isEmpty() && !states.contains(JobAttributes.stateLetter(job.getState()))) {
+    if (!states.isEmpty() && !states.contains(JobAttributes.stateLetter(job))) {
       return false;
     }
     if (!queue.isEmpty() && !queue.equals(job.getQueue())) {

@@ -92,6 +92,11 @@ final class TraceMessages {
           return List.of(
               "Job requeued at request of " + actor + (reason.isEmpty() ? "" : ": " + reason));
         }
+      case JOB_SUSPENDED:
+        return List.of(
+            "Job suspended at request of " + actor + ": " + event.getJobSuspended().getReason());
+      case JOB_RESUMED:
+        return List.of("Job resumed at request of " + actor);
       case JOB_PURGED:
         return List.of("dequeuing from " + job.getQueue() + ", state COMPLETE");
       case JOB_RESTORED:

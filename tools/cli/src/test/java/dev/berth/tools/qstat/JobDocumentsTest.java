@@ -113,6 +113,20 @@ class JobDocumentsTest {
   }
 
   @Test
+  void aSuspendedJobShowsSAndItsWalltimeLeavesOutTheTimeSuspended() {
+    // started 300 s ago, suspended 100 s ago after 50 s of an earlier suspension: ran 150 s
+    Job suspended =
+        Jobs.running()
+            .setSuspendedAt(FakeServer.NOW - 100)
+            .setSuspendedSeconds(50)
+            .setSuspendedFor("13.srv")
+            .build();
+    String text = JobDocuments.full(List.of(suspended), FakeServer.NOW, ZoneOffset.UTC, 77);
+    assertTrue(text.contains("    job_state = S\n"), text);
+    assertTrue(text.contains("    Walltime.Remaining = 3450\n"), text);
+  }
+
+  @Test
   void variableListEscapesCommasInValues() {
     assertEquals(
         "A=x\\,y,B=",

@@ -12,8 +12,10 @@ import dev.berth.proto.JobExited;
 import dev.berth.proto.JobHeld;
 import dev.berth.proto.JobKillRequested;
 import dev.berth.proto.JobPurged;
+import dev.berth.proto.JobResumed;
 import dev.berth.proto.JobStarted;
 import dev.berth.proto.JobSubmitted;
+import dev.berth.proto.JobSuspended;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.Request;
 import dev.berth.proto.ResourcesUsed;
@@ -123,6 +125,32 @@ class TracejobTest {
         TRACE_12,
         TraceFormat.text(
             "12.srv", lifeOfJob12(), ZoneOffset.UTC, new TraceFormat.Style(true, true, 0)));
+  }
+
+  @Test
+  void suspensionAndResumptionWithTheReason() {
+    List<Event> events =
+        List.of(
+            Event.newBuilder()
+                .setTime(SUBMIT_MS)
+                .setActor("scheduler")
+                .setJobSuspended(
+                    JobSuspended.newBuilder()
+                        .setJobId("12.srv")
+                        .setSuspendedFor("13.srv")
+                        .setReason("suspended: preempted by job 13.srv of queue express"))
+                .build(),
+            Event.newBuilder()
+                .setTime(SUBMIT_MS + 60_000)
+                .setActor("scheduler")
+                .setJobResumed(JobResumed.newBuilder().setJobId("12.srv"))
+                .build());
+    assertEquals(
+        "\nJob: 12.srv\n\n"
+            + "11/30/2026 09:50:00.123 S    Job suspended at request of scheduler: suspended:"
+            + " preempted by job 13.srv of queue express\n"
+            + "11/30/2026 09:51:00.123 S    Job resumed at request of scheduler\n",
+        TraceFormat.text("12.srv", events, ZoneOffset.UTC, new TraceFormat.Style(true, true, 0)));
   }
 
   @Test
