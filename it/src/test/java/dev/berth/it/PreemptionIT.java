@@ -195,6 +195,7 @@ class PreemptionIT {
         trace.contains(
             "Job suspended at request of scheduler: suspended: preempted by job " + urgent),
         trace);
+    assertTrue(trace.contains("Job suspended on every node"), trace);
     assertTrue(trace.contains("Job resumed at request of scheduler"), trace);
     assertEquals(0, cluster.cli("qdel", victim).exit());
     cluster.awaitState(victim, JobState.COMPLETED);

@@ -586,7 +586,12 @@ final class JobActor {
         .onMessage(
             Signal.class,
             s -> {
-              launcher.signalJob(process.pid(), s.signal());
+              if (suspender.suspended() && s.signal() == Signals.parse("CONT")) {
+                // the server refuses qsig for a suspended job; SIGCONT would undo a SIGSTOP
+                context.getLog().warn("job {} is suspended: SIGCONT not sent", job.getId());
+              } else {
+                launcher.signalJob(process.pid(), s.signal());
+              }
               return Behaviors.same();
             })
         .onMessage(Exited.class, e -> endTasks())

@@ -35,8 +35,8 @@ import java.util.function.Predicate;
  * suspended; while jobs it (or a delete) is killing still end, no more are preempted for it. The
  * CPUs of a suspended job are lent to preemptors' jobs only: a preemptor's job that fits on them
  * (with what else is free) starts there. A suspended job resumes as soon as no job runs on its CPUs
- * any more and no preemptor's job took them in the same cycle; other jobs never get them meanwhile,
- * so it cannot be starved.
+ * any more and no preemptor's job took them in the same cycle; other queues' jobs never get them
+ * meanwhile.
  */
 public final class Planner {
   /**
@@ -269,18 +269,7 @@ public final class Planner {
       if (placed.isEmpty()) {
         return false;
       }
-      Map<String, Set<Integer>> taken = new HashMap<>();
-      for (NodeAllocation a : placed.get()) {
-        taken.computeIfAbsent(a.getNode(), k -> new HashSet<>()).addAll(a.getCpusList());
-      }
-      for (SuspendedJob j : suspended()) {
-        for (NodeAllocation a : j.idleCpus()) {
-          Set<Integer> cpus = taken.get(a.getNode());
-          if (cpus != null && a.getCpusList().stream().anyMatch(cpus::contains)) {
-            claimed.add(j.jobId());
-          }
-        }
-      }
+      claimLenders(placed.get());
       decisions.add(new RunDecision(job.getId(), placed.get()));
       start(withoutLentCpus(placed.get()), end);
       return true;
@@ -316,14 +305,8 @@ public final class Planner {
       if (preemptable == null) {
         preemptable = view.preemptable();
       }
+      // being killed or suspended: what they give back comes without preempting anything more
       List<List<NodeAllocation>> ending = new ArrayList<>();
-      List<String> lentTo = new ArrayList<>();
-      for (SuspendedJob j : suspended()) {
-        if (!claimed.contains(j.jobId()) && !j.idleCpus().isEmpty()) {
-          ending.add(j.idleCpus()); // lent, but not enough by themselves
-          lentTo.add(j.jobId());
-        }
-      }
       List<PreemptableJob> candidates = new ArrayList<>();
       for (PreemptableJob p : preemptable) {
         if (claimed.contains(p.jobId())) {
@@ -335,10 +318,21 @@ public final class Planner {
           candidates.add(p);
         }
       }
-      if (ending.size() > lentTo.size() && fitsWith(job, end, ending, List.of())) {
-        claimed.addAll(lentTo);
-        return Optional.of(
-            new Waiting("it starts when jobs being killed (preempted or deleted) have ended", 0));
+      Waiting waitForThem =
+          new Waiting("it starts when jobs being preempted or deleted have made room", 0);
+      if (!ending.isEmpty() && fitsWith(job, end, ending, List.of())) {
+        return Optional.of(waitForThem);
+      }
+      // then with the idle CPUs suspended jobs lend, which alone were not enough
+      List<List<NodeAllocation>> base = new ArrayList<>(ending);
+      for (SuspendedJob j : suspended()) {
+        if (!claimed.contains(j.jobId()) && !j.idleCpus().isEmpty()) {
+          base.add(j.idleCpus());
+        }
+      }
+      if (base.size() > ending.size() && !ending.isEmpty() && fitsWith(job, end, base, List.of())) {
+        claimLentCpusUsed(job, end, base, List.of());
+        return Optional.of(waitForThem);
       }
       candidates.sort(
           Comparator.comparingLong(PreemptableJob::start)
@@ -350,10 +344,10 @@ public final class Planner {
           return Optional.empty();
         }
         chosen.add(c);
-        if (fitsWith(job, end, ending, chosen)) {
-          fewest(job, end, ending, chosen);
+        if (fitsWith(job, end, base, chosen)) {
+          fewest(job, end, base, chosen);
           preempting++;
-          claimed.addAll(lentTo);
+          claimLentCpusUsed(job, end, base, chosen);
           for (PreemptableJob v : chosen) {
             claimed.add(v.jobId());
             preemptions.add(new Preemption(v.jobId(), job.getId(), v.suspend()));
@@ -362,6 +356,33 @@ public final class Planner {
         }
       }
       return Optional.empty();
+    }
+
+    /**
+     * Keeps the suspended jobs whose lent CPUs the preemptor's job would be placed on from resuming
+     * in this cycle (and no others: a job waiting elsewhere must not hold up their resumption).
+     */
+    private void claimLentCpusUsed(
+        Job job, long end, List<List<NodeAllocation>> base, List<PreemptableJob> chosen) {
+      List<List<NodeAllocation>> released = new ArrayList<>(base);
+      chosen.forEach(p -> released.add(p.allocations()));
+      Placement.place(job, availability.withReleased(end, released)).ifPresent(this::claimLenders);
+    }
+
+    /** Claims the suspended jobs that lend a CPU of {@code placed}. */
+    private void claimLenders(List<NodeAllocation> placed) {
+      Map<String, Set<Integer>> taken = new HashMap<>();
+      for (NodeAllocation a : placed) {
+        taken.computeIfAbsent(a.getNode(), k -> new HashSet<>()).addAll(a.getCpusList());
+      }
+      for (SuspendedJob j : suspended()) {
+        for (NodeAllocation a : j.idleCpus()) {
+          Set<Integer> cpus = taken.get(a.getNode());
+          if (cpus != null && a.getCpusList().stream().anyMatch(cpus::contains)) {
+            claimed.add(j.jobId());
+          }
+        }
+      }
     }
 
     /** "preempting job 7.srv (suspended); it starts when ...", by how the victims are preempted. */

@@ -68,7 +68,7 @@ class PreemptionPlanningTest {
     Plan plan = Planner.plan(full(List.of(A, dying, C), express("x", group(1, 4))), MANY);
     assertEquals(List.of(), plan.preemptions());
     assertEquals(
-        "it starts when jobs being killed (preempted or deleted) have ended",
+        "it starts when jobs being preempted or deleted have made room",
         plan.waitingOf("x").reason());
   }
 

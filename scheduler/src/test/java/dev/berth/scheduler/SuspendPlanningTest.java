@@ -102,6 +102,27 @@ class SuspendPlanningTest {
   }
 
   @Test
+  void aPreemptorsJobWaitingElsewhereDoesNotHoldUpAResumption() {
+    // x needs 4 CPUs on one node; k is being killed on n2 (all four); s on n1 could resume
+    FakeView v =
+        view(
+            List.of(node("n1", 4).free().build(), node("n2", 4).free().build()),
+            express("x", group(1, 4)));
+    v.runningJobs =
+        List.of(
+            new RunningJob("s", 9000, List.of(alloc("n1", 0, 1))),
+            new RunningJob("k", 5000, List.of(alloc("n2", 0, 1, 2, 3))),
+            new RunningJob("o", 5000, List.of(alloc("n1", 2, 3))));
+    v.preemptable = List.of(new PreemptableJob("k", 100, List.of(alloc("n2", 0, 1, 2, 3)), true));
+    v.suspended = List.of(new SuspendedJob("s", 900, List.of(alloc("n1", 0, 1)), true));
+    Plan plan = Planner.plan(v, MANY);
+    assertEquals(
+        "it starts when jobs being preempted or deleted have made room",
+        plan.waitingOf("x").reason());
+    assertEquals(List.of("s"), plan.resumptions());
+  }
+
+  @Test
   void aSuspendedJobWhoseCpusAreStillBusyWaits() {
     // p (a preemptor's job) runs on CPUs 0-1 of s's four; 2-3 are idle but lent
     FakeView v = view(List.of(node("n1", 4).free().build()), job("plain", nodes(group(1, 1))));

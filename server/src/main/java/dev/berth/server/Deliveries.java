@@ -24,9 +24,10 @@ import java.util.Set;
  * mom restarts and server restarts alike.
  *
  * <p>A suspended job needs a SuspendJob at each of its nodes, and a resumed one a SuspendJob that
- * thaws it; these are sent until each node reports it done (a JobSuspendReport, which changes no
- * state, so the reports are remembered here; after a server restart every resumed job is thawed
- * once more, which changes nothing on its nodes).
+ * thaws it; these are sent until each node reports it done (a JobSuspendReport; the reports are
+ * remembered here, and the last one of a freeze becomes JobSuspendConfirmed; after a server restart
+ * every suspended job is frozen and every resumed one thawed once more, which changes nothing on
+ * its nodes).
  */
 final class Deliveries {
   record Delivery(String node, MomInbound message) {}
@@ -100,12 +101,16 @@ final class Deliveries {
     }
   }
 
-  /** A node reports that it froze ({@code suspended}) or thawed its part of a job. */
-  void suspendReported(String node, String jobId, boolean suspended) {
+  /**
+   * A node reports that it froze ({@code suspended}) or thawed its part of a job. Whether this
+   * report completes a freeze: every node of the job has frozen it now.
+   */
+  boolean suspendReported(String node, String jobId, boolean suspended) {
     Freeze f = freezes.get(jobId);
-    if (f != null && f.suspend == suspended) {
-      f.waiting.remove(node);
+    if (f == null || f.suspend != suspended || !f.waiting.remove(node)) {
+      return false;
     }
+    return suspended && f.waiting.isEmpty();
   }
 
   /** Every obligation, for a fresh start. */

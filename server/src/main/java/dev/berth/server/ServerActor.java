@@ -469,7 +469,9 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       }
       case SUSPEND_REPORT -> {
         var r = m.getSuspendReport();
-        deliveries.suspendReported(node, r.getJobId(), r.getSuspended());
+        if (deliveries.suspendReported(node, r.getJobId(), r.getSuspended())) {
+          execute(new Decider.SuspendConfirmed(r.getJobId()), serverCaller, null);
+        }
       }
       default -> execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);
     }
@@ -598,7 +600,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
           JOB_RELEASED,
           JOB_EXITED,
           JOB_REQUEUED,
-          JOB_SUSPENDED,
+          JOB_SUSPEND_CONFIRMED,
           JOB_ALTERED,
           NODE_CREATED,
           NODE_UPDATED,
@@ -621,6 +623,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       case JOB_KILL_REQUESTED -> java.util.Optional.of(e.getJobKillRequested().getJobId());
       case JOB_REQUEUED -> java.util.Optional.of(e.getJobRequeued().getJobId());
       case JOB_SUSPENDED -> java.util.Optional.of(e.getJobSuspended().getJobId());
+      case JOB_SUSPEND_CONFIRMED -> java.util.Optional.of(e.getJobSuspendConfirmed().getJobId());
       case JOB_RESUMED -> java.util.Optional.of(e.getJobResumed().getJobId());
       case JOB_PURGED -> java.util.Optional.of(e.getJobPurged().getJobId());
       default -> java.util.Optional.empty();

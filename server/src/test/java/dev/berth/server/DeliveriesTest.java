@@ -5,10 +5,13 @@ import static dev.berth.server.testing.Driver.ROOT;
 import static dev.berth.server.testing.Driver.attr;
 import static dev.berth.server.testing.Driver.resource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.core.AttributeNames;
 import dev.berth.proto.Manage;
 import dev.berth.proto.MomInbound;
+import dev.berth.server.command.Decider;
 import dev.berth.server.testing.Driver;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -72,13 +75,15 @@ class DeliveriesTest {
   void eachNodeIsToldUntilItReportsAndAQuickResumeIsNotLost() {
     assertEquals(List.of("n1 suspend", "n2 suspend"), due());
     assertEquals(List.of(), due(), "not again before the retry interval");
-    deliveries.suspendReported("n1", victim, true);
-    deliveries.suspendReported("n2", victim, false); // an answer to something else
+    assertFalse(deliveries.suspendReported("n1", victim, true));
+    assertFalse(deliveries.suspendReported("n2", victim, false)); // an answer to something else
     now += RETRY;
     assertEquals(List.of("n2 suspend"), due());
-    deliveries.suspendReported("n2", victim, true);
+    assertTrue(deliveries.suspendReported("n2", victim, true), "the last node: confirmed");
+    assertFalse(deliveries.suspendReported("n2", victim, true), "only once");
     now += RETRY;
     assertEquals(List.of(), due());
+    d.run(new Decider.SuspendConfirmed(victim), "server");
 
     // resumed in the same second it was suspended: no time suspended, still a thaw to send
     assertEquals(List.of(urgent), d.schedule());

@@ -37,6 +37,9 @@ public final class Decider {
     }
   }
 
+  /** Every node of a suspended job has reported it frozen (the server's Deliveries know). */
+  public record SuspendConfirmed(String jobId) implements Command {}
+
   /** A report from the mom of a node. */
   public record FromNode(ServerInbound message) implements Command {}
 
@@ -62,6 +65,10 @@ public final class Decider {
       return Housekeeping.nodeDown(s, d.node(), ctx);
     } else if (command instanceof Tick) {
       return Housekeeping.tick(s, ctx);
+    } else if (command instanceof SuspendConfirmed c) {
+      Outcome out = new Outcome();
+      Preemptions.confirm(s, c.jobId()).ifPresent(out::event);
+      return out;
     } else {
       return bootstrap(s);
     }

@@ -3,6 +3,7 @@ package dev.berth.server.command;
 import dev.berth.core.BadValueException;
 import dev.berth.core.JobIds;
 import dev.berth.core.Signals;
+import dev.berth.core.Suspensions;
 import dev.berth.proto.Ack;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
@@ -166,7 +167,18 @@ final class JobControl {
     }
     Outcome out = new Outcome();
     for (Job member : members(s, job)) {
-      if (member.getState() == JobState.RUNNING && member.getExecNodesCount() > 0) {
+      if (Suspensions.suspended(member)) {
+        // a SIGCONT would undo a suspension without a freezer; anything else waits for it anyway
+        if (members(s, job).size() == 1) {
+          throw new CommandException(
+              Error.Code.BAD_STATE,
+              "job "
+                  + member.getId()
+                  + " is suspended for job "
+                  + member.getSuspendedFor()
+                  + "; signal it once it runs again");
+        }
+      } else if (member.getState() == JobState.RUNNING && member.getExecNodesCount() > 0) {
         out.notice(
             member.getExecNodes(0).getNode(),
             MomInbound.newBuilder()

@@ -6,6 +6,7 @@ import dev.berth.proto.Job;
 import dev.berth.proto.JobKillRequested;
 import dev.berth.proto.JobResumed;
 import dev.berth.proto.JobState;
+import dev.berth.proto.JobSuspendConfirmed;
 import dev.berth.proto.JobSuspended;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.scheduler.Preemption;
@@ -58,6 +59,23 @@ final class Preemptions {
                     .setPreemptedBy(f.getId())));
   }
 
+  /**
+   * Every node has frozen a suspended job: from now on its CPUs are lent. Not for a job being
+   * killed, whose end frees them anyway.
+   */
+  static Optional<Event.Builder> confirm(ClusterState s, String jobId) {
+    Optional<Job> job = s.job(jobId);
+    if (job.isEmpty()
+        || !Suspensions.suspended(job.get())
+        || job.get().getSuspendConfirmed()
+        || !job.get().getDeleteRequestedBy().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        Event.newBuilder()
+            .setJobSuspendConfirmed(JobSuspendConfirmed.newBuilder().setJobId(jobId)));
+  }
+
   /** A suspended job resumes if no running job holds any of its CPUs. */
   static Optional<Event.Builder> resume(ClusterState s, String jobId) {
     Optional<Job> job = s.job(jobId);
@@ -67,9 +85,14 @@ final class Preemptions {
     return Optional.of(Event.newBuilder().setJobResumed(JobResumed.newBuilder().setJobId(jobId)));
   }
 
-  /** Suspended, not being killed, and every CPU of it free of running jobs. */
+  /**
+   * Suspended and confirmed (before that its CPUs are its own, and its nodes are still freezing
+   * it), not being killed, and every CPU of it free of running jobs.
+   */
   static boolean resumable(ClusterState s, Job job) {
-    if (!Suspensions.suspended(job) || !job.getDeleteRequestedBy().isEmpty()) {
+    if (!Suspensions.suspended(job)
+        || !job.getSuspendConfirmed()
+        || !job.getDeleteRequestedBy().isEmpty()) {
       return false;
     }
     for (NodeAllocation a : job.getExecNodesList()) {
@@ -93,12 +116,24 @@ final class Preemptions {
 
   /**
    * Whether a preemptor's job may suspend {@code job}: running (started, so that its mom can freeze
-   * it), untouched, not suspended already, in a queue whose preempt_mode is suspend.
+   * it), untouched, not suspended already, in a queue whose preempt_mode is suspend, and not on a
+   * CPU another suspended job lends (a CPU has one lender).
    */
   static boolean maySuspend(ClusterState s, Job job) {
     return running(job)
         && job.getStartTime() > 0
-        && QueueAttributes.PREEMPT_SUSPEND.equals(QueueAttributes.preemptMode(s, job.getQueue()));
+        && QueueAttributes.PREEMPT_SUSPEND.equals(QueueAttributes.preemptMode(s, job.getQueue()))
+        && !onLentCpus(s, job);
+  }
+
+  static boolean onLentCpus(ClusterState s, Job job) {
+    for (NodeAllocation a : job.getExecNodesList()) {
+      NodeUsage u = s.usage(a.getNode());
+      if (!u.lentCpus().isEmpty() && a.getCpusList().stream().anyMatch(u.lentCpus()::containsKey)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean running(Job job) {

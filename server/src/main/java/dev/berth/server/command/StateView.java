@@ -107,8 +107,20 @@ public final class StateView implements ClusterView {
   @Override
   public List<RunningJob> runningJobs() {
     List<RunningJob> result = new ArrayList<>(state.holding().size());
+    Set<String> lending = lendingNodes();
     for (Job j : state.holding().values()) {
-      result.add(running(j));
+      result.add(running(j, lending));
+    }
+    return result;
+  }
+
+  /** The nodes where suspended jobs lend CPUs (on most clusters none). */
+  private Set<String> lendingNodes() {
+    Set<String> result = new HashSet<>();
+    for (Node n : state.nodes().values()) {
+      if (!state.usage(n.getName()).lentCpus().isEmpty()) {
+        result.add(n.getName());
+      }
     }
     return result;
   }
@@ -119,7 +131,7 @@ public final class StateView implements ClusterView {
    * not yet reported started counts as starting now. A suspended job runs the rest of its walltime
    * once the jobs on its CPUs have ended.
    */
-  private RunningJob running(Job j) {
+  private RunningJob running(Job j, Set<String> lending) {
     long start = j.getStartTime() > 0 ? j.getStartTime() : now;
     long end;
     if (Suspensions.suspended(j)) {
@@ -133,7 +145,33 @@ public final class StateView implements ClusterView {
     }
     Reservation r = reservationOfQueue().get(j.getQueue());
     return new RunningJob(
-        j.getId(), r == null ? end : Math.min(end, r.getEnd()), j.getExecNodesList());
+        j.getId(), r == null ? end : Math.min(end, r.getEnd()), givenBack(j, lending));
+  }
+
+  /**
+   * What a job gives back when it ends: what it holds, less the CPUs a suspended job lends it (they
+   * go back to that job, which gives them back at its own end).
+   */
+  private List<NodeAllocation> givenBack(Job j, Set<String> lending) {
+    List<NodeAllocation> all = j.getExecNodesList();
+    if (lending.isEmpty() || Suspensions.suspended(j)) {
+      return all;
+    }
+    List<NodeAllocation> result = new ArrayList<>(all.size());
+    for (NodeAllocation a : all) {
+      if (!lending.contains(a.getNode())) {
+        result.add(a);
+        continue;
+      }
+      NodeUsage u = state.usage(a.getNode());
+      result.add(
+          a.toBuilder()
+              .clearCpus()
+              .addAllCpus(
+                  a.getCpusList().stream().filter(c -> !u.lentCpus().containsKey(c)).toList())
+              .build());
+    }
+    return result;
   }
 
   /** When the last job running on a suspended job's CPUs ends at the latest. */
@@ -181,18 +219,27 @@ public final class StateView implements ClusterView {
   }
 
   /**
-   * Running jobs being killed (what they hold is about to be free), the rerunnable running jobs of
-   * queues whose preempt_mode is requeue, and the running jobs of queues whose preempt_mode is
-   * suspend (of which only the CPUs would be free: a suspended job keeps its memory and GPUs).
+   * Running jobs being killed (what they hold is about to be free) or suspended (their CPUs are
+   * about to be lent), the rerunnable running jobs of queues whose preempt_mode is requeue, and the
+   * running jobs of queues whose preempt_mode is suspend (of which only the CPUs would be free: a
+   * suspended job keeps its memory and GPUs).
    */
   @Override
   public List<PreemptableJob> preemptable() {
     List<PreemptableJob> result = new ArrayList<>();
+    Set<String> lending = lendingNodes();
     for (Job j : state.holding().values()) {
       boolean ending = j.getState() == JobState.RUNNING && !j.getDeleteRequestedBy().isEmpty();
       long start = j.getStartTime() > 0 ? j.getStartTime() : now;
-      if (ending || Preemptions.mayRequeue(state, j)) {
-        result.add(new PreemptableJob(j.getId(), start, j.getExecNodesList(), ending));
+      if (ending) {
+        List<NodeAllocation> freed =
+            j.getSuspendConfirmed() ? lessBusyCpus(j) : givenBack(j, lending);
+        result.add(new PreemptableJob(j.getId(), start, freed, true));
+      } else if (Suspensions.suspended(j) && !j.getSuspendConfirmed()) {
+        result.add(
+            new PreemptableJob(j.getId(), start, cpusOnly(j.getExecNodesList()), true, true));
+      } else if (Preemptions.mayRequeue(state, j)) {
+        result.add(new PreemptableJob(j.getId(), start, j.getExecNodesList(), false));
       } else if (Preemptions.maySuspend(state, j)) {
         result.add(
             new PreemptableJob(j.getId(), start, cpusOnly(j.getExecNodesList()), false, true));
@@ -232,6 +279,21 @@ public final class StateView implements ClusterView {
     }
     result.sort(
         Comparator.comparingLong(SuspendedJob::suspendedAt).thenComparing(SuspendedJob::jobId));
+    return result;
+  }
+
+  /** A suspended job's allocations less the CPUs running jobs hold (what its end frees now). */
+  private List<NodeAllocation> lessBusyCpus(Job j) {
+    List<NodeAllocation> result = new ArrayList<>();
+    for (NodeAllocation a : j.getExecNodesList()) {
+      NodeUsage u = state.usage(a.getNode());
+      result.add(
+          a.toBuilder()
+              .clearCpus()
+              .addAllCpus(
+                  a.getCpusList().stream().filter(c -> !u.cpuJobs().containsKey(c)).toList())
+              .build());
+    }
     return result;
   }
 

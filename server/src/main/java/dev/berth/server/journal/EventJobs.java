@@ -21,6 +21,7 @@ final class EventJobs {
           case JOB_KILL_REQUESTED -> e.getJobKillRequested().getJobId();
           case JOB_REQUEUED -> e.getJobRequeued().getJobId();
           case JOB_SUSPENDED -> e.getJobSuspended().getJobId();
+          case JOB_SUSPEND_CONFIRMED -> e.getJobSuspendConfirmed().getJobId();
           case JOB_RESUMED -> e.getJobResumed().getJobId();
           case JOB_PURGED -> e.getJobPurged().getJobId();
           default -> null;

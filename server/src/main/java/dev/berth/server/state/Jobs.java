@@ -29,7 +29,7 @@ final class Jobs {
   /** A job from a snapshot image, exactly as it was (subjobs come as their own images). */
   static void restored(StateBuilder b, Job job, Event e) {
     b.add(job);
-    if (job.getSuspendedAt() > 0) {
+    if (job.getSuspendConfirmed()) {
       // in any order with the preemptor's job that runs on its CPUs
       job.getExecNodesList().forEach(a -> b.holdSuspended(a, job.getId()));
     } else if (job.getState() == JobState.RUNNING || job.getState() == JobState.EXITING) {

@@ -267,19 +267,47 @@ final class StateBuilder {
     }
   }
 
-  /** What a suspended job holds: its memory and GPUs, and its CPUs as lent. */
+  /** What a confirmed suspended job holds: its memory and GPUs, and its CPUs as lent. */
   void holdSuspended(NodeAllocation a, String jobId) {
     hold(a.toBuilder().clearCpus().build(), jobId);
     NodeUsage u = usage.get(a.getNode());
     var lent = u.lentCpus();
     for (int cpu : a.getCpusList()) {
+      String lender = lent.get(cpu);
+      if (lender != null) {
+        throw new IllegalTransitionException(
+            "cpu " + cpu + " of " + a.getNode() + " is lent by " + lender + ", not " + jobId);
+      }
       lent = lent.plus(cpu, jobId);
     }
     put(a.getNode(), new NodeUsage(u.cpuJobs(), u.memReserved(), u.gpusReserved(), lent));
   }
 
+  /** A job on a CPU another suspended job lends may not be suspended itself: one lender a CPU. */
+  void requireNotOnLentCpus(Job job) {
+    for (NodeAllocation a : job.getExecNodesList()) {
+      NodeUsage u = usage.getOrDefault(a.getNode(), NodeUsage.NONE);
+      for (int cpu : a.getCpusList()) {
+        String lender = u.lentCpus().get(cpu);
+        if (lender != null) {
+          throw new IllegalTransitionException(
+              "job "
+                  + job.getId()
+                  + " runs on cpu "
+                  + cpu
+                  + " of "
+                  + a.getNode()
+                  + ", which suspended job "
+                  + lender
+                  + " lends");
+        }
+      }
+    }
+  }
+
   /** A suspended job lends its CPUs (to preemptors' jobs) and keeps its memory and GPUs. */
   void lendCpus(Job job) {
+    requireNotOnLentCpus(job);
     for (NodeAllocation a : job.getExecNodesList()) {
       NodeUsage u = usage.getOrDefault(a.getNode(), NodeUsage.NONE);
       var cpus = u.cpuJobs();
@@ -313,6 +341,10 @@ final class StateBuilder {
                   + ", so "
                   + job.getId()
                   + " cannot resume on it");
+        }
+        if (!job.getId().equals(lent.get(cpu))) {
+          throw new IllegalTransitionException(
+              "cpu " + cpu + " of " + a.getNode() + " is not lent by " + job.getId());
         }
         cpus = cpus.plus(cpu, job.getId());
         lent = lent.minus(cpu);

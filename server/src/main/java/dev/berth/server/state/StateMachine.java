@@ -63,6 +63,8 @@ public final class StateMachine {
         case JOB_KILL_REQUESTED -> killRequested(b, e, now);
         case JOB_REQUEUED -> requeued(b, e, now);
         case JOB_SUSPENDED -> suspended(b, e, now);
+        case JOB_SUSPEND_CONFIRMED ->
+            suspendConfirmed(b, e.getJobSuspendConfirmed().getJobId(), now);
         case JOB_RESUMED -> resumed(b, e.getJobResumed().getJobId(), now);
         case JOB_PURGED -> Jobs.purged(b, e.getJobPurged().getJobId());
         case SERVER_ATTRIBUTES_CHANGED ->
@@ -177,6 +179,7 @@ public final class StateMachine {
             .setSuspendedSeconds(Suspensions.suspendedSeconds(job, x.getEndTime()))
             .clearSuspendedAt()
             .clearSuspendedFor()
+            .clearSuspendConfirmed()
             .setExitReason(x.getReason())
             .setMtime(e.getTime() / 1000);
     String comment =
@@ -239,6 +242,7 @@ public final class StateMachine {
             .clearSuspendedFor()
             .clearSuspendedSeconds()
             .clearSuspensions()
+            .clearSuspendConfirmed()
             .setComment(r.getReason())
             .setEtime(now)
             .setMtime(now)
@@ -246,8 +250,9 @@ public final class StateMachine {
   }
 
   /**
-   * A started running job is frozen for a preemptor's job: it lends its CPUs and keeps the rest.
-   * One being killed is not suspended (its end is what frees its CPUs).
+   * A started running job is to be frozen for a preemptor's job; it keeps what it holds until its
+   * nodes confirm. One being killed is not suspended (its end is what frees its CPUs), nor one that
+   * runs on another suspended job's CPUs (a CPU is lent by one job at a time).
    */
   private static void suspended(StateBuilder b, Event e, long now) {
     var x = e.getJobSuspended();
@@ -260,7 +265,7 @@ public final class StateMachine {
       throw new IllegalTransitionException(
           "job " + job.getId() + " cannot be suspended before it starts or while it is killed");
     }
-    b.lendCpus(job);
+    b.requireNotOnLentCpus(job);
     b.replace(
         job,
         job.toBuilder()
@@ -272,19 +277,34 @@ public final class StateMachine {
             .build());
   }
 
+  /** Every node froze the suspended job: it lends its CPUs and keeps the rest. */
+  private static void suspendConfirmed(StateBuilder b, String id, long now) {
+    Job job = b.require(id);
+    requireState(job, "confirm the suspension of", JobState.RUNNING);
+    if (job.getSuspendedAt() == 0 || job.getSuspendConfirmed()) {
+      throw new IllegalTransitionException(
+          "job " + id + " has no suspension waiting to be confirmed");
+    }
+    b.lendCpus(job);
+    b.replace(job, job.toBuilder().setSuspendConfirmed(true).setMtime(now).build());
+  }
+
   private static void resumed(StateBuilder b, String id, long now) {
     Job job = b.require(id);
     requireState(job, "resume", JobState.RUNNING);
     if (job.getSuspendedAt() == 0) {
       throw new IllegalTransitionException("job " + id + " is not suspended");
     }
-    b.takeBackCpus(job);
+    if (job.getSuspendConfirmed()) {
+      b.takeBackCpus(job);
+    }
     b.replace(
         job,
         job.toBuilder()
             .setSuspendedSeconds(Suspensions.suspendedSeconds(job, now))
             .clearSuspendedAt()
             .clearSuspendedFor()
+            .clearSuspendConfirmed()
             .clearComment()
             .setMtime(now)
             .build());

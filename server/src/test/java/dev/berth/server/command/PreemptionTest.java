@@ -114,7 +114,7 @@ class PreemptionTest {
     assertEquals(List.of(), d.schedule());
     assertEquals(List.of(), kills(d.eventsSince(from)));
     assertEquals(
-        "it starts when jobs being killed (preempted or deleted) have ended",
+        "it starts when jobs being preempted or deleted have made room",
         d.plan().waitingOf(urgent).reason());
   }
 

@@ -1,5 +1,6 @@
 package dev.berth.server.command;
 
+import static dev.berth.server.command.SubmitTest.refused;
 import static dev.berth.server.testing.Driver.ALICE;
 import static dev.berth.server.testing.Driver.BOB;
 import static dev.berth.server.testing.Driver.ROOT;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.core.AttributeNames;
+import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -83,6 +85,11 @@ class SuspendTest {
     return d.submit(BOB, resource("nodes", "1:ppn=" + ppn), resource("walltime", "10:00"));
   }
 
+  /** Every node of the job reported it frozen (what Deliveries tells the server). */
+  private void confirm(String id) {
+    d.run(new Decider.SuspendConfirmed(id), "server");
+  }
+
   private List<Event> events(int from, Event.BodyCase kind) {
     return d.eventsSince(from).stream().filter(e -> e.getBodyCase() == kind).toList();
   }
@@ -104,6 +111,14 @@ class SuspendTest {
     assertEquals(urgent, suspended.getSuspendedFor());
     assertEquals(
         "suspended: preempted by job " + urgent + " of queue express", suspended.getComment());
+    assertEquals(Map.of(), d.state.usage(node).lentCpus(), "until its nodes have frozen it");
+    assertEquals(List.of(), d.schedule());
+    assertEquals(
+        "it starts when jobs being preempted or deleted have made room",
+        d.plan().waitingOf(urgent).reason(),
+        "and nothing more is preempted meanwhile");
+
+    confirm(younger);
     NodeUsage lent = d.state.usage(node);
     assertEquals(Map.of(0, younger, 1, younger, 2, younger, 3, younger), lent.lentCpus());
     assertEquals(Map.of(), lent.cpuJobs());
@@ -136,6 +151,7 @@ class SuspendTest {
     String node = d.motherSuperior(younger);
     String urgent = express("2");
     d.schedule();
+    confirm(younger);
     assertEquals(List.of(urgent), d.schedule());
     d.started(urgent);
     String waiting = plain("1");
@@ -158,6 +174,7 @@ class SuspendTest {
     String node = d.motherSuperior(younger);
     String urgent = express("4");
     d.schedule();
+    confirm(younger);
     d.schedule();
     d.started(urgent);
     d.qdel(ALICE, younger);
@@ -168,6 +185,69 @@ class SuspendTest {
     d.obit(urgent, 0);
     assertTrue(d.state.usage(node).idle());
     assertEquals(NodeUsage.NONE, d.state.usage(node));
+  }
+
+  @Test
+  void planningGivesTheLentCpusBackToTheSuspendedJobNotAtItsPreemptorsEnd() {
+    long olderEnds = d.job(older).getStartTime() + 3600;
+    String urgent = express("4");
+    d.schedule();
+    confirm(younger);
+    d.schedule();
+    d.started(urgent);
+    String plain = plain("4");
+    assertEquals(List.of(), d.schedule());
+    // the urgent job ends in 10 min, but younger resumes on its CPUs then: n1 frees first
+    assertEquals(olderEnds, d.plan().waitingOf(plain).estimatedStart());
+  }
+
+  @Test
+  void aJobOnLentCpusIsNotSuspendedItselfSoACpuHasOneLender() {
+    String urgent = express("4");
+    d.schedule();
+    confirm(younger);
+    d.schedule();
+    d.started(urgent);
+    // express stops being a preemptor and becomes suspendable; vip is the preemptor now
+    d.qmgr(
+        ROOT,
+        Manage.Command.SET,
+        Manage.ObjectType.QUEUE,
+        List.of("express"),
+        attr("preemptor", "false"),
+        attr("preempt_mode", "suspend"));
+    d.qmgr(
+        ROOT,
+        Manage.Command.CREATE,
+        Manage.ObjectType.QUEUE,
+        List.of("vip"),
+        attr("enabled", "true"),
+        attr("started", "true"),
+        attr("preemptor", "true"));
+    d.submit(
+        BOB,
+        attr(AttributeNames.DESTINATION, "vip"),
+        resource("nodes", "1:ppn=4"),
+        resource("walltime", "10:00"));
+    int from = d.journal.size();
+    d.schedule();
+    List<Event> suspended = events(from, Event.BodyCase.JOB_SUSPENDED);
+    assertEquals(1, suspended.size(), suspended.toString());
+    assertEquals(older, suspended.get(0).getJobSuspended().getJobId(), "not " + urgent);
+  }
+
+  @Test
+  void aSuspendedJobTakesNoSignalsAndADeleteBeforeItsNodesConfirmEndsIt() {
+    String urgent = express("4");
+    d.schedule();
+    refused(Error.Code.BAD_STATE, () -> d.qsig(ALICE, younger, "CONT"), "is suspended for job");
+    d.qdel(ALICE, younger);
+    int from = d.journal.size();
+    confirm(younger);
+    assertEquals(List.of(), d.eventsSince(from), "a job being killed lends nothing");
+    d.obit(younger, 271);
+    assertEquals(JobState.COMPLETED, d.job(younger).getState());
+    assertEquals(List.of(urgent), d.schedule());
   }
 
   @Test
@@ -188,6 +268,7 @@ class SuspendTest {
   void replayAndSnapshotKeepASuspendedJobAndItsPreemptor() {
     String urgent = express("4");
     d.schedule();
+    confirm(younger);
     d.schedule();
     d.started(urgent);
     ClusterState replayed = ClusterState.EMPTY;

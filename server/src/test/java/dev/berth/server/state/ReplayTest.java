@@ -91,6 +91,7 @@ class ReplayTest {
       new Workload(seed).runUntil(EVENTS).driver.journal.forEach(e -> kinds.add(e.getBodyCase()));
     }
     assertTrue(kinds.contains(Event.BodyCase.JOB_SUSPENDED), kinds.toString());
+    assertTrue(kinds.contains(Event.BodyCase.JOB_SUSPEND_CONFIRMED), kinds.toString());
     assertTrue(kinds.contains(Event.BodyCase.JOB_RESUMED), kinds.toString());
   }
 

@@ -104,7 +104,15 @@ public final class Workload {
     } else if (roll < 42) {
       driver.schedule();
     } else if (roll < 52) {
-      pick(JobState.RUNNING).ifPresent(j -> driver.started(startNode(j), j.getId()));
+      pick(JobState.RUNNING)
+          .ifPresent(
+              j -> {
+                if (j.getSuspendedAt() > 0 && !j.getSuspendConfirmed()) {
+                  driver.run(new Decider.SuspendConfirmed(j.getId()), "server"); // nodes froze it
+                } else {
+                  driver.started(startNode(j), j.getId());
+                }
+              });
     } else if (roll < 62) {
       pick(JobState.RUNNING)
           .ifPresent(j -> driver.obit(obitNode(j), j.getId(), random.nextInt(4) - 1));

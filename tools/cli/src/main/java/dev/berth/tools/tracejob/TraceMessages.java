@@ -95,6 +95,8 @@ final class TraceMessages {
       case JOB_SUSPENDED:
         return List.of(
             "Job suspended at request of " + actor + ": " + event.getJobSuspended().getReason());
+      case JOB_SUSPEND_CONFIRMED:
+        return List.of("Job suspended on every node; its CPUs are lent to preemptors' jobs");
       case JOB_RESUMED:
         return List.of("Job resumed at request of " + actor);
       case JOB_PURGED:
