@@ -36,6 +36,7 @@ public final class StateView implements ClusterView {
   private final long now;
   private List<NodeCapacity> nodes;
   private Map<String, Reservation> reservations;
+  private Set<String> lendingNodes;
 
   /**
    * @param now the moment a cycle plans from, in epoch seconds
@@ -114,15 +115,17 @@ public final class StateView implements ClusterView {
     return result;
   }
 
-  /** The nodes where suspended jobs lend CPUs (on most clusters none). */
+  /** The nodes where suspended jobs lend CPUs (on most clusters none), found once per view. */
   private Set<String> lendingNodes() {
-    Set<String> result = new HashSet<>();
-    for (Node n : state.nodes().values()) {
-      if (!state.usage(n.getName()).lentCpus().isEmpty()) {
-        result.add(n.getName());
+    if (lendingNodes == null) {
+      lendingNodes = new HashSet<>();
+      for (Node n : state.nodes().values()) {
+        if (!state.usage(n.getName()).lentCpus().isEmpty()) {
+          lendingNodes.add(n.getName());
+        }
       }
     }
-    return result;
+    return lendingNodes;
   }
 
   /**
@@ -255,8 +258,8 @@ public final class StateView implements ClusterView {
   @Override
   public List<SuspendedJob> suspended() {
     Set<String> ids = new HashSet<>();
-    for (Node n : state.nodes().values()) {
-      ids.addAll(state.usage(n.getName()).lentCpus().values());
+    for (String node : lendingNodes()) {
+      ids.addAll(state.usage(node).lentCpus().values());
     }
     List<SuspendedJob> result = new ArrayList<>(ids.size());
     for (String id : ids) {
