@@ -184,6 +184,17 @@ public final class Planner {
       return result;
     }
 
+    /** The idle CPUs of each suspended job no preemptor's job has claimed in this cycle. */
+    private List<List<NodeAllocation>> lentIdleCpus() {
+      List<List<NodeAllocation>> result = new ArrayList<>();
+      for (SuspendedJob j : suspended()) {
+        if (!claimed.contains(j.jobId()) && !j.idleCpus().isEmpty()) {
+          result.add(j.idleCpus());
+        }
+      }
+      return result;
+    }
+
     private List<SuspendedJob> suspended() {
       if (suspended == null) {
         suspended = view.suspended();
@@ -255,12 +266,7 @@ public final class Planner {
      * what is free, the lent CPUs were never free for anyone else.
      */
     private boolean startOnLentCpus(Job job, long end) {
-      List<List<NodeAllocation>> lent = new ArrayList<>();
-      for (SuspendedJob j : suspended()) {
-        if (!claimed.contains(j.jobId()) && !j.idleCpus().isEmpty()) {
-          lent.add(j.idleCpus());
-        }
-      }
+      List<List<NodeAllocation>> lent = lentIdleCpus();
       if (lent.isEmpty()) {
         return false;
       }
@@ -325,11 +331,7 @@ public final class Planner {
       }
       // then with the idle CPUs suspended jobs lend, which alone were not enough
       List<List<NodeAllocation>> base = new ArrayList<>(ending);
-      for (SuspendedJob j : suspended()) {
-        if (!claimed.contains(j.jobId()) && !j.idleCpus().isEmpty()) {
-          base.add(j.idleCpus());
-        }
-      }
+      base.addAll(lentIdleCpus());
       if (base.size() > ending.size() && !ending.isEmpty() && fitsWith(job, end, base, List.of())) {
         claimLentCpusUsed(job, end, base, List.of());
         return Optional.of(waitForThem);

@@ -1,7 +1,6 @@
 package dev.berth.server;
 
 import static dev.berth.server.testing.Driver.ALICE;
-import static dev.berth.server.testing.Driver.ROOT;
 import static dev.berth.server.testing.Driver.attr;
 import static dev.berth.server.testing.Driver.resource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.core.AttributeNames;
-import dev.berth.proto.Manage;
 import dev.berth.proto.MomInbound;
 import dev.berth.server.command.Decider;
 import dev.berth.server.testing.Driver;
@@ -33,20 +31,7 @@ class DeliveriesTest {
   @BeforeEach
   void suspendedOnTwoNodes() {
     d = Driver.withTwoNodes();
-    d.qmgr(
-        ROOT,
-        Manage.Command.CREATE,
-        Manage.ObjectType.QUEUE,
-        List.of("express"),
-        attr("enabled", "true"),
-        attr("started", "true"),
-        attr("preemptor", "true"));
-    d.qmgr(
-        ROOT,
-        Manage.Command.SET,
-        Manage.ObjectType.QUEUE,
-        List.of("batch"),
-        attr("preempt_mode", "suspend"));
+    d.preemption("suspend");
     victim = d.submit(ALICE, resource("nodes", "2:ppn=4"), resource("walltime", "1:00:00"));
     d.schedule();
     d.started(victim);

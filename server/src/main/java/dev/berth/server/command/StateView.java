@@ -26,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntPredicate;
 
 /**
  * The scheduler's read-only view of an immutable {@link ClusterState}: node capacities from the
@@ -167,12 +168,7 @@ public final class StateView implements ClusterView {
         continue;
       }
       NodeUsage u = state.usage(a.getNode());
-      result.add(
-          a.toBuilder()
-              .clearCpus()
-              .addAllCpus(
-                  a.getCpusList().stream().filter(c -> !u.lentCpus().containsKey(c)).toList())
-              .build());
+      result.add(keepCpus(a, c -> !u.lentCpus().containsKey(c)));
     }
     return result;
   }
@@ -268,10 +264,9 @@ public final class StateView implements ClusterView {
       boolean usable = true;
       for (NodeAllocation a : j.getExecNodesList()) {
         NodeUsage u = state.usage(a.getNode());
-        List<Integer> free =
-            a.getCpusList().stream().filter(c -> !u.cpuJobs().containsKey(c)).toList();
-        if (!free.isEmpty()) {
-          idle.add(NodeAllocation.newBuilder().setNode(a.getNode()).addAllCpus(free).build());
+        NodeAllocation free = keepCpus(cpusOnly(a), c -> !u.cpuJobs().containsKey(c));
+        if (free.getCpusCount() > 0) {
+          idle.add(free);
         }
         // an offline node still resumes what it holds; a down one loses it
         usable &= state.node(a.getNode()).map(n -> !n.getDown()).orElse(false);
@@ -290,25 +285,26 @@ public final class StateView implements ClusterView {
     List<NodeAllocation> result = new ArrayList<>();
     for (NodeAllocation a : j.getExecNodesList()) {
       NodeUsage u = state.usage(a.getNode());
-      result.add(
-          a.toBuilder()
-              .clearCpus()
-              .addAllCpus(
-                  a.getCpusList().stream().filter(c -> !u.cpuJobs().containsKey(c)).toList())
-              .build());
+      result.add(keepCpus(a, c -> !u.cpuJobs().containsKey(c)));
     }
     return result;
   }
 
+  /** The allocation with only the CPUs {@code keep} accepts. */
+  private static NodeAllocation keepCpus(NodeAllocation a, IntPredicate keep) {
+    return a.toBuilder()
+        .clearCpus()
+        .addAllCpus(a.getCpusList().stream().filter(keep::test).toList())
+        .build();
+  }
+
+  /** The allocations' CPUs alone, without memory or GPUs: what suspending a job frees. */
   private static List<NodeAllocation> cpusOnly(List<NodeAllocation> allocations) {
-    return allocations.stream()
-        .map(
-            a ->
-                NodeAllocation.newBuilder()
-                    .setNode(a.getNode())
-                    .addAllCpus(a.getCpusList())
-                    .build())
-        .toList();
+    return allocations.stream().map(StateView::cpusOnly).toList();
+  }
+
+  private static NodeAllocation cpusOnly(NodeAllocation a) {
+    return NodeAllocation.newBuilder().setNode(a.getNode()).addAllCpus(a.getCpusList()).build();
   }
 
   private static boolean usable(Node n) {

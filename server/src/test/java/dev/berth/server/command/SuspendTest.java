@@ -42,20 +42,7 @@ class SuspendTest {
   @BeforeEach
   void fullCluster() {
     d = Driver.withTwoNodes();
-    d.qmgr(
-        ROOT,
-        Manage.Command.CREATE,
-        Manage.ObjectType.QUEUE,
-        List.of("express"),
-        attr("enabled", "true"),
-        attr("started", "true"),
-        attr("preemptor", "true"));
-    d.qmgr(
-        ROOT,
-        Manage.Command.SET,
-        Manage.ObjectType.QUEUE,
-        List.of("batch"),
-        attr("preempt_mode", "Suspend"));
+    d.preemption("Suspend");
     older = runs(ALICE);
     d.advance(60);
     younger = runs(ALICE);

@@ -201,6 +201,24 @@ public final class Driver {
                     .addAllAttributes(List.of(attributes))));
   }
 
+  /** As root: queue express, a started preemptor, and batch's preempt_mode {@code mode}. */
+  public void preemption(String mode) {
+    qmgr(
+        ROOT,
+        Manage.Command.CREATE,
+        Manage.ObjectType.QUEUE,
+        List.of("express"),
+        attr("enabled", "true"),
+        attr("started", "true"),
+        attr("preemptor", "true"));
+    qmgr(
+        ROOT,
+        Manage.Command.SET,
+        Manage.ObjectType.QUEUE,
+        List.of("batch"),
+        attr("preempt_mode", mode));
+  }
+
   public Outcome setServer(Caller caller, Attribute... attributes) {
     return qmgr(caller, Manage.Command.SET, Manage.ObjectType.SERVER, List.of(), attributes);
   }

@@ -56,24 +56,7 @@ public final class Workload {
     for (String n : List.of("n1", "n2", "n3")) {
       step(() -> driver.hello(Driver.node(n, 4, n.equals("n3") ? "fast" : "slow")));
     }
-    step(
-        () ->
-            driver.qmgr(
-                ROOT,
-                Manage.Command.CREATE,
-                Manage.ObjectType.QUEUE,
-                List.of("express"),
-                attr("enabled", "True"),
-                attr("started", "True"),
-                attr("preemptor", "True")));
-    step(
-        () ->
-            driver.qmgr(
-                ROOT,
-                Manage.Command.SET,
-                Manage.ObjectType.QUEUE,
-                List.of("batch"),
-                attr("preempt_mode", "suspend")));
+    step(() -> driver.preemption("suspend"));
     while (driver.journal.size() < events) {
       step(this::oneCommand);
     }
