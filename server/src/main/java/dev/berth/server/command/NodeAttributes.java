@@ -46,7 +46,19 @@ final class NodeAttributes {
         }
         n.setNp(np).clearCpuIds().addAllCpuIds(IntStream.range(0, np).boxed().toList());
       }
-      case "gpus" -> n.setGpus(count("gpus", GPUS.combine(a, Integer.toString(node.getGpus()))));
+      case "gpus" -> {
+        int gpus = count("gpus", GPUS.combine(a, Integer.toString(node.getGpus())));
+        if (node.getGpuDevicesCount() > 0 && gpus != node.getGpuDevicesCount()) {
+          throw new CommandException(
+              Error.Code.BAD_VALUE,
+              "gpus of node "
+                  + node.getName()
+                  + " are the "
+                  + node.getGpuDevicesCount()
+                  + " GPUs its mom found (berth mom --gpus)");
+        }
+        n.setGpus(gpus);
+      }
       case "properties" -> {
         String joined = PROPERTIES.combine(a, String.join(",", node.getPropertiesList()));
         n.clearProperties()

@@ -1,6 +1,7 @@
 package dev.berth.server.command;
 
 import dev.berth.proto.Event;
+import dev.berth.proto.Gpu;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobAltered;
 import dev.berth.proto.JobExited;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * What moms report: a node announcing itself, a job started, a job's obit, a job it could not
@@ -122,21 +124,53 @@ final class NodeReports {
     return job.getState() == JobState.RUNNING && nodesOf(job).contains(node);
   }
 
-  /** The node's facts as its mom reports them, keeping what an operator set on the server. */
+  /**
+   * The node's facts as its mom reports them, keeping what an operator set on the server. GPUs the
+   * mom found are the node's GPUs; an operator's count stays only for a node whose mom finds none.
+   */
   private static Node merge(Optional<Node> known, Node reported) {
     Node.Builder n = reported.toBuilder().setRegistered(true).setDown(false).setNtype("cluster");
-    n.setNp(reported.getCpuIdsCount());
+    if (!gpusWellFormed(reported)) {
+      n.clearGpuDevices(); // a mom checks its own list at start: this one is not a mom's
+    }
+    n.setNp(reported.getCpuIdsCount()).setGpus(n.getGpuDevicesCount());
     known.ifPresent(
         k -> {
           n.setOffline(k.getOffline()).setNote(k.getNote());
           if (k.getPropertiesCount() > 0) {
             n.clearProperties().addAllProperties(k.getPropertiesList());
           }
-          if (k.getGpus() > 0) {
-            n.setGpus(k.getGpus());
+          if (reported.getGpuDevicesCount() == 0) {
+            n.setGpus(k.getGpus()); // counted by an operator, unknown to the mom
           }
         });
     return n.build();
+  }
+
+  /** Most GPUs a node may report; more is not a mom's report. */
+  static final int MAX_GPUS = 256;
+
+  /**
+   * Whether a node's GPUs are numbered 0, 1, ... in order, with distinct devices and texts of sane
+   * length: job GPU ids index them.
+   */
+  static boolean gpusWellFormed(Node node) {
+    if (node.getGpuDevicesCount() > MAX_GPUS) {
+      return false;
+    }
+    Set<Long> devices = new HashSet<>();
+    for (int i = 0; i < node.getGpuDevicesCount(); i++) {
+      Gpu g = node.getGpuDevices(i);
+      if (g.getIndex() != i
+          || g.getMajor() < 0
+          || g.getMinor() < 0
+          || !devices.add(((long) g.getMajor() << 32) | g.getMinor())
+          || Stream.of(g.getDevice(), g.getUuid(), g.getModel(), g.getBusId())
+              .anyMatch(t -> t.length() > 256)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A job whose mother superior lost it: requeued when rerunnable, else ended. */

@@ -11,7 +11,9 @@ import dev.berth.scheduler.RunDecision;
 import dev.berth.scheduler.RunningJob;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.NodeUsage;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -41,7 +43,33 @@ final class RunJobs {
     return Optional.of(
         Event.newBuilder()
             .setJobDispatched(
-                JobDispatched.newBuilder().setJobId(d.jobId()).addAllExecNodes(d.allocations())));
+                JobDispatched.newBuilder()
+                    .setJobId(d.jobId())
+                    .addAllExecNodes(withGpuIds(s, d.allocations()))));
+  }
+
+  /**
+   * The allocations with the GPUs they get: on each node the lowest ids no job holds, so each GPU
+   * has one job. {@link #stillFree} has checked that enough are free.
+   */
+  private static List<NodeAllocation> withGpuIds(ClusterState s, List<NodeAllocation> allocations) {
+    List<NodeAllocation> result = new ArrayList<>(allocations.size());
+    for (NodeAllocation a : allocations) {
+      List<Integer> free = freeGpus(s.node(a.getNode()).orElseThrow(), s.usage(a.getNode()));
+      result.add(a.toBuilder().clearGpuIds().addAllGpuIds(free.subList(0, a.getGpus())).build());
+    }
+    return result;
+  }
+
+  /** The node's GPU ids that no job holds, ascending. */
+  private static List<Integer> freeGpus(Node node, NodeUsage u) {
+    List<Integer> free = new ArrayList<>();
+    for (int id = 0; id < node.getGpus(); id++) {
+      if (!u.gpuJobs().containsKey(id)) {
+        free.add(id);
+      }
+    }
+    return free;
   }
 
   private static boolean reservationsAllow(ClusterState s, Job job, RunDecision d, long now) {
@@ -70,7 +98,8 @@ final class RunJobs {
 
   /**
    * Whether what the decision places the job on is still free for it: no running job on its CPUs,
-   * and a suspended job's only for a preemptor's job; enough memory and GPUs.
+   * and a suspended job's only for a preemptor's job; enough memory and GPUs (by number, and by ids
+   * for jobs that hold ids: those dispatched before GPUs had them hold a number only).
    */
   private static boolean stillFree(ClusterState s, Job job, RunDecision d) {
     boolean mayBorrow = QueueAttributes.preemptor(s, job.getQueue());
@@ -95,7 +124,9 @@ final class RunJobs {
       if (physmem > 0 && u.memReserved() + a.getMem() > physmem) {
         return false;
       }
-      if (u.gpusReserved() + a.getGpus() > node.get().getGpus()
+      if (a.getGpus() < 0
+          || u.gpusReserved() + a.getGpus() > node.get().getGpus()
+          || freeGpus(node.get(), u).size() < a.getGpus()
           || a.getCpusList().stream().distinct().count() != a.getCpusCount()) {
         return false;
       }

@@ -10,6 +10,7 @@ import dev.berth.proto.JobState;
 import dev.berth.proto.Manage;
 import dev.berth.proto.ManageReply;
 import dev.berth.proto.Node;
+import dev.berth.proto.NodeGpuSlot;
 import dev.berth.proto.NodeJobSlot;
 import dev.berth.proto.NodeList;
 import dev.berth.proto.NodeStatus;
@@ -235,6 +236,9 @@ public final class Queries {
       u.lentCpus()
           .forEach(
               (cpu, job) -> status.addJobs(NodeJobSlot.newBuilder().setCpu(cpu).setJobId(job)));
+      u.gpuJobs()
+          .forEach(
+              (gpu, job) -> status.addGpuJobs(NodeGpuSlot.newBuilder().setGpu(gpu).setJobId(job)));
       list.addNodes(status);
     }
     return list.build();

@@ -240,11 +240,31 @@ final class StateBuilder {
       }
       cpus = cpus.plus(cpu, jobId);
     }
+    var gpus = u.gpuJobs();
+    for (int gpu : a.getGpuIdsList()) {
+      String holder = gpus.get(gpu);
+      if (holder != null) {
+        throw new IllegalTransitionException(
+            "gpu "
+                + gpu
+                + " of "
+                + a.getNode()
+                + " is held by "
+                + holder
+                + ", not free for "
+                + jobId);
+      }
+      gpus = gpus.plus(gpu, jobId);
+    }
     usage =
         usage.plus(
             a.getNode(),
             new NodeUsage(
-                cpus, u.memReserved() + a.getMem(), u.gpusReserved() + a.getGpus(), u.lentCpus()));
+                cpus,
+                u.memReserved() + a.getMem(),
+                u.gpusReserved() + a.getGpus(),
+                gpus,
+                u.lentCpus()));
   }
 
   /** Frees everything a running job holds. */
@@ -261,9 +281,16 @@ final class StateBuilder {
           lent = lent.minus(cpu);
         }
       }
+      var gpus = u.gpuJobs();
+      for (int gpu : a.getGpuIdsList()) {
+        if (job.getId().equals(gpus.get(gpu))) {
+          gpus = gpus.minus(gpu);
+        }
+      }
       put(
           a.getNode(),
-          new NodeUsage(cpus, u.memReserved() - a.getMem(), u.gpusReserved() - a.getGpus(), lent));
+          new NodeUsage(
+              cpus, u.memReserved() - a.getMem(), u.gpusReserved() - a.getGpus(), gpus, lent));
     }
   }
 
@@ -280,7 +307,9 @@ final class StateBuilder {
       }
       lent = lent.plus(cpu, jobId);
     }
-    put(a.getNode(), new NodeUsage(u.cpuJobs(), u.memReserved(), u.gpusReserved(), lent));
+    put(
+        a.getNode(),
+        new NodeUsage(u.cpuJobs(), u.memReserved(), u.gpusReserved(), u.gpuJobs(), lent));
   }
 
   /** A job on a CPU another suspended job lends may not be suspended itself: one lender a CPU. */
@@ -318,7 +347,7 @@ final class StateBuilder {
           lent = lent.plus(cpu, job.getId());
         }
       }
-      put(a.getNode(), new NodeUsage(cpus, u.memReserved(), u.gpusReserved(), lent));
+      put(a.getNode(), new NodeUsage(cpus, u.memReserved(), u.gpusReserved(), u.gpuJobs(), lent));
     }
   }
 
@@ -349,7 +378,7 @@ final class StateBuilder {
         cpus = cpus.plus(cpu, job.getId());
         lent = lent.minus(cpu);
       }
-      put(a.getNode(), new NodeUsage(cpus, u.memReserved(), u.gpusReserved(), lent));
+      put(a.getNode(), new NodeUsage(cpus, u.memReserved(), u.gpusReserved(), u.gpuJobs(), lent));
     }
   }
 

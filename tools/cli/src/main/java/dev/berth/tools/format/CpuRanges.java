@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Torque 6's range strings: CPU ids {@code 0,1,2,5} print as {@code 0-2,5}, and an exec_host as
- * {@code node1/0-1+node2/0-1}.
+ * {@code node1/0-1+node2/0-1}; and Torque's exec_gpus, {@code node1-gpu/0+node1-gpu/1}.
  */
 public final class CpuRanges {
   private CpuRanges() {}
@@ -42,6 +42,23 @@ public final class CpuRanges {
       out.append(allocation.getNode());
       if (allocation.getCpusCount() > 0) {
         out.append('/').append(format(allocation.getCpusList()));
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * Torque's exec_gpus: {@code node-gpu/id} for every GPU the job holds, joined with {@code +};
+   * empty when it holds none.
+   */
+  public static String execGpus(List<NodeAllocation> allocations) {
+    StringBuilder out = new StringBuilder();
+    for (NodeAllocation allocation : allocations) {
+      for (int id : allocation.getGpuIdsList()) {
+        if (out.length() > 0) {
+          out.append('+');
+        }
+        out.append(allocation.getNode()).append("-gpu/").append(id);
       }
     }
     return out.toString();

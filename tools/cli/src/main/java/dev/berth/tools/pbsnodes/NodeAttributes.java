@@ -1,5 +1,6 @@
 package dev.berth.tools.pbsnodes;
 
+import dev.berth.proto.Gpu;
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeJobSlot;
 import dev.berth.proto.NodeStatus;
@@ -15,7 +16,8 @@ import java.util.TreeMap;
 /**
  * A node as Torque 6's pbsnodes lists it, in the order of Torque's node attribute table: state, np,
  * properties, ntype, jobs ({@code 0-1/12.srv,2/13.srv}: the CPUs each job holds), status (the mom's
- * last report), note, gpus. Attributes the node does not have are left out.
+ * last report), note, gpus, gpu_status (the GPUs the mom found and the jobs that hold them).
+ * Attributes the node does not have are left out.
  */
 public final class NodeAttributes {
   /** The order in which a Torque mom reports its status items; others follow by name. */
@@ -67,7 +69,42 @@ public final class NodeAttributes {
     if (node.getGpus() > 0) {
       attrs.add(Attr.number("gpus", node.getGpus()));
     }
+    List<String> gpus = gpuStatus(status);
+    if (!gpus.isEmpty()) {
+      attrs.add(Attr.list("gpu_status", String.join(",", gpus), gpus));
+    }
     return attrs;
+  }
+
+  /**
+   * Torque's gpu_status items, {@code gpu[N]=gpu_id=...;gpu_product_name=...;gpu_state=...}, for
+   * the GPUs the mom found, with the device file and the job that holds each.
+   */
+  static List<String> gpuStatus(NodeStatus status) {
+    Map<Integer, String> holders = new TreeMap<>();
+    status.getGpuJobsList().forEach(s -> holders.put(s.getGpu(), s.getJobId()));
+    List<String> items = new ArrayList<>();
+    for (Gpu g : status.getNode().getGpuDevicesList()) {
+      StringBuilder item = new StringBuilder("gpu[").append(g.getIndex()).append("]=");
+      item.append("gpu_id=").append(g.getBusId().isEmpty() ? g.getDevice() : g.getBusId());
+      if (!g.getModel().isEmpty()) {
+        item.append(";gpu_product_name=").append(g.getModel());
+      }
+      if (!g.getUuid().isEmpty()) {
+        item.append(";gpu_uuid=").append(g.getUuid());
+      }
+      if (g.getMemory() > 0) {
+        item.append(";gpu_memory_total=").append(g.getMemory() >> 20).append(" MB");
+      }
+      item.append(";gpu_device=").append(g.getDevice());
+      String job = holders.get(g.getIndex());
+      item.append(";gpu_state=").append(job == null ? "Unallocated" : "Exclusive");
+      if (job != null) {
+        item.append(";gpu_job=").append(job);
+      }
+      items.add(item.toString());
+    }
+    return items;
   }
 
   /** Torque 6's jobs items: per job, in order of first appearance, its CPU ranges and its id. */

@@ -48,6 +48,7 @@ public final class JobAttributes {
     time(attrs, "ctime", job.getCtime());
     text(attrs, "depend", depend(job.getDependenciesList()));
     text(attrs, "Error_Path", job.getErrorPath());
+    text(attrs, "exec_gpus", CpuRanges.execGpus(job.getExecNodesList()));
     text(attrs, "exec_host", CpuRanges.execHost(job.getExecNodesList()));
     time(attrs, "Execution_Time", job.getExecutionTime());
     extension(attrs, job, "group_list");
