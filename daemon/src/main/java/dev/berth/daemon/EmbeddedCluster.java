@@ -271,7 +271,8 @@ public final class EmbeddedCluster implements AutoCloseable {
               install.nodeHostnames(),
               install.rootJobs(),
               OutputRoutes.inPlace(),
-              null));
+              null,
+              List.of()));
     }
     return moms;
   }

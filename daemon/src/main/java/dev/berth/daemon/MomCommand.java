@@ -4,6 +4,8 @@ import dev.berth.core.Hosts;
 import dev.berth.mom.MomConfig;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
+import dev.berth.mom.os.gpu.GpuInventory;
+import dev.berth.proto.Gpu;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.server.query.Queries;
@@ -60,6 +62,16 @@ final class MomCommand implements Callable<Integer> {
   @Option(names = "--cpus", paramLabel = "LIST", description = "CPU ids to offer (default: all).")
   String cpus;
 
+  @Option(
+      names = "--gpus",
+      defaultValue = "auto",
+      paramLabel = "auto|none|DEVICE[,DEVICE...]",
+      description =
+          "GPUs to offer: auto (NVIDIA GPUs in /dev, described by nvidia-smi), none, or device"
+              + " files in the order jobs number them. Each is given to one job at a time and"
+              + " kept from the others by the devices cgroup, which this host must have.")
+  String gpus;
+
   @Option(names = "--properties", split = ",", description = "Node properties, comma separated.")
   List<String> properties = List.of();
 
@@ -88,6 +100,15 @@ final class MomCommand implements Callable<Integer> {
     // What can refuse to start comes first, before anything is made outside the home.
     DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.MOM, node), trust);
     dev.berth.mom.Isolation isolation = cgroups.isolation(h, home.isDefault(), node);
+    List<Gpu> gpuList = GpuInventory.of(gpus);
+    if (!gpuList.isEmpty() && !isolation.keepsDevicesApart()) {
+      throw new IllegalArgumentException(
+          "--gpus: this node has "
+              + gpuList.size()
+              + " GPUs, but its cgroups cannot keep jobs from each other's ("
+              + isolation.describe()
+              + "); offer none with --gpus none");
+    }
     Path jobTmp = h.jobTmp();
     MomConfig config =
         new MomConfig(
@@ -104,7 +125,8 @@ final class MomCommand implements Callable<Integer> {
             nodeHostname,
             rootJobs,
             output.routes(daemonTrust, node),
-            output.courier(daemonTrust, node, h.mom(node)));
+            output.courier(daemonTrust, node, h.mom(node)),
+            gpuList);
     JobFiles.prepareBase(jobTmp);
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =
@@ -130,6 +152,7 @@ final class MomCommand implements Callable<Integer> {
             + node
             + " (CPUs "
             + cpuIds
+            + (gpuList.isEmpty() ? "" : ", " + gpuList.size() + " GPUs")
             + ") joining the server at "
             + String.join(",", server));
     mom.run();

@@ -115,7 +115,8 @@ final class TestCluster implements AutoCloseable {
               false,
               true, // the in-process commands submit as root
               dev.berth.mom.output.OutputRoutes.inPlace(),
-              null));
+              null,
+              List.of()));
     }
     TestCluster c = new TestCluster(home, moms);
     allowRootJobs(c.socket);

@@ -1,11 +1,14 @@
 package dev.berth.mom;
 
 import dev.berth.core.Sizes;
+import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.os.cgroup.CgroupConfig;
 import dev.berth.mom.os.cgroup.CgroupDriver;
 import dev.berth.mom.os.cgroup.Cgroups;
+import dev.berth.mom.os.cgroup.Device;
 import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.os.cgroup.Usage;
+import dev.berth.proto.Gpu;
 import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.ResourcesUsed;
@@ -18,9 +21,10 @@ import java.util.Set;
 
 /**
  * A mom's use of cgroups: each job whose own cgroup_enable attribute is True gets a cgroup on every
- * node it runs on, with this node's CPUs of the job and its memory; other jobs get none. A mom on a
- * host without usable cgroups still runs jobs that do not ask for isolation, and refuses, with the
- * reason, those that do.
+ * node it runs on, with this node's CPUs of the job and its memory, and so does every job on a node
+ * with GPUs, denied the GPUs it does not hold; other jobs get none. A mom on a host without usable
+ * cgroups still runs jobs that do not ask for isolation, and refuses, with the reason, those that
+ * do.
  */
 public final class Isolation {
   static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
@@ -51,14 +55,28 @@ public final class Isolation {
     return driver != null ? driver.describe() : "no cgroups: " + unavailable;
   }
 
-  /** The job's cgroup on {@code node} if the job asks for one; a refusal says why it cannot. */
-  Optional<JobCgroup> create(Job job, String node) throws NodeJob.RefusedException {
-    if (!job.getCgroupEnable()) {
+  /** Whether job cgroups here can deny a job devices (the node's GPUs it does not hold). */
+  public boolean keepsDevicesApart() {
+    return driver != null && driver.controllers().contains("devices");
+  }
+
+  /**
+   * The job's cgroup on {@code node} if the job asks for one or the node has GPUs: there every job
+   * gets one, denied the GPUs it does not hold. A refusal says why it cannot.
+   */
+  Optional<JobCgroup> create(Job job, String node, List<Gpu> gpus) throws NodeJob.RefusedException {
+    JobGpus jobGpus;
+    try {
+      jobGpus = JobGpus.of(job, node, gpus);
+    } catch (JobGpus.Mismatch e) {
+      throw new NodeJob.RefusedException(e.getMessage());
+    }
+    if (!job.getCgroupEnable() && gpus.isEmpty()) {
       return Optional.empty();
     }
     if (driver == null) {
       throw new NodeJob.RefusedException(
-          "the job has cgroup_enable = True but node "
+          (gpus.isEmpty() ? "the job has cgroup_enable = True but node " : "node ")
               + node
               + " has no usable cgroups: "
               + unavailable);
@@ -68,12 +86,26 @@ public final class Isolation {
             .filter(a -> a.getNode().equals(node))
             .findFirst()
             .orElseThrow(() -> new NodeJob.RefusedException("the job holds no CPUs on " + node));
+    JobCgroup cgroup;
     try {
-      return Optional.of(driver.create(job.getId(), here.getCpusList(), here.getMem()));
+      cgroup = driver.create(job.getId(), here.getCpusList(), here.getMem());
     } catch (IOException e) {
       throw new NodeJob.RefusedException(
           "cannot make the job's cgroup on " + node + ": " + e.getMessage());
     }
+    try {
+      cgroup.denyDevices(
+          jobGpus.others().stream().map(g -> new Device(g.getMajor(), g.getMinor())).toList());
+    } catch (IOException e) {
+      try {
+        cgroup.remove(REMOVE_TIMEOUT);
+      } catch (IOException r) {
+        e.addSuppressed(r);
+      }
+      throw new NodeJob.RefusedException(
+          "cannot keep the job from other jobs' GPUs on " + node + ": " + e.getMessage());
+    }
+    return Optional.of(cgroup);
   }
 
   Optional<JobCgroup> find(String jobId) {

@@ -250,8 +250,11 @@ final class JobActor {
       records.create(run);
       nodeJob = NodeJob.prepare(job, config, users);
       cgroupProcs =
-          isolation.create(job, config.name()).map(JobCgroup::procsFiles).orElse(List.of());
-      JobLaunch.writeNodefile(nodeJob);
+          isolation
+              .create(job, config.name(), config.gpus())
+              .map(JobCgroup::procsFiles)
+              .orElse(List.of());
+      JobLaunch.writeNodeFiles(nodeJob);
       JobLaunch.Prepared prepared =
           JobLaunch.prepare(nodeJob, run.getScript(), cgroupProcs, config, records, tmPath());
       JobLaunch.makeSpool(nodeJob, config, prepared);

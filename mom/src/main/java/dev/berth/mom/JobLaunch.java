@@ -2,6 +2,7 @@ package dev.berth.mom;
 
 import com.google.protobuf.ByteString;
 import dev.berth.mom.job.JobEnvironment;
+import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.job.NodeFile;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.StartSpec;
@@ -17,9 +18,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Everything between a prepared {@link NodeJob} and the job script's process: the nodefile, the
- * environment, output files and working directory. Each step is a small piece of its own
- * (JobEnvironment, NodeFile, OutputFiles); this class puts them in order.
+ * Everything between a prepared {@link NodeJob} and the job script's process: the nodefile and
+ * gpufile, the environment, output files and working directory. Each step is a small piece of its
+ * own (JobEnvironment, NodeFile, OutputFiles); this class puts them in order.
  */
 final class JobLaunch {
   /** The job cannot start on this node; the message says why. */
@@ -39,21 +40,40 @@ final class JobLaunch {
   private JobLaunch() {}
 
   /**
-   * Writes PBS_NODEFILE into the job's new TMPDIR on this node (every node has one, for its tasks);
-   * only once, since the directory is the owner's to change afterwards.
+   * Writes PBS_NODEFILE, and PBS_GPUFILE for a job with GPUs, into the job's new TMPDIR on this
+   * node (every node has them, for its tasks); only once, since the directory is the owner's to
+   * change afterwards.
    */
-  static Path writeNodefile(NodeJob nodeJob) throws LaunchException {
-    Path nodefile = nodefile(nodeJob);
-    try {
-      JobFiles.writeReadable(nodefile, NodeFile.lines(nodeJob.job()));
-    } catch (IOException e) {
-      throw new LaunchException("cannot write the nodefile " + nodefile + ": " + e.getMessage());
+  static void writeNodeFiles(NodeJob nodeJob) throws LaunchException {
+    write(nodefile(nodeJob), NodeFile.lines(nodeJob.job()));
+    if (JobGpus.any(nodeJob.job())) {
+      write(gpufile(nodeJob), JobGpus.fileLines(nodeJob.job()));
     }
-    return nodefile;
+  }
+
+  private static void write(Path file, List<String> lines) throws LaunchException {
+    try {
+      JobFiles.writeReadable(file, lines);
+    } catch (IOException e) {
+      throw new LaunchException("cannot write " + file + ": " + e.getMessage());
+    }
   }
 
   static Path nodefile(NodeJob nodeJob) {
     return nodeJob.tmpdir().resolve("nodefile");
+  }
+
+  static Path gpufile(NodeJob nodeJob) {
+    return nodeJob.tmpdir().resolve("gpufile");
+  }
+
+  /** The job's GPUs on this node (checked against the node's when its cgroup was made). */
+  static JobGpus gpus(NodeJob nodeJob, MomConfig config) throws LaunchException {
+    try {
+      return JobGpus.of(nodeJob.job(), config.name(), config.gpus());
+    } catch (JobGpus.Mismatch e) {
+      throw new LaunchException(e.getMessage());
+    }
   }
 
   /**
@@ -86,6 +106,7 @@ final class JobLaunch {
     if (tmSocket != null) {
       JobEnvironment.addTaskManager(env, tmSocket, config.tools(), config.nodeHostname());
     }
+    gpus(nodeJob, config).addTo(env, gpufile(nodeJob));
     if (job.getOutputPath().isEmpty() || job.getErrorPath().isEmpty()) {
       throw new LaunchException("the job has no output or error path");
     }

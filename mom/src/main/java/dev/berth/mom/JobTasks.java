@@ -1,5 +1,6 @@
 package dev.berth.mom;
 
+import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.os.PeerCredentials;
 import dev.berth.mom.os.ProcessFacts;
 import java.io.IOException;
@@ -39,8 +40,22 @@ final class JobTasks {
         cgroupProcs,
         nodeJob.tmpdir(),
         JobLaunch.nodefile(nodeJob),
+        gpus(nodeJob, config),
+        JobLaunch.gpufile(nodeJob),
         Path.of(nodeJob.user().home()),
         config.hostname());
+  }
+
+  /**
+   * The job's GPUs here for its tasks. A mom restarted with other GPUs than the job started with
+   * gives its tasks none: the job's cgroup, made when they matched, still decides what it opens.
+   */
+  private static JobGpus gpus(NodeJob nodeJob, MomConfig config) {
+    try {
+      return JobGpus.of(nodeJob.job(), config.name(), config.gpus());
+    } catch (JobGpus.Mismatch e) {
+      return new JobGpus(List.of(), config.gpus(), true);
+    }
   }
 
   /**

@@ -393,6 +393,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             .addAllCpuIds(config.cpus())
             .setPhysmem(facts.physmem())
             .addAllProperties(config.properties())
+            .setGpus(config.gpus().size())
+            .addAllGpuDevices(config.gpus())
             .setNtype("cluster")
             .build();
     NodeHello.Builder hello = NodeHello.newBuilder().setNode(node).addAllRunningJobs(runningJobs());

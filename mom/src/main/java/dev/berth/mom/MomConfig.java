@@ -2,6 +2,7 @@ package dev.berth.mom;
 
 import dev.berth.mom.output.OutputCourier;
 import dev.berth.mom.output.OutputRoutes;
+import dev.berth.proto.Gpu;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -22,6 +23,8 @@ import java.util.List;
  *     says so, whatever the server sends (the server's own rule is acl_roots)
  * @param output which output paths are written in place here, which are delivered to their host
  * @param courier how delivered output reaches its host; null when {@code output} delivers nothing
+ * @param gpus the GPUs this mom offers, each given to one job at a time and kept from the others by
+ *     the devices cgroup
  */
 public record MomConfig(
     String name,
@@ -37,10 +40,12 @@ public record MomConfig(
     boolean nodeHostname,
     boolean rootJobs,
     OutputRoutes output,
-    OutputCourier courier) {
+    OutputCourier courier,
+    List<Gpu> gpus) {
   public MomConfig {
     cpus = List.copyOf(cpus);
     properties = List.copyOf(properties);
+    gpus = List.copyOf(gpus);
   }
 
   /** A mom without job-side tools and with the machine's host name. */
@@ -68,7 +73,8 @@ public record MomConfig(
         false,
         false,
         OutputRoutes.inPlace(),
-        null);
+        null,
+        List.of());
   }
 
   /** These settings, with job output going where {@code output} says, through {@code courier}. */
@@ -87,7 +93,28 @@ public record MomConfig(
         nodeHostname,
         rootJobs,
         output,
-        courier);
+        courier,
+        gpus);
+  }
+
+  /** These settings, offering {@code gpus} to jobs. */
+  public MomConfig withGpus(List<Gpu> gpus) {
+    return new MomConfig(
+        name,
+        cpus,
+        properties,
+        home,
+        tmpBase,
+        starter,
+        heartbeat,
+        resend,
+        version,
+        tools,
+        nodeHostname,
+        rootJobs,
+        output,
+        courier,
+        gpus);
   }
 
   /** The host name job processes get, or null for the machine's own. */

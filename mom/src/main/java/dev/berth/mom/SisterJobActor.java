@@ -109,10 +109,13 @@ final class SisterJobActor {
           Job job = join.getJob();
           try {
             NodeJob nodeJob = NodeJob.prepare(job, config, users);
-            JobLaunch.writeNodefile(nodeJob);
+            JobLaunch.writeNodeFiles(nodeJob);
             records.createSister(join);
             List<Path> procs =
-                isolation.create(job, config.name()).map(JobCgroup::procsFiles).orElse(List.of());
+                isolation
+                    .create(job, config.name(), config.gpus())
+                    .map(JobCgroup::procsFiles)
+                    .orElse(List.of());
             SisterJobActor a =
                 new SisterJobActor(
                     ctx, config, records, isolation, mom, job, join.getMotherSuperior());

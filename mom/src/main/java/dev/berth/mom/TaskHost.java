@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.core.Signals;
+import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
@@ -77,6 +78,8 @@ final class TaskHost {
       List<Path> cgroupProcs,
       Path tmpdir,
       Path nodefile,
+      JobGpus gpus,
+      Path gpufile,
       Path home,
       String hostname) {}
 
@@ -281,6 +284,7 @@ final class TaskHost {
     Map<String, String> env = new HashMap<>(s.getEnvMap());
     env.put("TMPDIR", job.tmpdir().toString());
     env.put("PBS_NODEFILE", job.nodefile().toString());
+    job.gpus().addTo(env, job.gpufile());
     if (!job.motherSuperior()) {
       env.remove(
           dev.berth.mom.job.JobEnvironment

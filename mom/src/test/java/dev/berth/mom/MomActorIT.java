@@ -156,7 +156,8 @@ class MomActorIT {
         false,
         rootJobs,
         dev.berth.mom.output.OutputRoutes.inPlace(),
-        null);
+        null,
+        List.of());
   }
 
   @AfterEach
@@ -210,7 +211,8 @@ class MomActorIT {
             false,
             true,
             dev.berth.mom.output.OutputRoutes.inPlace(),
-            null);
+            null,
+            List.of());
     return startMom(
         sister,
         new JobRecords(base.resolve("home/jobs")),

@@ -31,8 +31,9 @@ public interface CgroupDriver {
 
   /**
    * The controllers {@link #create} can apply here: {@code cpuset} (CPUs) and {@code memory} (a
-   * limit). A cgroup v2 host whose controllers are bound to cgroup v1 offers neither: its job
-   * cgroups only track processes (kill all, CPU time, empty).
+   * limit), and {@code devices} where {@link JobCgroup#denyDevices} works. A cgroup v2 host whose
+   * controllers are bound to cgroup v1 offers none: its job cgroups only track processes (kill all,
+   * CPU time, empty).
    */
   Set<String> controllers();
 

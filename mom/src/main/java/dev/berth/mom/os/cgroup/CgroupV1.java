@@ -16,17 +16,18 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Job cgroups in the cgroup v1 hierarchies of cpuset and memory (required) and cpuacct and freezer
- * (used when mounted), whether each has its own mount or several share one ({@code cpuset,memory},
- * {@code cpu,cpuacct}). A job's cgroup is {@code <parent>/<root>/<job id>} in each.
+ * Job cgroups in the cgroup v1 hierarchies of cpuset and memory (required) and cpuacct, freezer and
+ * devices (used when mounted), whether each has its own mount or several share one ({@code
+ * cpuset,memory}, {@code cpu,cpuacct}). A job's cgroup is {@code <parent>/<root>/<job id>} in each.
  */
 public final class CgroupV1 implements CgroupDriver {
   static final String CPUSET = "cpuset";
   static final String MEMORY = "memory";
   static final String CPUACCT = "cpuacct";
   static final String FREEZER = "freezer";
+  static final String DEVICES = "devices";
   private static final List<String> REQUIRED = List.of(CPUSET, MEMORY);
-  private static final List<String> USED = List.of(CPUSET, MEMORY, CPUACCT, FREEZER);
+  private static final List<String> USED = List.of(CPUSET, MEMORY, CPUACCT, FREEZER, DEVICES);
 
   /** Controller to the directory of the parent cgroup in its hierarchy. */
   private final Map<String, Path> parents;
@@ -215,7 +216,7 @@ public final class CgroupV1 implements CgroupDriver {
 
   @Override
   public Set<String> controllers() {
-    return Set.of(CPUSET, MEMORY);
+    return parents.containsKey(DEVICES) ? Set.of(CPUSET, MEMORY, DEVICES) : Set.of(CPUSET, MEMORY);
   }
 
   @Override

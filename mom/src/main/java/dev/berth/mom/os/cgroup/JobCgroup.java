@@ -15,6 +15,15 @@ public interface JobCgroup {
    */
   List<Path> procsFiles();
 
+  /**
+   * Denies the job's processes any access to {@code devices} (other jobs' GPUs), whatever path they
+   * open them by; call before any process joins, since the kernel checks at open only. The job
+   * keeps every other device its parent allows. Idempotent.
+   *
+   * @throws IOException where this host's cgroups cannot restrict devices, naming why
+   */
+  void denyDevices(List<Device> devices) throws IOException;
+
   /** What the job used so far; read it before {@link #remove}. */
   Usage usage() throws IOException;
 

@@ -41,6 +41,27 @@ final class V1Job implements JobCgroup {
     return distinctDirs().stream().map(d -> d.resolve("cgroup.procs")).toList();
   }
 
+  /**
+   * Writes a deny rule per device below a parent that allows everything. Only exact rules are
+   * written: the kernel removes an exception only by an exactly matching rule, and a deny-all
+   * followed by allows would also take away every device the job needs that nobody listed.
+   */
+  @Override
+  public void denyDevices(List<Device> devices) throws IOException {
+    if (devices.isEmpty()) {
+      return;
+    }
+    Path dir = dirs.get(CgroupV1.DEVICES);
+    if (dir == null) {
+      throw new IOException(
+          "cgroup v1: no devices hierarchy is mounted, so the job cannot be kept from devices "
+              + devices);
+    }
+    for (Device d : devices) {
+      kernel.write(dir.resolve("devices.deny"), d.rule());
+    }
+  }
+
   @Override
   public Usage usage() throws IOException {
     Path cpuacct = dirs.get(CgroupV1.CPUACCT);

@@ -38,6 +38,18 @@ final class V2Job implements JobCgroup {
   }
 
   /**
+   * cgroup v2 has no devices files: its rules are a BPF program attached to the cgroup, which this
+   * driver does not load yet, so a node with GPUs on cgroup v2 cannot keep jobs apart.
+   */
+  @Override
+  public void denyDevices(List<Device> devices) throws IOException {
+    if (!devices.isEmpty()) {
+      throw new IOException(
+          "cgroup v2: keeping a job from devices " + devices + " needs a BPF device program");
+    }
+  }
+
+  /**
    * CPU time from cpu.stat (no controller needed); where the memory controller is enabled, peak
    * memory from memory.peak (or the highest memory.current seen by a call here), memory plus swap
    * from memory.peak and memory.swap.peak, and OOM kills from memory.events.

@@ -223,4 +223,47 @@ class CgroupV1IT {
     assertTrue(e.getMessage().contains("are not all in"), e.getMessage());
     assertTrue(driver.find("7.test").isEmpty());
   }
+
+  /**
+   * Stand-in GPUs: device files with NVIDIA's major and minors no driver here has, so open() gives
+   * ENXIO where the cgroup lets it through and EPERM where it denies the device.
+   */
+  @Test
+  void aJobIsDeniedTheDevicesItMayNotOpenByWhateverPath() throws Exception {
+    assumeTrue(
+        driver.controllers().contains(CgroupV1.DEVICES), "no devices hierarchy is mounted here");
+    Path dev = Files.createDirectories(tmp.resolve("dev"));
+    for (int minor : List.of(200, 201)) {
+      Process mknod =
+          new ProcessBuilder(
+                  "mknod",
+                  "-m",
+                  "666",
+                  dev.resolve("gpu" + minor).toString(),
+                  "c",
+                  "195",
+                  Integer.toString(minor))
+              .inheritIO()
+              .start();
+      assertEquals(0, mknod.waitFor());
+    }
+    Files.createLink(dev.resolve("copy-of-201"), dev.resolve("gpu201"));
+    JobCgroup job = driver.create("9.test", List.of(cpu), 0);
+    job.denyDevices(List.of(new Device(195, 201)));
+
+    RealCgroups.Run run =
+        RealCgroups.run(
+            job,
+            tmp,
+            "devices",
+            List.of(
+                "/bin/sh",
+                "-c",
+                "cd " + dev + "; for f in gpu200 gpu201 copy-of-201; do cat $f; done 2>&1; true"));
+
+    assertTrue(run.status().startsWith("exit 0"), run.status());
+    assertTrue(run.output().contains("gpu200: No such device or address"), run.output());
+    assertTrue(run.output().contains("gpu201: Operation not permitted"), run.output());
+    assertTrue(run.output().contains("copy-of-201: Operation not permitted"), run.output());
+  }
 }

@@ -363,7 +363,37 @@ class CgroupV1Test {
             + t.top.resolve("cpuacct/berth/n1")
             + ", freezer="
             + t.top.resolve("freezer/berth/n1")
+            + ", devices=not mounted"
             + t.mounts().movesNote(),
         driver(t, Map.of()).describe());
+  }
+
+  @Test
+  void deniesEachDeviceByAnExactRuleInTheDevicesHierarchy() throws IOException {
+    FakeTree t = FakeTree.hybrid(tmp, true);
+    t.v1("devices", Map.of("devices.deny", "", "devices.allow", "", "devices.list", "a *:* rwm"));
+    t.own("7:devices", "/");
+    CgroupV1 d = driver(t, Map.of());
+    assertTrue(d.controllers().contains("devices"));
+    JobCgroup job = d.create("7", List.of(0), 0);
+    t.kernel.writes.clear();
+    job.denyDevices(List.of(new Device(195, 1), new Device(195, 2)));
+    assertEquals(
+        List.of(
+            "devices/berth/n1/7/devices.deny=c 195:1 rwm",
+            "devices/berth/n1/7/devices.deny=c 195:2 rwm"),
+        t.kernel.writes);
+    assertTrue(job.procsFiles().contains(t.top.resolve("devices/berth/n1/7/cgroup.procs")));
+  }
+
+  @Test
+  void withoutADevicesHierarchyDevicesCannotBeDenied() throws IOException {
+    CgroupV1 d = driver(FakeTree.hybrid(tmp, true), Map.of());
+    assertFalse(d.controllers().contains("devices"));
+    JobCgroup job = d.create("7", List.of(0), 0);
+    job.denyDevices(List.of()); // nothing to deny
+    IOException e =
+        assertThrows(IOException.class, () -> job.denyDevices(List.of(new Device(195, 0))));
+    assertTrue(e.getMessage().contains("no devices hierarchy"), e.getMessage());
   }
 }
