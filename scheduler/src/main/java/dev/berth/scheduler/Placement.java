@@ -20,13 +20,24 @@ import java.util.Set;
 public final class Placement {
   private Placement() {}
 
-  /** The groups a job asks for: {@code nodes=}, else {@code ncpus=} on one node, else 1:ppn=1. */
+  /**
+   * The groups a job asks for: {@code nodes=}, else {@code ncpus=} on one node, else 1:ppn=1; with
+   * {@code gpus=} GPUs on each node of the groups that ask for none themselves.
+   */
   public static List<NodeGroup> groups(ResourceRequest r) {
+    List<NodeGroup> groups;
     if (r.getNodeGroupsCount() > 0) {
-      return r.getNodeGroupsList();
+      groups = r.getNodeGroupsList();
+    } else {
+      int ppn = Math.max(1, Math.max(r.getNcpus(), r.getProcs()));
+      groups = List.of(NodeGroup.newBuilder().setCount(1).setPpn(ppn).build());
     }
-    int ppn = Math.max(1, Math.max(r.getNcpus(), r.getProcs()));
-    return List.of(NodeGroup.newBuilder().setCount(1).setPpn(ppn).build());
+    if (r.getGpus() == 0) {
+      return groups;
+    }
+    return groups.stream()
+        .map(g -> g.getGpus() > 0 ? g : g.toBuilder().setGpus(r.getGpus()).build())
+        .toList();
   }
 
   /** The CPUs a request asks for in all. */

@@ -31,6 +31,7 @@ final class ResourceRules {
           Map.entry("nodes", Kind.NODES),
           Map.entry("ncpus", Kind.COUNT),
           Map.entry("procs", Kind.COUNT),
+          Map.entry("gpus", Kind.COUNT),
           Map.entry("mem", Kind.SIZE),
           Map.entry("pmem", Kind.SIZE),
           Map.entry("vmem", Kind.SIZE),
@@ -58,8 +59,7 @@ final class ResourceRules {
       Map.of(
           "select", "this is OpenPBS syntax; Berth follows Torque: use -l nodes=N:ppn=M[,mem=...]",
           "place", "this is OpenPBS syntax; Berth follows Torque: use -l nodes=N:ppn=M",
-          "ngpus", "request GPUs per node with -l nodes=N:gpus=G",
-          "gpus", "request GPUs per node with -l nodes=N:gpus=G",
+          "ngpus", "request GPUs per node with -l gpus=G or -l nodes=N:gpus=G",
           "storage", "this is an NCI Gadi resource; Berth has no storage resource",
           "jobfs", "this is an NCI Gadi resource; Berth has no jobfs resource",
           "wd",
@@ -112,6 +112,7 @@ final class ResourceRules {
       case "nodes" -> r.clearNodeGroups().addAllNodeGroups(NodeSpec.parse(value).groups());
       case "ncpus" -> r.setNcpus(Integer.parseInt(value));
       case "procs" -> r.setProcs(Integer.parseInt(value));
+      case "gpus" -> r.setGpus(Integer.parseInt(value));
       case "mem" -> r.setMem(Sizes.parseBytes(value));
       case "pmem" -> r.setPmem(Sizes.parseBytes(value));
       case "vmem" -> r.setVmem(Sizes.parseBytes(value));

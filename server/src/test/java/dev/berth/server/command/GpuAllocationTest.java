@@ -153,4 +153,30 @@ class GpuAllocationTest {
     d.hello(misnumbered);
     assertEquals(0, d.state.node("n2").orElseThrow().getGpuDevicesCount());
   }
+
+  @Test
+  void gpusAsAJobResourceAreGpusOnEachOfItsNodes() {
+    String id = d.submit(ALICE, resource("gpus", "2"));
+    assertEquals(List.of(id), d.schedule());
+    assertEquals("n1", d.motherSuperior(id), "only n1 has GPUs");
+    assertEquals(List.of(0, 1), gpuIds(id));
+    assertEquals("2", d.job(id).getResources().getValuesOrThrow("gpus"));
+  }
+
+  @Test
+  void moreGpusThanAnyNodeHasAreRefusedAtSubmission() {
+    refused(
+        Error.Code.RESOURCES_UNAVAILABLE,
+        () -> d.submit(ALICE, resource("nodes", "1:ppn=1:gpus=4")),
+        "job can never run",
+        "gpus=4");
+    refused(
+        Error.Code.RESOURCES_UNAVAILABLE,
+        () -> d.submit(ALICE, resource("nodes", "2:ppn=1"), resource("gpus", "1")),
+        "job can never run");
+    refused(
+        Error.Code.UNKNOWN_RESOURCE,
+        () -> d.submit(ALICE, resource("ngpus", "1")),
+        "-l gpus=G or -l nodes=N:gpus=G");
+  }
 }
