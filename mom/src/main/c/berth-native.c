@@ -147,3 +147,117 @@ JNIEXPORT jint JNICALL Java_dev_berth_mom_os_Nss_groupId(JNIEnv *env, jclass cls
   }
   return result;
 }
+
+/*
+ * cgroup v2's device rules: it has no devices files, so a BPF_PROG_TYPE_CGROUP_DEVICE program
+ * (DeviceProgram.java builds it) is loaded and attached to the job's cgroup directory through raw
+ * bpf(2); libbpf would be one more library to ship for two system calls.
+ */
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+
+/* Enough of the verifier's log to say why; from Linux 6.4 on it keeps the end, where that is. */
+#define VERIFIER_LOG_SIZE 8192
+
+static long bpf(int cmd, union bpf_attr *attr) {
+  return syscall(__NR_bpf, cmd, attr, sizeof *attr);
+}
+
+__attribute__((format(printf, 2, 3))) static void throw_io(JNIEnv *env, const char *format, ...) {
+  char message[VERIFIER_LOG_SIZE + 1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  (*env)->ThrowNew(env, (*env)->FindClass(env, "java/io/IOException"), message);
+}
+
+/* The program's fd, or -1 with an IOException thrown. */
+static int load_device_program(JNIEnv *env, const struct bpf_insn *insns, jsize count,
+                               const char *dir) {
+  union bpf_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
+  attr.insns = (uintptr_t)insns;
+  attr.insn_cnt = (uint32_t)count;
+  attr.license = (uintptr_t) "GPL";
+  /* What bpftool lists it as. */
+  memcpy(attr.prog_name, "berth_devices", sizeof "berth_devices");
+  int fd = (int)bpf(BPF_PROG_LOAD, &attr);
+  if (fd >= 0) return fd;
+  int err = errno;
+  /* The log only on failure: it slows the verifier, and a full buffer fails even a good program. */
+  char *log = calloc(VERIFIER_LOG_SIZE, 1);
+  if (log != NULL) {
+    attr.log_level = 1;
+    attr.log_buf = (uintptr_t)log;
+    attr.log_size = VERIFIER_LOG_SIZE;
+    fd = (int)bpf(BPF_PROG_LOAD, &attr);
+  }
+  if (fd < 0) {
+    throw_io(env, "cannot load a BPF device program for %s: %s%s%s", dir, strerror(err),
+             log != NULL && log[0] ? "; verifier log:\n" : "", log != NULL ? log : "");
+  }
+  free(log);
+  return fd;
+}
+
+/*
+ * Loads the program (struct bpf_insn packed in a long each: code, dst_reg, src_reg, off and imm
+ * from the lowest bits up) and attaches it to the cgroup directory after any programs already
+ * there. The fds are closed again: the attachment holds the program until the cgroup is removed.
+ */
+JNIEXPORT void JNICALL Java_dev_berth_mom_os_cgroup_BpfDevices_attach(JNIEnv *env, jclass cls,
+                                                                     jstring dir,
+                                                                     jlongArray program) {
+  (void)cls;
+  jsize count = (*env)->GetArrayLength(env, program);
+  struct bpf_insn *insns = calloc(count, sizeof *insns);
+  if (insns == NULL) {
+    throw_io(env, "out of memory for a BPF device program of %d instructions", (int)count);
+    return;
+  }
+  jlong *words = (*env)->GetLongArrayElements(env, program, NULL);
+  if (words == NULL) {
+    free(insns);
+    return; /* an OutOfMemoryError is pending */
+  }
+  for (jsize i = 0; i < count; i++) {
+    uint64_t w = (uint64_t)words[i];
+    insns[i].code = (uint8_t)w;
+    insns[i].dst_reg = (w >> 8) & 0xf;
+    insns[i].src_reg = (w >> 12) & 0xf;
+    insns[i].off = (int16_t)(w >> 16);
+    insns[i].imm = (int32_t)(w >> 32);
+  }
+  (*env)->ReleaseLongArrayElements(env, program, words, JNI_ABORT);
+  const char *path = (*env)->GetStringUTFChars(env, dir, NULL);
+  if (path == NULL) {
+    free(insns);
+    return;
+  }
+  int prog = load_device_program(env, insns, count, path);
+  free(insns);
+  if (prog >= 0) {
+    int cgroup = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cgroup < 0) {
+      throw_io(env, "cannot open the cgroup %s: %s", path, strerror(errno));
+    } else {
+      union bpf_attr attr;
+      memset(&attr, 0, sizeof attr);
+      attr.target_fd = (uint32_t)cgroup;
+      attr.attach_bpf_fd = (uint32_t)prog;
+      attr.attach_type = BPF_CGROUP_DEVICE;
+      attr.attach_flags = BPF_F_ALLOW_MULTI;
+      if (bpf(BPF_PROG_ATTACH, &attr) < 0) {
+        throw_io(env, "cannot attach a BPF device program to %s: %s", path, strerror(errno));
+      }
+      close(cgroup);
+    }
+    close(prog);
+  }
+  (*env)->ReleaseStringUTFChars(env, dir, path);
+}

@@ -3,6 +3,7 @@ package dev.berth.daemon;
 import dev.berth.core.Hosts;
 import dev.berth.mom.MomConfig;
 import dev.berth.mom.os.JobFiles;
+import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.gpu.GpuInventory;
 import dev.berth.proto.Gpu;
@@ -101,6 +102,8 @@ final class MomCommand implements Callable<Integer> {
     DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.MOM, node), trust);
     dev.berth.mom.Isolation isolation = cgroups.isolation(h, home.isDefault(), node);
     List<Gpu> gpuList = GpuInventory.of(gpus);
+    // cgroup v2 denies devices through BPF programs, loaded by the native library
+    NativeLibrary.load(Installation.starter().resolveSibling(NativeLibrary.FILE));
     if (!gpuList.isEmpty() && !isolation.keepsDevicesApart()) {
       throw new IllegalArgumentException(
           "--gpus: this node has "

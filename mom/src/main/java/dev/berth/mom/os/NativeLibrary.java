@@ -6,7 +6,8 @@ import java.nio.file.Path;
 /**
  * The mom's small JNI library (mom/src/main/c/berth-native.c, built next to berth-starter): what
  * the kernel and the C library give that Java does not — the process behind a Unix socket
- * connection ({@link PeerCredentials}) and in-process user and group lookups ({@link Nss}).
+ * connection ({@link PeerCredentials}), in-process user and group lookups ({@link Nss}) and bpf(2),
+ * which denies devices to cgroup v2 jobs ({@code cgroup.BpfDevices}).
  */
 public final class NativeLibrary {
   /** Its file name, next to berth-starter. */

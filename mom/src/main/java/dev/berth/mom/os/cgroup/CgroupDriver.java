@@ -32,8 +32,8 @@ public interface CgroupDriver {
   /**
    * The controllers {@link #create} can apply here: {@code cpuset} (CPUs) and {@code memory} (a
    * limit), and {@code devices} where {@link JobCgroup#denyDevices} works. A cgroup v2 host whose
-   * controllers are bound to cgroup v1 offers none: its job cgroups only track processes (kill all,
-   * CPU time, empty).
+   * controllers are bound to cgroup v1 offers neither cpuset nor memory: its job cgroups only track
+   * processes (kill all, CPU time, empty) and, with the mom's native library, deny devices.
    */
   Set<String> controllers();
 

@@ -19,11 +19,14 @@ import java.util.stream.Stream;
  * Job cgroups in the cgroup v2 (unified) hierarchy: {@code <parent>/<root>/<job id>}, with the
  * cpuset and memory controllers handed down from the parent where the host offers them. Where it
  * offers neither (a hybrid host whose controllers are bound to v1 hierarchies), the job cgroups
- * only track processes: cgroup.kill, cgroup.events and cpu.stat work without controllers.
+ * only track processes: cgroup.kill, cgroup.events and cpu.stat work without controllers. Devices
+ * are denied by a BPF program on the job's directory, which needs no controller and is enforced on
+ * a hybrid host too, next to the v1 devices controller.
  */
 public final class CgroupV2 implements CgroupDriver {
   static final String CPUSET = "cpuset";
   static final String MEMORY = "memory";
+  static final String DEVICES = "devices";
 
   private final Path parent;
   private final List<String> levels;
@@ -31,6 +34,12 @@ public final class CgroupV2 implements CgroupDriver {
   private final Set<String> offered;
   private final Kernel kernel;
   private final String movesNote;
+
+  /**
+   * Whether the parent is in a cgroup2 file system: only its directories take BPF programs, and a
+   * plain directory tree standing in for one does not.
+   */
+  private final boolean takesPrograms;
 
   /** Peak memory sampled from memory.current where the kernel has no memory.peak (before 5.19). */
   private final Map<String, Long> sampledPeaks = new ConcurrentHashMap<>();
@@ -44,6 +53,7 @@ public final class CgroupV2 implements CgroupDriver {
     Set<String> usable = new LinkedHashSet<>(List.of(CPUSET, MEMORY));
     usable.retainAll(offered);
     this.available = Collections.unmodifiableSet(usable);
+    this.takesPrograms = Files.getFileStore(parent).type().equals("cgroup2");
   }
 
   /** The driver for this process's mounts and cgroup. */
@@ -213,9 +223,17 @@ public final class CgroupV2 implements CgroupDriver {
     return List.copyOf(ids);
   }
 
+  /**
+   * cpuset and memory where the parent offers them, and devices where BPF programs can be loaded.
+   */
   @Override
   public Set<String> controllers() {
-    return available;
+    if (!takesPrograms || !BpfDevices.available()) {
+      return available;
+    }
+    Set<String> all = new LinkedHashSet<>(available);
+    all.add(DEVICES);
+    return Collections.unmodifiableSet(all);
   }
 
   @Override
@@ -233,7 +251,16 @@ public final class CgroupV2 implements CgroupDriver {
                 + (offered.isEmpty() ? "no controller" : String.join(" ", offered))
                 + ")"
             : String.join(" ", new TreeSet<>(available));
-    return "cgroup v2: " + base() + ", controllers: " + controllers + movesNote;
+    return "cgroup v2: " + base() + ", controllers: " + controllers + devicesNote() + movesNote;
+  }
+
+  private String devicesNote() {
+    if (!takesPrograms) {
+      return "";
+    }
+    return BpfDevices.available()
+        ? ", devices through BPF programs"
+        : " (no devices: the native library that loads BPF programs is not loaded)";
   }
 
   private Path base() {

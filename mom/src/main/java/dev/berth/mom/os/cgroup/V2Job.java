@@ -38,15 +38,23 @@ final class V2Job implements JobCgroup {
   }
 
   /**
-   * cgroup v2 has no devices files: its rules are a BPF program attached to the cgroup, which this
-   * driver does not load yet, so a node with GPUs on cgroup v2 cannot keep jobs apart.
+   * Attaches a BPF program denying {@code devices} to the job's directory: cgroup v2 has no devices
+   * files. Each call attaches one more program, and a device must pass all of them, so asking again
+   * with the same devices changes nothing (the kernel takes 64 programs per cgroup). Removing the
+   * directory releases them.
    */
   @Override
   public void denyDevices(List<Device> devices) throws IOException {
-    if (!devices.isEmpty()) {
-      throw new IOException(
-          "cgroup v2: keeping a job from devices " + devices + " needs a BPF device program");
+    if (devices.isEmpty()) {
+      return;
     }
+    long[] program;
+    try {
+      program = DeviceProgram.denying(devices);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("cgroup v2: " + e.getMessage(), e);
+    }
+    BpfDevices.attach(dir, program);
   }
 
   /**
