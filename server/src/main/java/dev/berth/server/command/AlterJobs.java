@@ -71,6 +71,9 @@ final class AlterJobs {
     if (!changed.isEmpty()) {
       Queue queue = s.queue(job.getQueue()).orElseThrow();
       next.setResources(JobAttributes.retype(next.getResources()));
+      if (next.hasContainer()) {
+        ContainerAttributes.checkWhole(next.getContainer());
+      }
       MemoryPerNode.check(next.getResources());
       ResourceLimits.check(next.build(), queue, s);
       AttributeValues.checkTotal(next.build());

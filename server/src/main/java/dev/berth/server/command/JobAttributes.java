@@ -89,6 +89,13 @@ final class JobAttributes {
       case INTERACTIVE ->
           throw new CommandException(
               Error.Code.NOT_IMPLEMENTED, "interactive jobs (qsub -I) are not supported yet");
+      case ContainerAttributes.IMAGE,
+          ContainerAttributes.MOUNTS,
+          ContainerAttributes.WORKDIR,
+          ContainerAttributes.WRITABLE,
+          ContainerAttributes.REMAP_ROOT,
+          ContainerAttributes.NAME ->
+          ContainerAttributes.apply(job.getContainerBuilder(), a.getName(), v);
       case "x", "job_radix" -> job.putExtensions(a.getName(), v); // recorded, no effect yet
       case "stagein", "stageout" ->
           throw new CommandException(
@@ -241,7 +248,7 @@ final class JobAttributes {
     return absolute(SHELL_PATH_LIST, path);
   }
 
-  private static boolean bool(String attribute, String v) {
+  static boolean bool(String attribute, String v) {
     return switch (v.trim().toLowerCase(Locale.ROOT)) {
       case "true", "t", "y", "yes", "1" -> true;
       case "false", "f", "n", "no", "0" -> false;

@@ -44,6 +44,9 @@ final class SubmitJobs {
     for (Attribute a : request.getAttributesList()) {
       JobAttributes.apply(job, a);
     }
+    if (job.hasContainer()) {
+      ContainerAttributes.checkWhole(job.getContainer());
+    }
     job.setSubmissionId(request.getSubmissionId());
     if ((job.getHolds().getOther() || job.getHolds().getSystem())
         && !Permissions.isOperator(s, caller)) {

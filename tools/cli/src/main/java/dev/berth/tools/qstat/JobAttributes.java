@@ -3,6 +3,7 @@ package dev.berth.tools.qstat;
 import dev.berth.core.Durations;
 import dev.berth.core.Sizes;
 import dev.berth.core.Suspensions;
+import dev.berth.proto.Container;
 import dev.berth.proto.Dependency;
 import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
@@ -209,6 +210,9 @@ public final class JobAttributes {
     if (job.getEstimatedStartTime() > 0) {
       attrs.add(Attr.time("estimated", "start_time", job.getEstimatedStartTime()));
     }
+    if (job.hasContainer()) {
+      container(attrs, job.getContainer());
+    }
     new TreeMap<>(job.getExtensionsMap())
         .forEach(
             (name, value) -> {
@@ -216,6 +220,21 @@ public final class JobAttributes {
                 attrs.add(Attr.text(name, value));
               }
             });
+  }
+
+  /** The -W container_* attributes as they were given (mounts normalised). */
+  private static void container(List<Attr> attrs, Container c) {
+    text(attrs, "container_image", c.getImage());
+    text(attrs, "container_name", c.getName());
+    text(
+        attrs,
+        "container_mounts",
+        c.getMountsList().stream()
+            .map(m -> m.getSource() + ":" + m.getTarget() + (m.getReadOnly() ? ":ro" : ""))
+            .collect(java.util.stream.Collectors.joining(",")));
+    text(attrs, "container_workdir", c.getWorkdir());
+    attrs.add(Attr.text("container_writable", bool(c.getWritable())));
+    attrs.add(Attr.text("container_remap_root", bool(c.getRemapRoot())));
   }
 
   private static void extension(List<Attr> attrs, Job job, String name) {

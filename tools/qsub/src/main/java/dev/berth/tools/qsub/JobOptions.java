@@ -95,7 +95,7 @@ final class JobOptions {
         VariableList.exported(ctx.env(), warnings); // warns here, at -V's line, what it leaves out
       }
       case 'w' -> set(WORK_DIR, ctx.absolute(nonEmpty('w', v, "a directory")));
-      case 'W' -> setExtension(OptionValues.extension(v));
+      case 'W' -> setExtension(OptionValues.extension(v, ctx));
       case 'z' -> quiet = true;
       default -> throw new QsubException("unknown option " + spelled(option));
     }

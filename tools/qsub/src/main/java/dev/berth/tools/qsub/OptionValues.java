@@ -118,9 +118,11 @@ final class OptionValues {
 
   /**
    * {@code -W name=value}: the attribute name and value. A value without {@code =} is Torque's
-   * resource-manager extension {@code x=value}; {@code depend} is checked like Torque does.
+   * resource-manager extension {@code x=value}; {@code depend} is checked like Torque does; a
+   * relative {@code container_image} path (with a {@code /} or ending in {@code .sqsh}; a bare name
+   * names an imported image) is taken from the directory qsub runs in.
    */
-  static Map.Entry<String, String> extension(String value) throws QsubException {
+  static Map.Entry<String, String> extension(String value, SubmitContext ctx) throws QsubException {
     String v = value.stripLeading();
     int eq = v.indexOf('=');
     String name = eq < 0 ? "x" : v.substring(0, eq).strip();
@@ -133,6 +135,11 @@ final class OptionValues {
     }
     if (name.equals("depend")) {
       DependencyList.check(attr);
+    }
+    if (name.equals("container_image")
+        && !attr.startsWith("/")
+        && (attr.contains("/") || attr.endsWith(".sqsh"))) {
+      attr = ctx.absolute(attr);
     }
     return Map.entry(name, attr);
   }
