@@ -29,9 +29,17 @@
  * --hostname gives the process a UTS namespace of its own with that host name (several nodes on
  * one machine, for tests and demonstrations).
  *
+ * With --container-image or --container-named the process enters its container image after
+ * dropping root and opening its output files (berth-container.c); the program and the working
+ * directory are then the container's.
+ *
  * Usage: berth-starter [--uid N --gid N [--groups G,G...]] [--cwd DIR]
  *          [--stdout FILE] [--stderr FILE | --join] [--append] [--umask OCTAL]
  *          [--cgroup PROCS_FILE]... [--hostname NAME] [--search-path]
+ *          [--container-image FILE] [--container-cache DIR] [--container-named DIR]
+ *          [--container-scratch DIR] [--container-workdir DIR] [--container-writable]
+ *          [--container-remap-root] [--container-mount SRC:DST[:ro]]...
+ *          [--container-bind PATH]... [--container-device FILE]...
  *          --status FILE [--argv0 NAME] -- PROGRAM [ARG...]  < INPUT
  */
 #define _GNU_SOURCE
@@ -51,6 +59,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "berth-container.h"
+
 #define MAX_CGROUPS 16
 #define MAX_GROUPS 256
 #define EXIT_SETUP 250
@@ -64,6 +74,7 @@ struct options {
   int ncgroups;
   int join, append, search_path;
   long umask_value;
+  struct container container;
   char **program;
 };
 
@@ -130,8 +141,14 @@ static void parse(int argc, char **argv, struct options *o) {
     if (!strcmp(a, "--join")) { o->join = 1; continue; }
     if (!strcmp(a, "--append")) { o->append = 1; continue; }
     if (!strcmp(a, "--search-path")) { o->search_path = 1; continue; }
+    if (!strcmp(a, "--container-writable")) { o->container.writable = 1; continue; }
+    if (!strcmp(a, "--container-remap-root")) { o->container.remap_root = 1; continue; }
     if (!v) fail("option %s needs a value", a);
     i++;
+    char error[512];
+    int taken = container_option(&o->container, a, v, error, sizeof error);
+    if (taken < 0) fail("%s", error);
+    if (taken) continue;
     if (!strcmp(a, "--uid")) o->uid = number(a, v, 10);
     else if (!strcmp(a, "--gid")) o->gid = number(a, v, 10);
     else if (!strcmp(a, "--groups")) parse_groups(o, v);
@@ -285,18 +302,31 @@ static void child(const struct options *o, const struct input *in, int pipe_fd) 
     int fd = open_output(o->err, o->append);
     if (fd < 0 || dup2(fd, 2) < 0) child_fail(pipe_fd, "cannot open error file", o->err);
   }
-  if (o->cwd && chdir(o->cwd) < 0) {
+  if (container_wanted(&o->container)) {
+    char error[800];
+    if (container_enter(&o->container, o->cwd, error, sizeof error) < 0) {
+      dprintf(2, "berth: %s\n", error);
+      dprintf(pipe_fd, "%s", error);
+      _exit(EXIT_SETUP);
+    }
+  } else if (o->cwd && chdir(o->cwd) < 0) {
     int e = errno;
     dprintf(2, "berth: cannot change to the working directory %s: %s\n", o->cwd, strerror(e));
     errno = e;
     child_fail(pipe_fd, "cannot change to the working directory", o->cwd);
+  }
+  const char *argv0 = o->argv0;
+  if (container_wanted(&o->container) && in->script && access(o->program[0], X_OK) < 0) {
+    /* the owner's login shell is the host's; an image without it runs the script with sh */
+    o->program[0] = "/bin/sh";
+    argv0 = "-sh";
   }
   int count = 0;
   while (o->program[count]) count++;
   char **argv = calloc((size_t)count + 2, sizeof *argv);
   if (!argv) child_fail(pipe_fd, "no memory for the arguments", NULL);
   int n = 0;
-  argv[n++] = o->argv0 ? (char *)o->argv0 : o->program[0];
+  argv[n++] = argv0 ? (char *)argv0 : o->program[0];
   for (int i = 1; i < count; i++) argv[n++] = o->program[i];
   if (in->script) argv[n++] = script_path;
   argv[n] = NULL;

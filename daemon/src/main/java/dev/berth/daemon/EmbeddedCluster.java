@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import dev.berth.mom.Isolation;
 import dev.berth.mom.MomActor;
 import dev.berth.mom.MomConfig;
+import dev.berth.mom.os.ContainerCache;
 import dev.berth.mom.os.LinuxLauncher;
 import dev.berth.mom.os.LinuxUsers;
 import dev.berth.mom.os.NodeFacts;
@@ -48,6 +49,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class EmbeddedCluster implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EmbeddedCluster.class);
+
+  /** What this host's moms may keep unpacked of container images (berth mom's default). */
+  static final long DEFAULT_CONTAINER_CACHE = 16L << 30;
 
   private final Settings settings;
 
@@ -272,7 +276,9 @@ public final class EmbeddedCluster implements AutoCloseable {
               install.rootJobs(),
               OutputRoutes.inPlace(),
               null,
-              List.of()));
+              List.of(),
+              new ContainerCache(
+                  jobTmp.resolve(".containers").resolve(name), DEFAULT_CONTAINER_CACHE)));
     }
     return moms;
   }

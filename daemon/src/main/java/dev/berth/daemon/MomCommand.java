@@ -1,7 +1,9 @@
 package dev.berth.daemon;
 
 import dev.berth.core.Hosts;
+import dev.berth.core.Sizes;
 import dev.berth.mom.MomConfig;
+import dev.berth.mom.os.ContainerCache;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.NodeFacts;
@@ -73,6 +75,21 @@ final class MomCommand implements Callable<Integer> {
               + " kept from the others by the devices cgroup, which this host must have.")
   String gpus;
 
+  @Option(
+      names = "--container-cache",
+      paramLabel = "DIR",
+      description =
+          "Where job container images are unpacked, one directory per user (default: below the"
+              + " job directory base, which is in /tmp; a disk-backed directory is better).")
+  Path containerCache;
+
+  @Option(
+      names = "--container-cache-size",
+      defaultValue = "16gb",
+      paramLabel = "SIZE",
+      description = "How much unpacked images may take before the least recently used go.")
+  String containerCacheSize;
+
   @Option(names = "--properties", split = ",", description = "Node properties, comma separated.")
   List<String> properties = List.of();
 
@@ -113,6 +130,12 @@ final class MomCommand implements Callable<Integer> {
               + "); offer none with --gpus none");
     }
     Path jobTmp = h.jobTmp();
+    ContainerCache containers =
+        new ContainerCache(
+            containerCache != null
+                ? containerCache.resolve(node)
+                : jobTmp.resolve(".containers").resolve(node),
+            Sizes.parseBytes(containerCacheSize));
     MomConfig config =
         new MomConfig(
             node,
@@ -129,7 +152,8 @@ final class MomCommand implements Callable<Integer> {
             rootJobs,
             output.routes(daemonTrust, node),
             output.courier(daemonTrust, node, h.mom(node)),
-            gpuList);
+            gpuList,
+            containers);
     JobFiles.prepareBase(jobTmp);
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =

@@ -116,7 +116,8 @@ final class TestCluster implements AutoCloseable {
               true, // the in-process commands submit as root
               dev.berth.mom.output.OutputRoutes.inPlace(),
               null,
-              List.of()));
+              List.of(),
+              null));
     }
     TestCluster c = new TestCluster(home, moms);
     allowRootJobs(c.socket);

@@ -897,6 +897,7 @@ final class JobActor {
               java.util.Map.of("PATH", "/usr/bin:/bin"),
               false,
               false,
+              null,
               null);
       launcher.start(append).exited().get(10, java.util.concurrent.TimeUnit.SECONDS);
     } catch (Exception e) {

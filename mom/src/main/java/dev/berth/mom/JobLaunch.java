@@ -1,9 +1,11 @@
 package dev.berth.mom;
 
 import com.google.protobuf.ByteString;
+import dev.berth.mom.job.ContainerPlan;
 import dev.berth.mom.job.JobEnvironment;
 import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.job.NodeFile;
+import dev.berth.mom.os.ContainerSpec;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.UserInfo;
@@ -14,6 +16,7 @@ import dev.berth.proto.Job;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -65,6 +68,45 @@ final class JobLaunch {
 
   static Path gpufile(NodeJob nodeJob) {
     return nodeJob.tmpdir().resolve("gpufile");
+  }
+
+  /**
+   * The job's container on this node, or null for a job without one: its image, the owner's cache
+   * directory here (made if missing), and what it needs inside besides (its TMPDIR, Berth's tools,
+   * the task manager's socket directory {@code tmDir} when there is one, its GPUs).
+   */
+  static ContainerSpec container(NodeJob nodeJob, MomConfig config, Path tmDir)
+      throws LaunchException {
+    Job job = nodeJob.job();
+    if (!job.hasContainer()) {
+      return null;
+    }
+    if (config.containers() == null) {
+      throw new LaunchException("node " + config.name() + " runs no containers");
+    }
+    Path cache;
+    try {
+      cache = config.containers().forOwner(nodeJob.user(), nodeJob.gid());
+    } catch (IOException e) {
+      throw new LaunchException(
+          "cannot make the container cache on " + config.name() + ": " + e.getMessage());
+    }
+    List<Path> shared = new ArrayList<>();
+    if (config.tools() != null) {
+      shared.addAll(ContainerPlan.toolDirectories(config.tools(), Files::isExecutable));
+    }
+    if (tmDir != null) {
+      shared.add(tmDir);
+    }
+    return ContainerPlan.of(
+            job,
+            nodeJob.user().home(),
+            cache,
+            nodeJob.tmpdir(),
+            shared,
+            gpus(nodeJob, config).held(),
+            ContainerPlan.NVIDIA_CONTROL.stream().filter(Files::exists).toList())
+        .orElse(null);
   }
 
   /** The job's GPUs on this node (checked against the node's when its cgroup was made). */
@@ -136,7 +178,8 @@ final class JobLaunch {
             env,
             false,
             false,
-            config.hostname());
+            config.hostname(),
+            container(nodeJob, config, tmSocket == null ? null : tmSocket.getParent()));
     return new Prepared(spec, out.spooled());
   }
 

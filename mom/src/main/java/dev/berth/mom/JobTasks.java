@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.mom.job.JobGpus;
+import dev.berth.mom.os.ContainerSpec;
 import dev.berth.mom.os.PeerCredentials;
 import dev.berth.mom.os.ProcessFacts;
 import java.io.IOException;
@@ -43,7 +44,23 @@ final class JobTasks {
         gpus(nodeJob, config),
         JobLaunch.gpufile(nodeJob),
         Path.of(nodeJob.user().home()),
-        config.hostname());
+        config.hostname(),
+        nodeJob.job().hasContainer(),
+        container(nodeJob, config));
+  }
+
+  /**
+   * The job's container for its tasks here; null without one, and when the node cannot give it (the
+   * job script's start, or the sister's join, has then failed with the reason already, and the task
+   * host refuses the job's tasks).
+   */
+  private static ContainerSpec container(NodeJob nodeJob, MomConfig config) {
+    try {
+      return JobLaunch.container(
+          nodeJob, config, nodeJob.job().hasContainer() ? socket(config).getParent() : null);
+    } catch (JobLaunch.LaunchException | IOException e) {
+      return null;
+    }
   }
 
   /**

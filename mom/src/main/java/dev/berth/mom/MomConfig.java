@@ -1,5 +1,6 @@
 package dev.berth.mom;
 
+import dev.berth.mom.os.ContainerCache;
 import dev.berth.mom.output.OutputCourier;
 import dev.berth.mom.output.OutputRoutes;
 import dev.berth.proto.Gpu;
@@ -25,6 +26,8 @@ import java.util.List;
  * @param courier how delivered output reaches its host; null when {@code output} delivers nothing
  * @param gpus the GPUs this mom offers, each given to one job at a time and kept from the others by
  *     the devices cgroup
+ * @param containers where jobs' container images are unpacked on this node; null when this node
+ *     runs no containers
  */
 public record MomConfig(
     String name,
@@ -41,7 +44,8 @@ public record MomConfig(
     boolean rootJobs,
     OutputRoutes output,
     OutputCourier courier,
-    List<Gpu> gpus) {
+    List<Gpu> gpus,
+    ContainerCache containers) {
   public MomConfig {
     cpus = List.copyOf(cpus);
     properties = List.copyOf(properties);
@@ -74,7 +78,8 @@ public record MomConfig(
         false,
         OutputRoutes.inPlace(),
         null,
-        List.of());
+        List.of(),
+        null);
   }
 
   /** These settings, with job output going where {@code output} says, through {@code courier}. */
@@ -94,7 +99,8 @@ public record MomConfig(
         rootJobs,
         output,
         courier,
-        gpus);
+        gpus,
+        containers);
   }
 
   /** These settings, offering {@code gpus} to jobs. */
@@ -114,7 +120,29 @@ public record MomConfig(
         rootJobs,
         output,
         courier,
-        gpus);
+        gpus,
+        containers);
+  }
+
+  /** These settings, unpacking container images into {@code containers}. */
+  public MomConfig withContainers(ContainerCache containers) {
+    return new MomConfig(
+        name,
+        cpus,
+        properties,
+        home,
+        tmpBase,
+        starter,
+        heartbeat,
+        resend,
+        version,
+        tools,
+        nodeHostname,
+        rootJobs,
+        output,
+        courier,
+        gpus,
+        containers);
   }
 
   /** The host name job processes get, or null for the machine's own. */

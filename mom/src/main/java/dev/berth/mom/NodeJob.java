@@ -78,16 +78,24 @@ record NodeJob(Job job, UserInfo user, UserInfo runAs, int gid, Path tmpdir) {
   }
 
   /**
-   * Removes what a job had on this node, whether this mom prepared it or found it after a restart;
-   * reports a failure instead of throwing, since the job is over either way.
+   * Removes what a job had on this node, whether this mom prepared it or found it after a restart,
+   * and keeps the container cache within its limit; reports a failure instead of throwing, since
+   * the job is over either way.
    */
   static String release(MomConfig config, String jobId) {
     Path tmpdir = config.tmpBase().resolve(jobId);
     try {
       JobFiles.removeTree(tmpdir);
-      return "";
     } catch (IOException e) {
       return "cannot remove " + tmpdir + ": " + e.getMessage();
     }
+    if (config.containers() != null) {
+      try {
+        config.containers().evict();
+      } catch (IOException e) {
+        return "cannot keep the container cache within its limit: " + e.getMessage();
+      }
+    }
+    return "";
   }
 }

@@ -3,6 +3,7 @@ package dev.berth.mom;
 import dev.berth.core.Signals;
 import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.job.StarterStatus;
+import dev.berth.mom.os.ContainerSpec;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.StartSpec;
@@ -81,7 +82,9 @@ final class TaskHost {
       JobGpus gpus,
       Path gpufile,
       Path home,
-      String hostname) {}
+      String hostname,
+      boolean inContainer,
+      ContainerSpec container) {}
 
   private record Read(int taskId, int stream, byte[] data) implements Command {}
 
@@ -291,7 +294,13 @@ final class TaskHost {
               .TM_SOCKET); // the task manager serves the mother superior only
     }
     Path cwd = s.getCwd().isEmpty() ? job.home() : Path.of(s.getCwd());
-    if (!Files.isDirectory(cwd)) {
+    ContainerSpec container = job.container();
+    if (job.inContainer() && container == null) {
+      throw new IOException("the job's container cannot be made on " + job.node());
+    }
+    if (container != null && !s.getCwd().isEmpty()) {
+      container = container.startingIn(null); // the caller's directory in the container
+    } else if (!Files.isDirectory(cwd)) {
       cwd = job.home();
     }
     return new StartSpec(
@@ -310,7 +319,8 @@ final class TaskHost {
         env,
         false,
         true,
-        job.hostname());
+        job.hostname(),
+        container);
   }
 
   /**

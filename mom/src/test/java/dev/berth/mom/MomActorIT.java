@@ -157,7 +157,8 @@ class MomActorIT {
         rootJobs,
         dev.berth.mom.output.OutputRoutes.inPlace(),
         null,
-        List.of());
+        List.of(),
+        null);
   }
 
   @AfterEach
@@ -212,7 +213,8 @@ class MomActorIT {
             true,
             dev.berth.mom.output.OutputRoutes.inPlace(),
             null,
-            List.of());
+            List.of(),
+            null);
     return startMom(
         sister,
         new JobRecords(base.resolve("home/jobs")),

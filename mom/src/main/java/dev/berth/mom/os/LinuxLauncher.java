@@ -177,6 +177,9 @@ public final class LinuxLauncher implements Launcher {
     if (spec.hostname() != null) {
       argv.addAll(List.of("--hostname", spec.hostname()));
     }
+    if (spec.container() != null) {
+      argv.addAll(spec.container().options());
+    }
     argv.add("--");
     argv.addAll(spec.command());
     ProcessBuilder pb = new ProcessBuilder(argv);

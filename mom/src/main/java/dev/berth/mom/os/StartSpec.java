@@ -13,6 +13,7 @@ import java.util.Map;
  * @param append add to existing output files instead of truncating them
  * @param searchPath look the command up in the environment's PATH
  * @param hostname a UTS namespace with this host name, or null for the node's own
+ * @param container the container image the process runs in, or null for the host
  */
 public record StartSpec(
     UserInfo user,
@@ -30,7 +31,8 @@ public record StartSpec(
     Map<String, String> environment,
     boolean append,
     boolean searchPath,
-    String hostname) {
+    String hostname,
+    ContainerSpec container) {
   public StartSpec {
     cgroupProcs = List.copyOf(cgroupProcs);
     command = List.copyOf(command);
@@ -61,6 +63,7 @@ public record StartSpec(
         Map.of("PATH", "/usr/bin:/bin"),
         append,
         false,
+        null,
         null);
   }
 
@@ -85,6 +88,7 @@ public record StartSpec(
         Map.of("PATH", "/usr/bin:/bin"),
         false,
         false,
+        null,
         null);
   }
 }

@@ -78,6 +78,7 @@ class LinuxLauncherTest {
           env,
           false,
           false,
+          null,
           null);
     }
 
