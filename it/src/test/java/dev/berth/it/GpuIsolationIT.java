@@ -261,6 +261,58 @@ class GpuIsolationIT {
     assertNotEquals("", report);
   }
 
+  /**
+   * In its container image a job finds only its own GPU in /dev, can open it, and cannot open
+   * another of the node's through the host's device files mounted in (the devices cgroup).
+   */
+  @Test
+  void aContainerJobSeesOnlyItsGpusAndTheCgroupStillGuardsTheOthers() throws Exception {
+    Path image = TestImages.tiny();
+    String script =
+        "ls /dev | tr '\\n' ' ' | sed 's/^/dev: /'; echo\n"
+            + "echo \"cvd=$CUDA_VISIBLE_DEVICES\"\n"
+            + "for f in /dev/nvidia*; do cat $f 2>&1 | sed 's/^/own: /'; done\n"
+            + "for f in /host-gpus/nvidia*; do cat $f 2>&1 | sed 's/^/host: /'; done\n";
+    String id =
+        cluster.submitAs(
+            USER,
+            work,
+            script,
+            "-j",
+            "oe",
+            "-l",
+            "nodes=b:ppn=1:gpus=1",
+            "-W",
+            "container_image=" + image,
+            "-W",
+            "container_mounts=" + dev.resolve("b") + ":/host-gpus:ro");
+    Job job = done(id);
+    String out = MultiNodeCluster.output(job);
+    assertEquals(0, job.getExitStatus(), out);
+    int mine = job.getExecNodes(0).getGpuIds(0);
+    String devLine = out.lines().filter(l -> l.startsWith("dev: ")).findFirst().orElse("");
+    assertTrue(devLine.contains(" nvidia" + mine + " "), out);
+    assertTrue(
+        !devLine.contains(" nvidia" + (1 - mine) + " "), "the other GPU is not there: " + out);
+    assertTrue(out.contains("cvd=0\n"), out);
+    assertTrue(says(out, "own: ", "/dev/nvidia" + mine, ALLOWED), out);
+    assertTrue(says(out, "host: ", "/host-gpus/nvidia" + mine, ALLOWED), out);
+    assertTrue(says(out, "host: ", "/host-gpus/nvidia" + (1 - mine), DENIED), out);
+  }
+
+  /**
+   * Whether a line starting with {@code prefix} names {@code file} and {@code what} (busybox's cat
+   * words it its own way).
+   */
+  private static boolean says(String out, String prefix, String file, String what) {
+    return out.lines()
+        .anyMatch(
+            l ->
+                l.startsWith(prefix)
+                    && (l.contains(file + "'") || l.contains(file + ":"))
+                    && l.endsWith(what));
+  }
+
   @Test
   void moreGpusThanAnyNodeHasAreRefusedAtQsub() throws IOException {
     Path file = work.resolve("big.sh");
