@@ -114,9 +114,9 @@ public final class ContainerCache {
           .mapToLong(
               f -> {
                 try {
-                  return Files.readAttributes(
-                          f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-                      .size();
+                  BasicFileAttributes a =
+                      Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                  return a.isRegularFile() ? a.size() : 0; // what the image holds
                 } catch (IOException gone) {
                   return 0;
                 }
