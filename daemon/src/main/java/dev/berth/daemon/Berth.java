@@ -1,5 +1,6 @@
 package dev.berth.daemon;
 
+import dev.berth.daemon.image.ImageCommand;
 import dev.berth.server.journal.JournalException;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -22,7 +23,8 @@ import picocli.CommandLine.Command;
       KafkaCommand.class,
       CaCommand.class,
       CredentialCommand.class,
-      SimulateCommand.class
+      SimulateCommand.class,
+      ImageCommand.class
     })
 public final class Berth implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -1,0 +1,87 @@
+package dev.berth.daemon.image;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Where a user's images and named containers live: {@code $BERTH_DATA_PATH}, else {@code
+ * $XDG_DATA_HOME/berth}, else {@code ~/.local/share/berth}. {@code images/} holds the imported
+ * {@code NAME.sqsh} files and {@code containers/NAME/} the unpacked ones. Imports stage their trees
+ * in the data directory itself (hidden names), on the file system their results go to.
+ */
+record DataDirectory(Path root) {
+  /** Names become file names and job attributes: letters, digits and {@code . _ + -}. */
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]{0,199}");
+
+  static final String IMAGE_SUFFIX = ".sqsh";
+
+  /**
+   * The data directory the environment names.
+   *
+   * @throws IllegalArgumentException for a relative BERTH_DATA_PATH, which a job's mom (starting in
+   *     another directory) could not find
+   */
+  static DataDirectory resolve(Map<String, String> env) {
+    String explicit = env.get("BERTH_DATA_PATH");
+    if (explicit != null && !explicit.isEmpty()) {
+      if (!explicit.startsWith("/")) {
+        throw new IllegalArgumentException(
+            "BERTH_DATA_PATH must be an absolute path, not '" + EntryPath.show(explicit) + "'");
+      }
+      return new DataDirectory(Path.of(explicit));
+    }
+    // The XDG spec has a relative XDG_DATA_HOME ignored.
+    String xdg = env.get("XDG_DATA_HOME");
+    if (xdg != null && xdg.startsWith("/")) {
+      return new DataDirectory(Path.of(xdg, "berth"));
+    }
+    String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+    return new DataDirectory(Path.of(home, ".local", "share", "berth"));
+  }
+
+  Path images() {
+    return root.resolve("images");
+  }
+
+  Path containers() {
+    return root.resolve("containers");
+  }
+
+  /** The file of the image {@code name}. */
+  Path image(String name) {
+    return images().resolve(name + IMAGE_SUFFIX);
+  }
+
+  Path container(String name) {
+    return containers().resolve(name);
+  }
+
+  /** Makes the directories that are missing, private to the user (0700). */
+  DataDirectory create() throws IOException {
+    for (Path dir : new Path[] {images(), containers()}) {
+      Files.createDirectories(
+          dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    }
+    return this;
+  }
+
+  /**
+   * {@code name} if it may name an image or container.
+   *
+   * @throws IllegalArgumentException saying what a name may be
+   */
+  static String checkName(String name) {
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "'"
+              + EntryPath.show(name)
+              + "' cannot name an image or container: use letters, digits and . _ + - (not"
+              + " first), at most 200");
+    }
+    return name;
+  }
+}
