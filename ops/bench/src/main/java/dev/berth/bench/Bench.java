@@ -20,7 +20,7 @@ import java.util.List;
  */
 public final class Bench {
   private static final String USAGE =
-      "usage: ops/bench/run [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|kafka|kafka-tls|all] [rounds]";
+      "usage: ops/bench/run [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|kafka|kafka-tls|all] [rounds]";
 
   private final Path root;
   private final int rounds;
@@ -56,6 +56,7 @@ public final class Bench {
       case "schedule" -> SchedulerCycleBench.run();
       case "simulate" -> ScaleSimulation.run();
       case "busy" -> BusyServerBench.run(root);
+      case "containers" -> ContainerBench.run(root);
       case "kafka" -> bench.kafka();
       case "kafka-tls" -> bench.kafkaTls();
       case "all" -> {
@@ -68,6 +69,7 @@ public final class Bench {
         SchedulerCycleBench.run();
         ScaleSimulation.run();
         BusyServerBench.run(root);
+        ContainerBench.run(root);
         bench.kafka();
         bench.kafkaTls();
       }
