@@ -67,12 +67,13 @@ int container_option(struct container *c, const char *flag, const char *value, c
   else if (!strcmp(flag, "--container-named")) c->named = value;
   else if (!strcmp(flag, "--container-scratch")) c->scratch = value;
   else if (!strcmp(flag, "--container-workdir")) c->workdir = value;
+  else if (!strcmp(flag, "--container-nvidia")) c->nvidia = value;
   else if (!strcmp(flag, "--container-mount")) full = add(c->mounts, &c->nmounts, value);
   else if (!strcmp(flag, "--container-bind")) full = add(c->binds, &c->nbinds, value);
   else if (!strcmp(flag, "--container-device")) full = add(c->devices, &c->ndevices, value);
   else return 0;
   if (full) return failed(error, size, "too many %s options", flag);
-  if (value[0] != '/' && strcmp(flag, "--container-mount"))
+  if (value[0] != '/' && strcmp(flag, "--container-mount") && strcmp(flag, "--container-nvidia"))
     return failed(error, size, "%s needs an absolute path, not %s", flag, value);
   return 1;
 }
@@ -437,7 +438,8 @@ static int dev(const struct container *c, const char *root, char *error, size_t 
 /* The root to pivot into: the directory bound onto itself, or an overlay for changes. */
 static int root_mount(const struct container *c, const char *dir, char *root, char *error,
                       size_t size) {
-  if (!c->writable || c->named) {
+  /* the driver's files go into a layer of the job's own, not into the cached image */
+  if ((!c->writable && !c->nvidia) || c->named) {
     snprintf(root, PATH_SIZE, "%s", dir);
     if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) < 0)
       return failed(error, size, "cannot bind the root %s: %s", dir, strerror(errno));
@@ -482,6 +484,32 @@ static int mounts(const struct container *c, const char *root, char *error, size
     if (stat(spec, &st) == 0 && access(spec, S_ISDIR(st.st_mode) ? R_OK | X_OK : R_OK) < 0)
       return failed(error, size, "cannot mount %s: %s", spec, strerror(errno));
     if (bind(root, spec, target, mode && !strcmp(mode, "ro"), error, size) < 0) return -1;
+  }
+  return 0;
+}
+
+/*
+ * The NVIDIA driver's libraries and programs in the container, as enroot's NVIDIA hook puts them
+ * there: libnvidia-container's CLI, as the owner (--user) in the container's namespaces, binds
+ * those of the job's GPUs' driver into the root and runs ldconfig there. The devices cgroup, not
+ * this, keeps the job from other GPUs (--no-cgroups, as enroot leaves it to the resource manager).
+ */
+static int nvidia(const struct container *c, const char *root, char *error, size_t size) {
+  const char *cli = program("nvidia-container-cli");
+  if (!cli)
+    return failed(error, size,
+                  "this node has GPUs but no nvidia-container-cli (libnvidia-container), which "
+                  "makes the driver's libraries available in containers");
+  const char *ldconfig = program("ldconfig.real");
+  if (!ldconfig) ldconfig = program("ldconfig");
+  char ldconfig_option[PATH_SIZE + 16], devices[4096], out[2048];
+  snprintf(ldconfig_option, sizeof ldconfig_option, "--ldconfig=@%s", ldconfig ? ldconfig : "/sbin/ldconfig");
+  snprintf(devices, sizeof devices, "--device=%s", c->nvidia);
+  char *argv[] = {(char *)cli, "--user", "configure", "--no-cgroups", ldconfig_option, devices,
+                  "--compute", "--utility", (char *)root, NULL};
+  if (run(argv, out, sizeof out) != 0) {
+    last_line(out);
+    return failed(error, size, "nvidia-container-cli could not set up the GPUs: %s", out);
   }
   return 0;
 }
@@ -559,6 +587,7 @@ int container_enter(const struct container *c, const char *job_cwd, char *error,
   if (result == 0) result = namespaces(c->remap_root, error, size);
   if (result == 0) result = root_mount(c, dir, root, error, size);
   if (result == 0) result = mounts(c, root, error, size);
+  if (result == 0 && c->nvidia) result = nvidia(c, root, error, size);
   if (result == 0) result = pivot(root, c->writable, error, size);
   if (result < 0) {
     if (lock >= 0) close(lock);

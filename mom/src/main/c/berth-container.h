@@ -22,6 +22,7 @@ struct container {
   int nbinds;
   const char *devices[CONTAINER_MAX_ITEMS]; /* device files bound into /dev by their base name */
   int ndevices;
+  const char *nvidia;    /* the job's NVIDIA GPUs by UUID, comma separated: the driver's files */
 };
 
 /*

@@ -72,6 +72,12 @@ public final class ContainerPlan {
     if (gpus.stream().anyMatch(g -> g.getMajor() == NVIDIA_MAJOR)) {
       devices.addAll(present.stream().filter(NVIDIA_CONTROL::contains).toList());
     }
+    // the driver's files, for GPUs the driver named (nvidia-smi gave their UUIDs)
+    List<String> uuids =
+        gpus.stream()
+            .filter(g -> g.getMajor() == NVIDIA_MAJOR && !g.getUuid().isEmpty())
+            .map(Gpu::getUuid)
+            .toList();
     return Optional.of(
         new ContainerSpec(
             image,
@@ -83,7 +89,8 @@ public final class ContainerPlan {
             c.getRemapRoot(),
             mounts,
             binds,
-            devices));
+            devices,
+            uuids.isEmpty() ? null : String.join(",", uuids)));
   }
 
   /**

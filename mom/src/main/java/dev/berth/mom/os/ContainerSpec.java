@@ -15,6 +15,8 @@ import java.util.List;
  * @param mounts {@code SOURCE:TARGET[:ro]}, sources expanded
  * @param binds host paths the job needs at the same path inside (its TMPDIR, Berth's tools)
  * @param devices device files bound into the container's /dev under their own names (GPUs)
+ * @param nvidia the job's NVIDIA GPUs by UUID, comma separated, whose driver files
+ *     nvidia-container-cli puts into the container; null for none
  */
 public record ContainerSpec(
     Path image,
@@ -26,7 +28,8 @@ public record ContainerSpec(
     boolean remapRoot,
     List<String> mounts,
     List<Path> binds,
-    List<Path> devices) {
+    List<Path> devices,
+    String nvidia) {
   public ContainerSpec {
     mounts = List.copyOf(mounts);
     binds = List.copyOf(binds);
@@ -36,7 +39,7 @@ public record ContainerSpec(
   /** This container, started in {@code workdir} (null: the process's own directory, if there). */
   public ContainerSpec startingIn(String workdir) {
     return new ContainerSpec(
-        image, cache, named, scratch, workdir, writable, remapRoot, mounts, binds, devices);
+        image, cache, named, scratch, workdir, writable, remapRoot, mounts, binds, devices, nvidia);
   }
 
   /** The starter's options for this container. */
@@ -58,6 +61,9 @@ public record ContainerSpec(
     mounts.forEach(m -> argv.addAll(List.of("--container-mount", m)));
     binds.forEach(b -> add(argv, "--container-bind", b));
     devices.forEach(d -> add(argv, "--container-device", d));
+    if (nvidia != null) {
+      argv.addAll(List.of("--container-nvidia", nvidia));
+    }
     return argv;
   }
 

@@ -94,6 +94,11 @@ class ContainerPlanTest {
     assertEquals(
         List.of(Path.of("/dev/nvidia1"), Path.of("/dev/nvidiactl"), Path.of("/dev/nvidia-uvm")),
         c.devices());
+    assertNull(c.nvidia(), "a GPU the driver did not name gets no driver files");
+    Gpu named = nvidia1.toBuilder().setUuid("GPU-5c1e").build();
+    assertEquals(
+        "GPU-5c1e",
+        plan(job(Container.newBuilder().setImage("/i.sqsh")), List.of(named), present).nvidia());
     Gpu other = Gpu.newBuilder().setDevice("/dev/accel0").setMajor(261).setMinor(0).build();
     assertEquals(
         List.of(Path.of("/dev/accel0")),

@@ -108,7 +108,7 @@ class ContainerEntryIT {
     Files.setAttribute(scratch, "unix:uid", NOBODY);
     return new ContainerSpec(
         image, ownCache, named, scratch, "/work", writable, remapRoot, List.of(), List.of(),
-        List.of());
+        List.of(), null);
   }
 
   private JobProcess start(ContainerSpec container, String script, String name) throws IOException {
@@ -218,5 +218,35 @@ class ContainerEntryIT {
         ownCache.resolve("sha256").resolve(cache.entries().get(0).dir().getFileName() + ".lock");
     String inode = ":" + Files.getAttribute(lock, "unix:ino") + " ";
     return Files.readAllLines(Path.of("/proc/locks")).stream().anyMatch(l -> l.contains(inode));
+  }
+
+  /**
+   * NVIDIA GPUs need the driver's files in the container; without libnvidia-container's CLI the
+   * process does not start, saying why (this machine has no NVIDIA driver: ops/gpu-check runs the
+   * real thing).
+   */
+  @Test
+  void nvidiaGpusWithoutTheContainerToolkitAreRefused() throws Exception {
+    assumeTrue(
+        !Files.exists(Path.of("/usr/bin/nvidia-container-cli")),
+        "this machine has nvidia-container-cli: ops/gpu-check checks it with real GPUs");
+    ContainerSpec c = container(null, false, false);
+    ContainerSpec gpu =
+        new ContainerSpec(
+            c.image(),
+            c.cache(),
+            null,
+            c.scratch(),
+            null,
+            false,
+            false,
+            List.of(),
+            List.of(),
+            List.of(),
+            "GPU-0000");
+    String name = "nvidia-" + System.nanoTime();
+    start(gpu, "true", name).exited().get(60, TimeUnit.SECONDS);
+    String status = Files.readString(dir.resolve(name + ".status"));
+    assertTrue(status.startsWith("failed this node has GPUs but no nvidia-container-cli"), status);
   }
 }
