@@ -238,7 +238,7 @@ int main(int argc, char **argv) {
 
   struct buf frame = {0};
   struct reply r;
-  for (uint64_t id = 1; id <= 4; id++) {
+  for (uint64_t id = 1; id <= 6; id++) {
     exchange(&s, &run, id, &frame, &r);
     if (r.has_error) {
       if (r.error_code == UNKNOWN_REQUEST) { /* a server that runs no commands */
@@ -263,7 +263,8 @@ int main(int argc, char **argv) {
               errno == E2BIG ? "it is larger than berth-cmd sends (8 MiB)" : strerror(errno));
       return 2;
     }
-    if (cmd_each_needed_file(&r, cmd_read_file, &run) < 0) {
+    if (cmd_each_needed(&r, NEEDS_FILES, cmd_read_file, &run) < 0 ||
+        cmd_each_needed(&r, NEEDS_PROBES, cmd_probe_file, &run) < 0) {
       fprintf(stderr, "%s: cannot take in the files the server asks for\n", name);
       return 1;
     }

@@ -149,3 +149,53 @@ int cmd_read_file(struct run *run, struct pb_bytes path) {
   }
   return 0;
 }
+
+/*
+ * What the server may learn of a path the command names (qsub: a container image, a mount
+ * source), looked at as the caller: whether it exists, whether the caller can read it (a
+ * directory: list and enter), its size, and the first bytes of a file only when they are a
+ * squashfs superblock, so that no other content leaves this host.
+ */
+int cmd_probe_file(struct run *run, struct pb_bytes path) {
+  struct local_file *probes = realloc(run->probes, (size_t)(run->nprobes + 1) * sizeof *probes);
+  if (!probes) return -1;
+  run->probes = probes;
+  struct local_file *f = &probes[run->nprobes++];
+  memset(f, 0, sizeof *f);
+  f->path = strndup(path.p, path.n);
+  if (!f->path) return -1;
+  struct stat st;
+  if (strlen(f->path) != path.n || f->path[0] != '/') {
+    f->problem = FILE_OTHER;
+    f->reason = "not an absolute path";
+  } else if (stat(f->path, &st) < 0) {
+    f->problem = errno == ENOENT || errno == ENOTDIR ? FILE_MISSING
+                 : errno == EACCES                   ? FILE_DENIED
+                                                     : FILE_OTHER;
+    f->reason = strerror(errno);
+  } else if (S_ISDIR(st.st_mode)) {
+    f->problem = access(f->path, R_OK | X_OK) == 0 ? FILE_DIRECTORY : FILE_DENIED;
+  } else if (!S_ISREG(st.st_mode)) {
+    f->problem = FILE_OTHER;
+    f->reason = "not a regular file";
+  } else {
+    /* non-blocking: a FIFO put in its place since the stat must not hang the client */
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    unsigned char head[96];
+    if (fd < 0) {
+      f->problem = errno == EACCES ? FILE_DENIED : FILE_OTHER;
+      f->reason = strerror(errno);
+      return 0;
+    }
+    ssize_t got = pread(fd, head, sizeof head, 0);
+    close(fd);
+    f->size = (long long)st.st_size;
+    if (got == (ssize_t)sizeof head && memcmp(head, "hsqs", 4) == 0) {
+      f->content.p = malloc(sizeof head);
+      if (!f->content.p) return -1;
+      memcpy(f->content.p, head, sizeof head);
+      f->content.n = f->content.cap = sizeof head;
+    }
+  }
+  return 0;
+}

@@ -82,6 +82,17 @@ static void put_environment(struct buf *b, const struct run *run) {
   }
 }
 
+/* A LocalFile: a file read, or a path probed. */
+static void put_file(struct buf *body, int field, const struct local_file *f) {
+  struct buf file = {0};
+  buf_text(&file, 1, f->path);
+  if (f->content.n) buf_bytes(&file, 2, f->content.p, f->content.n);
+  buf_int(&file, 3, f->problem);
+  buf_text(&file, 4, f->reason ? f->reason : "");
+  buf_int(&file, 5, f->size);
+  put_message(body, field, &file);
+}
+
 void cmd_encode(struct buf *frame, uint64_t id, const struct run *run) {
   struct buf body = {0};
   buf_text(&body, 1, run->name);
@@ -93,16 +104,9 @@ void cmd_encode(struct buf *frame, uint64_t id, const struct run *run) {
   buf_int(&body, 9, run->stdin_given);
   if (run->stdin_given && run->stdin_bytes.n)
     buf_bytes(&body, 10, run->stdin_bytes.p, run->stdin_bytes.n);
-  for (int i = 0; i < run->nfiles; i++) {
-    const struct local_file *f = &run->files[i];
-    struct buf file = {0};
-    buf_text(&file, 1, f->path);
-    if (f->content.n) buf_bytes(&file, 2, f->content.p, f->content.n);
-    buf_int(&file, 3, f->problem);
-    buf_text(&file, 4, f->reason ? f->reason : "");
-    put_message(&body, 11, &file);
-  }
+  for (int i = 0; i < run->nfiles; i++) put_file(&body, 11, &run->files[i]);
   buf_text(&body, 12, run->submission_id);
+  for (int i = 0; i < run->nprobes; i++) put_file(&body, 13, &run->probes[i]);
 
   struct buf request = {0};
   buf_int(&request, 1, (int64_t)id);
@@ -198,13 +202,13 @@ int cmd_each_output(const struct reply *r, int (*f)(int is_stderr, struct pb_byt
   return 0;
 }
 
-int cmd_each_needed_file(const struct reply *r, int (*f)(struct run *run, struct pb_bytes path),
-                         struct run *run) {
+int cmd_each_needed(const struct reply *r, int number,
+                    int (*f)(struct run *run, struct pb_bytes path), struct run *run) {
   struct pb_reader in = pb_reader_of(r->needs);
   while (in.p < in.end) {
     struct pb_field field;
     if (pb_get_field(&in, &field, 0) < 0) return -1;
-    if (field.number == 2 && field.wire == PB_LEN && f(run, field.b) < 0) return -1;
+    if (field.number == number && field.wire == PB_LEN && f(run, field.b) < 0) return -1;
   }
   return 0;
 }

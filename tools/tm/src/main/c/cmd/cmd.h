@@ -33,10 +33,11 @@ void buf_text(struct buf *b, int field, const char *s);
 /* An int32, enum or bool field, left out at 0. */
 void buf_int(struct buf *b, int field, int64_t v);
 
-/* A file the server asked for, as read here. */
+/* A file the server asked for, as read here; or a path it asked about (a probe). */
 struct local_file {
   char *path;
   struct buf content;
+  long long size; /* probes: the file's size */
   int problem; /* LocalFile.Problem */
   const char *reason;
 };
@@ -57,6 +58,8 @@ struct run {
   struct buf stdin_bytes;
   struct local_file *files;
   int nfiles;
+  struct local_file *probes;
+  int nprobes;
 };
 
 /* What the server answered (pointers into the reply frame). */
@@ -77,15 +80,18 @@ void cmd_encode(struct buf *frame, uint64_t id, const struct run *run);
 int cmd_decode(const unsigned char *p, size_t n, struct reply *r);
 /* Calls f for each Output of r, in order; stops at the first nonzero return. */
 int cmd_each_output(const struct reply *r, int (*f)(int is_stderr, struct pb_bytes data));
-/* Calls f for each file path r's needs name. */
-int cmd_each_needed_file(const struct reply *r, int (*f)(struct run *run, struct pb_bytes path),
-                         struct run *run);
+/* CommandNeeds' fields that name paths: files to read, paths to probe. */
+enum { NEEDS_FILES = 2, NEEDS_PROBES = 5 };
+/* Calls f for each path the given field of r's needs names. */
+int cmd_each_needed(const struct reply *r, int field,
+                    int (*f)(struct run *run, struct pb_bytes path), struct run *run);
 
 /* cmd-local.c: what the client reads on its own host */
 void cmd_zone(char *zone, size_t size);
 int cmd_submission_id(char id[37]);
 int cmd_read_stdin(struct run *run);
 int cmd_read_file(struct run *run, struct pb_bytes path);
+int cmd_probe_file(struct run *run, struct pb_bytes path);
 
 /* cmd-server.c: finding and talking to the server */
 struct sockets {

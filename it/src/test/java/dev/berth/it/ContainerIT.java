@@ -68,6 +68,7 @@ class ContainerIT {
       cluster.close();
     }
     JobFiles.removeTree(work);
+    JobFiles.removeTree(TestUsers.home(USER).resolve(".local/share/berth"));
   }
 
   private static String qsub(String script, String... args) throws IOException {
@@ -246,16 +247,79 @@ class ContainerIT {
     assertEquals(List.of(), hostMounts());
   }
 
+  /** qsub, as the owner, refuses a job whose container it can tell is wrong, saying why. */
+  private static void refusedAtQsub(String reason, String... args) throws Exception {
+    Path file = work.resolve("refused-" + System.nanoTime() + ".sh");
+    Files.writeString(file, "echo ran\n");
+    List<String> argv =
+        new java.util.ArrayList<>(
+            List.of(
+                "runuser",
+                "-u",
+                USER,
+                "--",
+                "env",
+                "BERTH_SERVER=" + cluster.socket,
+                TestCluster.ROOT.resolve("ops/bin/qsub").toString()));
+    argv.addAll(List.of(args));
+    argv.add(file.toString());
+    TestCluster.Result r = TestCluster.exec(work, argv);
+    assertNotEquals(0, r.exit(), r.toString());
+    assertTrue(r.err().contains(reason), r.toString());
+    assertTrue(r.err().contains("no job was submitted"), r.toString());
+  }
+
   @Test
-  void errorsUsersMeetEndTheJobWithTheReason() throws Exception {
-    refusedOnTheNode(
-        "cannot read the image /nonexistent.sqsh: No such file or directory",
-        "-j",
-        "oe",
+  void qsubRefusesWhatItCanKnowIsWrong() throws Exception {
+    refusedAtQsub(
+        "container_image /nonexistent.sqsh: no such file",
         "-W",
         "container_image=/nonexistent.sqsh");
     Path secret = cluster.home.resolve("secret.sqsh");
-    Files.copy(tiny, secret);
+    Files.copy(tiny, secret, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.setPosixFilePermissions(
+        secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    refusedAtQsub(
+        "container_image " + secret + ": you cannot read it", "-W", "container_image=" + secret);
+    Path notImage = work.resolve("not-an-image.sqsh");
+    Files.writeString(notImage, "#!/bin/sh\n");
+    refusedAtQsub(
+        "container_image " + notImage + ": not a squashfs image",
+        "-W",
+        "container_image=" + notImage);
+    refusedAtQsub(
+        "container_mounts: you cannot read /root",
+        "-W",
+        "container_image=" + tiny,
+        "-W",
+        "container_mounts=/root:/host-root");
+    refusedAtQsub(
+        "container_mounts: /nowhere/data does not exist",
+        "-W",
+        "container_image=" + tiny,
+        "-W",
+        "container_mounts=/nowhere/data:/data");
+  }
+
+  /**
+   * What qsub cannot know ends the job on its node with the reason: an image given by name (found
+   * in the owner's data directory there), a source that became unreadable before the job ran, a
+   * working directory the image lacks.
+   */
+  @Test
+  void errorsOnTheNodeEndTheJobWithTheReason() throws Exception {
+    Path images = TestUsers.home(USER).resolve(".local/share/berth/images");
+    Files.createDirectories(images);
+    TestCluster.exec(
+        work, List.of("chown", "-R", USER, TestUsers.home(USER).resolve(".local").toString()));
+    refusedOnTheNode(
+        "cannot read the image " + images.resolve("nosuch.sqsh") + ": No such file or directory",
+        "-j",
+        "oe",
+        "-W",
+        "container_image=nosuch");
+    Path secret = images.resolve("secret.sqsh");
+    Files.copy(tiny, secret, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     Files.setPosixFilePermissions(
         secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
     refusedOnTheNode(
@@ -263,18 +327,10 @@ class ContainerIT {
         "-j",
         "oe",
         "-W",
-        "container_image=" + secret);
-    Path notImage = work.resolve("not-an-image.sqsh");
-    Files.writeString(notImage, "#!/bin/sh\n");
-    refusedOnTheNode("is not a squashfs image", "-j", "oe", "-W", "container_image=" + notImage);
-    refusedOnTheNode(
-        "cannot mount /root: Permission denied",
-        "-j",
-        "oe",
-        "-W",
-        "container_image=" + tiny,
-        "-W",
-        "container_mounts=/root:/host-root");
+        "container_image=secret");
+    Files.writeString(images.resolve("bad.sqsh"), "#!/bin/sh\n");
+    TestCluster.exec(work, List.of("chown", USER, images.resolve("bad.sqsh").toString()));
+    refusedOnTheNode("is not a squashfs image", "-j", "oe", "-W", "container_image=bad");
     refusedOnTheNode(
         "the container has no working directory /nowhere",
         "-j",
@@ -283,5 +339,25 @@ class ContainerIT {
         "container_image=" + tiny,
         "-W",
         "container_workdir=/nowhere");
+    Path closing = Files.createDirectories(work.resolve("closing"));
+    TestCluster.exec(work, List.of("chown", USER, closing.toString()));
+    String held =
+        qsub(
+            "echo ran on the host\n",
+            "-h",
+            "-j",
+            "oe",
+            "-W",
+            "container_image=" + tiny,
+            "-W",
+            "container_mounts=" + closing + ":/data");
+    TestCluster.exec(work, List.of("chown", "root", closing.toString()));
+    Files.setPosixFilePermissions(
+        closing, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    assertEquals(0, cluster.cli("qrls", held).exit());
+    Job job = done(held);
+    assertTrue(
+        job.getComment().contains("cannot mount " + closing + ": Permission denied"),
+        job.getComment());
   }
 }

@@ -212,6 +212,7 @@ class GpuIsolationIT {
     assertOpens(report, "a", Set.of(0), 3);
     assertOpens(report, "b", Set.of(0), 2);
     assertEquals("a-gpu0\nb-gpu0\n", read(work.resolve("across.gpufile")));
+    assertEquals(2, job.getResourcesUsed().getGpus(), "resources_used.gpus");
   }
 
   /**

@@ -710,7 +710,8 @@ final class JobActor {
     obit.setResourcesUsed(
         script.toBuilder()
             .setCput(script.getCput() + taskUsage.getCput())
-            .setMem(script.getMem() + taskUsage.getMem()));
+            .setMem(script.getMem() + taskUsage.getMem())
+            .setGpus(job.getExecNodesList().stream().mapToInt(a -> a.getGpuIdsCount()).sum()));
     memoryAccounting(obit); // which ends whatever is left in the cgroup
     releaseAccount();
     obit.setOutputNote(stageOut());

@@ -105,7 +105,7 @@ public final class SquashfsImage {
    *
    * @throws IllegalArgumentException saying what is wrong
    */
-  static Header parse(ByteBuffer bytes, long fileSize) {
+  public static Header parse(ByteBuffer bytes, long fileSize) {
     ByteBuffer b = bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     if (b.remaining() < SUPERBLOCK_BYTES) {
       throw new IllegalArgumentException("not a squashfs image (shorter than a superblock)");

@@ -1,13 +1,12 @@
 package dev.berth.mom.os;
 
+import dev.berth.mom.os.gpu.DeviceFiles;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,6 +26,7 @@ import java.util.stream.Stream;
 public final class ContainerCache {
   private final Path base;
   private final long limitBytes;
+  private final Path locks;
 
   /** Each entry's size, measured once: an unpacked image does not grow but by its mount points. */
   private final Map<Path, Long> sizes = new ConcurrentHashMap<>();
@@ -36,8 +36,14 @@ public final class ContainerCache {
    * @param limitBytes how much the unpacked images of all owners may take
    */
   public ContainerCache(Path base, long limitBytes) {
+    this(base, limitBytes, Path.of("/proc/locks"));
+  }
+
+  /** With the kernel's list of file locks at {@code locks} (a file of that format, in tests). */
+  ContainerCache(Path base, long limitBytes, Path locks) {
     this.base = base;
     this.limitBytes = limitBytes;
+    this.locks = locks;
   }
 
   public Path base() {
@@ -65,6 +71,7 @@ public final class ContainerCache {
    * returns what it removed.
    */
   public List<Path> evict() throws IOException {
+    removeKilledUnpacks();
     List<Entry> entries = entries();
     long total = entries.stream().mapToLong(Entry::bytes).sum();
     List<Path> removed = new ArrayList<>();
@@ -79,6 +86,32 @@ public final class ContainerCache {
       }
     }
     return removed;
+  }
+
+  /**
+   * Removes what unpacks that were killed left ({@code HEX.partial}, whose lock no starter holds
+   * any more; a starter unpacking holds it): the next use of the image starts afresh anyway.
+   */
+  private void removeKilledUnpacks() throws IOException {
+    if (!Files.isDirectory(base)) {
+      return;
+    }
+    try (DirectoryStream<Path> owners = Files.newDirectoryStream(base)) {
+      for (Path owner : owners) {
+        Path sha = owner.resolve("sha256");
+        if (!Files.isDirectory(sha, LinkOption.NOFOLLOW_LINKS)) {
+          continue;
+        }
+        try (DirectoryStream<Path> partials = Files.newDirectoryStream(sha, "*.partial")) {
+          for (Path partial : partials) {
+            String hex = partial.getFileName().toString().replace(".partial", "");
+            if (hex.matches("[0-9a-f]{64}") && !locked(sha.resolve(hex + ".lock"))) {
+              removeIn(partial.getParent(), partial.getFileName());
+            }
+          }
+        }
+      }
+    }
   }
 
   /** Every owner's entries, used longest ago first. */
@@ -128,30 +161,57 @@ public final class ContainerCache {
   }
 
   /**
-   * Removes an entry no process holds: under its lock, taken without waiting, it is renamed out of
-   * the starters' way and then removed as a tree its owner may be changing.
+   * Removes an entry no process holds. Everything below an owner's directory is the owner's to
+   * change, so root opens none of it by path: whether a starter holds the entry's lock is read from
+   * /proc/locks (the lock file could be a FIFO that an open would hang on), and the entry is
+   * renamed and removed through its directory's descriptor, so no symbolic link steers either.
    */
-  private static boolean removeUnused(Path dir) throws IOException {
+  private boolean removeUnused(Path dir) throws IOException {
     Path lockFile = dir.resolveSibling(dir.getFileName() + ".lock");
-    Path doomed = dir.resolveSibling(dir.getFileName() + ".evicted");
-    if (!Files.exists(lockFile, LinkOption.NOFOLLOW_LINKS)) {
-      // no starter made it, so none uses the entry; one that comes now finds it gone and unpacks
-      JobFiles.removeTree(doomed);
-      Files.move(dir, doomed);
-    } else {
-      // opened, never made: a lock file of root's would shut the owner's starters out
-      try (FileChannel lock =
-          FileChannel.open(lockFile, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-        FileLock held = lock.tryLock();
-        if (held == null) {
-          return false;
-        }
-        JobFiles.removeTree(doomed);
-        Files.move(dir, doomed);
+    if (locked(lockFile)) {
+      return false;
+    }
+    removeIn(dir.getParent(), dir.getFileName());
+    return true;
+  }
+
+  /**
+   * Removes {@code name} in {@code parent} (an owner's sha256 directory), through descriptors: the
+   * owner's directory is opened (its name is root's, in the cache's base), its {@code sha256} below
+   * it without following a link, and the entry renamed and removed there.
+   */
+  private static void removeIn(Path parent, Path name) throws IOException {
+    try (DirectoryStream<Path> owner = Files.newDirectoryStream(parent.getParent())) {
+      if (!(owner instanceof SecureDirectoryStream<Path> ownerDir)) {
+        throw new IOException("this platform cannot remove " + name + " safely (no openat)");
+      }
+      try (SecureDirectoryStream<Path> secure =
+          ownerDir.newDirectoryStream(parent.getFileName(), LinkOption.NOFOLLOW_LINKS)) {
+        Path doomed = Path.of(name + ".evicted");
+        JobFiles.removeTree(secure, doomed);
+        // a starter that comes now finds the entry gone and unpacks the image again
+        secure.move(name, secure, doomed);
+        JobFiles.removeTree(secure, doomed);
       }
     }
-    JobFiles.removeTree(doomed);
-    return true;
+  }
+
+  /** Whether a process holds a lock on {@code file} (which starters make and lock, never root). */
+  private boolean locked(Path file) throws IOException {
+    BasicFileAttributes a;
+    try {
+      a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    } catch (java.nio.file.NoSuchFileException none) {
+      return false; // no starter made it, so none uses the entry
+    }
+    if (!a.isRegularFile()) {
+      return false; // not a starter's: the owner put something else there
+    }
+    long inode = (Long) Files.getAttribute(file, "unix:ino", LinkOption.NOFOLLOW_LINKS);
+    DeviceFiles.Numbers dev =
+        DeviceFiles.decode((Long) Files.getAttribute(file, "unix:dev", LinkOption.NOFOLLOW_LINKS));
+    String id = String.format(" %02x:%02x:%d ", dev.major(), dev.minor(), inode);
+    return Files.readAllLines(locks).stream().anyMatch(l -> l.contains(id));
   }
 
   /** For logs. */

@@ -101,29 +101,37 @@ public final class JobFiles {
     Files.deleteIfExists(root);
   }
 
+  /**
+   * Removes {@code name} in an already-open directory, whatever it is (a tree as {@link
+   * #removeTree(Path)} removes one, a file, a link); nothing when it is not there.
+   */
+  public static void removeTree(SecureDirectoryStream<Path> dir, Path name) throws IOException {
+    BasicFileAttributes attributes;
+    try {
+      attributes =
+          dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+              .readAttributes();
+    } catch (NoSuchFileException e) {
+      return;
+    }
+    if (attributes.isDirectory()) {
+      try (SecureDirectoryStream<Path> sub =
+          dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+        clear(sub);
+      }
+      dir.deleteDirectory(name);
+    } else {
+      dir.deleteFile(name);
+    }
+  }
+
   private static void clear(SecureDirectoryStream<Path> dir) throws IOException {
     List<Path> names = new ArrayList<>();
     for (Path entry : dir) {
       names.add(entry.getFileName());
     }
     for (Path name : names) {
-      BasicFileAttributes attributes;
-      try {
-        attributes =
-            dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                .readAttributes();
-      } catch (NoSuchFileException e) {
-        continue;
-      }
-      if (attributes.isDirectory()) {
-        try (SecureDirectoryStream<Path> sub =
-            dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
-          clear(sub);
-        }
-        dir.deleteDirectory(name);
-      } else {
-        dir.deleteFile(name);
-      }
+      removeTree(dir, name);
     }
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.mom.os.gpu.DeviceFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,5 +51,41 @@ class ContainerCacheTest {
     entry(alice, 'a', 1000, 1_000);
     assertEquals(List.of(), cache.evict());
     assertEquals(List.of(), new ContainerCache(tmp.resolve("none"), 0).evict(), "no cache yet");
+  }
+
+  @Test
+  void anEntryWhoseLockAProcessHoldsStays() throws IOException {
+    Path alice = Files.createDirectories(tmp.resolve("cache/1001"));
+    Path held = entry(alice, 'a', 1000, 1_000);
+    Path free = entry(alice, 'b', 1000, 2_000);
+    Path lock = held.resolveSibling(held.getFileName() + ".lock");
+    DeviceFiles.Numbers dev = DeviceFiles.decode((Long) Files.getAttribute(lock, "unix:dev"));
+    Path locks =
+        Files.writeString(
+            tmp.resolve("locks"),
+            String.format(
+                "1: OFDLCK ADVISORY  READ  -1 %02x:%02x:%d 0 EOF%n",
+                dev.major(), dev.minor(), (Long) Files.getAttribute(lock, "unix:ino")));
+    assertEquals(List.of(free), new ContainerCache(tmp.resolve("cache"), 0, locks).evict());
+    assertTrue(Files.exists(held));
+  }
+
+  /** The owner made the lock a FIFO, which an open would hang on: root never opens it. */
+  @Test
+  void aLockFileTheOwnerReplacedHangsNothing() throws Exception {
+    Path alice = Files.createDirectories(tmp.resolve("cache/1001"));
+    Path entry = entry(alice, 'a', 1000, 1_000);
+    Path lock = entry.resolveSibling(entry.getFileName() + ".lock");
+    Files.delete(lock);
+    assertEquals(0, new ProcessBuilder("mkfifo", lock.toString()).start().waitFor());
+    assertEquals(List.of(entry), new ContainerCache(tmp.resolve("cache"), 0).evict());
+  }
+
+  @Test
+  void whatAKilledUnpackLeftGoesWhateverTheLimit() throws IOException {
+    Path sha = Files.createDirectories(tmp.resolve("cache/1001/sha256"));
+    Path partial = Files.createDirectories(sha.resolve("c".repeat(64) + ".partial/usr/bin"));
+    assertEquals(List.of(), new ContainerCache(tmp.resolve("cache"), 1L << 40).evict());
+    assertFalse(Files.exists(partial.getParent().getParent()));
   }
 }

@@ -1,10 +1,17 @@
 package dev.berth.client;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
-/** How a command reads a file it was given (qsub's job script). */
+/** How a command reads a file it was given (qsub's job script), and looks at paths it names. */
 @FunctionalInterface
 public interface LocalFiles {
   /** Reads with this process's own permissions. */
@@ -24,6 +31,68 @@ public interface LocalFiles {
    * @throws DirectoryException when it is a directory
    */
   byte[] read(Path file) throws IOException;
+
+  /**
+   * What a command may learn of a path without reading it: what it is, whether the caller can read
+   * it (a directory: list and enter it), its size, and, for a file that starts like a squashfs
+   * image, its superblock; nothing of any other file's content.
+   */
+  record Probe(Kind kind, long size, byte[] squashfsHead, String reason) {
+    public enum Kind {
+      MISSING,
+      DENIED,
+      DIRECTORY,
+      FILE,
+      OTHER
+    }
+  }
+
+  /** The bytes of a squashfs superblock, which a probe returns of an image. */
+  int SQUASHFS_HEAD = 96;
+
+  /** Probes each path with this process's own permissions. */
+  default Map<Path, Probe> probe(List<Path> paths) {
+    Map<Path, Probe> probes = new LinkedHashMap<>();
+    for (Path path : paths) {
+      probes.put(path, probeOne(path));
+    }
+    return probes;
+  }
+
+  private static Probe probeOne(Path path) {
+    BasicFileAttributes a;
+    try {
+      a = Files.readAttributes(path, BasicFileAttributes.class);
+    } catch (NoSuchFileException e) {
+      return new Probe(Probe.Kind.MISSING, 0, null, "");
+    } catch (AccessDeniedException e) {
+      return new Probe(Probe.Kind.DENIED, 0, null, "");
+    } catch (IOException e) {
+      return new Probe(Probe.Kind.OTHER, 0, null, String.valueOf(e.getMessage()));
+    }
+    if (a.isDirectory()) {
+      return Files.isReadable(path) && Files.isExecutable(path)
+          ? new Probe(Probe.Kind.DIRECTORY, 0, null, "")
+          : new Probe(Probe.Kind.DENIED, 0, null, "");
+    }
+    if (!a.isRegularFile()) {
+      return new Probe(Probe.Kind.OTHER, 0, null, "not a regular file");
+    }
+    try (InputStream in = Files.newInputStream(path)) {
+      byte[] head = in.readNBytes(SQUASHFS_HEAD);
+      boolean squashfs =
+          head.length == SQUASHFS_HEAD
+              && head[0] == 'h'
+              && head[1] == 's'
+              && head[2] == 'q'
+              && head[3] == 's';
+      return new Probe(Probe.Kind.FILE, a.size(), squashfs ? head : null, "");
+    } catch (AccessDeniedException e) {
+      return new Probe(Probe.Kind.DENIED, 0, null, "");
+    } catch (IOException e) {
+      return new Probe(Probe.Kind.OTHER, 0, null, String.valueOf(e.getMessage()));
+    }
+  }
 
   /** The path names a directory, not a file. */
   final class DirectoryException extends IOException {

@@ -46,7 +46,7 @@ public final class DeviceFiles {
   }
 
   /** glibc's gnu_dev_major and gnu_dev_minor: 12 bits of major and 20 of minor, split. */
-  static Numbers decode(long rdev) {
+  public static Numbers decode(long rdev) {
     int major = (int) (((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & ~0xfffL));
     int minor = (int) ((rdev & 0xff) | ((rdev >>> 12) & ~0xffL));
     return new Numbers(major, minor);

@@ -34,6 +34,10 @@ final class NeedsInput extends RuntimeException {
     return new NeedsInput(CommandNeeds.newBuilder().addFiles(path).build());
   }
 
+  static NeedsInput probes(java.util.List<String> paths) {
+    return new NeedsInput(CommandNeeds.newBuilder().addAllProbes(paths).build());
+  }
+
   CommandNeeds needs() {
     return needs;
   }

@@ -158,6 +158,9 @@ public final class JobAttributes {
     if (used.getOomKills() > 0) {
       attrs.add(Attr.number("resources_used", "oom_kills", used.getOomKills()));
     }
+    if (used.getGpus() > 0) {
+      attrs.add(Attr.number("resources_used", "gpus", used.getGpus()));
+    }
   }
 
   private static Attr variables(List<Variable> variables) {

@@ -62,6 +62,14 @@ public final class Qsub {
       inv.error("no job was submitted");
       return ExitCodes.USAGE;
     }
+    try {
+      ContainerChecks.check(
+          prepared.get().request().getAttributesList(), inv.env(), inv.origin().files());
+    } catch (QsubException e) {
+      inv.error(e.getMessage());
+      inv.error("no job was submitted");
+      return ExitCodes.USAGE;
+    }
     return submit(inv, connector, prepared.get());
   }
 
