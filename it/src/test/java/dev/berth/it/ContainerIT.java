@@ -40,10 +40,15 @@ class ContainerIT {
   static Path tiny;
   static Path openMpi;
 
+  /** The owner's ~/.local, when the test makes it (for images by name), to remove after. */
+  static Path madeLocal;
+
   @BeforeAll
   static void start() throws Exception {
     TestUsers.ensure(USER);
     JobTools.ensureOnPath();
+    Path local = TestUsers.home(USER).resolve(".local");
+    madeLocal = Files.exists(local) ? null : local;
     tiny = TestImages.tiny();
     openMpi = TestImages.openMpi();
     // in the owner's home, which the jobs mount at /workspace
@@ -68,7 +73,8 @@ class ContainerIT {
       cluster.close();
     }
     JobFiles.removeTree(work);
-    JobFiles.removeTree(TestUsers.home(USER).resolve(".local/share/berth"));
+    JobFiles.removeTree(
+        madeLocal != null ? madeLocal : TestUsers.home(USER).resolve(".local/share/berth"));
   }
 
   private static String qsub(String script, String... args) throws IOException {
