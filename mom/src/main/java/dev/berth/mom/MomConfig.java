@@ -103,48 +103,6 @@ public record MomConfig(
         containers);
   }
 
-  /** These settings, offering {@code gpus} to jobs. */
-  public MomConfig withGpus(List<Gpu> gpus) {
-    return new MomConfig(
-        name,
-        cpus,
-        properties,
-        home,
-        tmpBase,
-        starter,
-        heartbeat,
-        resend,
-        version,
-        tools,
-        nodeHostname,
-        rootJobs,
-        output,
-        courier,
-        gpus,
-        containers);
-  }
-
-  /** These settings, unpacking container images into {@code containers}. */
-  public MomConfig withContainers(ContainerCache containers) {
-    return new MomConfig(
-        name,
-        cpus,
-        properties,
-        home,
-        tmpBase,
-        starter,
-        heartbeat,
-        resend,
-        version,
-        tools,
-        nodeHostname,
-        rootJobs,
-        output,
-        courier,
-        gpus,
-        containers);
-  }
-
   /** The host name job processes get, or null for the machine's own. */
   String hostname() {
     return nodeHostname ? name : null;

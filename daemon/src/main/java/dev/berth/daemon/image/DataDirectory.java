@@ -1,5 +1,6 @@
 package dev.berth.daemon.image;
 
+import dev.berth.core.image.UserData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,10 +9,9 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Where a user's images and named containers live: {@code $BERTH_DATA_PATH}, else {@code
- * $XDG_DATA_HOME/berth}, else {@code ~/.local/share/berth}. {@code images/} holds the imported
- * {@code NAME.sqsh} files and {@code containers/NAME/} the unpacked ones. Imports stage their trees
- * in the data directory itself (hidden names), on the file system their results go to.
+ * Where a user's images and named containers live ({@link UserData}). {@code images/} holds the
+ * imported {@code NAME.sqsh} files and {@code containers/NAME/} the unpacked ones. Imports stage
+ * their trees in the data directory itself (hidden names), on the file system their results go to.
  */
 record DataDirectory(Path root) {
   /** Names become file names and job attributes: letters, digits and {@code . _ + -}. */
@@ -27,20 +27,12 @@ record DataDirectory(Path root) {
    */
   static DataDirectory resolve(Map<String, String> env) {
     String explicit = env.get("BERTH_DATA_PATH");
-    if (explicit != null && !explicit.isEmpty()) {
-      if (!explicit.startsWith("/")) {
-        throw new IllegalArgumentException(
-            "BERTH_DATA_PATH must be an absolute path, not '" + EntryPath.show(explicit) + "'");
-      }
-      return new DataDirectory(Path.of(explicit));
+    if (explicit != null && !explicit.isEmpty() && !explicit.startsWith("/")) {
+      throw new IllegalArgumentException(
+          "BERTH_DATA_PATH must be an absolute path, not '" + EntryPath.show(explicit) + "'");
     }
-    // The XDG spec has a relative XDG_DATA_HOME ignored.
-    String xdg = env.get("XDG_DATA_HOME");
-    if (xdg != null && xdg.startsWith("/")) {
-      return new DataDirectory(Path.of(xdg, "berth"));
-    }
-    String home = env.getOrDefault("HOME", System.getProperty("user.home"));
-    return new DataDirectory(Path.of(home, ".local", "share", "berth"));
+    return new DataDirectory(
+        UserData.directory(env::get, env.getOrDefault("HOME", System.getProperty("user.home"))));
   }
 
   Path images() {

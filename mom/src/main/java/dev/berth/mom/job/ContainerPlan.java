@@ -1,5 +1,6 @@
 package dev.berth.mom.job;
 
+import dev.berth.core.image.UserData;
 import dev.berth.mom.os.ContainerSpec;
 import dev.berth.proto.Container;
 import dev.berth.proto.Gpu;
@@ -112,22 +113,20 @@ public final class ContainerPlan {
     return dirs;
   }
 
-  /** The owner's data directory, as berth image finds it. */
+  /** The owner's data directory, as berth image finds it, from the job's environment. */
   static Path dataDirectory(Job job, String home) {
-    Optional<String> berth = variable(job, "BERTH_DATA_PATH");
-    if (berth.isPresent()) {
-      return Path.of(berth.get());
-    }
-    return variable(job, "XDG_DATA_HOME")
-        .map(x -> Path.of(x, "berth"))
-        .orElse(Path.of(home, ".local", "share", "berth"));
+    return UserData.directory(name -> variable(job, name), home);
   }
 
-  private static Optional<String> variable(Job job, String name) {
-    return job.getVariablesList().stream()
-        .filter(v -> v.getName().equals(name) && v.getValue().startsWith("/"))
-        .map(Variable::getValue)
-        .reduce((first, last) -> last);
+  /** The job's last value of variable {@code name}, or null. */
+  private static String variable(Job job, String name) {
+    String value = null;
+    for (Variable v : job.getVariablesList()) {
+      if (v.getName().equals(name)) {
+        value = v.getValue();
+      }
+    }
+    return value;
   }
 
   private static String expandHome(String source, String home) {

@@ -10,6 +10,7 @@ import dev.berth.proto.Reservation;
 import dev.berth.scheduler.DecayedUsage;
 import dev.berth.server.state.ClusterState.ArrayCounts;
 import dev.berth.server.state.ClusterState.PurgeKey;
+import java.util.List;
 import org.pcollections.PMap;
 import org.pcollections.PSortedMap;
 import org.pcollections.PSortedSet;
@@ -224,38 +225,8 @@ final class StateBuilder {
           "job " + jobId + " placed on unknown node " + a.getNode());
     }
     NodeUsage u = usage.getOrDefault(a.getNode(), NodeUsage.NONE);
-    var cpus = u.cpuJobs();
-    for (int cpu : a.getCpusList()) {
-      String holder = cpus.get(cpu);
-      if (holder != null) {
-        throw new IllegalTransitionException(
-            "cpu "
-                + cpu
-                + " of "
-                + a.getNode()
-                + " is held by "
-                + holder
-                + ", not free for "
-                + jobId);
-      }
-      cpus = cpus.plus(cpu, jobId);
-    }
-    var gpus = u.gpuJobs();
-    for (int gpu : a.getGpuIdsList()) {
-      String holder = gpus.get(gpu);
-      if (holder != null) {
-        throw new IllegalTransitionException(
-            "gpu "
-                + gpu
-                + " of "
-                + a.getNode()
-                + " is held by "
-                + holder
-                + ", not free for "
-                + jobId);
-      }
-      gpus = gpus.plus(gpu, jobId);
-    }
+    var cpus = claim(u.cpuJobs(), a.getCpusList(), "cpu", a.getNode(), jobId);
+    var gpus = claim(u.gpuJobs(), a.getGpuIdsList(), "gpu", a.getNode(), jobId);
     usage =
         usage.plus(
             a.getNode(),
@@ -267,26 +238,41 @@ final class StateBuilder {
                 u.lentCpus()));
   }
 
+  /**
+   * {@code held} with each of {@code ids} (CPUs or GPUs of {@code node}) given to {@code jobId};
+   * one held by another job is an illegal transition.
+   */
+  private static PSortedMap<Integer, String> claim(
+      PSortedMap<Integer, String> held, List<Integer> ids, String what, String node, String jobId) {
+    for (int id : ids) {
+      String holder = held.get(id);
+      if (holder != null) {
+        throw new IllegalTransitionException(
+            what + " " + id + " of " + node + " is held by " + holder + ", not free for " + jobId);
+      }
+      held = held.plus(id, jobId);
+    }
+    return held;
+  }
+
+  /** {@code held} without those of {@code ids} that {@code jobId} holds. */
+  private static PSortedMap<Integer, String> free(
+      PSortedMap<Integer, String> held, List<Integer> ids, String jobId) {
+    for (int id : ids) {
+      if (jobId.equals(held.get(id))) {
+        held = held.minus(id);
+      }
+    }
+    return held;
+  }
+
   /** Frees everything a running job holds. */
   void release(Job job) {
     for (NodeAllocation a : job.getExecNodesList()) {
       NodeUsage u = usage.getOrDefault(a.getNode(), NodeUsage.NONE);
-      var cpus = u.cpuJobs();
-      var lent = u.lentCpus();
-      for (int cpu : a.getCpusList()) {
-        if (job.getId().equals(cpus.get(cpu))) {
-          cpus = cpus.minus(cpu);
-        }
-        if (job.getId().equals(lent.get(cpu))) {
-          lent = lent.minus(cpu);
-        }
-      }
-      var gpus = u.gpuJobs();
-      for (int gpu : a.getGpuIdsList()) {
-        if (job.getId().equals(gpus.get(gpu))) {
-          gpus = gpus.minus(gpu);
-        }
-      }
+      var cpus = free(u.cpuJobs(), a.getCpusList(), job.getId());
+      var lent = free(u.lentCpus(), a.getCpusList(), job.getId());
+      var gpus = free(u.gpuJobs(), a.getGpuIdsList(), job.getId());
       put(
           a.getNode(),
           new NodeUsage(
