@@ -255,21 +255,7 @@ class ContainerIT {
 
   /** qsub, as the owner, refuses a job whose container it can tell is wrong, saying why. */
   private static void refusedAtQsub(String reason, String... args) throws Exception {
-    Path file = work.resolve("refused-" + System.nanoTime() + ".sh");
-    Files.writeString(file, "echo ran\n");
-    List<String> argv =
-        new java.util.ArrayList<>(
-            List.of(
-                "runuser",
-                "-u",
-                USER,
-                "--",
-                "env",
-                "BERTH_SERVER=" + cluster.socket,
-                TestCluster.ROOT.resolve("ops/bin/qsub").toString()));
-    argv.addAll(List.of(args));
-    argv.add(file.toString());
-    TestCluster.Result r = TestCluster.exec(work, argv);
+    TestCluster.Result r = cluster.qsubAs(USER, work, "echo ran\n", args);
     assertNotEquals(0, r.exit(), r.toString());
     assertTrue(r.err().contains(reason), r.toString());
     assertTrue(r.err().contains("no job was submitted"), r.toString());

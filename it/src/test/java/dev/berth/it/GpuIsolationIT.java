@@ -316,22 +316,7 @@ class GpuIsolationIT {
 
   @Test
   void moreGpusThanAnyNodeHasAreRefusedAtQsub() throws IOException {
-    Path file = work.resolve("big.sh");
-    Files.writeString(file, "true\n");
-    TestCluster.Result r =
-        TestCluster.exec(
-            work,
-            List.of(
-                "runuser",
-                "-u",
-                USER,
-                "--",
-                "env",
-                "BERTH_SERVER=" + cluster.socket,
-                TestCluster.ROOT.resolve("ops/bin/qsub").toString(),
-                "-l",
-                "nodes=1:gpus=4",
-                file.toString()));
+    TestCluster.Result r = cluster.qsubAs(USER, work, "true\n", "-l", "nodes=1:gpus=4");
     assertNotEquals(0, r.exit(), r.toString());
     assertTrue(r.err().contains("job can never run"), r.toString());
     assertTrue(r.err().contains("gpus=4"), r.toString());

@@ -174,6 +174,17 @@ final class MultiNodeCluster implements AutoCloseable {
 
   /** qsub run by {@code user} as a process of theirs, in {@code cwd} (which they must reach). */
   String submitAs(String user, Path cwd, String script, String... args) throws IOException {
+    TestCluster.Result r = qsubAs(user, cwd, script, args);
+    if (r.exit() != 0) {
+      fail("qsub as " + user + " failed: " + r);
+    }
+    submitted.add(r.out().trim());
+    return r.out().trim();
+  }
+
+  /** qsub of {@code script} run by {@code user} in {@code cwd}, whatever it answers. */
+  TestCluster.Result qsubAs(String user, Path cwd, String script, String... args)
+      throws IOException {
     Path file = cwd.resolve("job-" + System.nanoTime() + ".sh");
     Files.writeString(file, script);
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
@@ -182,12 +193,7 @@ final class MultiNodeCluster implements AutoCloseable {
     argv.add(TestCluster.ROOT.resolve("ops/bin/qsub").toString());
     argv.addAll(List.of(args));
     argv.add(file.toString());
-    TestCluster.Result r = TestCluster.exec(cwd, argv);
-    if (r.exit() != 0) {
-      fail("qsub as " + user + " failed: " + r);
-    }
-    submitted.add(r.out().trim());
-    return r.out().trim();
+    return TestCluster.exec(cwd, argv);
   }
 
   /** What the job wrote to its output file so far ("" before it exists). */

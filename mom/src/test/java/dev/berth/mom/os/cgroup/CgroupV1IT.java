@@ -234,18 +234,7 @@ class CgroupV1IT {
         driver.controllers().contains(CgroupV1.DEVICES), "no devices hierarchy is mounted here");
     Path dev = Files.createDirectories(tmp.resolve("dev"));
     for (int minor : List.of(200, 201)) {
-      Process mknod =
-          new ProcessBuilder(
-                  "mknod",
-                  "-m",
-                  "666",
-                  dev.resolve("gpu" + minor).toString(),
-                  "c",
-                  "195",
-                  Integer.toString(minor))
-              .inheritIO()
-              .start();
-      assertEquals(0, mknod.waitFor());
+      RealCgroups.standInGpu(dev.resolve("gpu" + minor), minor);
     }
     Files.createLink(dev.resolve("copy-of-201"), dev.resolve("gpu201"));
     JobCgroup job = driver.create("9.test", List.of(cpu), 0);

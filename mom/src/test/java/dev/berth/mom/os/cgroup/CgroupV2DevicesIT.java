@@ -1,6 +1,5 @@
 package dev.berth.mom.os.cgroup;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -54,18 +53,7 @@ class CgroupV2DevicesIT {
     Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
     dev = Files.createDirectory(tmp.resolve("dev"));
     for (int minor : List.of(0, 1, 1000)) {
-      Process mknod =
-          new ProcessBuilder(
-                  "mknod",
-                  "-m",
-                  "666",
-                  dev.resolve("nvidia" + minor).toString(),
-                  "c",
-                  "195",
-                  Integer.toString(minor))
-              .inheritIO()
-              .start();
-      assertEquals(0, mknod.waitFor());
+      RealCgroups.standInGpu(dev.resolve("nvidia" + minor), minor);
     }
     Files.createLink(dev.resolve("copy-of-nvidia1"), dev.resolve("nvidia1"));
   }

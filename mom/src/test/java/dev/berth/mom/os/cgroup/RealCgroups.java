@@ -275,4 +275,18 @@ final class RealCgroups {
       }
     }
   }
+
+  /**
+   * A stand-in GPU at {@code file}: NVIDIA's major 195 with {@code minor}, which no driver serves
+   * here, mode 0666 so any user passes the file permissions. Opening it gives ENXIO where the
+   * devices cgroup lets it through and EPERM where it denies it.
+   */
+  static void standInGpu(Path file, int minor) throws IOException, InterruptedException {
+    Process mknod =
+        new ProcessBuilder(
+                "mknod", "-m", "666", file.toString(), "c", "195", Integer.toString(minor))
+            .inheritIO()
+            .start();
+    assertEquals(0, mknod.waitFor(), "mknod " + file);
+  }
 }
