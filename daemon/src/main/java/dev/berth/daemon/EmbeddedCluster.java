@@ -8,6 +8,7 @@ import dev.berth.mom.os.ContainerCache;
 import dev.berth.mom.os.LinuxLauncher;
 import dev.berth.mom.os.LinuxUsers;
 import dev.berth.mom.os.NodeFacts;
+import dev.berth.mom.os.gpu.GpuMonitor;
 import dev.berth.mom.output.OutputRoutes;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.security.Identity;
@@ -278,7 +279,8 @@ public final class EmbeddedCluster implements AutoCloseable {
               null,
               List.of(),
               new ContainerCache(
-                  jobTmp.resolve(".containers").resolve(name), DEFAULT_CONTAINER_CACHE)));
+                  jobTmp.resolve(".containers").resolve(name), DEFAULT_CONTAINER_CACHE),
+              GpuMonitor.off()));
     }
     return moms;
   }

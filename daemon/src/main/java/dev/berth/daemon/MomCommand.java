@@ -3,11 +3,14 @@ package dev.berth.daemon;
 import dev.berth.core.Hosts;
 import dev.berth.core.Sizes;
 import dev.berth.mom.MomConfig;
+import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.os.ContainerCache;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.gpu.GpuInventory;
+import dev.berth.mom.os.gpu.GpuMonitor;
+import dev.berth.mom.os.gpu.NvidiaSmi;
 import dev.berth.proto.Gpu;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
@@ -76,6 +79,21 @@ final class MomCommand implements Callable<Integer> {
   String gpus;
 
   @Option(
+      names = "--gpu-sampling",
+      defaultValue = "30",
+      paramLabel = "SECONDS",
+      description =
+          "Seconds between samples of NVIDIA GPUs' utilisation and memory (nvidia-smi) while jobs"
+              + " hold them, for the jobs' resources_used; 0 = none.")
+  int gpuSampling;
+
+  @Option(
+      names = "--nvidia-smi",
+      paramLabel = "PATH",
+      description = "The nvidia-smi to ask about GPUs (default: from the PATH, else /usr/bin).")
+  Path nvidiaSmi;
+
+  @Option(
       names = "--container-cache",
       paramLabel = "DIR",
       description =
@@ -118,7 +136,11 @@ final class MomCommand implements Callable<Integer> {
     // What can refuse to start comes first, before anything is made outside the home.
     DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.MOM, node), trust);
     dev.berth.mom.Isolation isolation = cgroups.isolation(h, home.isDefault(), node);
-    List<Gpu> gpuList = GpuInventory.of(gpus);
+    if (gpuSampling < 0) {
+      throw new IllegalArgumentException("--gpu-sampling: " + gpuSampling + " is below 0");
+    }
+    Path smi = nvidiaSmi != null ? nvidiaSmi : NvidiaSmi.find();
+    List<Gpu> gpuList = GpuInventory.of(gpus, smi);
     // cgroup v2 denies devices through BPF programs, loaded by the native library
     NativeLibrary.load(Installation.starter().resolveSibling(NativeLibrary.FILE));
     if (!gpuList.isEmpty() && !isolation.keepsDevicesApart()) {
@@ -153,7 +175,8 @@ final class MomCommand implements Callable<Integer> {
             output.routes(daemonTrust, node),
             output.courier(daemonTrust, node, h.mom(node)),
             gpuList,
-            containers);
+            containers,
+            gpuMonitor(gpuList, smi));
     JobFiles.prepareBase(jobTmp);
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =
@@ -184,5 +207,13 @@ final class MomCommand implements Callable<Integer> {
             + String.join(",", server));
     mom.run();
     return 0;
+  }
+
+  /** Sampling through nvidia-smi where the node has NVIDIA GPUs and sampling is wanted. */
+  private GpuMonitor gpuMonitor(List<Gpu> gpuList, Path smi) {
+    boolean nvidia = gpuList.stream().anyMatch(g -> g.getMajor() == JobGpus.NVIDIA_MAJOR);
+    return nvidia && gpuSampling > 0
+        ? GpuMonitor.nvidia(smi, Duration.ofSeconds(gpuSampling))
+        : GpuMonitor.off();
   }
 }

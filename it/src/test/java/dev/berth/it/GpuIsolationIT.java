@@ -28,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * driver serves here, which the moms are told are their GPUs. Opening one gives "No such device or
  * address" where the job's devices cgroup lets it through and "Operation not permitted" where it
  * denies it. As on a real cluster, both nodes' GPUs have the same numbers: node a has three
- * (dev/a/nvidia0-2), node b two (dev/b/nvidia0-1), GPU N being 195:(230+N) on each.
+ * (dev/a/nvidia0-2), node b two (dev/b/nvidia0-1), GPU N being 195:(230+N) on each. Each mom's
+ * stand-in nvidia-smi says GPU N is busy (N+1)·20% with (N+1) GiB in use on a, and 10% with 512 MiB
+ * on b.
  */
 @Tag("integration")
 class GpuIsolationIT {
@@ -51,8 +53,26 @@ class GpuIsolationIT {
     String gpusOfA = standIns("a", 3);
     String gpusOfB = standIns("b", 2);
     cluster = MultiNodeCluster.start();
-    cluster.startMom("a", "0-1", "--node-hostname", "--gpus", gpusOfA);
-    cluster.startMom("b", "0-1", "--node-hostname", "--gpus", gpusOfB);
+    cluster.startMom(
+        "a",
+        "0-1",
+        "--node-hostname",
+        "--gpus",
+        gpusOfA,
+        "--gpu-sampling",
+        "1",
+        "--nvidia-smi",
+        standInSmi("a", "230, 20, 1024", "231, 40, 2048", "232, 60, 3072"));
+    cluster.startMom(
+        "b",
+        "0-1",
+        "--node-hostname",
+        "--gpus",
+        gpusOfB,
+        "--gpu-sampling",
+        "1",
+        "--nvidia-smi",
+        standInSmi("b", "230, 10, 512", "231, [N/A], 512"));
   }
 
   /** The node's stand-in GPUs, mode 0666 so that the job's user passes the file permissions. */
@@ -77,6 +97,23 @@ class GpuIsolationIT {
       paths.add(gpu.toString());
     }
     return String.join(",", paths);
+  }
+
+  /**
+   * A stand-in nvidia-smi that answers the mom's sampling query (minor number, utilisation, MiB in
+   * use) with {@code lines}, and fails any other.
+   */
+  private static String standInSmi(String node, String... lines) throws IOException {
+    Path smi = dev.resolve("nvidia-smi-" + node);
+    Files.writeString(
+        smi,
+        "#!/bin/sh\n"
+            + "[ \"$1\" = --query-gpu=minor_number,utilization.gpu,memory.used ] || exit 1\n"
+            + "printf '%s\\n' '"
+            + String.join("' '", lines)
+            + "'\n");
+    Files.setPosixFilePermissions(smi, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return smi.toString();
   }
 
   @AfterEach
@@ -178,8 +215,19 @@ class GpuIsolationIT {
     String qstat = cluster.cli("qstat", "-f", one).out();
     assertTrue(qstat.contains("exec_gpus = a-gpu/" + ofOne.get(0)), qstat);
     Files.writeString(release, "");
-    assertEquals(0, done(one).getExitStatus());
-    assertEquals(0, done(two).getExitStatus());
+    Job oneDone = done(one);
+    Job twoDone = done(two);
+    assertEquals(0, oneDone.getExitStatus());
+    assertEquals(0, twoDone.getExitStatus());
+    // what the driver (the stand-in nvidia-smi) said of each job's own GPUs
+    int id = ofOne.get(0);
+    assertEquals((id + 1) * 20, oneDone.getResourcesUsed().getGpuPercent(), "gpupercent");
+    assertEquals((id + 1L) << 30, oneDone.getResourcesUsed().getGpuMem(), "gpumem");
+    int a = ofTwo.get(0);
+    int b = ofTwo.get(1);
+    assertEquals((a + b + 2) * 10, twoDone.getResourcesUsed().getGpuPercent(), "mean of two");
+    assertEquals((a + b + 2L) << 30, twoDone.getResourcesUsed().getGpuMem(), "sum of two");
+    assertEquals(2, twoDone.getResourcesUsed().getGpusSampled());
 
     String reportOne = read(work.resolve("one.txt"));
     assertTrue(reportOne.contains("host=a cvd=0\n"), reportOne);
@@ -213,6 +261,10 @@ class GpuIsolationIT {
     assertOpens(report, "b", Set.of(0), 2);
     assertEquals("a-gpu0\nb-gpu0\n", read(work.resolve("across.gpufile")));
     assertEquals(2, job.getResourcesUsed().getGpus(), "resources_used.gpus");
+    // a's GPU 0 at 20% with 1 GiB, b's at 10% with 512 MiB
+    String qstat = cluster.cli("qstat", "-f", id).out();
+    assertTrue(qstat.contains("resources_used.gpupercent = 15\n"), qstat);
+    assertTrue(qstat.contains("resources_used.gpumem = 1572864kb\n"), qstat);
   }
 
   /**

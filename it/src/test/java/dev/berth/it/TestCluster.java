@@ -117,7 +117,8 @@ final class TestCluster implements AutoCloseable {
               dev.berth.mom.output.OutputRoutes.inPlace(),
               null,
               List.of(),
-              null));
+              null,
+              dev.berth.mom.os.gpu.GpuMonitor.off()));
     }
     TestCluster c = new TestCluster(home, moms);
     allowRootJobs(c.socket);

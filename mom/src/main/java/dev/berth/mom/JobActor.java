@@ -3,6 +3,7 @@ package dev.berth.mom;
 import dev.berth.core.Durations;
 import dev.berth.core.Signals;
 import dev.berth.mom.job.StarterStatus;
+import dev.berth.mom.job.UsageSums;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.StartSpec;
@@ -254,6 +255,7 @@ final class JobActor {
               .create(job, config.name(), config.gpus())
               .map(JobCgroup::procsFiles)
               .orElse(List.of());
+      config.gpuMonitor().watch(job, config.name(), config.gpus());
       JobLaunch.writeNodeFiles(nodeJob);
       JobLaunch.Prepared prepared =
           JobLaunch.prepare(nodeJob, run.getScript(), cgroupProcs, config, records, tmPath());
@@ -708,10 +710,16 @@ final class JobActor {
     }
     ResourcesUsed script = obit.getResourcesUsed();
     obit.setResourcesUsed(
-        script.toBuilder()
-            .setCput(script.getCput() + taskUsage.getCput())
-            .setMem(script.getMem() + taskUsage.getMem())
-            .setGpus(job.getExecNodesList().stream().mapToInt(a -> a.getGpuIdsCount()).sum()));
+        config
+            .gpuMonitor()
+            .finish(
+                job.getId(),
+                script.toBuilder()
+                    .setCput(script.getCput() + taskUsage.getCput())
+                    .setMem(script.getMem() + taskUsage.getMem())
+                    .setGpus(
+                        job.getExecNodesList().stream().mapToInt(a -> a.getGpuIdsCount()).sum())
+                    .build()));
     memoryAccounting(obit); // which ends whatever is left in the cgroup
     releaseAccount();
     obit.setOutputNote(stageOut());
@@ -806,12 +814,7 @@ final class JobActor {
               obit.setReason(
                   obit.getReason().isEmpty() ? reason : obit.getReason() + "; " + reason);
             });
-    return obit.setResourcesUsed(
-        mine.toBuilder()
-            .setCput(mine.getCput() + theirs.getCput())
-            .setMem(mine.getMem() + theirs.getMem())
-            .setVmem(mine.getVmem() + theirs.getVmem())
-            .setOomKills(mine.getOomKills() + theirs.getOomKills()));
+    return obit.setResourcesUsed(UsageSums.add(mine, theirs));
   }
 
   /** The obit is recorded, then sent until the server acknowledges it. */
@@ -911,6 +914,7 @@ final class JobActor {
    * once the obit is on its way ({@link #ended}, also after a mom restart).
    */
   private void cleanUp() {
+    config.gpuMonitor().forget(job.getId());
     releaseAccount();
     try {
       isolation.stop(job.getId());

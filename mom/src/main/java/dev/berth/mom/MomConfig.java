@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.mom.os.ContainerCache;
+import dev.berth.mom.os.gpu.GpuMonitor;
 import dev.berth.mom.output.OutputCourier;
 import dev.berth.mom.output.OutputRoutes;
 import dev.berth.proto.Gpu;
@@ -28,6 +29,7 @@ import java.util.List;
  *     the devices cgroup
  * @param containers where jobs' container images are unpacked on this node; null when this node
  *     runs no containers
+ * @param gpuMonitor what samples the GPUs' utilisation and memory for resources_used
  */
 public record MomConfig(
     String name,
@@ -45,7 +47,8 @@ public record MomConfig(
     OutputRoutes output,
     OutputCourier courier,
     List<Gpu> gpus,
-    ContainerCache containers) {
+    ContainerCache containers,
+    GpuMonitor gpuMonitor) {
   public MomConfig {
     cpus = List.copyOf(cpus);
     properties = List.copyOf(properties);
@@ -79,7 +82,8 @@ public record MomConfig(
         OutputRoutes.inPlace(),
         null,
         List.of(),
-        null);
+        null,
+        GpuMonitor.off());
   }
 
   /** These settings, with job output going where {@code output} says, through {@code courier}. */
@@ -100,7 +104,8 @@ public record MomConfig(
         output,
         courier,
         gpus,
-        containers);
+        containers,
+        gpuMonitor);
   }
 
   /** The host name job processes get, or null for the machine's own. */

@@ -116,6 +116,7 @@ final class SisterJobActor {
                     .create(job, config.name(), config.gpus())
                     .map(JobCgroup::procsFiles)
                     .orElse(List.of());
+            config.gpuMonitor().watch(job, config.name(), config.gpus());
             SisterJobActor a =
                 new SisterJobActor(
                     ctx, config, records, isolation, mom, job, join.getMotherSuperior());
@@ -246,10 +247,11 @@ final class SisterJobActor {
 
   /** Everything of the job on this node ends; the mother superior hears what it used. */
   private Behavior<Command> end(KillJob kill, ResourcesUsed taskUsage) {
+    ResourcesUsed tasks = config.gpuMonitor().finish(job.getId(), taskUsage);
     ResourcesUsed used =
         clearAway(config, records, isolation, mom, job.getId(), context.getLog())
-            .map(usage -> Isolation.merge(taskUsage, usage))
-            .orElse(taskUsage);
+            .map(usage -> Isolation.merge(tasks, usage))
+            .orElse(tasks);
     done(mom, motherSuperior, job.getId(), config.name(), used);
     context.getLog().info("job {} ended on this sister ({})", job.getId(), kill.getReason());
     mom.tell(new MomActor.SisterGone(job.getId()));
@@ -268,6 +270,7 @@ final class SisterJobActor {
       ActorRef<MomActor.Command> mom,
       String jobId,
       Logger log) {
+    config.gpuMonitor().forget(jobId);
     String problem = NodeJob.release(config, jobId);
     if (!problem.isEmpty()) {
       log.warn("job {}: {}", jobId, problem);

@@ -1,5 +1,6 @@
 package dev.berth.mom;
 
+import dev.berth.mom.job.UsageSums;
 import dev.berth.proto.Job;
 import dev.berth.proto.JoinJob;
 import dev.berth.proto.JoinJobReply;
@@ -106,13 +107,7 @@ final class Sisters {
   boolean done(SisterDone done) {
     if (notDone.remove(done.getNode())) {
       ResourcesUsed u = done.getResourcesUsed();
-      usage =
-          usage.toBuilder()
-              .setCput(usage.getCput() + u.getCput())
-              .setMem(usage.getMem() + u.getMem())
-              .setVmem(usage.getVmem() + u.getVmem())
-              .setOomKills(usage.getOomKills() + u.getOomKills())
-              .build();
+      usage = UsageSums.add(usage, u);
       if (u.getOomKills() > 0) {
         oomKills.put(done.getNode(), u.getOomKills());
       }

@@ -158,7 +158,8 @@ class MomActorIT {
         dev.berth.mom.output.OutputRoutes.inPlace(),
         null,
         List.of(),
-        null);
+        null,
+        dev.berth.mom.os.gpu.GpuMonitor.off());
   }
 
   @AfterEach
@@ -214,7 +215,8 @@ class MomActorIT {
             dev.berth.mom.output.OutputRoutes.inPlace(),
             null,
             List.of(),
-            null);
+            null,
+            dev.berth.mom.os.gpu.GpuMonitor.off());
     return startMom(
         sister,
         new JobRecords(base.resolve("home/jobs")),

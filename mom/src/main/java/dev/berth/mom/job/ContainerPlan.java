@@ -24,8 +24,6 @@ public final class ContainerPlan {
       List.of(
           Path.of("/dev/nvidiactl"), Path.of("/dev/nvidia-uvm"), Path.of("/dev/nvidia-uvm-tools"));
 
-  static final int NVIDIA_MAJOR = 195;
-
   private ContainerPlan() {}
 
   /**
@@ -70,13 +68,13 @@ public final class ContainerPlan {
     binds.addAll(shared);
     List<Path> devices = new ArrayList<>();
     gpus.forEach(g -> devices.add(Path.of(g.getDevice())));
-    if (gpus.stream().anyMatch(g -> g.getMajor() == NVIDIA_MAJOR)) {
+    if (gpus.stream().anyMatch(g -> g.getMajor() == JobGpus.NVIDIA_MAJOR)) {
       devices.addAll(present.stream().filter(NVIDIA_CONTROL::contains).toList());
     }
     // the driver's files, for GPUs the driver named (nvidia-smi gave their UUIDs)
     List<String> uuids =
         gpus.stream()
-            .filter(g -> g.getMajor() == NVIDIA_MAJOR && !g.getUuid().isEmpty())
+            .filter(g -> g.getMajor() == JobGpus.NVIDIA_MAJOR && !g.getUuid().isEmpty())
             .map(Gpu::getUuid)
             .toList();
     return Optional.of(

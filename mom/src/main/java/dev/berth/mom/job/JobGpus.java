@@ -19,6 +19,9 @@ import java.util.Set;
  * node's own numbers, as Torque writes it.
  */
 public record JobGpus(List<Gpu> held, List<Gpu> others, boolean anyNode) {
+  /** The character-device major number of NVIDIA's GPUs (/dev/nvidiaN). */
+  public static final int NVIDIA_MAJOR = 195;
+
   public JobGpus {
     held = List.copyOf(held);
     others = List.copyOf(others);

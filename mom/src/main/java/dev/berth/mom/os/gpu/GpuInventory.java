@@ -25,13 +25,13 @@ public final class GpuInventory {
   private GpuInventory() {}
 
   /**
-   * The GPUs a mom's {@code --gpus} names: {@code auto} (NVIDIA GPUs in /dev, with nvidia-smi from
-   * the PATH or /usr/bin when there is one), {@code none}, or device files, comma separated.
+   * The GPUs a mom's {@code --gpus} names: {@code auto} (NVIDIA GPUs in /dev, described by {@code
+   * smi}, nvidia-smi, when it is there), {@code none}, or device files, comma separated.
    */
-  public static List<Gpu> of(String spec) throws IOException {
+  public static List<Gpu> of(String spec, Path smi) throws IOException {
     return switch (spec.trim()) {
       case "none" -> List.of();
-      case "auto" -> nvidia(Path.of("/dev"), NvidiaSmi.ask(NvidiaSmi.find()));
+      case "auto" -> nvidia(Path.of("/dev"), NvidiaSmi.ask(smi));
       default -> {
         List<Path> paths = new ArrayList<>();
         for (String item : spec.split(",")) {

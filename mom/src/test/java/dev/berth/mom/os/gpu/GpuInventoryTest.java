@@ -16,11 +16,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Finding a node's GPUs: named device files, NVIDIA's device files and nvidia-smi's answer. */
 class GpuInventoryTest {
+  /** Named devices and none never ask nvidia-smi. */
+  private static final Path NO_SMI = Path.of("/nonexistent/nvidia-smi");
+
   @TempDir Path tmp;
 
   @Test
   void namedDevicesAreNumberedInTheOrderGiven() throws IOException {
-    List<Gpu> gpus = GpuInventory.of("/dev/zero, /dev/null");
+    List<Gpu> gpus = GpuInventory.of("/dev/zero, /dev/null", NO_SMI);
     assertEquals(2, gpus.size());
     assertEquals(0, gpus.get(0).getIndex());
     assertEquals("/dev/zero", gpus.get(0).getDevice());
@@ -28,20 +31,22 @@ class GpuInventoryTest {
     assertEquals(5, gpus.get(0).getMinor());
     assertEquals(1, gpus.get(1).getIndex());
     assertEquals(3, gpus.get(1).getMinor());
-    assertEquals(List.of(), GpuInventory.of("none"));
+    assertEquals(List.of(), GpuInventory.of("none", NO_SMI));
   }
 
   @Test
   void aFileThatIsNoCharacterDeviceOrADeviceNamedTwiceIsRefused() throws IOException {
     Path file = Files.writeString(tmp.resolve("gpu0"), "");
-    IOException e = assertThrows(IOException.class, () -> GpuInventory.of(file.toString()));
+    IOException e = assertThrows(IOException.class, () -> GpuInventory.of(file.toString(), NO_SMI));
     assertEquals(file + " is not a character device", e.getMessage());
-    e = assertThrows(IOException.class, () -> GpuInventory.of(tmp.resolve("gone").toString()));
+    e =
+        assertThrows(
+            IOException.class, () -> GpuInventory.of(tmp.resolve("gone").toString(), NO_SMI));
     assertTrue(e.getMessage().startsWith(tmp.resolve("gone").toString()), e.getMessage());
     Path link = Files.createSymbolicLink(tmp.resolve("null2"), Path.of("/dev/null"));
-    e = assertThrows(IOException.class, () -> GpuInventory.of("/dev/null," + link));
+    e = assertThrows(IOException.class, () -> GpuInventory.of("/dev/null," + link, NO_SMI));
     assertEquals("GPU device " + link + " is device 1:3 again", e.getMessage());
-    e = assertThrows(IOException.class, () -> GpuInventory.of("dev/null"));
+    e = assertThrows(IOException.class, () -> GpuInventory.of("dev/null", NO_SMI));
     assertEquals("GPU device dev/null is not an absolute path", e.getMessage());
   }
 
@@ -67,6 +72,18 @@ class GpuInventoryTest {
     assertEquals("NVIDIA A100-SXM4-40GB", minor1.model());
     assertEquals("00000000:07:00.0", minor1.busId());
     assertEquals(40960L << 20, minor1.memory());
+  }
+
+  @Test
+  void nvidiaSmisSamplesAreReadByMinorNumberAndFiguresItCannotTellAreLeftOut() {
+    Map<Integer, GpuSample> samples =
+        NvidiaSmi.parseSamples(
+            "0, 87, 30512\n"
+                + "1, [N/A], 1024\n"
+                + "2, 0, 0\n"
+                + "3, 101, 5\n"
+                + "WARNING: infoROM is corrupted at gpu 0000:0F:00.0\n");
+    assertEquals(Map.of(0, new GpuSample(87, 30512L << 20), 2, new GpuSample(0, 0)), samples);
   }
 
   @Test
