@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Where a user's images and named containers live ({@link UserData}). {@code images/} holds the
@@ -15,8 +14,6 @@ import java.util.regex.Pattern;
  */
 record DataDirectory(Path root) {
   /** Names become file names and job attributes: letters, digits and {@code . _ + -}. */
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]{0,199}");
-
   static final String IMAGE_SUFFIX = ".sqsh";
 
   /**
@@ -67,12 +64,12 @@ record DataDirectory(Path root) {
    * @throws IllegalArgumentException saying what a name may be
    */
   static String checkName(String name) {
-    if (!NAME.matcher(name).matches()) {
+    if (!UserData.isName(name)) {
       throw new IllegalArgumentException(
           "'"
               + EntryPath.show(name)
-              + "' cannot name an image or container: use letters, digits and . _ + - (not"
-              + " first), at most 200");
+              + "' cannot name an image or container: use "
+              + UserData.NAME_RULE);
     }
     return name;
   }

@@ -1,10 +1,10 @@
 package dev.berth.server.command;
 
+import dev.berth.core.image.UserData;
 import dev.berth.proto.Container;
 import dev.berth.proto.Error;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * The {@code -W container_*} attributes (pyxis's {@code --container-*} options), checked here since
@@ -23,9 +23,8 @@ final class ContainerAttributes {
   static final Set<String> ALL = Set.of(IMAGE, MOUNTS, WORKDIR, WRITABLE, REMAP_ROOT, NAME);
 
   /** An image or container name: what `berth image` files them under. */
-  private static final Pattern PLAIN_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}");
-
   private static final int MAX_MOUNTS = 64;
+
   private static final int MAX_PATH = 4096;
 
   private ContainerAttributes() {}
@@ -129,13 +128,10 @@ final class ContainerAttributes {
   }
 
   private static String plainName(String attribute, String v) {
-    if (!PLAIN_NAME.matcher(v).matches()) {
+    if (!UserData.isName(v)) {
       throw new CommandException(
           Error.Code.BAD_VALUE,
-          attribute
-              + " '"
-              + v
-              + "' must be a path with '/' or a name of letters, digits and _.+- (at most 128)");
+          attribute + " '" + v + "' must be a path with '/' or a name of " + UserData.NAME_RULE);
     }
     return v;
   }
