@@ -27,7 +27,8 @@
  * the process keeps the starter's own (the mom passes pipes for tasks whose output it relays).
  * --search-path looks the program up in the PATH of the job's environment, as a shell would;
  * --hostname gives the process a UTS namespace of its own with that host name (several nodes on
- * one machine, for tests and demonstrations).
+ * one machine, for tests and demonstrations). --jobid with --jobid-file writes the job id to that
+ * file once the new session exists, before anything of the job runs: Lustre's per-session job id.
  *
  * With --container-image or --container-named the process enters its container image after
  * dropping root and opening its output files (berth-container.c); the program and the working
@@ -36,6 +37,7 @@
  * Usage: berth-starter [--uid N --gid N [--groups G,G...]] [--cwd DIR]
  *          [--stdout FILE] [--stderr FILE | --join] [--append] [--umask OCTAL]
  *          [--cgroup PROCS_FILE]... [--hostname NAME] [--search-path]
+ *          [--jobid ID --jobid-file FILE]
  *          [--container-image FILE] [--container-cache DIR] [--container-named DIR]
  *          [--container-scratch DIR] [--container-workdir DIR] [--container-writable]
  *          [--container-remap-root] [--container-mount SRC:DST[:ro]]...
@@ -69,7 +71,7 @@ struct options {
   long uid, gid;
   gid_t groups[MAX_GROUPS];
   int ngroups;
-  const char *cwd, *out, *err, *status, *argv0, *hostname;
+  const char *cwd, *out, *err, *status, *argv0, *hostname, *jobid, *jobid_file;
   const char *cgroups[MAX_CGROUPS];
   int ncgroups;
   int join, append, search_path;
@@ -158,6 +160,8 @@ static void parse(int argc, char **argv, struct options *o) {
     else if (!strcmp(a, "--status")) o->status = status_path = v; /* later errors go there */
     else if (!strcmp(a, "--argv0")) o->argv0 = v;
     else if (!strcmp(a, "--hostname")) o->hostname = v;
+    else if (!strcmp(a, "--jobid")) o->jobid = v;
+    else if (!strcmp(a, "--jobid-file")) o->jobid_file = v;
     else if (!strcmp(a, "--umask")) o->umask_value = number(a, v, 8);
     else if (!strcmp(a, "--cgroup")) {
       if (o->ncgroups == MAX_CGROUPS) fail("too many cgroups");
@@ -166,6 +170,7 @@ static void parse(int argc, char **argv, struct options *o) {
   }
   if (i >= argc) fail("no program given");
   if ((o->uid < 0) != (o->gid < 0)) fail("--uid and --gid go together");
+  if (!o->jobid != !o->jobid_file) fail("--jobid and --jobid-file go together");
   o->program = argv + i;
 }
 
@@ -252,6 +257,32 @@ static int open_output(const char *path, int append) {
   return open(path, flags, 0644);
 }
 
+/* Why the session could not be tagged with its job id, for the job's stderr; empty if it was. */
+static char tag_error[600];
+
+/*
+ * Tags the new session with the job id where a parallel file system keeps one per session
+ * (Lustre's /sys/fs/lustre/jobid_this_session, read with jobid_var=session): every process of
+ * the session then carries it, whatever it does to its environment. The file is the
+ * administrator's, written as root; a failure costs the job nothing but the tag.
+ */
+static void tag_session(const char *file, const char *jobid) {
+  int fd = open(file, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  int e = errno;
+  if (fd >= 0) {
+    char line[300]; /* Lustre takes the id up to a newline; a stand-in file gets a line each */
+    int n = snprintf(line, sizeof line, "%s\n", jobid);
+    if (n < 0 || (size_t)n >= sizeof line) n = 0;
+    ssize_t w = n ? write(fd, line, (size_t)n) : -1;
+    e = n ? errno : ENAMETOOLONG;
+    close(fd);
+    if (n && w == (ssize_t)n) return;
+    if (w >= 0) e = EIO;
+  }
+  snprintf(tag_error, sizeof tag_error, "cannot tag the session with job id %s in %s: %s",
+           jobid, file, strerror(e));
+}
+
 static void own_hostname(const char *name) {
   if (unshare(CLONE_NEWUTS) < 0) fail("cannot make a UTS namespace: %s", strerror(errno));
   if (sethostname(name, strlen(name)) < 0) fail("cannot set the host name %s: %s", name, strerror(errno));
@@ -302,6 +333,7 @@ static void child(const struct options *o, const struct input *in, int pipe_fd) 
     int fd = open_output(o->err, o->append);
     if (fd < 0 || dup2(fd, 2) < 0) child_fail(pipe_fd, "cannot open error file", o->err);
   }
+  if (tag_error[0]) dprintf(2, "berth: %s\n", tag_error);
   if (container_wanted(&o->container)) {
     char error[800];
     if (container_enter(&o->container, o->cwd, error, sizeof error) < 0) {
@@ -346,6 +378,7 @@ int main(int argc, char **argv) {
   read_input(&in); /* first: the mom waits until its input is taken */
   if (setsid() < 0 && getpgrp() != getpid()) fail("setsid: %s", strerror(errno));
   join_cgroups(&o);
+  if (o.jobid) tag_session(o.jobid_file, o.jobid);
   if (o.hostname) own_hostname(o.hostname);
   int report[2];
   if (pipe2(report, O_CLOEXEC) < 0) fail("pipe: %s", strerror(errno));

@@ -280,7 +280,8 @@ public final class EmbeddedCluster implements AutoCloseable {
               List.of(),
               new ContainerCache(
                   jobTmp.resolve(".containers").resolve(name), DEFAULT_CONTAINER_CACHE),
-              GpuMonitor.off()));
+              GpuMonitor.off(),
+              null));
     }
     return moms;
   }

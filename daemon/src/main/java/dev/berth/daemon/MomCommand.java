@@ -30,6 +30,9 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "mom", description = "Run a mom (node agent) that joins a server's cluster.")
 final class MomCommand implements Callable<Integer> {
+  /** Where a Lustre client (2.13 and later) keeps a job id per session. */
+  static final String LUSTRE_SESSION_JOBID = "/sys/fs/lustre/jobid_this_session";
+
   @Mixin HomeOptions home;
 
   @Mixin CgroupOptions cgroups;
@@ -92,6 +95,17 @@ final class MomCommand implements Callable<Integer> {
       paramLabel = "PATH",
       description = "The nvidia-smi to ask about GPUs (default: from the PATH, else /usr/bin).")
   Path nvidiaSmi;
+
+  @Option(
+      names = "--session-jobid",
+      defaultValue = "auto",
+      paramLabel = "auto|none|FILE",
+      description =
+          "Where each job process's session is tagged with the job id before the job runs: auto"
+              + " (Lustre's "
+              + LUSTRE_SESSION_JOBID
+              + " where a Lustre client is loaded), none, or a file.")
+  String sessionJobId;
 
   @Option(
       names = "--container-cache",
@@ -176,7 +190,8 @@ final class MomCommand implements Callable<Integer> {
             output.courier(daemonTrust, node, h.mom(node)),
             gpuList,
             containers,
-            gpuMonitor(gpuList, smi));
+            gpuMonitor(gpuList, smi),
+            sessionJobIdFile());
     JobFiles.prepareBase(jobTmp);
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =
@@ -207,6 +222,23 @@ final class MomCommand implements Callable<Integer> {
             + String.join(",", server));
     mom.run();
     return 0;
+  }
+
+  /** The file --session-jobid names: null for none, and for auto on a node without Lustre. */
+  private Path sessionJobIdFile() {
+    return switch (sessionJobId) {
+      case "none" -> null;
+      case "auto" ->
+          Files.exists(Path.of(LUSTRE_SESSION_JOBID)) ? Path.of(LUSTRE_SESSION_JOBID) : null;
+      default -> {
+        Path file = Path.of(sessionJobId);
+        if (!file.isAbsolute() || !Files.exists(file)) {
+          throw new IllegalArgumentException(
+              "--session-jobid: " + sessionJobId + " is not an absolute path to an existing file");
+        }
+        yield file;
+      }
+    };
   }
 
   /** Sampling through nvidia-smi where the node has NVIDIA GPUs and sampling is wanted. */

@@ -118,7 +118,8 @@ final class TestCluster implements AutoCloseable {
               null,
               List.of(),
               null,
-              dev.berth.mom.os.gpu.GpuMonitor.off()));
+              dev.berth.mom.os.gpu.GpuMonitor.off(),
+              null));
     }
     TestCluster c = new TestCluster(home, moms);
     allowRootJobs(c.socket);

@@ -188,6 +188,12 @@ public final class Isolation {
     if (cgroup.oomKills() >= 0) {
       u.setOomKills((int) cgroup.oomKills());
     }
+    if (cgroup.ioReadBytes() >= 0) {
+      u.setIoRead(cgroup.ioReadBytes());
+    }
+    if (cgroup.ioWriteBytes() >= 0) {
+      u.setIoWrite(cgroup.ioWriteBytes());
+    }
     return u.build();
   }
 

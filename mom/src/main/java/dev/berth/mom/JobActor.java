@@ -902,6 +902,7 @@ final class JobActor {
               false,
               false,
               null,
+              null,
               null);
       launcher.start(append).exited().get(10, java.util.concurrent.TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -7,6 +7,7 @@ import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.job.NodeFile;
 import dev.berth.mom.os.ContainerSpec;
 import dev.berth.mom.os.JobFiles;
+import dev.berth.mom.os.SessionJobId;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.UserInfo;
 import dev.berth.mom.output.OutputFiles;
@@ -179,7 +180,8 @@ final class JobLaunch {
             false,
             false,
             config.hostname(),
-            container(nodeJob, config, tmSocket == null ? null : tmSocket.getParent()));
+            container(nodeJob, config, tmSocket == null ? null : tmSocket.getParent()),
+            SessionJobId.of(config.sessionJobIdFile(), job.getId()));
     return new Prepared(spec, out.spooled());
   }
 

@@ -4,6 +4,7 @@ import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.os.ContainerSpec;
 import dev.berth.mom.os.PeerCredentials;
 import dev.berth.mom.os.ProcessFacts;
+import dev.berth.mom.os.SessionJobId;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,7 +47,8 @@ final class JobTasks {
         Path.of(nodeJob.user().home()),
         config.hostname(),
         nodeJob.job().hasContainer(),
-        container(nodeJob, config));
+        container(nodeJob, config),
+        SessionJobId.of(config.sessionJobIdFile(), nodeJob.job().getId()));
   }
 
   /**

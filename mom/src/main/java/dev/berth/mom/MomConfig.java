@@ -30,6 +30,8 @@ import java.util.List;
  * @param containers where jobs' container images are unpacked on this node; null when this node
  *     runs no containers
  * @param gpuMonitor what samples the GPUs' utilisation and memory for resources_used
+ * @param sessionJobIdFile where each job process's session is tagged with the job id (Lustre's
+ *     jobid_this_session); null for nowhere
  */
 public record MomConfig(
     String name,
@@ -48,7 +50,8 @@ public record MomConfig(
     OutputCourier courier,
     List<Gpu> gpus,
     ContainerCache containers,
-    GpuMonitor gpuMonitor) {
+    GpuMonitor gpuMonitor,
+    Path sessionJobIdFile) {
   public MomConfig {
     cpus = List.copyOf(cpus);
     properties = List.copyOf(properties);
@@ -83,7 +86,8 @@ public record MomConfig(
         null,
         List.of(),
         null,
-        GpuMonitor.off());
+        GpuMonitor.off(),
+        null);
   }
 
   /** These settings, with job output going where {@code output} says, through {@code courier}. */
@@ -105,7 +109,8 @@ public record MomConfig(
         courier,
         gpus,
         containers,
-        gpuMonitor);
+        gpuMonitor,
+        sessionJobIdFile);
   }
 
   /** The host name job processes get, or null for the machine's own. */

@@ -6,6 +6,7 @@ import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.ContainerSpec;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
+import dev.berth.mom.os.SessionJobId;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.TaskProcess;
 import dev.berth.mom.os.UserInfo;
@@ -84,7 +85,8 @@ final class TaskHost {
       Path home,
       String hostname,
       boolean inContainer,
-      ContainerSpec container) {}
+      ContainerSpec container,
+      SessionJobId sessionJobId) {}
 
   private record Read(int taskId, int stream, byte[] data) implements Command {}
 
@@ -320,7 +322,8 @@ final class TaskHost {
         false,
         true,
         job.hostname(),
-        container);
+        container,
+        job.sessionJobId());
   }
 
   /**

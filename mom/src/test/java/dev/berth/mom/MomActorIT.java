@@ -159,7 +159,8 @@ class MomActorIT {
         null,
         List.of(),
         null,
-        dev.berth.mom.os.gpu.GpuMonitor.off());
+        dev.berth.mom.os.gpu.GpuMonitor.off(),
+        null);
   }
 
   @AfterEach
@@ -216,7 +217,8 @@ class MomActorIT {
             null,
             List.of(),
             null,
-            dev.berth.mom.os.gpu.GpuMonitor.off());
+            dev.berth.mom.os.gpu.GpuMonitor.off(),
+            null);
     return startMom(
         sister,
         new JobRecords(base.resolve("home/jobs")),

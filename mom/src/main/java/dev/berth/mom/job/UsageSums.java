@@ -7,8 +7,8 @@ public final class UsageSums {
   private UsageSums() {}
 
   /**
-   * CPU time, memory, swap and OOM kills add up; GPU utilisation is the mean over all the sampled
-   * GPUs of both, and their peak memory adds up. The rest is {@code a}'s.
+   * CPU time, memory, swap, OOM kills and block I/O add up; GPU utilisation is the mean over all
+   * the sampled GPUs of both, and their peak memory adds up. The rest is {@code a}'s.
    */
   public static ResourcesUsed add(ResourcesUsed a, ResourcesUsed b) {
     ResourcesUsed.Builder sum =
@@ -16,7 +16,9 @@ public final class UsageSums {
             .setCput(a.getCput() + b.getCput())
             .setMem(a.getMem() + b.getMem())
             .setVmem(a.getVmem() + b.getVmem())
-            .setOomKills(a.getOomKills() + b.getOomKills());
+            .setOomKills(a.getOomKills() + b.getOomKills())
+            .setIoRead(a.getIoRead() + b.getIoRead())
+            .setIoWrite(a.getIoWrite() + b.getIoWrite());
     int sampled = a.getGpusSampled() + b.getGpusSampled();
     if (sampled > 0) {
       long weighted =

@@ -177,6 +177,10 @@ public final class LinuxLauncher implements Launcher {
     if (spec.hostname() != null) {
       argv.addAll(List.of("--hostname", spec.hostname()));
     }
+    if (spec.sessionJobId() != null) {
+      option(argv, "--jobid-file", spec.sessionJobId().file());
+      argv.addAll(List.of("--jobid", spec.sessionJobId().jobId()));
+    }
     if (spec.container() != null) {
       argv.addAll(spec.container().options());
     }

@@ -14,6 +14,7 @@ import java.util.Map;
  * @param searchPath look the command up in the environment's PATH
  * @param hostname a UTS namespace with this host name, or null for the node's own
  * @param container the container image the process runs in, or null for the host
+ * @param sessionJobId the job id the process's session is tagged with, or null for none
  */
 public record StartSpec(
     UserInfo user,
@@ -32,7 +33,8 @@ public record StartSpec(
     boolean append,
     boolean searchPath,
     String hostname,
-    ContainerSpec container) {
+    ContainerSpec container,
+    SessionJobId sessionJobId) {
   public StartSpec {
     cgroupProcs = List.copyOf(cgroupProcs);
     command = List.copyOf(command);
@@ -64,6 +66,7 @@ public record StartSpec(
         append,
         false,
         null,
+        null,
         null);
   }
 
@@ -88,6 +91,7 @@ public record StartSpec(
         Map.of("PATH", "/usr/bin:/bin"),
         false,
         false,
+        null,
         null,
         null);
   }

@@ -8,23 +8,34 @@ import org.junit.jupiter.api.Test;
 /** Two parts of a job's usage together. */
 class UsageSumsTest {
   @Test
-  void cpuMemoryAndKillsAddUpAndTheRestIsTheFirsts() {
+  void cpuMemoryKillsAndIoAddUpAndTheRestIsTheFirsts() {
     ResourcesUsed a =
         ResourcesUsed.newBuilder()
             .setCput(10)
             .setMem(100)
             .setVmem(200)
             .setOomKills(1)
+            .setIoRead(1000)
+            .setIoWrite(2000)
             .setWalltime(60)
             .setGpus(2)
             .build();
     ResourcesUsed b =
-        ResourcesUsed.newBuilder().setCput(5).setMem(50).setVmem(70).setOomKills(2).build();
+        ResourcesUsed.newBuilder()
+            .setCput(5)
+            .setMem(50)
+            .setVmem(70)
+            .setOomKills(2)
+            .setIoRead(10)
+            .setIoWrite(20)
+            .build();
     ResourcesUsed sum = UsageSums.add(a, b);
     assertEquals(15, sum.getCput());
     assertEquals(150, sum.getMem());
     assertEquals(270, sum.getVmem());
     assertEquals(3, sum.getOomKills());
+    assertEquals(1010, sum.getIoRead());
+    assertEquals(2020, sum.getIoWrite());
     assertEquals(60, sum.getWalltime());
     assertEquals(2, sum.getGpus());
     assertEquals(0, sum.getGpusSampled());

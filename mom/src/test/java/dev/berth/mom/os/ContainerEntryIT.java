@@ -130,7 +130,8 @@ class ContainerEntryIT {
             false,
             false,
             null,
-            container);
+            container,
+            null);
     JobProcess p = launcher.start(spec);
     started.add(p);
     return p;

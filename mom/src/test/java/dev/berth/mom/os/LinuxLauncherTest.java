@@ -53,6 +53,7 @@ class LinuxLauncherTest {
     String argv0;
     List<String> command = List.of("/bin/sh");
     Map<String, String> env = Map.of("PATH", "/usr/bin:/bin");
+    SessionJobId tag;
 
     final byte[] script;
 
@@ -79,7 +80,8 @@ class LinuxLauncherTest {
           false,
           false,
           null,
-          null);
+          null,
+          tag);
     }
 
     JobProcess start() throws IOException {
@@ -239,6 +241,29 @@ class LinuxLauncherTest {
     assertEquals(0, run(spec).exitStatus());
     assertEquals("out\nerr\n", read("out"));
     assertFalse(Files.exists(dir.resolve("err")));
+  }
+
+  @Test
+  void theSessionIsTaggedWithTheJobIdBeforeTheJobRuns() throws Exception {
+    Path file = Files.writeString(dir.resolve("jobid_this_session"), "");
+    Spec spec = new Spec("cat " + file);
+    spec.tag = new SessionJobId(file, "42.server");
+    assertEquals(0, run(spec).exitStatus());
+    assertEquals("42.server\n", read("out"));
+  }
+
+  @Test
+  void aSessionThatCannotBeTaggedCostsTheJobOnlyTheTag() throws Exception {
+    Path missing = dir.resolve("no-lustre/jobid_this_session");
+    Spec spec = new Spec("echo ran");
+    spec.tag = new SessionJobId(missing, "42.server");
+    assertEquals(0, run(spec).exitStatus());
+    assertEquals("ran\n", read("out"));
+    assertEquals(
+        "berth: cannot tag the session with job id 42.server in "
+            + missing
+            + ": No such file or directory\n",
+        read("err"));
   }
 
   @Test

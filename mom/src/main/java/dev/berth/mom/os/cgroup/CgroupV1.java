@@ -16,9 +16,10 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Job cgroups in the cgroup v1 hierarchies of cpuset and memory (required) and cpuacct, freezer and
- * devices (used when mounted), whether each has its own mount or several share one ({@code
- * cpuset,memory}, {@code cpu,cpuacct}). A job's cgroup is {@code <parent>/<root>/<job id>} in each.
+ * Job cgroups in the cgroup v1 hierarchies of cpuset and memory (required) and cpuacct, freezer,
+ * devices and blkio (used when mounted), whether each has its own mount or several share one
+ * ({@code cpuset,memory}, {@code cpu,cpuacct}). A job's cgroup is {@code <parent>/<root>/<job id>}
+ * in each.
  */
 public final class CgroupV1 implements CgroupDriver {
   static final String CPUSET = "cpuset";
@@ -26,8 +27,12 @@ public final class CgroupV1 implements CgroupDriver {
   static final String CPUACCT = "cpuacct";
   static final String FREEZER = "freezer";
   static final String DEVICES = "devices";
+  static final String BLKIO = "blkio";
   private static final List<String> REQUIRED = List.of(CPUSET, MEMORY);
-  private static final List<String> USED = List.of(CPUSET, MEMORY, CPUACCT, FREEZER, DEVICES);
+  private static final List<String> USED =
+      List.of(CPUSET, MEMORY, CPUACCT, FREEZER, DEVICES, BLKIO);
+
+  private static final Path SYS_BLOCK = Path.of("/sys/block");
 
   /** Controller to the directory of the parent cgroup in its hierarchy. */
   private final Map<String, Path> parents;
@@ -125,6 +130,9 @@ public final class CgroupV1 implements CgroupDriver {
       }
       if (memoryLimit > 0) {
         MemoryLimits.apply(kernel, job.dir(MEMORY), memoryLimit);
+      }
+      if (job.dir(BLKIO) != null) {
+        BlockIo.countV1(kernel, job.dir(BLKIO), BlockIo.disks(SYS_BLOCK));
       }
     } catch (IOException | RuntimeException e) {
       if (!existed) {
@@ -246,6 +254,9 @@ public final class CgroupV1 implements CgroupDriver {
     }
     if (!parents.containsKey(FREEZER)) {
       s.append(" (killing without a freezer)");
+    }
+    if (!parents.containsKey(BLKIO)) {
+      s.append(" (no block I/O figures)");
     }
     return s.append(movesNote).toString();
   }

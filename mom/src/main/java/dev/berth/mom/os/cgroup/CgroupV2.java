@@ -17,16 +17,17 @@ import java.util.stream.Stream;
 
 /**
  * Job cgroups in the cgroup v2 (unified) hierarchy: {@code <parent>/<root>/<job id>}, with the
- * cpuset and memory controllers handed down from the parent where the host offers them. Where it
- * offers neither (a hybrid host whose controllers are bound to v1 hierarchies), the job cgroups
- * only track processes: cgroup.kill, cgroup.events and cpu.stat work without controllers. Devices
- * are denied by a BPF program on the job's directory, which needs no controller and is enforced on
- * a hybrid host too, next to the v1 devices controller.
+ * cpuset, memory and io (block I/O figures) controllers handed down from the parent where the host
+ * offers them. Where it offers neither (a hybrid host whose controllers are bound to v1
+ * hierarchies), the job cgroups only track processes: cgroup.kill, cgroup.events and cpu.stat work
+ * without controllers. Devices are denied by a BPF program on the job's directory, which needs no
+ * controller and is enforced on a hybrid host too, next to the v1 devices controller.
  */
 public final class CgroupV2 implements CgroupDriver {
   static final String CPUSET = "cpuset";
   static final String MEMORY = "memory";
   static final String DEVICES = "devices";
+  static final String IO = "io";
 
   private final Path parent;
   private final List<String> levels;
@@ -50,7 +51,7 @@ public final class CgroupV2 implements CgroupDriver {
     this.kernel = kernel;
     this.movesNote = movesNote;
     this.offered = ControlFiles.words(parent.resolve("cgroup.controllers"));
-    Set<String> usable = new LinkedHashSet<>(List.of(CPUSET, MEMORY));
+    Set<String> usable = new LinkedHashSet<>(List.of(CPUSET, MEMORY, IO));
     usable.retainAll(offered);
     this.available = Collections.unmodifiableSet(usable);
     this.takesPrograms = Files.getFileStore(parent).type().equals("cgroup2");
@@ -224,7 +225,8 @@ public final class CgroupV2 implements CgroupDriver {
   }
 
   /**
-   * cpuset and memory where the parent offers them, and devices where BPF programs can be loaded.
+   * cpuset, memory and io where the parent offers them, and devices where BPF programs can be
+   * loaded.
    */
   @Override
   public Set<String> controllers() {
@@ -243,14 +245,16 @@ public final class CgroupV2 implements CgroupDriver {
 
   @Override
   public String describe() {
+    String named = available.isEmpty() ? "none" : String.join(" ", new TreeSet<>(available));
     String controllers =
-        available.isEmpty()
-            ? "none, tracking only (cgroup.kill, cgroup.events, cpu.stat; "
+        !available.contains(CPUSET) && !available.contains(MEMORY)
+            ? named
+                + ", tracking only (cgroup.kill, cgroup.events, cpu.stat; "
                 + parent
                 + " offers "
                 + (offered.isEmpty() ? "no controller" : String.join(" ", offered))
                 + ")"
-            : String.join(" ", new TreeSet<>(available));
+            : named;
     return "cgroup v2: " + base() + ", controllers: " + controllers + devicesNote() + movesNote;
   }
 

@@ -8,7 +8,20 @@ package dev.berth.mom.os.cgroup;
  * @param memswPeakBytes the highest memory plus swap use (resources_used.vmem, as OpenPBS's cgroup
  *     hook reports it); unknown where swap is not accounted
  * @param oomKills how many processes the kernel killed for exceeding the cgroup's memory limit
+ * @param ioReadBytes bytes the cgroup read from the node's disks
+ * @param ioWriteBytes bytes the cgroup wrote to them (see {@link BlockIo} for what counts)
  */
-public record Usage(long cpuNanos, long memoryPeakBytes, long memswPeakBytes, long oomKills) {
+public record Usage(
+    long cpuNanos,
+    long memoryPeakBytes,
+    long memswPeakBytes,
+    long oomKills,
+    long ioReadBytes,
+    long ioWriteBytes) {
   public static final long UNKNOWN = -1;
+
+  /** Usage without block I/O figures. */
+  public Usage(long cpuNanos, long memoryPeakBytes, long memswPeakBytes, long oomKills) {
+    this(cpuNanos, memoryPeakBytes, memswPeakBytes, oomKills, UNKNOWN, UNKNOWN);
+  }
 }

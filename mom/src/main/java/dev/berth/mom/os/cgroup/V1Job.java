@@ -67,11 +67,15 @@ final class V1Job implements JobCgroup {
     Path cpuacct = dirs.get(CgroupV1.CPUACCT);
     Path memory = dirs.get(CgroupV1.MEMORY);
     Path memsw = memory.resolve("memory.memsw.max_usage_in_bytes");
+    Path blkio = dirs.get(CgroupV1.BLKIO);
+    BlockIo.Bytes io = blkio == null ? BlockIo.Bytes.UNKNOWN : BlockIo.v1(blkio);
     return new Usage(
         cpuacct == null ? Usage.UNKNOWN : ControlFiles.readLong(cpuacct.resolve("cpuacct.usage")),
         ControlFiles.readLong(memory.resolve("memory.max_usage_in_bytes")),
         Files.exists(memsw) ? ControlFiles.readLong(memsw) : Usage.UNKNOWN,
-        ControlFiles.field(memory.resolve("memory.oom_control"), "oom_kill"));
+        ControlFiles.field(memory.resolve("memory.oom_control"), "oom_kill"),
+        io.read(),
+        io.written());
   }
 
   @Override

@@ -60,7 +60,8 @@ final class V2Job implements JobCgroup {
   /**
    * CPU time from cpu.stat (no controller needed); where the memory controller is enabled, peak
    * memory from memory.peak (or the highest memory.current seen by a call here), memory plus swap
-   * from memory.peak and memory.swap.peak, and OOM kills from memory.events.
+   * from memory.peak and memory.swap.peak, and OOM kills from memory.events; where io is enabled,
+   * block I/O from io.stat.
    */
   @Override
   public Usage usage() throws IOException {
@@ -81,7 +82,9 @@ final class V2Job implements JobCgroup {
     Path events = dir.resolve("memory.events");
     long oom =
         Files.exists(events) ? Math.max(0, ControlFiles.field(events, "oom_kill")) : Usage.UNKNOWN;
-    return new Usage(usec < 0 ? Usage.UNKNOWN : usec * 1000, peak, memsw, oom);
+    BlockIo.Bytes io = BlockIo.v2(dir);
+    return new Usage(
+        usec < 0 ? Usage.UNKNOWN : usec * 1000, peak, memsw, oom, io.read(), io.written());
   }
 
   @Override

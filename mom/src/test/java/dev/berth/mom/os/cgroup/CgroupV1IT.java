@@ -142,6 +142,31 @@ class CgroupV1IT {
   }
 
   @Test
+  void theBytesAJobWritesToDiskAreCounted() throws Exception {
+    assumeTrue(!RealCgroups.mounts().v1(CgroupV1.BLKIO).isEmpty(), "no blkio hierarchy here");
+    JobCgroup job = driver.create("9.test", List.of(cpu), 0);
+    Path data = tmp.resolve("written.dat");
+    RealCgroups.Run run =
+        RealCgroups.run(
+            job,
+            tmp,
+            "writer",
+            List.of(
+                "/bin/dd",
+                "if=/dev/zero",
+                "of=" + data,
+                "bs=1M",
+                "count=20",
+                "conv=fsync")); // v1 counts what the job itself writes out, not later writeback
+    Usage usage = job.usage();
+    assertTrue(run.status().startsWith("exit 0"), run.status() + " / " + run.output());
+    assertTrue(usage.ioWriteBytes() >= 20 * MIB, usage.toString());
+    assertTrue(usage.ioReadBytes() >= 0, usage.toString());
+    Files.delete(data);
+    System.out.printf("v1 blkio: 20 MiB written with fsync -> %s%n", usage);
+  }
+
+  @Test
   void killAllEndsEveryProcessEvenThoseInTheirOwnSession() throws Exception {
     JobCgroup job = driver.create("5.test", List.of(cpu), 64 * MIB);
     Process starter =

@@ -363,7 +363,7 @@ class CgroupV1Test {
             + t.top.resolve("cpuacct/berth/n1")
             + ", freezer="
             + t.top.resolve("freezer/berth/n1")
-            + ", devices=not mounted"
+            + ", devices=not mounted, blkio=not mounted (no block I/O figures)"
             + t.mounts().movesNote(),
         driver(t, Map.of()).describe());
   }

@@ -47,18 +47,19 @@ class CgroupV2Test {
   }
 
   @Test
-  void handsCpusetAndMemoryDownToTheJobsLevelByLevel() throws IOException {
+  void handsCpusetMemoryAndIoDownToTheJobsLevelByLevel() throws IOException {
     CgroupV2 d = driver("/system.slice/berth-mom.service");
-    assertEquals(Set.of("cpuset", "memory"), d.controllers());
+    assertEquals(Set.of("cpuset", "memory", "io"), d.controllers());
     JobCgroup job = d.create("7", List.of(1, 2), 64 * MIB);
 
     assertEquals(List.of(service.resolve("berth/n1/7/cgroup.procs")), job.procsFiles());
     assertEquals(
         List.of(
-            "cgroup/system.slice/berth-mom.service/cgroup.subtree_control=+cpuset +memory",
-            "cgroup/system.slice/berth-mom.service/berth/cgroup.subtree_control=+cpuset +memory",
+            "cgroup/system.slice/berth-mom.service/cgroup.subtree_control=+cpuset +memory +io",
+            "cgroup/system.slice/berth-mom.service/berth/cgroup.subtree_control=+cpuset +memory"
+                + " +io",
             "cgroup/system.slice/berth-mom.service/berth/n1/cgroup.subtree_control=+cpuset"
-                + " +memory"),
+                + " +memory +io"),
         t.kernel.writesTo("cgroup.subtree_control"),
         "the job's own level, a leaf, hands nothing down");
     Path dir = service.resolve("berth/n1/7");
@@ -221,7 +222,7 @@ class CgroupV2Test {
     assertEquals(
         "cgroup v2: "
             + service.resolve("mom/berth/n1")
-            + ", controllers: cpuset memory"
+            + ", controllers: cpuset io memory"
             + t.mounts().movesNote(),
         d.describe());
   }

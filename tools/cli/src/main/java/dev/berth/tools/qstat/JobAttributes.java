@@ -161,6 +161,10 @@ public final class JobAttributes {
     if (used.getGpus() > 0) {
       attrs.add(Attr.number("resources_used", "gpus", used.getGpus()));
     }
+    if (used.getIoRead() > 0 || used.getIoWrite() > 0) {
+      attrs.add(Attr.text("resources_used", "io_read", Sizes.formatKb(used.getIoRead())));
+      attrs.add(Attr.text("resources_used", "io_write", Sizes.formatKb(used.getIoWrite())));
+    }
     if (used.getGpusSampled() > 0) { // where the driver told (named after OpenPBS's cpupercent)
       attrs.add(Attr.number("resources_used", "gpupercent", used.getGpuPercent()));
       attrs.add(Attr.text("resources_used", "gpumem", Sizes.formatKb(used.getGpuMem())));
