@@ -281,7 +281,8 @@ public final class EmbeddedCluster implements AutoCloseable {
               new ContainerCache(
                   jobTmp.resolve(".containers").resolve(name), DEFAULT_CONTAINER_CACHE),
               GpuMonitor.off(),
-              null));
+              null,
+              dev.berth.mom.SiteScripts.NONE));
     }
     return moms;
   }

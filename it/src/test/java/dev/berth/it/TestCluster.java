@@ -119,7 +119,8 @@ final class TestCluster implements AutoCloseable {
               List.of(),
               null,
               dev.berth.mom.os.gpu.GpuMonitor.off(),
-              null));
+              null,
+              dev.berth.mom.SiteScripts.NONE));
     }
     TestCluster c = new TestCluster(home, moms);
     allowRootJobs(c.socket);

@@ -2,6 +2,7 @@ package dev.berth.mom;
 
 import dev.berth.core.Durations;
 import dev.berth.core.Signals;
+import dev.berth.mom.job.HookPlan;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.job.UsageSums;
 import dev.berth.mom.os.JobProcess;
@@ -77,6 +78,9 @@ final class JobActor {
 
   private record TasksEnded(ResourcesUsed usage) implements Command {}
 
+  /** The site's prologues or epilogues have run. */
+  private record HooksDone(HookActor.Result result) implements Command {}
+
   private record Exited() implements Command {}
 
   private enum Timer implements Command {
@@ -102,6 +106,9 @@ final class JobActor {
 
   /** Torque's JOB_EXEC_INITABT: the job's processes vanished while the mom was away. */
   static final int LOST = -4;
+
+  /** Torque's JOB_EXEC_FAIL2: a prologue aborted the job (exit status 1). */
+  static final int PROLOGUE_ABORTED = -2;
 
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
@@ -249,6 +256,14 @@ final class JobActor {
   private Behavior<Command> launch() {
     try {
       records.create(run);
+      String unwell = config.site().checkAtJobStart();
+      if (!unwell.isEmpty()) {
+        mom.tell(new MomActor.Health(unwell));
+        return notStarted(
+            "the health check of " + config.name() + " failed: " + unwell,
+            StarterStatus.EXEC_FAILED,
+            true);
+      }
       nodeJob = NodeJob.prepare(job, config, users);
       cgroupProcs =
           isolation
@@ -265,7 +280,7 @@ final class JobActor {
     } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
       return cannotStart(e.getMessage());
     }
-    return sisters.none() ? startScript() : joining();
+    return sisters.none() ? prologues() : joining();
   }
 
   /** JOIN_JOB to every sister until all have joined; the script starts only then. */
@@ -280,13 +295,15 @@ final class JobActor {
             j -> {
               Optional<String> refused = sisters.joined(j.reply());
               if (refused.isPresent()) {
-                return cannotStart(refused.get());
+                return j.reply().getRetry()
+                    ? notStarted(refused.get(), StarterStatus.EXEC_FAILED, true)
+                    : cannotStart(refused.get());
               }
               if (!sisters.allJoined()) {
                 return Behaviors.same();
               }
               timers.cancelAll();
-              return startScript();
+              return prologues();
             })
         .onMessageEquals(
             Timer.RESEND,
@@ -307,6 +324,73 @@ final class JobActor {
         .onMessage(Suspend.class, s -> notRunning())
         .onAnyMessage(m -> Behaviors.same())
         .build();
+  }
+
+  /**
+   * The site's prologues, as root and as the owner, before the script: exit 1 ends the job, any
+   * other failure (a timeout, a script that may not run) queues it again, as Torque does. A qdel
+   * meanwhile ends the job once they are done.
+   */
+  private Behavior<Command> prologues() {
+    if (config.site().directory() == null) {
+      return startScript();
+    }
+    List<HookPlan.Call> calls =
+        HookPlan.prologues(job, true, 0, nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob));
+    runHooks(calls, true, true);
+    String[] deleted = {null};
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            HooksDone.class,
+            d -> {
+              HookActor.Result r = d.result();
+              if (deleted[0] != null) {
+                return notStarted("killed before it started: " + deleted[0]);
+              }
+              if (r.ok()) {
+                if (r.wroteOutput()) {
+                  spec = spec.appending();
+                }
+                return startScript();
+              }
+              String reason = "prologue failed on " + config.name() + ": " + r.describe();
+              return r.aborts()
+                  ? notStarted(reason, PROLOGUE_ABORTED, false)
+                  : notStarted(reason, StarterStatus.EXEC_FAILED, true);
+            })
+        .onMessage(
+            Kill.class,
+            k -> {
+              deleted[0] = k.reason();
+              return Behaviors.same();
+            })
+        .onMessage(Suspend.class, s -> notRunning())
+        .onAnyMessage(m -> Behaviors.same())
+        .build();
+  }
+
+  /** Runs the site's scripts {@code calls} on a child actor, which answers with HooksDone. */
+  private void runHooks(List<HookPlan.Call> calls, boolean stopAtFailure, boolean startsOutput) {
+    HookActor.Setup setup =
+        new HookActor.Setup(
+            config.site().directory(),
+            config.site().timeout(),
+            job.getId(),
+            spec,
+            nodeJob.runAs(),
+            nodeJob.gid(),
+            Path.of(nodeJob.user().home()),
+            config.hostname(),
+            startsOutput);
+    context.spawnAnonymous(
+        HookActor.run(
+            setup,
+            launcher,
+            records,
+            calls,
+            stopAtFailure,
+            context.messageAdapter(HookActor.Result.class, HooksDone::new)),
+        DispatcherSelector.sameAsParent());
   }
 
   private Behavior<Command> startScript() {
@@ -337,18 +421,35 @@ final class JobActor {
     return notStarted("could not start on " + config.name() + ": " + reason);
   }
 
+  private Behavior<Command> notStarted(String reason) {
+    return notStarted(reason, StarterStatus.EXEC_FAILED, false);
+  }
+
   /**
    * The job ends before its script has run. What it has here goes, every sister lets it go (each
    * confirms that nothing of it is left there), and only then does the obit tell the server, which
    * frees the job's CPUs on all its nodes: exit status -1 and the reason, for qstat's comment and
-   * tracejob. The obit is recorded and resent until acknowledged, like any other.
+   * tracejob. The obit is recorded and resent until acknowledged, like any other. With {@code
+   * requeue} the server queues the job again instead; an aborted job's output (what its prologues
+   * wrote) is delivered, a requeued one's dropped.
    */
-  private Behavior<Command> notStarted(String reason) {
+  private Behavior<Command> notStarted(String reason, int exitStatus, boolean requeue) {
     timers.cancelAll();
     context.getLog().warn("job {} did not start: {}", job.getId(), reason);
     killReason = reason;
     if (taskManager != null) {
       taskManager.close(); // its socket was opened for a script that did not start
+    }
+    JobObitReport.Builder obit =
+        JobObitReport.newBuilder()
+            .setNode(config.name())
+            .setJobId(job.getId())
+            .setEndTime(clock.millis() / 1000)
+            .setExitStatus(exitStatus)
+            .setReason(reason)
+            .setRequeue(requeue);
+    if (exitStatus == PROLOGUE_ABORTED) {
+      obit.setOutputNote(stageOut()); // the prologue's words to the user, Torque's "see stderr"
     }
     cleanUp();
     try {
@@ -358,14 +459,7 @@ final class JobActor {
           .getLog()
           .warn("job {}: cannot remove its output spool: {}", job.getId(), e.getMessage());
     }
-    JobObitReport.Builder obit =
-        JobObitReport.newBuilder()
-            .setNode(config.name())
-            .setJobId(job.getId())
-            .setEndTime(clock.millis() / 1000)
-            .setExitStatus(StarterStatus.EXEC_FAILED)
-            .setReason(reason);
-    return sisters.none() ? ended(obit.build()) : collecting(obit);
+    return sisters.none() ? ended(obit.build()) : collecting(obit, o -> ended(o.build()));
   }
 
   /** A job the mom could not record must not run unwatched: it is killed before reporting. */
@@ -721,13 +815,41 @@ final class JobActor {
                         job.getExecNodesList().stream().mapToInt(a -> a.getGpuIdsCount()).sum())
                     .build()));
     memoryAccounting(obit); // which ends whatever is left in the cgroup
-    releaseAccount();
-    obit.setOutputNote(stageOut());
     if (sisters.none()) {
-      return ended(obit.build()); // which removes the cgroup once the obit is on its way
+      return epilogues(obit); // then ended(), which removes the cgroup once the obit is on its way
     }
     removeCgroup(); // the obit waits for the sisters: nothing is gained by waiting here
-    return collecting(obit);
+    return collecting(obit, this::epilogues);
+  }
+
+  /**
+   * Once nothing of the job runs on any node: the site's epilogues (as the owner, then as root),
+   * whose output joins the job's, then the output is delivered and the obit sent. An epilogue's
+   * failure is logged and changes nothing, as in Torque.
+   */
+  private Behavior<Command> epilogues(JobObitReport.Builder obit) {
+    if (config.site().directory() == null || spec == null) {
+      return delivered(obit);
+    }
+    HookPlan.Ending end =
+        new HookPlan.Ending(
+            process == null ? 0 : process.pid(), obit.getExitStatus(), obit.getResourcesUsed());
+    runHooks(
+        HookPlan.epilogues(job, true, 0, nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob), end),
+        false,
+        false);
+    return withTasks(Behaviors.receive(Command.class))
+        .onMessage(HooksDone.class, d -> delivered(obit))
+        .onMessage(Suspend.class, s -> notRunning())
+        .onAnyMessage(m -> Behaviors.same())
+        .build();
+  }
+
+  /** The job's TMPDIR goes, its output is delivered, and the obit is on its way. */
+  private Behavior<Command> delivered(JobObitReport.Builder obit) {
+    releaseAccount();
+    obit.setOutputNote(stageOut());
+    return ended(obit.build());
   }
 
   /** The spooled output delivered to its hosts, or kept here: the note says what was kept. */
@@ -771,7 +893,9 @@ final class JobActor {
    * KILL_JOB to every sister until each says nothing of the job is left there; their usage joins
    * the obit. A sister that stays silent past the timeout is named in the obit's reason.
    */
-  private Behavior<Command> collecting(JobObitReport.Builder obit) {
+  private Behavior<Command> collecting(
+      JobObitReport.Builder obit,
+      java.util.function.Function<JobObitReport.Builder, Behavior<Command>> then) {
     String why = killReason != null ? killReason : "the job ended";
     sisters.kill(why);
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
@@ -779,7 +903,13 @@ final class JobActor {
     return withTasks(Behaviors.receive(Command.class))
         .onMessage(
             SisterReport.class,
-            r -> sisters.done(r.done()) ? ended(withSisters(obit).build()) : Behaviors.same())
+            r -> {
+              if (!sisters.done(r.done())) {
+                return Behaviors.same();
+              }
+              timers.cancelAll();
+              return then.apply(withSisters(obit));
+            })
         .onMessageEquals(
             Timer.RESEND,
             () -> {
@@ -791,10 +921,10 @@ final class JobActor {
             () -> {
               String note = "sisters " + sisters.waitingForDone() + " did not confirm the cleanup";
               context.getLog().warn("job {}: {}", job.getId(), note);
+              timers.cancelAll();
               JobObitReport.Builder o = withSisters(obit);
-              return ended(
-                  o.setReason(o.getReason().isEmpty() ? note : o.getReason() + "; " + note)
-                      .build());
+              return then.apply(
+                  o.setReason(o.getReason().isEmpty() ? note : o.getReason() + "; " + note));
             })
         .onMessage(Suspend.class, s -> notRunning())
         .onAnyMessage(m -> Behaviors.same())
@@ -820,6 +950,9 @@ final class JobActor {
   /** The obit is recorded, then sent until the server acknowledges it. */
   private Behavior<Command> ended(JobObitReport obit) {
     timers.cancelAll();
+    if (config.site().healthAtJobEnd()) {
+      mom.tell(MomActor.CheckHealth.NOW);
+    }
     if (taskManager != null) {
       taskManager.closeOutput();
     }

@@ -76,6 +76,17 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   /** Something of a job could not be cleaned up here: the node must take no more jobs. */
   record Trouble(String message) implements Command {}
 
+  /** The node health check's verdict: its ERROR message, or "" for a well node. */
+  record Health(String error) implements Command {}
+
+  /** The verdict of a check this actor ran. */
+  private record HealthChecked(Health health) implements Command {}
+
+  /** Run the node health check now (a job ended, and the site checks at job end). */
+  enum CheckHealth implements Command {
+    NOW
+  }
+
   private record Listed(Receptionist.Listing listing) implements Command {}
 
   private enum Heartbeat implements Command {
@@ -104,6 +115,14 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private final Map<String, String> motherSuperiors = new HashMap<>();
 
   private final ActorRef<Receptionist.Listing> listings;
+
+  /** The site's health check, or null; run off the actor, one at a time. */
+  private final dev.berth.mom.os.HealthCheck healthCheck;
+
+  private final java.util.concurrent.ExecutorService healthRunner;
+  private boolean checkingHealth;
+  private String healthError = "";
+  private long heartbeats;
   private final SenderRules.Knowledge knowledge;
 
   /** Troubles not yet told to a server (there was none to tell). */
@@ -174,6 +193,53 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     removeOrphanCgroups();
     context.getSystem().receptionist().tell(Receptionist.subscribe(SERVER_KEY, listings));
     timers.startTimerWithFixedDelay(Heartbeat.TICK, config.heartbeat());
+    SiteScripts site = config.site();
+    this.healthCheck =
+        site.healthCheck() == null
+            ? null
+            : new dev.berth.mom.os.HealthCheck(site.healthCheck(), site.timeout());
+    this.healthRunner =
+        healthCheck == null
+            ? null
+            : java.util.concurrent.Executors.newSingleThreadExecutor(
+                r -> {
+                  Thread t = new Thread(r, "berth-health-check");
+                  t.setDaemon(true);
+                  return t;
+                });
+    checkHealth(); // the first report already says how the node is
+  }
+
+  /** Runs the health check off the actor, unless it is running already. */
+  private void checkHealth() {
+    if (healthCheck == null || checkingHealth) {
+      return;
+    }
+    checkingHealth = true;
+    getContext()
+        .pipeToSelf(
+            java.util.concurrent.CompletableFuture.supplyAsync(healthCheck::run, healthRunner),
+            (error, failure) ->
+                new HealthChecked(
+                    new Health(
+                        error != null ? error : "ERROR: the health check failed: " + failure)));
+  }
+
+  /** A verdict of the health check: the server hears of a change at once. */
+  private Behavior<Command> health(Health h, boolean fromCheck) {
+    if (fromCheck) {
+      checkingHealth = false;
+    }
+    if (!h.error().equals(healthError)) {
+      if (h.error().isEmpty()) {
+        getContext().getLog().info("node {}: the health check passes again", config.name());
+      } else {
+        getContext().getLog().warn("node {}: the health check says {}", config.name(), h.error());
+      }
+      healthError = h.error();
+      heartbeat();
+    }
+    return this;
   }
 
   public static Behavior<Command> create(
@@ -273,7 +339,24 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                 l.listing().isForKey(SERVER_KEY)
                     ? serversChanged(l.listing())
                     : peersChanged(l.listing()))
-        .onMessageEquals(Heartbeat.TICK, this::heartbeat)
+        .onMessageEquals(
+            Heartbeat.TICK,
+            () -> {
+              heartbeats++;
+              int every = config.site().healthEvery();
+              if (every > 0 && heartbeats % every == 0) {
+                checkHealth();
+              }
+              return heartbeat();
+            })
+        .onMessage(Health.class, h -> health(h, false))
+        .onMessage(HealthChecked.class, h -> health(h.health(), true))
+        .onMessageEquals(
+            CheckHealth.NOW,
+            () -> {
+              checkHealth();
+              return this;
+            })
         .onSignal(PostStop.class, s -> stopped())
         .build();
   }
@@ -282,6 +365,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private Behavior<Command> stopped() {
     if (tm != null) {
       tm.close();
+    }
+    if (healthRunner != null) {
+      healthRunner.shutdownNow();
     }
     for (Path dir : List.of(config.tmpBase().resolve(".tm"), config.tmpBase())) {
       try {
@@ -421,7 +507,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                       .setNode(config.name())
                       .putAllStatus(facts.status())
                       .putStatus("jobs", String.join(" ", runningJobs()))
-                      .addAllRunningJobs(runningJobs()))
+                      .addAllRunningJobs(runningJobs())
+                      .setHealthError(healthError))
               .build());
     }
     return this;
@@ -506,7 +593,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     if (unaccounted.covers(id)) {
       leftAlone(id, "refusing to join");
       SisterJobActor.refuse(
-          getContext().getSelf(), join, config.name(), unaccounted.why(config.name(), id));
+          getContext().getSelf(), join, config.name(), unaccounted.why(config.name(), id), false);
       return;
     }
     motherSuperiors.put(id, join.getMotherSuperior());

@@ -32,6 +32,7 @@ import java.util.List;
  * @param gpuMonitor what samples the GPUs' utilisation and memory for resources_used
  * @param sessionJobIdFile where each job process's session is tagged with the job id (Lustre's
  *     jobid_this_session); null for nowhere
+ * @param site the site's prologues, epilogues and health check
  */
 public record MomConfig(
     String name,
@@ -51,7 +52,8 @@ public record MomConfig(
     List<Gpu> gpus,
     ContainerCache containers,
     GpuMonitor gpuMonitor,
-    Path sessionJobIdFile) {
+    Path sessionJobIdFile,
+    SiteScripts site) {
   public MomConfig {
     cpus = List.copyOf(cpus);
     properties = List.copyOf(properties);
@@ -87,7 +89,8 @@ public record MomConfig(
         List.of(),
         null,
         GpuMonitor.off(),
-        null);
+        null,
+        SiteScripts.NONE);
   }
 
   /** These settings, with job output going where {@code output} says, through {@code courier}. */
@@ -110,7 +113,8 @@ public record MomConfig(
         gpus,
         containers,
         gpuMonitor,
-        sessionJobIdFile);
+        sessionJobIdFile,
+        site);
   }
 
   /** The host name job processes get, or null for the machine's own. */

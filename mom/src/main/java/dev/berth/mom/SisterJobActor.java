@@ -1,5 +1,6 @@
 package dev.berth.mom;
 
+import dev.berth.mom.job.HookPlan;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.Users;
 import dev.berth.mom.os.cgroup.JobCgroup;
@@ -48,12 +49,16 @@ final class SisterJobActor {
 
   private record TasksEnded(ResourcesUsed usage) implements Command {}
 
+  /** The site's parallel prologues or epilogues have run. */
+  private record HooksDone(HookActor.Result result) implements Command {}
+
   private enum Timer implements Command {
     TASKS_TIMEOUT
   }
 
   private final ActorContext<Command> context;
   private final MomConfig config;
+  private final Launcher launcher;
   private final JobRecords records;
   private final Isolation isolation;
   private final ActorRef<MomActor.Command> mom;
@@ -62,9 +67,13 @@ final class SisterJobActor {
   private final Suspender suspender;
   private ActorRef<TaskHost.Command> tasks;
 
+  /** The job's account here, once the join has prepared it (null after a mom restart). */
+  private NodeJob nodeJob;
+
   private SisterJobActor(
       ActorContext<Command> context,
       MomConfig config,
+      Launcher launcher,
       JobRecords records,
       Isolation isolation,
       ActorRef<MomActor.Command> mom,
@@ -72,6 +81,7 @@ final class SisterJobActor {
       String motherSuperior) {
     this.context = context;
     this.config = config;
+    this.launcher = launcher;
     this.records = records;
     this.isolation = isolation;
     this.mom = mom;
@@ -107,6 +117,18 @@ final class SisterJobActor {
         ctx -> {
           ctx.setLoggerName(SisterJobActor.class);
           Job job = join.getJob();
+          String unwell = config.site().checkAtJobStart();
+          if (!unwell.isEmpty()) {
+            mom.tell(new MomActor.Health(unwell));
+            refuse(
+                mom,
+                join,
+                config.name(),
+                "the health check of " + config.name() + " failed: " + unwell,
+                true);
+            mom.tell(new MomActor.SisterGone(job.getId()));
+            return Behaviors.stopped();
+          }
           try {
             NodeJob nodeJob = NodeJob.prepare(job, config, users);
             JobLaunch.writeNodeFiles(nodeJob);
@@ -119,18 +141,16 @@ final class SisterJobActor {
             config.gpuMonitor().watch(job, config.name(), config.gpus());
             SisterJobActor a =
                 new SisterJobActor(
-                    ctx, config, records, isolation, mom, job, join.getMotherSuperior());
+                    ctx, config, launcher, records, isolation, mom, job, join.getMotherSuperior());
+            a.nodeJob = nodeJob;
             a.openTasks(launcher, nodeJob, procs);
-            a.reply(true, "");
-            ctx.getLog()
-                .info("job {} joined as a sister of {}", job.getId(), join.getMotherSuperior());
-            return a.joined();
+            return a.prologues(join);
           } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
             // Whatever the join made so far goes before the refusal, so that once the mother
             // superior hears of it, nothing of the job is left here.
             ctx.getLog().warn("job {} refused on this sister: {}", job.getId(), e.getMessage());
             clearAway(config, records, isolation, mom, job.getId(), ctx.getLog());
-            refuse(mom, join, config.name(), e.getMessage());
+            refuse(mom, join, config.name(), e.getMessage(), false);
             mom.tell(new MomActor.SisterGone(job.getId()));
             return Behaviors.stopped();
           }
@@ -152,7 +172,14 @@ final class SisterJobActor {
           Job job = record.run().getJob();
           SisterJobActor a =
               new SisterJobActor(
-                  ctx, config, records, isolation, mom, job, record.motherSuperior().orElseThrow());
+                  ctx,
+                  config,
+                  launcher,
+                  records,
+                  isolation,
+                  mom,
+                  job,
+                  record.motherSuperior().orElseThrow());
           a.suspender.restore(record.suspension());
           try {
             List<Path> procs =
@@ -177,6 +204,83 @@ final class SisterJobActor {
                 m -> mom.tell(new MomActor.ToPeer(to, m))),
             "tasks",
             DispatcherSelector.sameAsParent());
+  }
+
+  /**
+   * The site's parallel prologues before the join is answered: the job has joined once they pass;
+   * any failure refuses the join as one that may pass, and the mother superior has the job queued
+   * again (Torque's rule for a sister's prologue, whatever its exit status).
+   */
+  private Behavior<Command> prologues(JoinJob join) {
+    if (config.site().directory() == null) {
+      return joinedNow();
+    }
+    runHooks(
+        HookPlan.prologues(
+            job, false, nodeNumber(), nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob)));
+    KillJob[] killed = {null};
+    return Behaviors.receive(Command.class)
+        .onMessage(
+            HooksDone.class,
+            d -> {
+              if (!d.result().ok()) {
+                String why = "prologue failed on " + config.name() + ": " + d.result().describe();
+                clearAway(config, records, isolation, mom, job.getId(), context.getLog());
+                refuse(mom, join, config.name(), why, true);
+                mom.tell(new MomActor.SisterGone(job.getId()));
+                return Behaviors.stopped();
+              }
+              Behavior<Command> next = joinedNow();
+              return killed[0] == null ? next : endTasks(killed[0]);
+            })
+        .onMessage(
+            Kill.class,
+            k -> {
+              killed[0] = k.kill();
+              return Behaviors.same();
+            })
+        .onAnyMessage(m -> Behaviors.same())
+        .build();
+  }
+
+  private Behavior<Command> joinedNow() {
+    reply(true, "");
+    context.getLog().info("job {} joined as a sister of {}", job.getId(), motherSuperior);
+    return joined();
+  }
+
+  /** This node's place among the job's nodes (the mother superior's is 0). */
+  private int nodeNumber() {
+    for (int i = 0; i < job.getExecNodesCount(); i++) {
+      if (job.getExecNodes(i).getNode().equals(config.name())) {
+        return i;
+      }
+    }
+    return 0;
+  }
+
+  /** Runs the site's scripts {@code calls} (their output goes nowhere on a sister). */
+  private void runHooks(List<HookPlan.Call> calls) {
+    HookActor.Setup setup =
+        new HookActor.Setup(
+            config.site().directory(),
+            config.site().timeout(),
+            job.getId(),
+            null,
+            nodeJob.runAs(),
+            nodeJob.gid(),
+            Path.of(nodeJob.user().home()),
+            config.hostname(),
+            false);
+    context.spawnAnonymous(
+        HookActor.run(
+            setup,
+            launcher,
+            records,
+            calls,
+            true,
+            context.messageAdapter(HookActor.Result.class, HooksDone::new)),
+        DispatcherSelector.sameAsParent());
   }
 
   private Behavior<Command> joined() {
@@ -221,7 +325,7 @@ final class SisterJobActor {
   private Behavior<Command> endTasks(KillJob kill) {
     suspender.thawToEnd();
     if (tasks == null) {
-      return end(kill, ResourcesUsed.getDefaultInstance());
+      return epilogues(kill, ResourcesUsed.getDefaultInstance());
     }
     tasks.tell(
         new TaskHost.EndAll(
@@ -230,9 +334,9 @@ final class SisterJobActor {
         timers -> {
           timers.startSingleTimer(Timer.TASKS_TIMEOUT, TaskHost.END_TIMEOUT.plusSeconds(5));
           return Behaviors.receive(Command.class)
-              .onMessage(TasksEnded.class, e -> end(kill, e.usage()))
+              .onMessage(TasksEnded.class, e -> epilogues(kill, e.usage()))
               .onMessageEquals(
-                  Timer.TASKS_TIMEOUT, () -> end(kill, ResourcesUsed.getDefaultInstance()))
+                  Timer.TASKS_TIMEOUT, () -> epilogues(kill, ResourcesUsed.getDefaultInstance()))
               .onMessage(Tasks.class, this::tasks)
               .onMessage(
                   Suspend.class,
@@ -245,6 +349,28 @@ final class SisterJobActor {
         });
   }
 
+  /**
+   * The site's parallel epilogues once the job's tasks here have ended (when this mom prepared the
+   * job), then the end.
+   */
+  private Behavior<Command> epilogues(KillJob kill, ResourcesUsed taskUsage) {
+    if (config.site().directory() == null || nodeJob == null) {
+      return end(kill, taskUsage);
+    }
+    runHooks(
+        HookPlan.epilogues(
+            job,
+            false,
+            nodeNumber(),
+            nodeJob.tmpdir(),
+            JobLaunch.nodefile(nodeJob),
+            new HookPlan.Ending(0, 0, taskUsage)));
+    return Behaviors.receive(Command.class)
+        .onMessage(HooksDone.class, d -> end(kill, taskUsage))
+        .onAnyMessage(m -> Behaviors.same())
+        .build();
+  }
+
   /** Everything of the job on this node ends; the mother superior hears what it used. */
   private Behavior<Command> end(KillJob kill, ResourcesUsed taskUsage) {
     ResourcesUsed tasks = config.gpuMonitor().finish(job.getId(), taskUsage);
@@ -253,6 +379,9 @@ final class SisterJobActor {
             .map(usage -> Isolation.merge(tasks, usage))
             .orElse(tasks);
     done(mom, motherSuperior, job.getId(), config.name(), used);
+    if (config.site().healthAtJobEnd()) {
+      mom.tell(MomActor.CheckHealth.NOW);
+    }
     context.getLog().info("job {} ended on this sister ({})", job.getId(), kill.getReason());
     mom.tell(new MomActor.SisterGone(job.getId()));
     return Behaviors.stopped();
@@ -291,12 +420,13 @@ final class SisterJobActor {
   }
 
   /** Refuses a JOIN_JOB: the mother superior hears why this node cannot take the job. */
-  static void refuse(ActorRef<MomActor.Command> mom, JoinJob join, String node, String why) {
-    tell(mom, join.getMotherSuperior(), join.getJob().getId(), node, false, why);
+  static void refuse(
+      ActorRef<MomActor.Command> mom, JoinJob join, String node, String why, boolean retry) {
+    tell(mom, join.getMotherSuperior(), join.getJob().getId(), node, false, why, retry);
   }
 
   private void reply(boolean ok, String error) {
-    tell(mom, motherSuperior, job.getId(), config.name(), ok, error);
+    tell(mom, motherSuperior, job.getId(), config.name(), ok, error, false);
   }
 
   private static void tell(
@@ -305,7 +435,8 @@ final class SisterJobActor {
       String jobId,
       String node,
       boolean ok,
-      String error) {
+      String error,
+      boolean retry) {
     mom.tell(
         new MomActor.ToPeer(
             to,
@@ -315,7 +446,8 @@ final class SisterJobActor {
                         .setJobId(jobId)
                         .setNode(node)
                         .setOk(ok)
-                        .setError(error))
+                        .setError(error)
+                        .setRetry(retry))
                 .build()));
   }
 

@@ -160,7 +160,8 @@ class MomActorIT {
         List.of(),
         null,
         dev.berth.mom.os.gpu.GpuMonitor.off(),
-        null);
+        null,
+        dev.berth.mom.SiteScripts.NONE);
   }
 
   @AfterEach
@@ -218,7 +219,8 @@ class MomActorIT {
             List.of(),
             null,
             dev.berth.mom.os.gpu.GpuMonitor.off(),
-            null);
+            null,
+            dev.berth.mom.SiteScripts.NONE);
     return startMom(
         sister,
         new JobRecords(base.resolve("home/jobs")),

@@ -41,6 +41,29 @@ public record StartSpec(
     environment = Map.copyOf(environment);
   }
 
+  /** This spec, adding to its output files instead of replacing them. */
+  public StartSpec appending() {
+    return new StartSpec(
+        user,
+        gid,
+        workingDirectory,
+        script,
+        stdout,
+        stderr,
+        joinStderr,
+        umask,
+        cgroupProcs,
+        statusFile,
+        argv0,
+        command,
+        environment,
+        true,
+        searchPath,
+        hostname,
+        container,
+        sessionJobId);
+  }
+
   /**
    * {@code cat} started as {@code user}, writing its stdin to {@code file}, which the starter opens
    * as the user without following a link: how job output reaches a user's file, never as root.
