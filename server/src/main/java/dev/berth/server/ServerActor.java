@@ -18,6 +18,7 @@ import dev.berth.server.command.Caller;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.command.Context;
 import dev.berth.server.command.Decider;
+import dev.berth.server.command.NodeHealth;
 import dev.berth.server.command.Outcome;
 import dev.berth.server.command.ReservationCommands;
 import dev.berth.server.command.ServerAttributes;
@@ -455,6 +456,9 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       case STATUS -> {
         telemetry.record(node, m.getStatus().getStatusMap());
         var known = committed.node(node);
+        if (known.isPresent() && NodeHealth.changes(known.get(), m.getStatus().getHealthError())) {
+          execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);
+        }
         if (known.isPresent() && known.get().getDown() && moms.containsKey(node)) {
           getContext().getLog().info("node {} reports again; marking it up", node);
           ServerInbound hello =

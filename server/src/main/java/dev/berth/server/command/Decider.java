@@ -161,6 +161,7 @@ public final class Decider {
       case OBIT -> NodeReports.obit(s, m.getObit(), ctx);
       case RUN_REJECTED -> NodeReports.rejected(s, m.getRunRejected(), ctx);
       case TROUBLE -> NodeReports.trouble(s, m.getTrouble());
+      case STATUS -> NodeHealth.verdict(s, m.getStatus());
       default -> new Outcome();
     };
   }

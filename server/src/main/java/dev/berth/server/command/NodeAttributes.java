@@ -64,7 +64,8 @@ final class NodeAttributes {
         n.clearProperties()
             .addAllProperties(joined == null ? List.of() : AttributeSpec.items(joined));
       }
-      case "state" -> n.setOffline(offline(node, a));
+      // an operator's state is the operator's: the health check no longer brings the node back
+      case "state" -> n.setOffline(offline(node, a)).setOfflineForHealth(false);
       case "note" -> {
         String note = NOTE.combine(a, node.getNote());
         n.setNote(note == null ? "" : note);

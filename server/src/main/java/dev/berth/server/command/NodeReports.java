@@ -2,9 +2,11 @@ package dev.berth.server.command;
 
 import dev.berth.proto.Event;
 import dev.berth.proto.Gpu;
+import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobAltered;
 import dev.berth.proto.JobExited;
+import dev.berth.proto.JobHeld;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JobRequeued;
 import dev.berth.proto.JobStarted;
@@ -38,6 +40,9 @@ import java.util.stream.Stream;
 final class NodeReports {
   /** Torque's JOB_EXEC_FAIL1: the job could not be started. */
   static final int EXEC_FAILED = -1;
+
+  /** Failed starts in a row (prologue, health check) after which a requeued job is held. */
+  static final int MAX_FAILED_STARTS = 3;
 
   /** Torque's JOB_EXEC_INITABT: the job was lost when its mother superior went away. */
   static final int LOST = -4;
@@ -223,9 +228,14 @@ final class NodeReports {
   static Outcome obit(ClusterState s, JobObitReport r, Context ctx) {
     Outcome out = new Outcome();
     Optional<Job> job = s.job(r.getJobId());
-    if (job.isPresent()
-        && (job.get().getState() == JobState.RUNNING || job.get().getState() == JobState.EXITING)
-        && isMotherSuperior(job.get(), r.getNode())) {
+    boolean current =
+        job.isPresent()
+            && (job.get().getState() == JobState.RUNNING
+                || job.get().getState() == JobState.EXITING)
+            && isMotherSuperior(job.get(), r.getNode());
+    if (current && r.getRequeue() && job.get().getDeleteRequestedBy().isEmpty()) {
+      failedStart(out, job.get(), r.getReason());
+    } else if (current) {
       out.event(
           job.get().getPreemptedBy().isEmpty()
               ? Event.newBuilder()
@@ -266,6 +276,36 @@ final class NodeReports {
                       .setReason("could not start on " + r.getNode() + ": " + r.getReason())));
     }
     return out;
+  }
+
+  /**
+   * A job whose script never ran, for a reason that may pass (a prologue or health check failed):
+   * queued again, as Torque does; after {@link #MAX_FAILED_STARTS} such starts in a row it is also
+   * held, so that a broken node or script does not take it round and round.
+   */
+  private static void failedStart(Outcome out, Job job, String reason) {
+    boolean hold = job.getFailedStarts() + 1 >= MAX_FAILED_STARTS;
+    out.event(
+        Event.newBuilder()
+            .setJobRequeued(
+                JobRequeued.newBuilder()
+                    .setJobId(job.getId())
+                    .setReason(
+                        hold
+                            ? "held: its start failed "
+                                + MAX_FAILED_STARTS
+                                + " times in a row, the last: "
+                                + reason
+                            : "requeued: " + reason)
+                    .setFailedStart(true)));
+    if (hold) {
+      out.event(
+          Event.newBuilder()
+              .setJobHeld(
+                  JobHeld.newBuilder()
+                      .setJobId(job.getId())
+                      .setHolds(Holds.newBuilder().setSystem(true))));
+    }
   }
 
   /** A node whose mom could not clean up goes offline, with the reason; idempotent. */

@@ -159,6 +159,7 @@ public final class StateMachine {
             .setSessionId(s.getSessionId())
             .setStartTime(s.getStartTime())
             .setRunCount(job.getRunCount() + 1)
+            .setFailedStarts(0)
             .setMtime(e.getTime() / 1000)
             .build());
   }
@@ -243,6 +244,7 @@ public final class StateMachine {
             .clearSuspendedSeconds()
             .clearSuspensions()
             .clearSuspendConfirmed()
+            .setFailedStarts(r.getFailedStart() ? job.getFailedStarts() + 1 : job.getFailedStarts())
             .setComment(r.getReason())
             .setEtime(now)
             .setMtime(now)
