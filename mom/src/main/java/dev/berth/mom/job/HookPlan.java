@@ -1,7 +1,6 @@
 package dev.berth.mom.job;
 
-import dev.berth.core.Durations;
-import dev.berth.core.Sizes;
+import dev.berth.core.UsedResources;
 import dev.berth.proto.Job;
 import dev.berth.proto.ResourcesUsed;
 import java.nio.file.Path;
@@ -94,16 +93,11 @@ public final class HookPlan {
             .collect(Collectors.joining(","));
   }
 
-  /** resources_used as Torque passes it to epilogues. */
+  /** resources_used as Torque passes it to epilogues: {@code name=value} pairs, qstat's. */
   static String resourcesUsed(ResourcesUsed used) {
-    return "cput="
-        + Durations.format(used.getCput())
-        + ",mem="
-        + Sizes.formatKb(used.getMem())
-        + ",vmem="
-        + Sizes.formatKb(used.getVmem())
-        + ",walltime="
-        + Durations.format(used.getWalltime());
+    return UsedResources.of(used).stream()
+        .map(UsedResources.Item::pair)
+        .collect(Collectors.joining(","));
   }
 
   /**

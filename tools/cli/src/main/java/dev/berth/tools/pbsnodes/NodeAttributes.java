@@ -1,11 +1,11 @@
 package dev.berth.tools.pbsnodes;
 
+import dev.berth.core.CpuRanges;
 import dev.berth.proto.Gpu;
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeJobSlot;
 import dev.berth.proto.NodeStatus;
 import dev.berth.tools.format.Attr;
-import dev.berth.tools.format.CpuRanges;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

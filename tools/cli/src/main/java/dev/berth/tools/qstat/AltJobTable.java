@@ -4,13 +4,13 @@ import static dev.berth.tools.format.Columns.left;
 import static dev.berth.tools.format.Columns.right;
 
 import dev.berth.core.ControlCharacters;
+import dev.berth.core.CpuRanges;
 import dev.berth.core.Durations;
 import dev.berth.core.Suspensions;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.NodeGroup;
 import dev.berth.tools.format.AttrText;
-import dev.berth.tools.format.CpuRanges;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;

@@ -1,8 +1,8 @@
 package dev.berth.tools.qstat;
 
-import dev.berth.core.Durations;
-import dev.berth.core.Sizes;
+import dev.berth.core.CpuRanges;
 import dev.berth.core.Suspensions;
+import dev.berth.core.UsedResources;
 import dev.berth.proto.Container;
 import dev.berth.proto.Dependency;
 import dev.berth.proto.Holds;
@@ -12,7 +12,6 @@ import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.SchedulingPriority;
 import dev.berth.proto.Variable;
 import dev.berth.tools.format.Attr;
-import dev.berth.tools.format.CpuRanges;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -151,23 +150,11 @@ public final class JobAttributes {
   }
 
   private static void resourcesUsed(List<Attr> attrs, ResourcesUsed used) {
-    attrs.add(Attr.text("resources_used", "cput", Durations.format(used.getCput())));
-    attrs.add(Attr.text("resources_used", "mem", Sizes.formatKb(used.getMem())));
-    attrs.add(Attr.text("resources_used", "vmem", Sizes.formatKb(used.getVmem())));
-    attrs.add(Attr.text("resources_used", "walltime", Durations.format(used.getWalltime())));
-    if (used.getOomKills() > 0) {
-      attrs.add(Attr.number("resources_used", "oom_kills", used.getOomKills()));
-    }
-    if (used.getGpus() > 0) {
-      attrs.add(Attr.number("resources_used", "gpus", used.getGpus()));
-    }
-    if (used.getIoRead() > 0 || used.getIoWrite() > 0) {
-      attrs.add(Attr.text("resources_used", "io_read", Sizes.formatKb(used.getIoRead())));
-      attrs.add(Attr.text("resources_used", "io_write", Sizes.formatKb(used.getIoWrite())));
-    }
-    if (used.getGpusSampled() > 0) { // where the driver told (named after OpenPBS's cpupercent)
-      attrs.add(Attr.number("resources_used", "gpupercent", used.getGpuPercent()));
-      attrs.add(Attr.text("resources_used", "gpumem", Sizes.formatKb(used.getGpuMem())));
+    for (UsedResources.Item r : UsedResources.of(used)) {
+      attrs.add(
+          r.number()
+              ? Attr.number("resources_used", r.name(), Long.parseLong(r.value()))
+              : Attr.text("resources_used", r.name(), r.value()));
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.berth.tools.tracejob;
 
+import dev.berth.core.CpuRanges;
 import dev.berth.core.Durations;
 import dev.berth.core.Sizes;
 import dev.berth.proto.Event;
@@ -7,7 +8,6 @@ import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobExited;
 import dev.berth.proto.ResourcesUsed;
-import dev.berth.tools.format.CpuRanges;
 import dev.berth.tools.qstat.JobAttributes;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,7 @@ package dev.berth.tools.format;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.berth.core.CpuRanges;
 import dev.berth.proto.NodeAllocation;
 import java.time.ZoneId;
 import java.time.ZoneOffset;

@@ -3,8 +3,8 @@ package dev.berth.tools.qstat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.core.CpuRanges;
 import dev.berth.proto.NodeAllocation;
-import dev.berth.tools.format.CpuRanges;
 import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Jobs;
 import java.time.ZoneOffset;

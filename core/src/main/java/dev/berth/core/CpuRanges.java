@@ -1,4 +1,4 @@
-package dev.berth.tools.format;
+package dev.berth.core;
 
 import dev.berth.proto.NodeAllocation;
 import java.util.List;
