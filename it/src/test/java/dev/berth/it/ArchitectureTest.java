@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The layering STYLE.md asks for, checked on the compiled classes: state and decisions are pure (no
  * journal, storage, clock or actors), the scheduler's policy is pure, the CLIs carry no daemon
- * code, and only the mom's OS layer (and the daemon launcher) starts processes.
+ * code, and only the OS layers (the mom's, the server's mail transfer agent) and the daemon
+ * launcher start processes.
  */
 class ArchitectureTest {
   static JavaClasses classes;
@@ -89,10 +90,11 @@ class ArchitectureTest {
   }
 
   @Test
-  void onlyTheMomOsLayerAndTheLauncherStartProcesses() {
+  void onlyTheOsLayersAndTheLauncherStartProcesses() {
     noClasses()
         .that()
-        .resideOutsideOfPackages("dev.berth.mom.os..", "dev.berth.daemon..")
+        .resideOutsideOfPackages(
+            "dev.berth.mom.os..", "dev.berth.daemon..", "dev.berth.server.mail.os..")
         .should()
         .dependOnClassesThat()
         .areAssignableTo(ProcessBuilder.class)

@@ -15,6 +15,8 @@ import dev.berth.server.endpoint.ClientLimits;
 import dev.berth.server.endpoint.Replies;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.JournalException;
+import dev.berth.server.mail.Outbox;
+import dev.berth.server.mail.os.Sendmail;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.query.OutputGrants;
 import dev.berth.server.query.Queries;
@@ -102,6 +104,7 @@ public final class BerthServer implements AutoCloseable {
   private final CommandTurns commandTurns;
   private final CommandHost commands;
   private final ExecutorService background;
+  private final Outbox outbox;
   private final Queries queries;
   private final RecoveryReport recovery;
   private final CompletableFuture<Void> actorStopped = new CompletableFuture<>();
@@ -145,6 +148,7 @@ public final class BerthServer implements AutoCloseable {
     this.commandTurns = new CommandTurns(commandThreads, COMMANDS_PER_USER);
     this.commands = config.commands();
     this.background = Executors.newSingleThreadExecutor(daemon("berth-snapshot"));
+    this.outbox = Sendmail.start();
     AtomicReference<Plan> lastPlan = new AtomicReference<>();
     this.queries =
         new Queries(
@@ -172,7 +176,8 @@ public final class BerthServer implements AutoCloseable {
                 telemetry,
                 background,
                 actorStopped,
-                seal),
+                seal,
+                outbox),
             "berth-server",
             Props.empty());
     this.endpoint =
@@ -377,6 +382,7 @@ public final class BerthServer implements AutoCloseable {
       queryThreads.shutdown();
       commandThreads.shutdown();
       background.shutdown();
+      outbox.close();
       return;
     }
     CompletableFuture<Long> drained = new CompletableFuture<>();
@@ -398,6 +404,7 @@ public final class BerthServer implements AutoCloseable {
     queryThreads.shutdown();
     commandThreads.shutdown();
     background.shutdown();
+    outbox.close(); // the mail of what was committed, within its bound
     try {
       background.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

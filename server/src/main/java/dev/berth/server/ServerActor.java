@@ -25,6 +25,8 @@ import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.command.StateView;
 import dev.berth.server.endpoint.Replies;
 import dev.berth.server.journal.Journal;
+import dev.berth.server.mail.JobMails;
+import dev.berth.server.mail.Outbox;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.Snapshots;
@@ -58,9 +60,9 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
  * The server's command pipeline. Commands queue up while a batch is being made durable; the next
  * batch takes all of them, decides each against the state as the earlier ones left it, and hands
  * the events to the journal in one append (group commit). Only when the journal says the batch is
- * durable does the committed state advance and do replies, mom messages and scheduling follow. A
- * failed journal write stops the server: nothing it did not record may be acted on (PostgreSQL's
- * stance on a failed fsync).
+ * durable does the committed state advance and do replies, mom messages, job mail and scheduling
+ * follow. A failed journal write stops the server: nothing it did not record may be acted on
+ * (PostgreSQL's stance on a failed fsync).
  */
 public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   /** Where moms find the server. */
@@ -132,6 +134,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private final MomPost post;
   private final Map<String, Long> lastHeard = new HashMap<>();
   private final Deliveries deliveries;
+  private final Outbox outbox;
   private final AtomicBoolean snapshotting = new AtomicBoolean();
   private ClusterState committed;
   private boolean inFlight;
@@ -150,9 +153,11 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       NodeTelemetry telemetry,
       Executor background,
       CompletableFuture<Void> stopped,
-      Seal seal) {
+      Seal seal,
+      Outbox outbox) {
     super(context);
     this.stopped = stopped;
+    this.outbox = outbox;
     this.settings = settings;
     this.timers = timers;
     this.journal = journal;
@@ -183,6 +188,9 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     requestSchedule();
   }
 
+  /**
+   * @param outbox where the job mail of committed events goes
+   */
   public static Behavior<Message> create(
       Settings settings,
       Journal journal,
@@ -192,7 +200,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       NodeTelemetry telemetry,
       Executor background,
       CompletableFuture<Void> stopped,
-      Seal seal) {
+      Seal seal,
+      Outbox outbox) {
     return Behaviors.withTimers(
         timers ->
             Behaviors.setup(
@@ -208,7 +217,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
                         telemetry,
                         background,
                         stopped,
-                        seal)));
+                        seal,
+                        outbox)));
   }
 
   @Override
@@ -391,6 +401,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       reschedule |= freesOrAddsWork(e);
     }
     deliveries.refresh(committed, jobs);
+    // mail only for what is now durable, and never while replaying: outbox.post only queues
+    JobMails.letters(before, committed, d.events()).forEach(outbox::post);
     complete(d.done());
     sendDue();
     if (reschedule) {

@@ -25,6 +25,7 @@ import dev.berth.server.command.Decider;
 import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.RocksJournal;
+import dev.berth.server.mail.Outbox;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
@@ -84,7 +85,8 @@ class ServerActorTest {
                   new NodeTelemetry(),
                   Runnable::run,
                   new CompletableFuture<>(),
-                  new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC())));
+                  new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC()),
+                  Outbox.NONE));
 
       CompletableFuture<Response> acknowledged = new CompletableFuture<>();
       ServerInbound obit =
@@ -148,7 +150,8 @@ class ServerActorTest {
               new NodeTelemetry(),
               Runnable::run,
               new CompletableFuture<>(),
-              new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC())));
+              new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC()),
+              Outbox.NONE));
 
       Event ended = journal.awaitEvent(Event::hasReservationEnded, Duration.ofSeconds(30));
       assertEquals("its window ended", ended.getReservationEnded().getReason());

@@ -59,7 +59,7 @@ final class ManageCommands {
       AttributeSpec spec = ServerAttributes.spec(a.getName());
       String key = key(a);
       String value = spec.combine(a, values.get(key));
-      checkServerValue(s, key, value);
+      checkServerValue(s, caller, key, value);
       changes.addChanges(change(key, value));
       if (value == null) {
         values.remove(key);
@@ -70,7 +70,8 @@ final class ManageCommands {
     return done(new Outcome().event(Event.newBuilder().setServerAttributesChanged(changes)));
   }
 
-  private static void checkServerValue(ClusterState s, String key, String value) {
+  private static void checkServerValue(ClusterState s, Caller caller, String key, String value) {
+    MailServerValues.check(caller, key, value);
     if (key.equals(ServerAttributes.JOBSCRIPT_MAX_SIZE)
         && value != null
         && Sizes.parseBytes(value) > ServerAttributes.LARGEST_SCRIPT) {

@@ -7,6 +7,7 @@ import dev.berth.scheduler.FairShare;
 import dev.berth.scheduler.PriorityWeights;
 import dev.berth.scheduler.SchedulerSettings;
 import dev.berth.server.command.AttributeSpec.Type;
+import dev.berth.server.mail.MailSettings;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.UsageCharges;
 import java.util.HashMap;
@@ -92,6 +93,12 @@ public final class ServerAttributes {
               AttributeSpec.of(UsageCharges.MEMORY_WEIGHT, Type.COUNT),
               AttributeSpec.of(FAIRSHARE_USER, Type.SHARES),
               AttributeSpec.of(FAIRSHARE_ACCOUNT, Type.SHARES),
+              AttributeSpec.of(MailSettings.MAIL_DOMAIN, Type.STRING),
+              AttributeSpec.of(MailSettings.MAIL_FROM, Type.STRING),
+              AttributeSpec.of(MailSettings.MAIL_SUBJECT_FMT, Type.STRING),
+              AttributeSpec.of(MailSettings.MAIL_BODY_FMT, Type.STRING),
+              AttributeSpec.of(MailSettings.SENDMAIL_PATH, Type.STRING),
+              AttributeSpec.of(MailSettings.NO_MAIL_FORCE, Type.BOOLEAN),
               AttributeSpec.of("next_job_number", Type.INTEGER),
               AttributeSpec.readOnly("server_state", Type.STRING),
               AttributeSpec.readOnly("total_jobs", Type.INTEGER),
@@ -122,6 +129,8 @@ public final class ServerAttributes {
           Map.entry(PRIORITY_WEIGHT_QUEUE, "0"),
           Map.entry(PRIORITY_WEIGHT_USER, "1000"),
           Map.entry(PRIORITY_WEIGHT_FAIRSHARE, "0"),
+          Map.entry(MailSettings.MAIL_FROM, MailSettings.DEFAULT_FROM),
+          Map.entry(MailSettings.NO_MAIL_FORCE, "False"),
           Map.entry(UsageCharges.HALF_LIFE, Long.toString(UsageCharges.DEFAULT_HALF_LIFE)),
           Map.entry(UsageCharges.GPU_WEIGHT, Long.toString(UsageCharges.DEFAULT_GPU_WEIGHT)),
           Map.entry(UsageCharges.MEMORY_WEIGHT, Long.toString(UsageCharges.DEFAULT_MEMORY_WEIGHT)));

@@ -1,0 +1,53 @@
+package dev.berth.server.mail;
+
+import dev.berth.server.state.ClusterState;
+
+/**
+ * The server attributes that shape job mail, as Torque names them, read from the state a batch of
+ * events left.
+ *
+ * @param domain mail_domain: {@code never} stops all job mail; otherwise, when set, owners get mail
+ *     at {@code euser@domain}
+ * @param from mail_from: the envelope sender ({@code sendmail -f})
+ * @param subjectFormat mail_subject_fmt
+ * @param bodyFormat mail_body_fmt, or null for Torque's default body
+ * @param sendmail sendmail_path, or null to look for {@code sendmail}
+ * @param noMailForce no_mail_force: forced mails follow Mail_Points too
+ */
+public record MailSettings(
+    String domain,
+    String from,
+    String subjectFormat,
+    String bodyFormat,
+    String sendmail,
+    boolean noMailForce) {
+  public static final String MAIL_DOMAIN = "mail_domain";
+  public static final String MAIL_FROM = "mail_from";
+  public static final String MAIL_SUBJECT_FMT = "mail_subject_fmt";
+  public static final String MAIL_BODY_FMT = "mail_body_fmt";
+  public static final String SENDMAIL_PATH = "sendmail_path";
+  public static final String NO_MAIL_FORCE = "no_mail_force";
+
+  /** Torque's PBS_DEFAULT_MAIL. */
+  public static final String DEFAULT_FROM = "adm";
+
+  public static final String DEFAULT_SUBJECT = "PBS JOB %i";
+
+  /** The mail_domain that turns job mail off. */
+  public static final String NEVER = "never";
+
+  public static MailSettings of(ClusterState s) {
+    return new MailSettings(
+        s.serverAttribute(MAIL_DOMAIN).orElse(null),
+        s.serverAttribute(MAIL_FROM).orElse(DEFAULT_FROM),
+        s.serverAttribute(MAIL_SUBJECT_FMT).orElse(DEFAULT_SUBJECT),
+        s.serverAttribute(MAIL_BODY_FMT).orElse(null),
+        s.serverAttribute(SENDMAIL_PATH).orElse(null),
+        "True".equals(s.serverAttribute(NO_MAIL_FORCE).orElse("False")));
+  }
+
+  /** Whether mail_domain says no job mail at all (in any case, as Torque compares it). */
+  public boolean never() {
+    return NEVER.equalsIgnoreCase(domain);
+  }
+}
