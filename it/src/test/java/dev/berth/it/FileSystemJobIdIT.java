@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -63,13 +65,16 @@ class FileSystemJobIdIT {
     JobFiles.removeTree(tags);
   }
 
-  private static Job run(String script) throws IOException {
-    String id = cluster.submitAs(USER, work, script, "-j", "oe", "-l", "nodes=2:ppn=1");
+  private static Job run(String script, String... options) throws IOException {
+    List<String> argv = new ArrayList<>(List.of("-j", "oe", "-l", "nodes=2:ppn=1"));
+    argv.addAll(List.of(options));
+    String id = cluster.submitAs(USER, work, script, argv.toArray(String[]::new));
     Job job = cluster.await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(90));
     assertEquals(0, job.getExitStatus(), MultiNodeCluster.output(job));
     return job;
   }
 
+  /** The user asks for another job's id in their environment: the tags are their job's. */
   @Test
   void everySessionOfAJobOnEveryNodeIsTaggedAndEveryProcessHasPbsJobid() throws Exception {
     Files.writeString(tags.resolve("a"), "");
@@ -81,7 +86,9 @@ class FileSystemJobIdIT {
                 + ids
                 + "\npbsdsh -u sh -c 'echo \"$(hostname) $PBS_JOBID\" >> "
                 + ids
-                + "'\n");
+                + "'\n",
+            "-v",
+            "PBS_JOBID=666.someone-else");
     String id = job.getId();
     // node a: the script's session and its pbsdsh task's; node b: its task's
     assertEquals(id + "\n" + id + "\n", Files.readString(tags.resolve("a")));

@@ -169,6 +169,31 @@ class SiteScriptsIT {
     assertTrue(Files.exists(markers.resolve("epilogue-parallel." + id)));
   }
 
+  /**
+   * Root's prologue writes into the job's output file as the job's owner, never as root: a job
+   * whose output path is a root-owned file gets nothing written there.
+   */
+  @Test
+  void aRootPrologueCannotBeMadeToWriteWhereTheOwnerCannot() throws Exception {
+    Path target = sites.resolve("roots-file");
+    Files.writeString(target, "root's\n");
+    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-r--r--"));
+    String id =
+        qsub(
+            "echo job\n",
+            "-N",
+            "attack",
+            "-j",
+            "oe",
+            "-o",
+            target.toString(),
+            "-l",
+            "nodes=a:ppn=1");
+    Job job = await(id, JobState.COMPLETED);
+    assertTrue(Files.exists(markers.resolve("prologue." + id)), "the prologue ran: " + job);
+    assertEquals("root's\n", Files.readString(target), "nothing written as root: " + job);
+  }
+
   @Test
   void aFailingPrologueRequeuesTheJobSayingWhyAndThreeInARowHoldIt() {
     String id;

@@ -129,6 +129,44 @@ final class HookActor {
   }
 
   /**
+   * Starts a child of {@code parent} that runs {@code calls} for the job {@code nodeJob} with the
+   * site's scripts of {@code config}, adding their output to {@code output}'s files (null: none),
+   * and answers with {@code adapt} of the result.
+   */
+  static <T> void spawn(
+      ActorContext<T> parent,
+      MomConfig config,
+      NodeJob nodeJob,
+      StartSpec output,
+      boolean startsOutput,
+      Launcher launcher,
+      JobRecords records,
+      List<HookPlan.Call> calls,
+      boolean stopAtFailure,
+      java.util.function.Function<Result, T> adapt) {
+    Setup setup =
+        new Setup(
+            config.site().directory(),
+            config.site().timeout(),
+            nodeJob.job().getId(),
+            output,
+            nodeJob.runAs(),
+            nodeJob.gid(),
+            Path.of(nodeJob.user().home()),
+            config.hostname(),
+            startsOutput);
+    parent.spawnAnonymous(
+        run(
+            setup,
+            launcher,
+            records,
+            calls,
+            stopAtFailure,
+            parent.messageAdapter(Result.class, adapt::apply)),
+        org.apache.pekko.actor.typed.DispatcherSelector.sameAsParent());
+  }
+
+  /**
    * Runs {@code calls} in order and tells {@code replyTo} the first failure; with {@code
    * stopAtFailure} (prologues) none runs after it, otherwise (epilogues) all run.
    */

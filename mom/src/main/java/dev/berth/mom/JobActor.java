@@ -371,26 +371,17 @@ final class JobActor {
 
   /** Runs the site's scripts {@code calls} on a child actor, which answers with HooksDone. */
   private void runHooks(List<HookPlan.Call> calls, boolean stopAtFailure, boolean startsOutput) {
-    HookActor.Setup setup =
-        new HookActor.Setup(
-            config.site().directory(),
-            config.site().timeout(),
-            job.getId(),
-            spec,
-            nodeJob.runAs(),
-            nodeJob.gid(),
-            Path.of(nodeJob.user().home()),
-            config.hostname(),
-            startsOutput);
-    context.spawnAnonymous(
-        HookActor.run(
-            setup,
-            launcher,
-            records,
-            calls,
-            stopAtFailure,
-            context.messageAdapter(HookActor.Result.class, HooksDone::new)),
-        DispatcherSelector.sameAsParent());
+    HookActor.spawn(
+        context,
+        config,
+        nodeJob,
+        spec,
+        startsOutput,
+        launcher,
+        records,
+        calls,
+        stopAtFailure,
+        HooksDone::new);
   }
 
   private Behavior<Command> startScript() {

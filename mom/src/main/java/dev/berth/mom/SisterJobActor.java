@@ -216,8 +216,8 @@ final class SisterJobActor {
       return joinedNow();
     }
     runHooks(
-        HookPlan.prologues(
-            job, false, nodeNumber(), nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob)));
+        HookPlan.prologues(job, false, nodeNumber(), nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob)),
+        true);
     KillJob[] killed = {null};
     return Behaviors.receive(Command.class)
         .onMessage(
@@ -260,27 +260,18 @@ final class SisterJobActor {
   }
 
   /** Runs the site's scripts {@code calls} (their output goes nowhere on a sister). */
-  private void runHooks(List<HookPlan.Call> calls) {
-    HookActor.Setup setup =
-        new HookActor.Setup(
-            config.site().directory(),
-            config.site().timeout(),
-            job.getId(),
-            null,
-            nodeJob.runAs(),
-            nodeJob.gid(),
-            Path.of(nodeJob.user().home()),
-            config.hostname(),
-            false);
-    context.spawnAnonymous(
-        HookActor.run(
-            setup,
-            launcher,
-            records,
-            calls,
-            true,
-            context.messageAdapter(HookActor.Result.class, HooksDone::new)),
-        DispatcherSelector.sameAsParent());
+  private void runHooks(List<HookPlan.Call> calls, boolean stopAtFailure) {
+    HookActor.spawn(
+        context,
+        config,
+        nodeJob,
+        null,
+        false,
+        launcher,
+        records,
+        calls,
+        stopAtFailure,
+        HooksDone::new);
   }
 
   private Behavior<Command> joined() {
@@ -364,7 +355,8 @@ final class SisterJobActor {
             nodeNumber(),
             nodeJob.tmpdir(),
             JobLaunch.nodefile(nodeJob),
-            new HookPlan.Ending(0, 0, taskUsage)));
+            new HookPlan.Ending(0, 0, taskUsage)),
+        false);
     return Behaviors.receive(Command.class)
         .onMessage(HooksDone.class, d -> end(kill, taskUsage))
         .onAnyMessage(m -> Behaviors.same())

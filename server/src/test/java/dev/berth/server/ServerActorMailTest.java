@@ -33,19 +33,16 @@ import dev.berth.server.mail.MailPoint;
 import dev.berth.server.mail.Outbox;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.state.ClusterState;
-import dev.berth.server.state.StateMachine;
+import dev.berth.server.testing.ForwardingJournal;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.AfterAll;
@@ -71,8 +68,9 @@ class ServerActorMailTest {
   void theEndMailIsPostedOnceTheEndIsDurableAndNotForAnObitSentAgain() throws Exception {
     try (Held journal = new Held(RocksJournal.open(dir.resolve("journal")))) {
       ClusterState state =
-          seed(
+          ForwardingJournal.seed(
               journal,
+              "node:n1",
               nodeCreated("n1", 1),
               queueCreated(
                   "batch", "queue_type", "Execution", "enabled", "True", "started", "True"),
@@ -124,8 +122,9 @@ class ServerActorMailTest {
   @Test
   void aRecoveredJournalMailsNothingAgain() throws Exception {
     try (Held journal = new Held(RocksJournal.open(dir.resolve("journal")))) {
-      seed(
+      ForwardingJournal.seed(
           journal,
+          "node:n1",
           nodeCreated("n1", 1),
           queueCreated("batch", "queue_type", "Execution", "enabled", "True", "started", "True"),
           serverSet(ServerAttributes.DEFAULT_QUEUE, "batch"),
@@ -194,30 +193,14 @@ class ServerActorMailTest {
             outbox));
   }
 
-  private static ClusterState seed(Journal journal, Event.Builder... events) throws Exception {
-    ClusterState s = ClusterState.EMPTY;
-    List<Event> numbered = new ArrayList<>();
-    for (Event.Builder body : events) {
-      if (body.getActor().isEmpty()) {
-        body.setActor("node:n1");
-      }
-      Event e = body.setSeq(s.lastSeq() + 1).setTime(1_000).build();
-      s = StateMachine.apply(s, e);
-      numbered.add(e);
-    }
-    journal.append(numbered).get(10, TimeUnit.SECONDS);
-    return s;
-  }
-
   /** A journal that, when told to, keeps the next batch from being durable until released. */
-  private static final class Held implements Journal {
-    private final Journal journal;
+  private static final class Held extends ForwardingJournal {
     private final BlockingQueue<List<Event>> heldBatches = new LinkedBlockingQueue<>();
     private volatile boolean holding;
     private CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
 
     Held(Journal journal) {
-      this.journal = journal;
+      super(journal);
     }
 
     synchronized void hold() {
@@ -250,36 +233,6 @@ class ServerActorMailTest {
       }
       heldBatches.add(List.copyOf(events));
       return written.thenCombine(opened, (a, b) -> null);
-    }
-
-    @Override
-    public void replay(long afterSeq, Consumer<Event> consumer) {
-      journal.replay(afterSeq, consumer);
-    }
-
-    @Override
-    public long lastSeq() {
-      return journal.lastSeq();
-    }
-
-    @Override
-    public Optional<Snapshot> latestSnapshot() {
-      return journal.latestSnapshot();
-    }
-
-    @Override
-    public void saveSnapshot(Snapshot snapshot) {
-      journal.saveSnapshot(snapshot);
-    }
-
-    @Override
-    public List<Event> history(String jobId) {
-      return journal.history(jobId);
-    }
-
-    @Override
-    public void close() {
-      journal.close();
     }
   }
 }

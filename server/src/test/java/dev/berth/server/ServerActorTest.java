@@ -28,18 +28,16 @@ import dev.berth.server.journal.RocksJournal;
 import dev.berth.server.mail.Outbox;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.state.ClusterState;
-import dev.berth.server.state.StateMachine;
+import dev.berth.server.testing.ForwardingJournal;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -62,8 +60,9 @@ class ServerActorTest {
   void aFreedCpuGoesToTheNextJobInTheJournalWriteThatEndsTheLastOne() throws Exception {
     try (Recording journal = new Recording(RocksJournal.open(dir.resolve("journal")))) {
       ClusterState state =
-          seed(
+          ForwardingJournal.seed(
               journal,
+              "test",
               nodeCreated("n1", 1),
               queueCreated(
                   "batch", "queue_type", "Execution", "enabled", "True", "started", "True"),
@@ -122,8 +121,9 @@ class ServerActorTest {
     try (Recording journal = new Recording(RocksJournal.open(dir.resolve("journal")))) {
       long now = System.currentTimeMillis() / 1000;
       ClusterState state =
-          seed(
+          ForwardingJournal.seed(
               journal,
+              "test",
               nodeCreated("n1", 1),
               queueCreated("R1", "queue_type", "Execution", "enabled", "True", "started", "True"),
               Event.newBuilder()
@@ -161,25 +161,12 @@ class ServerActorTest {
     }
   }
 
-  private static ClusterState seed(Journal journal, Event.Builder... events) throws Exception {
-    ClusterState s = ClusterState.EMPTY;
-    List<Event> numbered = new ArrayList<>();
-    for (Event.Builder body : events) {
-      Event e = body.setSeq(s.lastSeq() + 1).setTime(1_000).setActor("test").build();
-      s = StateMachine.apply(s, e);
-      numbered.add(e);
-    }
-    journal.append(numbered).get(10, TimeUnit.SECONDS);
-    return s;
-  }
-
   /** A journal that remembers each batch appended to it, in order. */
-  private static final class Recording implements Journal {
-    private final Journal journal;
+  private static final class Recording extends ForwardingJournal {
     private final List<List<Event>> appends = Collections.synchronizedList(new ArrayList<>());
 
     Recording(Journal journal) {
-      this.journal = journal;
+      super(journal);
     }
 
     List<List<Event>> appends() {
@@ -216,36 +203,6 @@ class ServerActorTest {
         appends.notifyAll();
       }
       return journal.append(events);
-    }
-
-    @Override
-    public void replay(long afterSeq, Consumer<Event> consumer) {
-      journal.replay(afterSeq, consumer);
-    }
-
-    @Override
-    public long lastSeq() {
-      return journal.lastSeq();
-    }
-
-    @Override
-    public Optional<Snapshot> latestSnapshot() {
-      return journal.latestSnapshot();
-    }
-
-    @Override
-    public void saveSnapshot(Snapshot snapshot) {
-      journal.saveSnapshot(snapshot);
-    }
-
-    @Override
-    public List<Event> history(String jobId) {
-      return journal.history(jobId);
-    }
-
-    @Override
-    public void close() {
-      journal.close();
     }
   }
 }
