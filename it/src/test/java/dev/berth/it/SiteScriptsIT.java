@@ -214,7 +214,7 @@ class SiteScriptsIT {
   }
 
   @Test
-  void aPrologueExitingOneAbortsTheJobAndTheJobsStderrSaysWhy() throws Exception {
+  void aPrologueExitingOneAbortsTheJobItsStderrSaysWhyAndTheEpiloguesStillRun() throws Exception {
     String id = qsub("echo never\n", "-N", "abortme", "-l", "nodes=a:ppn=1");
     Job job = await(id, JobState.COMPLETED);
     assertEquals(-2, job.getExitStatus());
@@ -229,6 +229,10 @@ class SiteScriptsIT {
         read(work.resolve("abortme.o" + id.substring(0, id.indexOf('.'))))
             .contains("prologue: hello from a"));
     assertTrue(!read(stderr).contains("never"));
+    // the epilogues follow a failed prologue, as in Torque, to undo what it began
+    assertTrue(
+        read(work.resolve("epilogue." + id)).contains(" exit=-2 "),
+        read(work.resolve("epilogue." + id)) + cluster.momLog("a"));
   }
 
   @Test

@@ -354,9 +354,10 @@ final class JobActor {
                 return startScript();
               }
               String reason = "prologue failed on " + config.name() + ": " + r.describe();
-              return r.aborts()
-                  ? notStarted(reason, PROLOGUE_ABORTED, false)
-                  : notStarted(reason, StarterStatus.EXEC_FAILED, true);
+              int status = r.aborts() ? PROLOGUE_ABORTED : StarterStatus.EXEC_FAILED;
+              return epiloguesThen(
+                  JobObitReport.newBuilder().setExitStatus(status),
+                  () -> notStarted(reason, status, !r.aborts()));
             })
         .onMessage(
             Kill.class,
@@ -819,8 +820,17 @@ final class JobActor {
    * failure is logged and changes nothing, as in Torque.
    */
   private Behavior<Command> epilogues(JobObitReport.Builder obit) {
+    return epiloguesThen(obit, () -> delivered(obit));
+  }
+
+  /**
+   * The site's epilogues for the job as {@code obit} tells its end, then {@code then}. They also
+   * follow a prologue that failed, as in Torque, so that they can undo what it began.
+   */
+  private Behavior<Command> epiloguesThen(
+      JobObitReport.Builder obit, java.util.function.Supplier<Behavior<Command>> then) {
     if (config.site().directory() == null || spec == null) {
-      return delivered(obit);
+      return then.get();
     }
     HookPlan.Ending end =
         new HookPlan.Ending(
@@ -830,7 +840,7 @@ final class JobActor {
         false,
         false);
     return withTasks(Behaviors.receive(Command.class))
-        .onMessage(HooksDone.class, d -> delivered(obit))
+        .onMessage(HooksDone.class, d -> then.get())
         .onMessage(Suspend.class, s -> notRunning())
         .onAnyMessage(m -> Behaviors.same())
         .build();
