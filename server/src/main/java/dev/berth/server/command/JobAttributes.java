@@ -36,7 +36,6 @@ import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
 import dev.berth.proto.ResourceRequest;
 import dev.berth.proto.Variable;
-import dev.berth.server.mail.MailAddresses;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -72,7 +71,7 @@ final class JobAttributes {
       case DESTINATION -> job.setQueue(v.trim());
       case ACCOUNT_NAME -> job.setAccount(v);
       case MAIL_POINTS -> job.setMailPoints(mailPoints(v));
-      case MAIL_USERS -> job.setMailUsers(mailUsers(v));
+      case MAIL_USERS -> job.setMailUsers(v); // as Torque: mail goes only to its plain addresses
       case SHELL_PATH_LIST -> job.setShell(shell(v));
       case RERUNABLE -> job.setRerunnable(bool(RERUNABLE, v));
       case VARIABLE_LIST -> variable(job, v);
@@ -240,20 +239,6 @@ final class JobAttributes {
     }
     throw new CommandException(
         Error.Code.BAD_VALUE, "illegal Mail_Points '" + v + "' (n, p, or letters of abef)");
-  }
-
-  /**
-   * {@code user[@host][,user[@host]...]}, each a plain address ({@link MailAddresses}): the list
-   * becomes the To: header of the job's mail, so nothing in it may read as header syntax.
-   */
-  private static String mailUsers(String v) {
-    try {
-      return String.join(",", MailAddresses.parse(v));
-    } catch (IllegalArgumentException e) {
-      throw new CommandException(
-          Error.Code.BAD_VALUE,
-          "illegal Mail_Users '" + AttributeValues.shown(v) + "': " + e.getMessage());
-    }
   }
 
   private static String shell(String v) {

@@ -1,8 +1,6 @@
 package dev.berth.server.mail;
 
 import dev.berth.core.Hosts;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -32,32 +30,6 @@ public final class MailAddresses {
     }
     return USER.matcher(address.substring(0, at)).matches()
         && Hosts.isName(address.substring(at + 1));
-  }
-
-  /**
-   * The addresses of a comma-separated list, trimmed; empty for an empty list.
-   *
-   * @throws IllegalArgumentException naming the first item that is not an address, or when there
-   *     are more than {@link #MAX_ADDRESSES}
-   */
-  public static List<String> parse(String list) {
-    List<String> addresses = new ArrayList<>();
-    if (list.isBlank()) {
-      return addresses;
-    }
-    for (String item : list.split(",", -1)) {
-      String address = item.trim();
-      if (!isAddress(address)) {
-        throw new IllegalArgumentException(
-            "'" + address + "' is not a mail address (user or user@host)");
-      }
-      addresses.add(address);
-    }
-    if (addresses.size() > MAX_ADDRESSES) {
-      throw new IllegalArgumentException(
-          addresses.size() + " addresses; at most " + MAX_ADDRESSES + " are taken");
-    }
-    return addresses;
   }
 
   /** Why {@code from} cannot be mail_from, or empty when it can. */

@@ -132,8 +132,9 @@ public final class MailRules {
 
   /**
    * Who gets the job's mail: its Mail_Users; else its owner at mail_domain; else Job_Owner ({@code
-   * user@submit-host}). Whatever is not an address (a list from a journal written before the server
-   * checked them) is left out.
+   * user@submit-host}). Whatever is not a plain address is left out: Torque takes any -M (scripts
+   * carry placeholders such as {@code <email address>}), and a list becomes the To: header, where
+   * nothing may read as header or MTA syntax.
    */
   public static List<String> recipients(Job job, MailSettings s) {
     List<String> wanted;

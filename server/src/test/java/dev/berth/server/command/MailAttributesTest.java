@@ -10,6 +10,7 @@ import dev.berth.core.AttributeNames;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Manage;
+import dev.berth.server.mail.MailRules;
 import dev.berth.server.mail.MailSettings;
 import dev.berth.server.testing.Driver;
 import java.util.List;
@@ -29,13 +30,24 @@ class MailAttributesTest {
   }
 
   @Test
-  void mailUsersIsAListOfPlainAddresses() {
+  void mailUsersIsKeptAsGivenAndMailGoesOnlyToItsPlainAddresses() {
     String id = d.submit(ALICE, attr(AttributeNames.MAIL_USERS, "a@example.org, b"));
-    assertEquals("a@example.org,b", d.job(id).getMailUsers());
+    assertEquals("a@example.org, b", d.job(id).getMailUsers());
+    // Torque takes any -M: scripts carry placeholders, and must still be accepted
+    String odd =
+        d.submit(
+            ALICE,
+            attr(
+                AttributeNames.MAIL_USERS,
+                "Eve <eve@x.org>, a@example.org,-oQ/tmp/x,|/bin/sh,c@d.org Bcc: e@f.org"));
+    assertEquals(
+        List.of("a@example.org"),
+        MailRules.recipients(d.job(odd), MailSettings.of(d.state)),
+        "only the plain address gets mail");
   }
 
   @Test
-  void aHeaderInjectionThroughMailUsersIsRefused() {
+  void aLineBreakInMailUsersIsRefused() {
     int events = d.journal.size();
     refused(
         Error.Code.BAD_VALUE,
@@ -45,23 +57,7 @@ class MailAttributesTest {
         Error.Code.BAD_VALUE,
         () -> d.submit(ALICE, attr(AttributeNames.MAIL_USERS, "a@example.org\r\nBcc: eve")),
         "control character \\r");
-    refused(
-        Error.Code.BAD_VALUE,
-        () -> d.submit(ALICE, attr(AttributeNames.MAIL_USERS, "Eve <eve@x.org>, a@example.org")),
-        "illegal Mail_Users",
-        "'Eve <eve@x.org>' is not a mail address");
-    refused(
-        Error.Code.BAD_VALUE,
-        () -> d.submit(ALICE, attr(AttributeNames.MAIL_USERS, "-oQ/tmp/x")),
-        "is not a mail address");
     assertEquals(events, d.journal.size(), "nothing recorded");
-
-    String id = d.submit(ALICE);
-    d.qhold(ALICE, id, "u");
-    refused(
-        Error.Code.BAD_VALUE,
-        () -> d.qalter(ALICE, id, attr(AttributeNames.MAIL_USERS, "a@b.org Bcc: c@d.org")),
-        "is not a mail address");
   }
 
   @Test
