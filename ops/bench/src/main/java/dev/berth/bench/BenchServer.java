@@ -219,7 +219,15 @@ final class BenchServer implements AutoCloseable {
   }
 
   private void deleteHome() throws IOException {
-    try (var files = Files.walk(home)) {
+    deleteTree(home);
+  }
+
+  /** Removes {@code dir} and everything in it, as far as this process may. */
+  static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var files = Files.walk(dir)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }

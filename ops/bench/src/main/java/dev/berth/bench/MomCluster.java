@@ -289,8 +289,14 @@ final class MomCluster implements AutoCloseable {
       mom.destroy();
       mom.waitFor(30, TimeUnit.SECONDS);
     }
+    // the moms' job directory base outside the home, with their container caches
+    Path jobTmp = server.home.resolve("jobtmp");
+    if (Files.exists(jobTmp)) {
+      BenchServer.deleteTree(Path.of(Files.readString(jobTmp).strip()));
+    }
     server.close();
-    for (String hierarchy : new String[] {"cpuset", "cpuacct", "freezer", "memory"}) {
+    for (String hierarchy :
+        new String[] {"cpuset", "cpuacct", "freezer", "memory", "devices", "blkio"}) {
       removeEmptyTree(Path.of("/sys/fs/cgroup", hierarchy));
     }
   }
