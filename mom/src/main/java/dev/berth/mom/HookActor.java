@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -65,9 +66,9 @@ final class HookActor {
       return status == 1;
     }
 
-    /** For the job's comment and log: which script, and what it did. */
-    String describe() {
-      return failed + " " + why;
+    /** For the job's comment and log: on which node, which script, and what it did. */
+    String reason(String node) {
+      return "prologue failed on " + node + ": " + failed + " " + why;
     }
   }
 
@@ -345,10 +346,15 @@ final class HookActor {
     return current.name() + ".status";
   }
 
+  /** Where a root script's {@code stream} ("out" or "err") goes before it is relayed, emptied. */
   private Path capture(String stream) throws IOException {
-    Path file = records.file(setup.jobId(), current.name() + "." + stream);
+    Path file = captured(stream);
     Files.deleteIfExists(file);
     return file;
+  }
+
+  private Path captured(String stream) throws IOException {
+    return records.file(setup.jobId(), current.name() + "." + stream);
   }
 
   private StarterStatus readStatus() {
@@ -370,7 +376,7 @@ final class HookActor {
     byte[][] streams = new byte[2][];
     try {
       for (int i = 0; i < 2; i++) {
-        Path file = records.file(setup.jobId(), current.name() + (i == 0 ? ".out" : ".err"));
+        Path file = captured(i == 0 ? "out" : "err");
         streams[i] = head(file);
         Files.deleteIfExists(file);
       }
@@ -388,20 +394,18 @@ final class HookActor {
             launcher,
             context.getLog());
     ActorRef<Command> self = context.getSelf();
-    Runnable[] pending = {null};
-    int[] left = {(streams[0].length > 0 ? 1 : 0) + (streams[1].length > 0 ? 1 : 0)};
-    pending[0] =
+    AtomicInteger left =
+        new AtomicInteger((streams[0].length > 0 ? 1 : 0) + (streams[1].length > 0 ? 1 : 0));
+    Runnable written =
         () -> {
-          synchronized (left) {
-            if (--left[0] == 0) {
-              output.close();
-              self.tell(new Relayed());
-            }
+          if (left.decrementAndGet() == 0) {
+            output.close();
+            self.tell(new Relayed());
           }
         };
     for (int i = 0; i < 2; i++) {
       if (streams[i].length > 0) {
-        output.write(i + 1, streams[i], pending[0]);
+        output.write(i + 1, streams[i], written);
       }
     }
     return true;

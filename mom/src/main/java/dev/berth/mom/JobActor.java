@@ -256,13 +256,9 @@ final class JobActor {
   private Behavior<Command> launch() {
     try {
       records.create(run);
-      String unwell = config.site().checkAtJobStart();
-      if (!unwell.isEmpty()) {
-        mom.tell(new MomActor.Health(unwell));
-        return notStarted(
-            "the health check of " + config.name() + " failed: " + unwell,
-            StarterStatus.EXEC_FAILED,
-            true);
+      Optional<String> unwell = MomActor.unwellForJob(config, mom);
+      if (unwell.isPresent()) {
+        return notStarted(unwell.get(), StarterStatus.EXEC_FAILED, true);
       }
       nodeJob = NodeJob.prepare(job, config, users);
       cgroupProcs =
@@ -336,7 +332,7 @@ final class JobActor {
       return startScript();
     }
     List<HookPlan.Call> calls =
-        HookPlan.prologues(job, true, 0, nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob));
+        HookPlan.prologues(job, config.name(), nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob));
     runHooks(calls, true, true);
     String[] deleted = {null};
     return Behaviors.receive(Command.class)
@@ -353,7 +349,7 @@ final class JobActor {
                 }
                 return startScript();
               }
-              String reason = "prologue failed on " + config.name() + ": " + r.describe();
+              String reason = r.reason(config.name());
               int status = r.aborts() ? PROLOGUE_ABORTED : StarterStatus.EXEC_FAILED;
               return epiloguesThen(
                   JobObitReport.newBuilder().setExitStatus(status),
@@ -836,7 +832,7 @@ final class JobActor {
         new HookPlan.Ending(
             process == null ? 0 : process.pid(), obit.getExitStatus(), obit.getResourcesUsed());
     runHooks(
-        HookPlan.epilogues(job, true, 0, nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob), end),
+        HookPlan.epilogues(job, config.name(), nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob), end),
         false,
         false);
     return withTasks(Behaviors.receive(Command.class))

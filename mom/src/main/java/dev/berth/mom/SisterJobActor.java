@@ -117,15 +117,9 @@ final class SisterJobActor {
         ctx -> {
           ctx.setLoggerName(SisterJobActor.class);
           Job job = join.getJob();
-          String unwell = config.site().checkAtJobStart();
-          if (!unwell.isEmpty()) {
-            mom.tell(new MomActor.Health(unwell));
-            refuse(
-                mom,
-                join,
-                config.name(),
-                "the health check of " + config.name() + " failed: " + unwell,
-                true);
+          Optional<String> unwell = MomActor.unwellForJob(config, mom);
+          if (unwell.isPresent()) {
+            refuse(mom, join, config.name(), unwell.get(), true);
             mom.tell(new MomActor.SisterGone(job.getId()));
             return Behaviors.stopped();
           }
@@ -216,7 +210,7 @@ final class SisterJobActor {
       return joinedNow();
     }
     runHooks(
-        HookPlan.prologues(job, false, nodeNumber(), nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob)),
+        HookPlan.prologues(job, config.name(), nodeJob.tmpdir(), JobLaunch.nodefile(nodeJob)),
         true);
     KillJob[] killed = {null};
     return Behaviors.receive(Command.class)
@@ -224,7 +218,7 @@ final class SisterJobActor {
             HooksDone.class,
             d -> {
               if (!d.result().ok()) {
-                String why = "prologue failed on " + config.name() + ": " + d.result().describe();
+                String why = d.result().reason(config.name());
                 clearAway(config, records, isolation, mom, job.getId(), context.getLog());
                 refuse(mom, join, config.name(), why, true);
                 mom.tell(new MomActor.SisterGone(job.getId()));
@@ -247,16 +241,6 @@ final class SisterJobActor {
     reply(true, "");
     context.getLog().info("job {} joined as a sister of {}", job.getId(), motherSuperior);
     return joined();
-  }
-
-  /** This node's place among the job's nodes (the mother superior's is 0). */
-  private int nodeNumber() {
-    for (int i = 0; i < job.getExecNodesCount(); i++) {
-      if (job.getExecNodes(i).getNode().equals(config.name())) {
-        return i;
-      }
-    }
-    return 0;
   }
 
   /** Runs the site's scripts {@code calls} (their output goes nowhere on a sister). */
@@ -351,8 +335,7 @@ final class SisterJobActor {
     runHooks(
         HookPlan.epilogues(
             job,
-            false,
-            nodeNumber(),
+            config.name(),
             nodeJob.tmpdir(),
             JobLaunch.nodefile(nodeJob),
             new HookPlan.Ending(0, 0, taskUsage)),

@@ -1,5 +1,6 @@
 package dev.berth.mom;
 
+import dev.berth.mom.os.HealthCheck;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -27,13 +28,8 @@ public record SiteScripts(
   public static final SiteScripts NONE =
       new SiteScripts(null, DEFAULT_TIMEOUT, null, 0, false, false);
 
-  /**
-   * The health check before a job starts here, when the site runs it then: its error, or "" (also
-   * when it is not run).
-   */
-  String checkAtJobStart() {
-    return healthCheck == null || !healthAtJobStart
-        ? ""
-        : new dev.berth.mom.os.HealthCheck(healthCheck, timeout).run();
+  /** The health check to run, within the scripts' time limit; null where there is none. */
+  HealthCheck check() {
+    return healthCheck == null ? null : new HealthCheck(healthCheck, timeout);
   }
 }

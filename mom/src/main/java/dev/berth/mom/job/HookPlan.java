@@ -40,14 +40,12 @@ public final class HookPlan {
   public record Ending(long sessionId, int exitStatus, ResourcesUsed used) {}
 
   /**
-   * The prologues of {@code job} on this node.
-   *
-   * @param motherSuperior whether this node is the job's first (else a sister)
-   * @param nodeNumber this node's place in the job (0 for the mother superior)
+   * The prologues of {@code job} on {@code node}: the mother superior's, or a sister's ({@code
+   * .parallel}) on any other of its nodes.
    */
-  public static List<Call> prologues(
-      Job job, boolean motherSuperior, int nodeNumber, Path tmpdir, Path nodefile) {
-    String suffix = motherSuperior ? "" : ".parallel";
+  public static List<Call> prologues(Job job, String node, Path tmpdir, Path nodefile) {
+    int nodeNumber = nodeNumber(job, node);
+    String suffix = suffix(nodeNumber);
     List<String> args =
         List.of(
             job.getId(),
@@ -63,10 +61,10 @@ public final class HookPlan {
         new Call("prologue.user" + suffix, true, args, env));
   }
 
-  /** The epilogues of {@code job} on this node, once everything of it has ended here. */
-  public static List<Call> epilogues(
-      Job job, boolean motherSuperior, int nodeNumber, Path tmpdir, Path nodefile, Ending end) {
-    String suffix = motherSuperior ? "" : ".parallel";
+  /** The epilogues of {@code job} on {@code node}, once everything of it has ended there. */
+  public static List<Call> epilogues(Job job, String node, Path tmpdir, Path nodefile, Ending end) {
+    int nodeNumber = nodeNumber(job, node);
+    String suffix = suffix(nodeNumber);
     List<String> args =
         List.of(
             job.getId(),
@@ -83,6 +81,21 @@ public final class HookPlan {
     return List.of(
         new Call("epilogue.user" + suffix, true, args, env),
         new Call("epilogue" + suffix, false, args, env));
+  }
+
+  /** {@code node}'s place among the job's nodes (PBS_NODENUM): the mother superior's is 0. */
+  static int nodeNumber(Job job, String node) {
+    for (int i = 0; i < job.getExecNodesCount(); i++) {
+      if (job.getExecNodes(i).getNode().equals(node)) {
+        return i;
+      }
+    }
+    return 0;
+  }
+
+  /** Sisters run the {@code .parallel} scripts. */
+  private static String suffix(int nodeNumber) {
+    return nodeNumber == 0 ? "" : ".parallel";
   }
 
   /** Resource_List as Torque passes it: {@code name=value} pairs joined by commas. */

@@ -34,7 +34,7 @@ class HookPlanTest {
   @Test
   void prologuesRunAsRootThenAsTheOwnerWithTorquesSevenArguments() {
     List<HookPlan.Call> calls =
-        HookPlan.prologues(JOB, true, 0, Path.of("/tmp/12.srv"), Path.of("/tmp/12.srv/nodes"));
+        HookPlan.prologues(JOB, "n1", Path.of("/tmp/12.srv"), Path.of("/tmp/12.srv/nodes"));
     assertEquals(List.of("prologue", "prologue.user"), calls.stream().map(c -> c.name()).toList());
     assertEquals(List.of(false, true), calls.stream().map(c -> c.asOwner()).toList());
     assertEquals(
@@ -54,7 +54,7 @@ class HookPlanTest {
 
   @Test
   void sistersRunTheParallelVariants() {
-    List<HookPlan.Call> calls = HookPlan.prologues(JOB, false, 1, Path.of("/tmp/x"), null);
+    List<HookPlan.Call> calls = HookPlan.prologues(JOB, "n2", Path.of("/tmp/x"), null);
     assertEquals(
         List.of("prologue.parallel", "prologue.user.parallel"),
         calls.stream().map(c -> c.name()).toList());
@@ -67,8 +67,7 @@ class HookPlanTest {
     ResourcesUsed used =
         ResourcesUsed.newBuilder().setCput(61).setMem(2048).setVmem(4096).setWalltime(65).build();
     List<HookPlan.Call> calls =
-        HookPlan.epilogues(
-            JOB, true, 0, Path.of("/tmp/x"), null, new HookPlan.Ending(4242, 3, used));
+        HookPlan.epilogues(JOB, "n1", Path.of("/tmp/x"), null, new HookPlan.Ending(4242, 3, used));
     assertEquals(List.of("epilogue.user", "epilogue"), calls.stream().map(c -> c.name()).toList());
     assertEquals(
         List.of(
@@ -85,7 +84,7 @@ class HookPlanTest {
         calls.get(1).args());
     assertEquals(
         List.of("epilogue.user.parallel", "epilogue.parallel"),
-        HookPlan.epilogues(JOB, false, 1, Path.of("/tmp/x"), null, new HookPlan.Ending(0, 0, used))
+        HookPlan.epilogues(JOB, "n2", Path.of("/tmp/x"), null, new HookPlan.Ending(0, 0, used))
             .stream()
             .map(c -> c.name())
             .toList());
