@@ -3,11 +3,11 @@ package dev.berth.server.journal;
 import dev.berth.proto.Event;
 import java.util.Optional;
 
-/** The job an event is about, for the per-job history index (tracejob). */
-final class EventJobs {
+/** The job an event is about: for the per-job history index (tracejob), and for job mail. */
+public final class EventJobs {
   private EventJobs() {}
 
-  static Optional<String> jobId(Event e) {
+  public static Optional<String> jobId(Event e) {
     String id =
         switch (e.getBodyCase()) {
           case JOB_SUBMITTED -> e.getJobSubmitted().getJob().getId();

@@ -2,6 +2,7 @@ package dev.berth.server.mail;
 
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
+import dev.berth.server.journal.EventJobs;
 import dev.berth.server.state.ClusterState;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +28,8 @@ public final class JobMails {
     List<Letter> letters = new ArrayList<>();
     MailSettings settings = null;
     for (Event e : events) {
-      String id = jobOf(e);
-      if (id == null) {
+      Optional<String> id = EventJobs.jobId(e);
+      if (id.isEmpty()) {
         continue;
       }
       if (settings == null) {
@@ -37,7 +38,7 @@ public final class JobMails {
           return letters;
         }
       }
-      Optional<Job> known = after.job(id).or(() -> before.job(id));
+      Optional<Job> known = after.job(id.get()).or(() -> before.job(id.get()));
       if (known.isEmpty()) {
         continue; // made and purged within the batch
       }
@@ -83,15 +84,5 @@ public final class JobMails {
         .setResourcesUsed(x.getResourcesUsed())
         .setExitReason(x.getReason())
         .build();
-  }
-
-  private static String jobOf(Event e) {
-    return switch (e.getBodyCase()) {
-      case JOB_STARTED -> e.getJobStarted().getJobId();
-      case JOB_EXITED -> e.getJobExited().getJobId();
-      case JOB_DELETED -> e.getJobDeleted().getJobId();
-      case JOB_KILL_REQUESTED -> e.getJobKillRequested().getJobId();
-      default -> null;
-    };
   }
 }
