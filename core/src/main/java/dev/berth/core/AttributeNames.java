@@ -30,6 +30,7 @@ public final class AttributeNames {
   public static final String SUBMIT_ARGS = "submit_args";
   public static final String SUBMIT_HOST = "submit_host";
   public static final String INTERACTIVE = "interactive";
+  public static final String INTER_CMD = "inter_cmd";
   public static final String GROUP_LIST = "group_list";
   public static final String UMASK = "umask";
 

@@ -20,6 +20,7 @@ import dev.berth.server.mail.os.Sendmail;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.query.OutputGrants;
 import dev.berth.server.query.Queries;
+import dev.berth.server.query.TerminalPermits;
 import dev.berth.server.relay.RelayPort;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
@@ -106,6 +107,7 @@ public final class BerthServer implements AutoCloseable {
   private final ExecutorService background;
   private final Outbox outbox;
   private final Queries queries;
+  private final TerminalPermits terminals;
   private final RecoveryReport recovery;
   private final CompletableFuture<Void> actorStopped = new CompletableFuture<>();
   private boolean closed;
@@ -157,6 +159,7 @@ public final class BerthServer implements AutoCloseable {
             telemetry,
             clock,
             () -> Optional.ofNullable(lastPlan.get()));
+    this.terminals = new TerminalPermits(seal, config.serverName());
     ServerActor.Settings settings =
         new ServerActor.Settings(
             config.serverName(),
@@ -300,6 +303,11 @@ public final class BerthServer implements AutoCloseable {
   private CompletionStage<Response> handleOne(Request request, Caller caller) {
     if (request.getBodyCase() == Request.BodyCase.RUN_COMMAND) {
       throw new IllegalArgumentException("a command cannot run another");
+    }
+    if (request.getBodyCase() == Request.BodyCase.ATTACH) {
+      return CompletableFuture.supplyAsync(
+          () -> terminals.answer(published.get(), caller, request.getAttach()).build(),
+          queryThreads);
     }
     if (Decider.isQuery(request)) {
       return CompletableFuture.supplyAsync(

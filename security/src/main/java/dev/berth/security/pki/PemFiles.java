@@ -46,21 +46,31 @@ public final class PemFiles {
     write(file, List.copyOf(certificates), PosixFilePermissions.fromString("rw-r--r--"));
   }
 
-  private static void write(Path file, List<Object> objects, Set<PosixFilePermission> mode)
-      throws IOException {
+  /** {@code certificates} in PEM, as a certificate file holds them. */
+  public static String text(List<X509Certificate> certificates) throws IOException {
+    return pem(List.copyOf(certificates));
+  }
+
+  private static String pem(List<Object> objects) throws IOException {
     StringWriter text = new StringWriter();
     try (PemWriter pem = new PemWriter(text)) {
       for (Object o : objects) {
         pem.writeObject(new JcaMiscPEMGenerator(o));
       }
     }
+    return text.toString();
+  }
+
+  private static void write(Path file, List<Object> objects, Set<PosixFilePermission> mode)
+      throws IOException {
+    String text = pem(objects);
     try (var out =
         Files.newByteChannel(
             file,
             Set.of(
                 StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
             PosixFilePermissions.asFileAttribute(mode))) {
-      out.write(java.nio.ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.US_ASCII)));
+      out.write(java.nio.ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII)));
     } catch (FileAlreadyExistsException e) {
       throw new IOException(file + " already exists; refusing to overwrite it", e);
     }

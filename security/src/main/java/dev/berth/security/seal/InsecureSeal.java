@@ -5,7 +5,9 @@ import dev.berth.proto.Letter;
 import dev.berth.proto.Sealed;
 import dev.berth.security.Identity;
 import dev.berth.security.NotTrustedException;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
+import java.util.List;
 
 /**
  * Letters on a cluster run with {@code --insecure}: unsigned, their sender taken on trust. Anyone
@@ -24,6 +26,11 @@ public final class InsecureSeal implements Seal {
   @Override
   public Identity self() {
     return self;
+  }
+
+  @Override
+  public List<X509Certificate> anchors() {
+    return List.of();
   }
 
   @Override

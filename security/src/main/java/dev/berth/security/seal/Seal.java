@@ -5,6 +5,8 @@ import dev.berth.proto.Sealed;
 import dev.berth.security.Identity;
 import dev.berth.security.NotTrustedException;
 import dev.berth.security.Role;
+import java.security.cert.X509Certificate;
+import java.util.List;
 
 /**
  * Seals the letters a daemon sends to other daemons and opens the ones it receives, so that every
@@ -16,6 +18,12 @@ public interface Seal {
 
   /** Whom this daemon's letters come from. */
   Identity self();
+
+  /**
+   * The CA certificates this daemon's letters and peers are checked against; empty when it runs
+   * without credentials (--insecure). Handed to clients that must check a daemon's certificate.
+   */
+  List<X509Certificate> anchors();
 
   /** Seals a letter from this daemon: fills in its sender and the time. */
   Sealed seal(Letter.Builder letter);

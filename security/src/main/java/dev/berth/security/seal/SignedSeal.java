@@ -9,7 +9,9 @@ import dev.berth.security.NotTrustedException;
 import dev.berth.security.pki.Credential;
 import dev.berth.security.pki.TrustAnchors;
 import java.security.cert.CertificateEncodingException;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
+import java.util.List;
 
 /** Letters signed with this daemon's credential, and checked against the cluster's CA. */
 public final class SignedSeal implements Seal {
@@ -30,6 +32,11 @@ public final class SignedSeal implements Seal {
   @Override
   public Identity self() {
     return credential.identity();
+  }
+
+  @Override
+  public List<X509Certificate> anchors() {
+    return credential.trust().anchors();
   }
 
   @Override

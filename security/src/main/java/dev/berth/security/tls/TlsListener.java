@@ -41,6 +41,7 @@ public final class TlsListener implements AutoCloseable {
   public interface Connection {
     SSLSocket socket();
 
+    /** The peer's identity; null on a listener that asks peers for no certificate. */
     Identity peer();
 
     /** Ends the connection at TCP, without waiting for anything (another thread may be writing). */
@@ -68,7 +69,9 @@ public final class TlsListener implements AutoCloseable {
   /**
    * Listens on {@code bind} with {@code tls} (this daemon's credential) for peers of {@code role};
    * {@code name} says what the connections are in threads and log lines ("relay", "output
-   * delivery").
+   * delivery"). With {@code role} null peers show no certificate (TLS proves only this daemon to
+   * them) and the handler must authenticate each by what it sends first; {@link Connection#peer} is
+   * then null.
    */
   public TlsListener(
       String name,
@@ -139,16 +142,16 @@ public final class TlsListener implements AutoCloseable {
     try {
       SSLSocket socket = (SSLSocket) tlsSockets.createSocket(plain, null, plain.getPort(), true);
       socket.setUseClientMode(false);
-      socket.setNeedClientAuth(true);
+      socket.setNeedClientAuth(role != null);
       socket.setEnabledProtocols(new String[] {TlsContexts.PROTOCOL});
       try {
         socket.setSoTimeout((int) limits.handshakeTimeout().toMillis());
         socket.startHandshake();
-        peer = TlsSockets.peer(socket);
+        peer = role == null ? null : TlsSockets.peer(socket);
       } finally {
         handshakes.release();
       }
-      if (peer.role() != role) {
+      if (role != null && peer.role() != role) {
         log.warn(
             "refused a {} connection from {}: {} may not connect here, only {} credentials may",
             name,

@@ -30,6 +30,7 @@ final class AlterJobs {
           AttributeNames.SUBMIT_HOST,
           AttributeNames.SUBMIT_ARGS,
           AttributeNames.INTERACTIVE,
+          AttributeNames.INTER_CMD,
           // A new execution time would have to move the job between Q and W, which an alter
           // never does; resubmit with qsub -a instead.
           AttributeNames.EXECUTION_TIME);

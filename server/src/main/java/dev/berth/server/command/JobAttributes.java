@@ -10,6 +10,7 @@ import static dev.berth.core.AttributeNames.GROUP_LIST;
 import static dev.berth.core.AttributeNames.HOLD_TYPES;
 import static dev.berth.core.AttributeNames.INIT_WORK_DIR;
 import static dev.berth.core.AttributeNames.INTERACTIVE;
+import static dev.berth.core.AttributeNames.INTER_CMD;
 import static dev.berth.core.AttributeNames.JOB_ARRAY_REQUEST;
 import static dev.berth.core.AttributeNames.JOB_NAME;
 import static dev.berth.core.AttributeNames.JOIN_PATH;
@@ -86,9 +87,8 @@ final class JobAttributes {
       case SUBMIT_HOST -> job.setSubmitHost(host(SUBMIT_HOST, v));
       case UMASK -> job.putExtensions(UMASK, umask(v));
       case GROUP_LIST -> job.putExtensions(GROUP_LIST, groupList(v));
-      case INTERACTIVE ->
-          throw new CommandException(
-              Error.Code.NOT_IMPLEMENTED, "interactive jobs (qsub -I) are not supported yet");
+      case INTERACTIVE -> interactive(job, bool(INTERACTIVE, v));
+      case INTER_CMD -> job.getInteractiveBuilder().setCommand(command(v));
       case ContainerAttributes.IMAGE,
           ContainerAttributes.MOUNTS,
           ContainerAttributes.WORKDIR,
@@ -105,6 +105,23 @@ final class JobAttributes {
           throw new CommandException(
               Error.Code.UNKNOWN_ATTRIBUTE, "undefined job attribute '" + a.getName() + "'");
     }
+  }
+
+  /** {@code interactive = False} takes back an earlier True, as Torque's attribute does. */
+  private static void interactive(Job.Builder job, boolean on) {
+    if (on) {
+      job.getInteractiveBuilder();
+    } else {
+      job.clearInteractive();
+    }
+  }
+
+  /** qsub -x's command, run with {@code SHELL -c} on the mother superior's terminal. */
+  private static String command(String v) {
+    if (v.isBlank()) {
+      throw new CommandException(Error.Code.BAD_VALUE, INTER_CMD + " is empty");
+    }
+    return v;
   }
 
   private static void resource(Job.Builder job, Attribute a) {

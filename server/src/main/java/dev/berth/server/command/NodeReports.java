@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -138,6 +139,9 @@ final class NodeReports {
     if (!gpusWellFormed(reported)) {
       n.clearGpuDevices(); // a mom checks its own list at start: this one is not a mom's
     }
+    if (!terminalAddressWellFormed(reported.getTerminalAddress())) {
+      n.clearTerminalAddress(); // handed to clients as it is: only host:port of sane length
+    }
     n.setNp(reported.getCpuIdsCount()).setGpus(n.getGpuDevicesCount());
     known.ifPresent(
         k -> {
@@ -150,6 +154,21 @@ final class NodeReports {
           }
         });
     return n.build();
+  }
+
+  private static final Pattern TERMINAL_ADDRESS =
+      Pattern.compile("[A-Za-z0-9._\\-]{1,253}:[0-9]{1,5}|\\[[0-9A-Fa-f:.]{2,45}]:[0-9]{1,5}");
+
+  /** Whether {@code address} is a mom's terminal port as host:port (or [v6]:port), or empty. */
+  static boolean terminalAddressWellFormed(String address) {
+    if (address.isEmpty()) {
+      return true;
+    }
+    if (!TERMINAL_ADDRESS.matcher(address).matches()) {
+      return false;
+    }
+    int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+    return port > 0 && port < 65536;
   }
 
   /** Most GPUs a node may report; more is not a mom's report. */

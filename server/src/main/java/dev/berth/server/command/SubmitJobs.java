@@ -47,6 +47,9 @@ final class SubmitJobs {
     if (job.hasContainer()) {
       ContainerAttributes.checkWhole(job.getContainer());
     }
+    if (job.hasInteractive()) {
+      interactive(job, request);
+    }
     job.setSubmissionId(request.getSubmissionId());
     if ((job.getHolds().getOther() || job.getHolds().getSystem())
         && !Permissions.isOperator(s, caller)) {
@@ -73,6 +76,25 @@ final class SubmitJobs {
                     JobSubmitted.newBuilder().setJob(built).setScript(request.getScript())))
         .reply(
             Response.newBuilder().setSubmitted(SubmitReply.newBuilder().setJobId(built.getId())));
+  }
+
+  /** qsub -I: never an array (Torque's rule), and qsub -x's command only with it. */
+  private static void interactive(Job.Builder job, SubmitJob request) {
+    boolean asked =
+        request.getAttributesList().stream()
+            .anyMatch(
+                a ->
+                    a.getName().equals(AttributeNames.INTERACTIVE)
+                        && JobAttributes.bool(AttributeNames.INTERACTIVE, a.getValue()));
+    if (!asked) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE,
+          AttributeNames.INTER_CMD + " is for interactive jobs only (qsub -x needs -I)");
+    }
+    if (!job.getArrayRequest().isEmpty()) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE, "an interactive job cannot be a job array (qsub -I with -t)");
+    }
   }
 
   /**

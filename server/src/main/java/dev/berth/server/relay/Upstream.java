@@ -177,6 +177,7 @@ public final class Upstream implements AutoCloseable {
     return switch (request.getBodyCase()) {
       case SUBMIT -> !request.getSubmit().getSubmissionId().isEmpty();
       case RUN_COMMAND -> repeatable(request.getRunCommand());
+      case ATTACH -> true; // it only asks
       default -> Decider.isQuery(request);
     };
   }

@@ -368,4 +368,21 @@ class NodeReportsTest {
     assertEquals(first, out.notices().get(0).node());
     assertEquals(JobState.RUNNING, d.job(id).getState(), "the copy the server knows runs on");
   }
+
+  @Test
+  void aMomsTerminalAddressIsTakenOnlyAsHostAndPort() {
+    for (String good : List.of("", "n1:15004", "10.0.0.7:40000", "[fe80::1]:22", "a-b.c_d:1")) {
+      assertTrue(NodeReports.terminalAddressWellFormed(good), good);
+    }
+    for (String bad :
+        List.of("n1", "n1:0", "n1:70000", "n1:", ":80", "evil host:1", "x\n:1", "n1:1:2x")) {
+      assertFalse(NodeReports.terminalAddressWellFormed(bad), bad);
+    }
+    Driver d = Driver.withTwoNodes();
+    Node n1 = d.state.node("n1").orElseThrow();
+    d.hello(n1.toBuilder().setTerminalAddress("evil host:1").build());
+    assertEquals("", d.state.node("n1").orElseThrow().getTerminalAddress());
+    d.hello(n1.toBuilder().setTerminalAddress("n1:4711").build());
+    assertEquals("n1:4711", d.state.node("n1").orElseThrow().getTerminalAddress());
+  }
 }

@@ -395,13 +395,40 @@ class SubmitTest {
   }
 
   @Test
+  void interactiveJobsKeepQsubXsCommandAndAreNeverArrays() {
+    Job shell = d.job(d.submit(ALICE, attr(AttributeNames.INTERACTIVE, "True")));
+    assertTrue(shell.hasInteractive());
+    assertEquals("", shell.getInteractive().getCommand());
+    Job command =
+        d.job(
+            d.submit(
+                ALICE,
+                attr(AttributeNames.INTERACTIVE, "true"),
+                attr(AttributeNames.INTER_CMD, "make test")));
+    assertEquals("make test", command.getInteractive().getCommand());
+    assertFalse(d.job(d.submit(ALICE, attr(AttributeNames.INTERACTIVE, "False"))).hasInteractive());
+    refusedSubmit(
+        Error.Code.BAD_VALUE,
+        List.of(attr(AttributeNames.INTER_CMD, "make")),
+        "inter_cmd is for interactive jobs only (qsub -x needs -I)");
+    refusedSubmit(
+        Error.Code.BAD_VALUE,
+        List.of(
+            attr(AttributeNames.INTERACTIVE, "True"),
+            attr(AttributeNames.JOB_ARRAY_REQUEST, "0-3")),
+        "an interactive job cannot be a job array");
+    refusedSubmit(
+        Error.Code.BAD_VALUE,
+        List.of(attr(AttributeNames.INTERACTIVE, "True"), attr(AttributeNames.INTER_CMD, " ")),
+        "inter_cmd is empty");
+  }
+
+  @Test
   void unknownAndUnsupportedAttributesAreRefused() {
     refusedSubmit(
         Error.Code.UNKNOWN_ATTRIBUTE,
         List.of(attr("Frobnicate", "yes")),
         "undefined job attribute 'Frobnicate'");
-    refusedSubmit(
-        Error.Code.NOT_IMPLEMENTED, List.of(attr("interactive", "true")), "interactive jobs");
     refusedSubmit(
         Error.Code.BAD_VALUE, List.of(attr(AttributeNames.PRIORITY, "2000")), "illegal Priority");
   }
