@@ -1,6 +1,7 @@
 /*
- * berth-native: the one thing the mom needs from the kernel that Java's API does not give: the
- * process id behind a Unix socket connection (SO_PEERCRED). Java's own SO_PEERCRED option gives
+ * berth-native: what the mom needs from the kernel that Java's API does not give, a section each:
+ * the process id behind a Unix socket connection, NSS lookups, cgroup v2 device programs and
+ * pseudo-terminals. First the process id (SO_PEERCRED): Java's own SO_PEERCRED option gives
  * only user and group names, and the task manager must know which process connected, to check
  * that it belongs to the job it asks about.
  */
@@ -260,4 +261,138 @@ JNIEXPORT void JNICALL Java_dev_berth_mom_os_cgroup_BpfDevices_attach(JNIEnv *en
     close(prog);
   }
   (*env)->ReleaseStringUTFChars(env, dir, path);
+}
+
+/*
+ * Pty.java: the master of a pseudo-terminal, on whose slave an interactive job's shell runs. The
+ * master is non-blocking and every wait is a poll() on it and on an eventfd: close(2) of the
+ * master wakes no thread blocked in read(2) on Linux, and that read would keep the terminal open,
+ * so the session would never be hung up. Writing the eventfd wakes every waiter for good.
+ */
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+
+/* The bytes one read copies at most: a terminal gives a few kilobytes at a time anyway. */
+#define PTY_CHUNK 16384
+
+/* Opens a master and the eventfd into fds[0] and fds[1]; returns the slave's path. */
+JNIEXPORT jstring JNICALL Java_dev_berth_mom_os_Pty_openMaster(JNIEnv *env, jclass cls,
+                                                               jintArray fds) {
+  (void)cls;
+  int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0) {
+    throw_io(env, "cannot open a pseudo-terminal: %s", strerror(errno));
+    return NULL;
+  }
+  char slave[64];
+  int wakeup = -1;
+  if (unlockpt(master) < 0 || ptsname_r(master, slave, sizeof slave) != 0 ||
+      fcntl(master, F_SETFL, O_NONBLOCK) < 0 ||
+      (wakeup = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+    throw_io(env, "cannot set up a pseudo-terminal: %s", strerror(errno));
+    close(master);
+    return NULL;
+  }
+  jint values[2] = {master, wakeup};
+  (*env)->SetIntArrayRegion(env, fds, 0, 2, values);
+  return (*env)->NewStringUTF(env, slave);
+}
+
+/* Waits until the master is ready for `events`: 1, or 0 once woken, or -1 with an exception. */
+static int pty_wait(JNIEnv *env, int master, int wakeup, short events) {
+  for (;;) {
+    struct pollfd p[2] = {{.fd = master, .events = events}, {.fd = wakeup, .events = POLLIN}};
+    if (poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      throw_io(env, "cannot wait for the pseudo-terminal: %s", strerror(errno));
+      return -1;
+    }
+    if (p[1].revents) return 0;
+    if (p[0].revents) return 1; /* POLLHUP too: the read or write then says EIO */
+  }
+}
+
+/* Bytes read, or -1 at the end: the session closed the slave, or close() woke this thread. */
+JNIEXPORT jint JNICALL Java_dev_berth_mom_os_Pty_read(JNIEnv *env, jclass cls, jint master,
+                                                      jint wakeup, jbyteArray buf, jint off,
+                                                      jint len) {
+  (void)cls;
+  char chunk[PTY_CHUNK];
+  size_t want = len < PTY_CHUNK ? (size_t)len : PTY_CHUNK;
+  for (;;) {
+    int ready = pty_wait(env, master, wakeup, POLLIN);
+    if (ready <= 0) return -1;
+    ssize_t n = read(master, chunk, want);
+    if (n > 0) {
+      (*env)->SetByteArrayRegion(env, buf, off, (jsize)n, (const jbyte *)chunk);
+      return (jint)n;
+    }
+    /* Linux says EIO once no slave is open: the session hung up, the end of its output */
+    if (n == 0 || errno == EIO) return -1;
+    if (errno != EAGAIN && errno != EINTR) {
+      throw_io(env, "cannot read the pseudo-terminal: %s", strerror(errno));
+      return -1;
+    }
+  }
+}
+
+/* Writes all of buf[off, off + len); an IOException if the session is gone or close() woke it. */
+JNIEXPORT void JNICALL Java_dev_berth_mom_os_Pty_write(JNIEnv *env, jclass cls, jint master,
+                                                       jint wakeup, jbyteArray buf, jint off,
+                                                       jint len) {
+  (void)cls;
+  char chunk[PTY_CHUNK];
+  while (len > 0) {
+    jint size = len < PTY_CHUNK ? len : PTY_CHUNK;
+    (*env)->GetByteArrayRegion(env, buf, off, size, (jbyte *)chunk);
+    for (jint done = 0; done < size;) {
+      int ready = pty_wait(env, master, wakeup, POLLOUT);
+      if (ready < 0) return;
+      if (ready == 0) {
+        throw_io(env, "the pseudo-terminal is closed");
+        return;
+      }
+      ssize_t n = write(master, chunk + done, (size_t)(size - done));
+      if (n >= 0) {
+        done += (jint)n;
+      } else if (errno == EIO) {
+        throw_io(env, "the session on the pseudo-terminal has closed it");
+        return;
+      } else if (errno != EAGAIN && errno != EINTR) {
+        throw_io(env, "cannot write to the pseudo-terminal: %s", strerror(errno));
+        return;
+      }
+    }
+    off += size;
+    len -= size;
+  }
+}
+
+/* TIOCSWINSZ: the kernel sends SIGWINCH to the terminal's foreground process group. */
+JNIEXPORT void JNICALL Java_dev_berth_mom_os_Pty_resize(JNIEnv *env, jclass cls, jint master,
+                                                        jint rows, jint columns) {
+  (void)cls;
+  struct winsize size = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)columns};
+  if (ioctl(master, TIOCSWINSZ, &size) < 0) {
+    throw_io(env, "cannot resize the pseudo-terminal: %s", strerror(errno));
+  }
+}
+
+/* Wakes every thread waiting in read or write, and any later one at once. */
+JNIEXPORT void JNICALL Java_dev_berth_mom_os_Pty_wake(JNIEnv *env, jclass cls, jint wakeup) {
+  (void)env;
+  (void)cls;
+  uint64_t one = 1;
+  while (write(wakeup, &one, sizeof one) < 0 && errno == EINTR) {
+  }
+}
+
+JNIEXPORT void JNICALL Java_dev_berth_mom_os_Pty_release(JNIEnv *env, jclass cls, jint master,
+                                                         jint wakeup) {
+  (void)env;
+  (void)cls;
+  close(master);
+  close(wakeup);
 }

@@ -34,8 +34,17 @@
  * dropping root and opening its output files (berth-container.c); the program and the working
  * directory are then the container's.
  *
+ * --terminal runs the program on a pseudo-terminal, PATH its slave, whose master the mom holds
+ * (an interactive job, qsub -I). The starter, as the leader of the new session, takes PATH as the
+ * session's controlling terminal and hands it to the job's owner as grantpt would (owner, the tty
+ * group, mode 0620); the child makes its process group the terminal's foreground group (Ctrl-C and
+ * SIGWINCH reach it) and has the terminal as stdin, stdout and stderr. The job stays in the
+ * starter's session, where the mom signals and counts its processes and --jobid tags it; a hangup
+ * reaches only the starter, which ignores it: the mom ends a job whose user went away. It takes no
+ * script and no --stdout, --stderr or --join.
+ *
  * Usage: berth-starter [--uid N --gid N [--groups G,G...]] [--cwd DIR]
- *          [--stdout FILE] [--stderr FILE | --join] [--append] [--umask OCTAL]
+ *          [--stdout FILE] [--stderr FILE | --join] [--terminal PATH] [--append] [--umask OCTAL]
  *          [--cgroup PROCS_FILE]... [--hostname NAME] [--search-path]
  *          [--jobid ID --jobid-file FILE]
  *          [--container-image FILE] [--container-cache DIR] [--container-named DIR]
@@ -54,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -71,7 +81,7 @@ struct options {
   long uid, gid;
   gid_t groups[MAX_GROUPS];
   int ngroups;
-  const char *cwd, *out, *err, *status, *argv0, *hostname, *jobid, *jobid_file;
+  const char *cwd, *out, *err, *status, *argv0, *hostname, *jobid, *jobid_file, *terminal;
   const char *cgroups[MAX_CGROUPS];
   int ncgroups;
   int join, append, search_path;
@@ -162,6 +172,7 @@ static void parse(int argc, char **argv, struct options *o) {
     else if (!strcmp(a, "--hostname")) o->hostname = v;
     else if (!strcmp(a, "--jobid")) o->jobid = v;
     else if (!strcmp(a, "--jobid-file")) o->jobid_file = v;
+    else if (!strcmp(a, "--terminal")) o->terminal = v;
     else if (!strcmp(a, "--umask")) o->umask_value = number(a, v, 8);
     else if (!strcmp(a, "--cgroup")) {
       if (o->ncgroups == MAX_CGROUPS) fail("too many cgroups");
@@ -171,6 +182,8 @@ static void parse(int argc, char **argv, struct options *o) {
   if (i >= argc) fail("no program given");
   if ((o->uid < 0) != (o->gid < 0)) fail("--uid and --gid go together");
   if (!o->jobid != !o->jobid_file) fail("--jobid and --jobid-file go together");
+  if (o->terminal && (o->out || o->err || o->join))
+    fail("--terminal is the program's output: it excludes --stdout, --stderr and --join");
   o->program = argv + i;
 }
 
@@ -304,12 +317,61 @@ static void script_copy(const struct input *in, int pipe_fd, char *path, size_t 
   if (null != 0) close(null);
 }
 
+/*
+ * The tty group from /etc/group, or -1 (then the terminal keeps its group). The starter is static
+ * and uses no NSS; tty is a system group, always a local one.
+ */
+static gid_t tty_group(void) {
+  FILE *groups = fopen("/etc/group", "re");
+  if (!groups) return (gid_t)-1;
+  gid_t gid = (gid_t)-1;
+  struct group *g;
+  while ((g = fgetgrent(groups)) != NULL) {
+    if (!strcmp(g->gr_name, "tty")) {
+      gid = g->gr_gid;
+      break;
+    }
+  }
+  fclose(groups);
+  return gid;
+}
+
+/*
+ * In the starter, as root and leader of the new session: the terminal becomes the session's
+ * controlling terminal and the job owner's. Returns its descriptor, for the child.
+ */
+static int take_terminal(const struct options *o) {
+  int fd = open(o->terminal, O_RDWR | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) fail("cannot open the terminal %s: %s", o->terminal, strerror(errno));
+  if (ioctl(fd, TIOCSCTTY, 0) < 0) fail("cannot take the terminal %s: %s", o->terminal, strerror(errno));
+  /* root's until now: the owner's programs reopen it by its name (screen, gpg's pinentry) */
+  if (fchown(fd, o->uid >= 0 ? (uid_t)o->uid : (uid_t)-1, tty_group()) < 0 || fchmod(fd, 0620) < 0)
+    fail("cannot give the terminal %s to the job's owner: %s", o->terminal, strerror(errno));
+  return fd;
+}
+
+/*
+ * In the child: its process group (the job's) in the terminal's foreground, and the terminal as
+ * stdin, stdout and stderr. A process outside the foreground that sets it is sent SIGTTOU unless it
+ * ignores that, so it does for the moment.
+ */
+static void use_terminal(int fd, int pipe_fd) {
+  signal(SIGTTOU, SIG_IGN);
+  if (tcsetpgrp(fd, getpid()) < 0) child_fail(pipe_fd, "cannot take the terminal's foreground", NULL);
+  signal(SIGTTOU, SIG_DFL);
+  for (int i = 0; i < 3; i++) {
+    if (dup2(fd, i) < 0) child_fail(pipe_fd, "cannot make the terminal stdin and output", NULL);
+  }
+  if (fd > 2) close(fd);
+}
+
 extern char **environ;
 
-static void child(const struct options *o, const struct input *in, int pipe_fd) {
+static void child(const struct options *o, const struct input *in, int pipe_fd, int terminal) {
   setpgid(0, 0); /* the job gets its own process group: signals to it spare the starter */
   signal(SIGHUP, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
+  if (terminal >= 0) use_terminal(terminal, pipe_fd);
   if (o->uid >= 0) {
     if (setgroups(o->ngroups, o->groups) < 0) child_fail(pipe_fd, "setgroups", NULL);
     if (setgid((gid_t)o->gid) < 0) child_fail(pipe_fd, "setgid", NULL);
@@ -376,9 +438,11 @@ int main(int argc, char **argv) {
   status_path = o.status;
   struct input in;
   read_input(&in); /* first: the mom waits until its input is taken */
+  if (o.terminal && in.script) fail("--terminal takes no script: the program reads the terminal");
   if (setsid() < 0 && getpgrp() != getpid()) fail("setsid: %s", strerror(errno));
   join_cgroups(&o);
   if (o.jobid) tag_session(o.jobid_file, o.jobid);
+  int terminal = o.terminal ? take_terminal(&o) : -1;
   if (o.hostname) own_hostname(o.hostname);
   int report[2];
   if (pipe2(report, O_CLOEXEC) < 0) fail("pipe: %s", strerror(errno));
@@ -388,9 +452,10 @@ int main(int argc, char **argv) {
   if (pid < 0) fail("fork: %s", strerror(errno));
   if (pid == 0) {
     close(report[0]);
-    child(&o, &in, report[1]);
+    child(&o, &in, report[1], terminal);
   }
   close(report[1]);
+  if (terminal >= 0) close(terminal); /* the session keeps it as its controlling terminal */
   char msg[900] = {0};
   ssize_t got, total = 0;
   while ((got = read(report[0], msg + total, sizeof msg - 1 - total)) > 0) total += got;

@@ -125,7 +125,7 @@ public final class EmbeddedCluster implements AutoCloseable {
       for (MomConfig mom : settings.moms()) {
         system.systemActorOf(
             MomActor.create(
-                mom,
+                withTerminal(mom),
                 new LinuxLauncher(mom.starter()),
                 new LinuxUsers(mom.nativeLibrary()),
                 NodeFacts.linux(),
@@ -145,6 +145,17 @@ public final class EmbeddedCluster implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /** A local mom takes interactive sessions on this host's address, unless insecure. */
+  private MomConfig withTerminal(MomConfig mom) throws IOException {
+    if (settings.trust().insecure()) {
+      return mom;
+    }
+    return mom.withTerminal(
+        new dev.berth.mom.terminal.TerminalSettings(
+            new java.net.InetSocketAddress(settings.host(), 0),
+            settings.trust().tls(new Identity(Role.MOM, mom.name()))));
   }
 
   public static EmbeddedCluster start(Settings settings) throws IOException {
@@ -282,7 +293,8 @@ public final class EmbeddedCluster implements AutoCloseable {
                   jobTmp.resolve(".containers").resolve(name), DEFAULT_CONTAINER_CACHE),
               GpuMonitor.off(),
               null,
-              dev.berth.mom.SiteScripts.NONE));
+              dev.berth.mom.SiteScripts.NONE,
+              null));
     }
     return moms;
   }

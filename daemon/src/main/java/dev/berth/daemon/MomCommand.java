@@ -13,6 +13,7 @@ import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.gpu.GpuInventory;
 import dev.berth.mom.os.gpu.GpuMonitor;
 import dev.berth.mom.os.gpu.NvidiaSmi;
+import dev.berth.mom.terminal.TerminalSettings;
 import dev.berth.proto.Gpu;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
@@ -171,10 +172,36 @@ final class MomCommand implements Callable<Integer> {
   int port;
 
   @Option(
+      names = "--terminal-port",
+      defaultValue = "0",
+      description =
+          "Port on --host where qsub -I attaches to interactive jobs (TLS with this mom's"
+              + " credential); 0 = any free port (the server tells qsub which); -1 = no"
+              + " interactive jobs here.")
+  int terminalPort;
+
+  @Option(
       names = "--heartbeat",
       defaultValue = "10",
       description = "Seconds between status reports to the server.")
   int heartbeat;
+
+  /**
+   * Where this mom takes interactive sessions: on --host at --terminal-port, proving itself with
+   * its credential. An insecure mom takes none: the permits qsub shows could not be checked.
+   */
+  private TerminalSettings terminal(DaemonTrust trust, String node) throws java.io.IOException {
+    if (terminalPort < -1 || terminalPort > 65535) {
+      throw new IllegalArgumentException(
+          "--terminal-port: " + terminalPort + " is not a port (0-65535, or -1 for none)");
+    }
+    if (terminalPort == -1 || trust.insecure()) {
+      return null;
+    }
+    return new TerminalSettings(
+        new java.net.InetSocketAddress(host, terminalPort),
+        trust.tls(new Identity(Role.MOM, node)));
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -228,7 +255,8 @@ final class MomCommand implements Callable<Integer> {
             containers,
             gpuMonitor(gpuList, smi),
             sessionJobIdFile(),
-            siteScripts());
+            siteScripts(),
+            terminal(daemonTrust, node));
     JobFiles.prepareBase(jobTmp);
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =

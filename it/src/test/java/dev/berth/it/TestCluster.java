@@ -120,7 +120,8 @@ final class TestCluster implements AutoCloseable {
               null,
               dev.berth.mom.os.gpu.GpuMonitor.off(),
               null,
-              dev.berth.mom.SiteScripts.NONE));
+              dev.berth.mom.SiteScripts.NONE,
+              null));
     }
     TestCluster c = new TestCluster(home, moms);
     allowRootJobs(c.socket);

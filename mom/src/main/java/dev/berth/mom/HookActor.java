@@ -339,6 +339,7 @@ final class HookActor {
         false,
         setup.hostname(),
         null,
+        null,
         null);
   }
 
@@ -392,7 +393,8 @@ final class HookActor {
             setup.output(),
             stream -> records.file(setup.jobId(), current.name() + "." + stream + ".status"),
             launcher,
-            context.getLog());
+            context.getLog(),
+            null);
     ActorRef<Command> self = context.getSelf();
     AtomicInteger left =
         new AtomicInteger((streams[0].length > 0 ? 1 : 0) + (streams[1].length > 0 ? 1 : 0));

@@ -7,12 +7,15 @@ import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.job.UsageSums;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
+import dev.berth.mom.os.Pty;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.output.OutputFiles;
 import dev.berth.mom.output.OutputSpool;
 import dev.berth.mom.output.StageOut;
 import dev.berth.mom.store.JobRecords;
+import dev.berth.mom.terminal.Attachment;
+import dev.berth.mom.terminal.Screen;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JobStartedReport;
@@ -22,14 +25,18 @@ import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SisterDone;
+import dev.berth.proto.TerminalAttach;
 import dev.berth.proto.TmRequest;
+import dev.berth.proto.WindowSize;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -83,14 +90,32 @@ final class JobActor {
 
   private record Exited() implements Command {}
 
+  /** The user of an interactive job's terminal went away (its connection ended). */
+  private record HungUp() implements Command {}
+
+  /**
+   * The owner's qsub -I attached at the terminal port with a permit for {@code user}; the answer is
+   * the session's terminal or why not.
+   */
+  record Attach(
+      String user, TerminalAttach attach, Screen screen, CompletableFuture<Attachment> reply)
+      implements Command {}
+
   private enum Timer implements Command {
     RESEND,
     WALLTIME,
     ESCALATE,
     JOIN_TIMEOUT,
     DONE_TIMEOUT,
-    TASKS_TIMEOUT
+    TASKS_TIMEOUT,
+    ATTACH_TIMEOUT
   }
+
+  /**
+   * How long an interactive job waits for its qsub once it is ready: qsub asks every second, so
+   * only a qsub that is gone (or a server that stays away) misses it.
+   */
+  static final Duration ATTACH_TIMEOUT = Duration.ofMinutes(2);
 
   /** How long sisters have to join the job. */
   static final Duration SISTER_TIMEOUT = Duration.ofSeconds(60);
@@ -138,6 +163,17 @@ final class JobActor {
   private ResourcesUsed taskUsage = ResourcesUsed.getDefaultInstance();
   private JobProcess process;
   private StartSpec spec;
+
+  /** An interactive job's terminal, once its qsub attached; null before and for batch jobs. */
+  private Pty pty;
+
+  /** The user's side of that terminal, for notices and task output, written off the actor. */
+  private Outlet screen;
+
+  private Screen userScreen;
+
+  /** Completed with the job's exit status when its session's shell has ended. */
+  private final CompletableFuture<Integer> sessionEnd = new CompletableFuture<>();
 
   /** The streams the script writes to the job's spool, for delivery after it. */
   private List<OutputFiles.Spooled> spooled = List.of();
@@ -368,12 +404,13 @@ final class JobActor {
 
   /** Runs the site's scripts {@code calls} on a child actor, which answers with HooksDone. */
   private void runHooks(List<HookPlan.Call> calls, boolean stopAtFailure, boolean startsOutput) {
+    boolean files = !job.hasInteractive(); // an interactive job has no output files
     HookActor.spawn(
         context,
         config,
         nodeJob,
-        spec,
-        startsOutput,
+        files ? spec : null,
+        startsOutput && files,
         launcher,
         records,
         calls,
@@ -382,6 +419,9 @@ final class JobActor {
   }
 
   private Behavior<Command> startScript() {
+    if (job.hasInteractive() && pty == null) {
+      return awaitingSession();
+    }
     try {
       openTasks(); // before the script: its socket must answer as soon as the script runs
       process = launcher.start(spec);
@@ -402,6 +442,100 @@ final class JobActor {
       context.getLog().info("job {} started as session {}", job.getId(), process.pid());
     }
     return running();
+  }
+
+  /**
+   * An interactive job is ready but for its shell, which starts on a terminal when the owner's qsub
+   * attaches. The server hears of the start now: only then does it give qsub its permit.
+   */
+  private Behavior<Command> awaitingSession() {
+    sendStarted(0, clock.millis());
+    timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
+    timers.startSingleTimer(Timer.ATTACH_TIMEOUT, ATTACH_TIMEOUT);
+    return Behaviors.receive(Command.class)
+        .onMessage(Attach.class, this::attach)
+        .onMessageEquals(
+            Ack.STARTED,
+            () -> {
+              startAcked = true;
+              return Behaviors.same();
+            })
+        .onMessageEquals(
+            Timer.RESEND,
+            () -> {
+              if (!startAcked) {
+                sendStarted(0, clock.millis());
+              }
+              return Behaviors.same();
+            })
+        .onMessageEquals(
+            Timer.ATTACH_TIMEOUT,
+            () ->
+                endUnattached(
+                    "its qsub -I did not connect to "
+                        + config.name()
+                        + " within "
+                        + ATTACH_TIMEOUT.toSeconds()
+                        + " s"))
+        .onMessage(Kill.class, k -> endUnattached("killed before its session began: " + k.reason()))
+        .onMessage(Suspend.class, s -> notRunning())
+        .onAnyMessage(m -> Behaviors.same())
+        .build();
+  }
+
+  /** An interactive job that never had its session: the epilogues, then a failed start. */
+  private Behavior<Command> endUnattached(String reason) {
+    timers.cancelAll();
+    return epiloguesThen(
+        JobObitReport.newBuilder().setExitStatus(StarterStatus.EXEC_FAILED),
+        () -> notStarted(reason));
+  }
+
+  /** The owner's qsub is here: the shell starts on a new terminal, and qsub gets that terminal. */
+  private Behavior<Command> attach(Attach a) {
+    if (!a.user().equals(job.getEuser())) {
+      a.reply()
+          .complete(
+              Attachment.refused(
+                  "the permit is for user " + a.user() + "; job " + job.getId() + " is not"));
+      return Behaviors.same();
+    }
+    try {
+      pty = Pty.open();
+      WindowSize window = a.attach().getWindow();
+      if (window.getRows() > 0 && window.getColumns() > 0) {
+        pty.resize(window.getRows(), window.getColumns());
+      }
+    } catch (IOException e) {
+      a.reply().complete(Attachment.refused("cannot open a terminal on " + config.name()));
+      return cannotStart("cannot open a terminal: " + e.getMessage());
+    }
+    timers.cancel(Timer.ATTACH_TIMEOUT);
+    spec = spec.onTerminal(pty.slave(), a.attach().getTerm());
+    userScreen = a.screen();
+    screen = new Outlet("terminal-" + job.getId(), terminal(userScreen), e -> {});
+    Behavior<Command> next = startScript();
+    if (process == null) {
+      a.reply().complete(Attachment.refused("the session could not start on " + config.name()));
+      pty.close();
+    } else {
+      ActorRef<Command> self = context.getSelf();
+      a.reply().complete(Attachment.of(pty, sessionEnd, () -> self.tell(new HungUp())));
+    }
+    return next;
+  }
+
+  /** The user's screen as an outlet's destination; closing the outlet leaves the session be. */
+  private static Outlet.Destination terminal(Screen screen) {
+    return new Outlet.Destination() {
+      @Override
+      public void write(byte[] data) throws IOException {
+        screen.write(data);
+      }
+
+      @Override
+      public void close() {}
+    };
   }
 
   /** The job cannot start: a failed start (Torque's JOB_EXEC_FAIL1) that says where and why. */
@@ -568,7 +702,8 @@ final class JobActor {
                 spec,
                 stream -> records.file(job.getId(), "output-" + stream + ".status"),
                 launcher,
-                context.getLog()),
+                context.getLog(),
+                userScreen == null ? null : terminal(userScreen)),
             sessions,
             context.getLog());
   }
@@ -682,8 +817,26 @@ final class JobActor {
               return Behaviors.same();
             })
         .onMessage(Exited.class, e -> endTasks())
+        .onMessage(
+            Attach.class,
+            a -> {
+              a.reply().complete(Attachment.refused("job " + job.getId() + " has its session"));
+              return Behaviors.same();
+            })
+        .onMessage(HungUp.class, h -> hangUp())
         .onAnyMessage(m -> Behaviors.same())
         .build();
+  }
+
+  /**
+   * The user of the job's terminal went away: its processes are hung up, as a login's, and the job
+   * ends (Torque kills an interactive job whose qsub is gone).
+   */
+  private Behavior<Command> hangUp() {
+    if (killReason == null) {
+      signalAll(Signals.parse("HUP"));
+    }
+    return kill("its qsub -I went away (the terminal hung up)", run.getKillDelay());
   }
 
   /** The walltime timer, set to what is left of the walltime (if the job has one). */
@@ -789,6 +942,10 @@ final class JobActor {
     }
     if (walltimeExceeded) {
       obit.setExitStatus(OVER_WALLTIME).setReason(killReason);
+    }
+    sessionEnd.complete(obit.getExitStatus());
+    if (screen != null) {
+      screen.close();
     }
     ResourcesUsed script = obit.getResourcesUsed();
     obit.setResourcesUsed(
@@ -991,14 +1148,18 @@ final class JobActor {
   }
 
   private void sendStarted() {
+    sendStarted(process.pid(), process.launchedMillis());
+  }
+
+  private void sendStarted(long session, long startMillis) {
     report(
         ServerInbound.newBuilder()
             .setStarted(
                 JobStartedReport.newBuilder()
                     .setNode(config.name())
                     .setJobId(job.getId())
-                    .setSessionId(process.pid())
-                    .setStartTime(process.launchedMillis() / 1000))
+                    .setSessionId(session)
+                    .setStartTime(startMillis / 1000))
             .build());
   }
 
@@ -1008,7 +1169,12 @@ final class JobActor {
 
   /** Appends a line to the job's stderr file as the job's owner (never as root). */
   private void tellUser(String line) {
-    if (spec == null) {
+    if (screen != null) {
+      screen.offer(("\r\n" + line + "\r\n").getBytes(StandardCharsets.UTF_8), () -> {});
+      return;
+    }
+    if (spec == null || spec.stdout() == null) {
+      context.getLog().info("job {}: {}", job.getId(), line);
       return;
     }
     Path file = spec.joinStderr() ? spec.stdout() : spec.stderr();
@@ -1031,6 +1197,7 @@ final class JobActor {
               java.util.Map.of("PATH", "/usr/bin:/bin"),
               false,
               false,
+              null,
               null,
               null,
               null);

@@ -150,6 +150,13 @@ final class JobLaunch {
       JobEnvironment.addTaskManager(env, tmSocket, config.tools(), config.nodeHostname());
     }
     gpus(nodeJob, config).addTo(env, gpufile(nodeJob));
+    Path cwd = Path.of(job.getInitWorkDir().isEmpty() ? user.home() : job.getInitWorkDir());
+    String argv0 = "-" + Path.of(shell).getFileName();
+    if (job.hasInteractive()) {
+      return new Prepared(
+          interactive(nodeJob, shell, argv0, cwd, env, cgroupProcs, config, records, tmSocket),
+          List.of());
+    }
     if (job.getOutputPath().isEmpty() || job.getErrorPath().isEmpty()) {
       throw new LaunchException("the job has no output or error path");
     }
@@ -160,8 +167,6 @@ final class JobLaunch {
             Files::isDirectory,
             config.output(),
             OutputSpool.directory(config.tmpBase(), job.getId()));
-    Path cwd = Path.of(job.getInitWorkDir().isEmpty() ? user.home() : job.getInitWorkDir());
-    String argv0 = "-" + Path.of(shell).getFileName();
     StartSpec spec =
         new StartSpec(
             nodeJob.runAs(),
@@ -181,8 +186,49 @@ final class JobLaunch {
             false,
             config.hostname(),
             container(nodeJob, config, tmSocket == null ? null : tmSocket.getParent()),
-            SessionJobId.of(config.sessionJobIdFile(), job.getId()));
+            SessionJobId.of(config.sessionJobIdFile(), job.getId()),
+            null);
     return new Prepared(spec, out.spooled());
+  }
+
+  /**
+   * An interactive job's shell: a login shell, or {@code SHELL -c COMMAND} for qsub -x, with no
+   * script and no output files; its terminal is given when the owner's qsub attaches ({@link
+   * StartSpec#onTerminal}).
+   */
+  private static StartSpec interactive(
+      NodeJob nodeJob,
+      String shell,
+      String argv0,
+      Path cwd,
+      Map<String, String> env,
+      List<Path> cgroupProcs,
+      MomConfig config,
+      JobRecords records,
+      Path tmSocket)
+      throws LaunchException {
+    Job job = nodeJob.job();
+    String command = job.getInteractive().getCommand();
+    return new StartSpec(
+        nodeJob.runAs(),
+        nodeJob.gid(),
+        cwd,
+        null,
+        null,
+        null,
+        false,
+        job.getExtensionsOrDefault("umask", ""),
+        cgroupProcs,
+        records.statusFile(job.getId()),
+        argv0,
+        command.isEmpty() ? List.of(shell) : List.of(shell, "-c", command),
+        env,
+        false,
+        false,
+        config.hostname(),
+        container(nodeJob, config, tmSocket == null ? null : tmSocket.getParent()),
+        SessionJobId.of(config.sessionJobIdFile(), job.getId()),
+        null);
   }
 
   /** Makes the job's spool if a stream of it goes there (before the script, which writes it). */

@@ -24,17 +24,25 @@ final class JobOutput {
 
   private final Launcher launcher;
   private final Logger log;
+  private final Outlet.Destination terminal;
   private final Outlet[] outlets = new Outlet[3];
 
   /**
    * @param script the job script's start spec: who, and which files
    * @param statusFile where the writer for a stream ("stdout", "stderr") leaves its starter status
+   * @param terminal an interactive job's terminal, where both streams go instead; or null
    */
-  JobOutput(StartSpec script, StatusFiles statusFile, Launcher launcher, Logger log) {
+  JobOutput(
+      StartSpec script,
+      StatusFiles statusFile,
+      Launcher launcher,
+      Logger log,
+      Outlet.Destination terminal) {
     this.script = script;
     this.statusFile = statusFile;
     this.launcher = launcher;
     this.log = log;
+    this.terminal = terminal;
   }
 
   /** Appends {@code data} to the job's stdout (1) or stderr (2); {@code after} runs once it is. */
@@ -58,6 +66,15 @@ final class JobOutput {
   private Outlet open(int stream) {
     Path file = stream == 1 ? script.stdout() : script.stderr();
     String name = stream == 1 ? "stdout" : "stderr";
+    if (terminal != null) {
+      return new Outlet(
+          "job-output-" + name,
+          terminal,
+          e -> log.warn("cannot show task output on the job's terminal: {}", e.getMessage()));
+    }
+    if (file == null) {
+      return discarding(name); // an interactive job whose terminal went with a mom restart
+    }
     try {
       StartSpec spec =
           StartSpec.catTo(
@@ -83,16 +100,20 @@ final class JobOutput {
           e -> log.warn("cannot append task output to {}: {}", file, e.getMessage()));
     } catch (IOException e) {
       log.warn("cannot open {} for task output: {}", file, e.getMessage());
-      return new Outlet(
-          "job-output-" + name,
-          new Outlet.Destination() {
-            @Override
-            public void write(byte[] data) {}
-
-            @Override
-            public void close() {}
-          },
-          x -> {});
+      return discarding(name);
     }
+  }
+
+  private static Outlet discarding(String name) {
+    return new Outlet(
+        "job-output-" + name,
+        new Outlet.Destination() {
+          @Override
+          public void write(byte[] data) {}
+
+          @Override
+          public void close() {}
+        },
+        x -> {});
   }
 }

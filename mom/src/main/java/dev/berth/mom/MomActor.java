@@ -6,6 +6,10 @@ import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.Users;
 import dev.berth.mom.store.JobRecords;
+import dev.berth.mom.terminal.Attachment;
+import dev.berth.mom.terminal.Screen;
+import dev.berth.mom.terminal.TerminalPort;
+import dev.berth.mom.terminal.TerminalSettings;
 import dev.berth.mom.trust.Courier;
 import dev.berth.mom.trust.Grants;
 import dev.berth.mom.trust.SenderRules;
@@ -21,11 +25,14 @@ import dev.berth.proto.RunJob;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SuspendJob;
+import dev.berth.proto.TerminalAttach;
+import dev.berth.proto.TerminalPermit;
 import dev.berth.security.Identity;
 import dev.berth.security.NotTrustedException;
 import dev.berth.security.seal.Refusals;
 import dev.berth.security.seal.Seal;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
@@ -134,6 +142,17 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   /** The node's task-manager socket, or null when this mom cannot serve one. */
   private final TmSocket tm;
 
+  /** The port interactive sessions attach at, or null when this mom takes none. */
+  private final TerminalPort terminals;
+
+  /** A client showed the terminal port a permit for job {@code permit.job_id}. */
+  record AttachTerminal(
+      TerminalPermit permit,
+      TerminalAttach attach,
+      Screen screen,
+      CompletableFuture<Attachment> reply)
+      implements Command {}
+
   private MomActor(
       ActorContext<Command> context,
       TimerScheduler<Command> timers,
@@ -187,6 +206,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     this.listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
     context.getSystem().receptionist().tell(Receptionist.register(momKey(config.name()), inbox));
     this.tm = openTaskManager();
+    this.terminals = openTerminalPort(seal);
     this.unaccounted = recoverJobs();
     unaccounted.trouble().ifPresent(troubles::add);
     context.getLog().info("node {}: {}", config.name(), isolation.describe());
@@ -289,6 +309,63 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     }
   }
 
+  /** The terminal port, when this mom takes interactive sessions and its port opens. */
+  private TerminalPort openTerminalPort(Seal seal) {
+    TerminalSettings settings = config.terminal();
+    if (settings == null) {
+      return null;
+    }
+    ActorRef<Command> self = getContext().getSelf();
+    try {
+      return new TerminalPort(
+          settings.bind(),
+          settings.tls(),
+          seal,
+          (permit, attach, screen) -> {
+            CompletableFuture<Attachment> reply = new CompletableFuture<>();
+            self.tell(new AttachTerminal(permit, attach, screen, reply));
+            return reply;
+          });
+    } catch (IOException e) {
+      getContext()
+          .getLog()
+          .warn(
+              "node {} takes no interactive jobs: cannot open its terminal port {}: {}",
+              config.name(),
+              settings.bind(),
+              e.getMessage());
+      return null;
+    }
+  }
+
+  /** Where qsub -I reaches this mom's terminal port, host:port; empty when it has none. */
+  private String terminalAddress() {
+    if (terminals == null) {
+      return "";
+    }
+    InetSocketAddress bound = terminals.address();
+    String host = config.terminal().bind().getHostString();
+    return (host.contains(":") ? "[" + host + "]" : host) + ":" + bound.getPort();
+  }
+
+  /** A session for one of this node's jobs goes to that job, which decides. */
+  private Behavior<Command> attachTerminal(AttachTerminal a) {
+    ActorRef<JobActor.Command> job = jobs.get(a.permit().getJobId());
+    if (job == null) {
+      a.reply()
+          .complete(
+              Attachment.refused(
+                  "job "
+                      + a.permit().getJobId()
+                      + " does not run on "
+                      + config.name()
+                      + " as its mother superior"));
+    } else {
+      job.tell(new JobActor.Attach(a.permit().getUser(), a.attach(), a.screen(), a.reply()));
+    }
+    return this;
+  }
+
   /**
    * Cgroups of jobs this mom has no record of were left by a crash: nothing may stay in them. A job
    * whose record exists but cannot be read is not one of them, and when no record can be read at
@@ -338,6 +415,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
               return this;
             })
         .onMessage(ToPeer.class, this::toPeer)
+        .onMessage(AttachTerminal.class, this::attachTerminal)
         .onMessage(
             Trouble.class,
             t -> {
@@ -378,6 +456,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private Behavior<Command> stopped() {
     if (tm != null) {
       tm.close();
+    }
+    if (terminals != null) {
+      terminals.close();
     }
     if (healthRunner != null) {
       healthRunner.shutdownNow();
@@ -495,6 +576,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             .setGpus(config.gpus().size())
             .addAllGpuDevices(config.gpus())
             .setNtype("cluster")
+            .setTerminalAddress(terminalAddress())
             .build();
     NodeHello.Builder hello = NodeHello.newBuilder().setNode(node).addAllRunningJobs(runningJobs());
     unaccounted.describe(hello);

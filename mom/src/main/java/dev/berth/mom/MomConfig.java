@@ -4,6 +4,7 @@ import dev.berth.mom.os.ContainerCache;
 import dev.berth.mom.os.gpu.GpuMonitor;
 import dev.berth.mom.output.OutputCourier;
 import dev.berth.mom.output.OutputRoutes;
+import dev.berth.mom.terminal.TerminalSettings;
 import dev.berth.proto.Gpu;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +34,7 @@ import java.util.List;
  * @param sessionJobIdFile where each job process's session is tagged with the job id (Lustre's
  *     jobid_this_session); null for nowhere
  * @param site the site's prologues, epilogues and health check
+ * @param terminal where this mom takes interactive sessions (qsub -I); null when it takes none
  */
 public record MomConfig(
     String name,
@@ -53,7 +55,8 @@ public record MomConfig(
     ContainerCache containers,
     GpuMonitor gpuMonitor,
     Path sessionJobIdFile,
-    SiteScripts site) {
+    SiteScripts site,
+    TerminalSettings terminal) {
   public MomConfig {
     cpus = List.copyOf(cpus);
     properties = List.copyOf(properties);
@@ -90,7 +93,8 @@ public record MomConfig(
         null,
         GpuMonitor.off(),
         null,
-        SiteScripts.NONE);
+        SiteScripts.NONE,
+        null);
   }
 
   /** These settings, with job output going where {@code output} says, through {@code courier}. */
@@ -114,7 +118,33 @@ public record MomConfig(
         containers,
         gpuMonitor,
         sessionJobIdFile,
-        site);
+        site,
+        terminal);
+  }
+
+  /** These settings, taking interactive sessions as {@code terminal} says. */
+  public MomConfig withTerminal(TerminalSettings terminal) {
+    return new MomConfig(
+        name,
+        cpus,
+        properties,
+        home,
+        tmpBase,
+        starter,
+        heartbeat,
+        resend,
+        version,
+        tools,
+        nodeHostname,
+        rootJobs,
+        output,
+        courier,
+        gpus,
+        containers,
+        gpuMonitor,
+        sessionJobIdFile,
+        site,
+        terminal);
   }
 
   /** The host name job processes get, or null for the machine's own. */

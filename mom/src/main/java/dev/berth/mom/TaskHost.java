@@ -323,7 +323,8 @@ final class TaskHost {
         true,
         job.hostname(),
         container,
-        job.sessionJobId());
+        job.sessionJobId(),
+        null);
   }
 
   /**

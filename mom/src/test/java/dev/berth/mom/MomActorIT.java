@@ -161,7 +161,8 @@ class MomActorIT {
         null,
         dev.berth.mom.os.gpu.GpuMonitor.off(),
         null,
-        dev.berth.mom.SiteScripts.NONE);
+        dev.berth.mom.SiteScripts.NONE,
+        null);
   }
 
   @AfterEach
@@ -220,7 +221,8 @@ class MomActorIT {
             null,
             dev.berth.mom.os.gpu.GpuMonitor.off(),
             null,
-            dev.berth.mom.SiteScripts.NONE);
+            dev.berth.mom.SiteScripts.NONE,
+            null);
     return startMom(
         sister,
         new JobRecords(base.resolve("home/jobs")),

@@ -39,7 +39,7 @@ public final class JobEnvironment {
     env.put("PBS_JOBNAME", job.getName());
     env.put("PBS_QUEUE", job.getQueue());
     env.put("PBS_SERVER", job.getServer());
-    env.put("PBS_ENVIRONMENT", "PBS_BATCH");
+    env.put("PBS_ENVIRONMENT", job.hasInteractive() ? "PBS_INTERACTIVE" : "PBS_BATCH");
     env.put("PBS_NODEFILE", nodefile.toString());
     env.put("PBS_NUM_NODES", Long.toString(nodeCount(job)));
     env.put("PBS_NUM_PPN", Integer.toString(ppn(job)));

@@ -153,6 +153,7 @@ public final class LinuxLauncher implements Launcher {
       }
     }
     option(argv, "--cwd", spec.workingDirectory());
+    option(argv, "--terminal", spec.terminal());
     option(argv, "--stdout", spec.stdout());
     if (spec.joinStderr()) {
       argv.add("--join");

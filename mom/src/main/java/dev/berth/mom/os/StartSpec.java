@@ -15,6 +15,9 @@ import java.util.Map;
  * @param hostname a UTS namespace with this host name, or null for the node's own
  * @param container the container image the process runs in, or null for the host
  * @param sessionJobId the job id the process's session is tagged with, or null for none
+ * @param terminal a pseudo-terminal's slave device that becomes the process's controlling terminal
+ *     and its stdin, stdout and stderr (an interactive job), or null; stdout and stderr are then
+ *     null
  */
 public record StartSpec(
     UserInfo user,
@@ -34,11 +37,41 @@ public record StartSpec(
     boolean searchPath,
     String hostname,
     ContainerSpec container,
-    SessionJobId sessionJobId) {
+    SessionJobId sessionJobId,
+    Path terminal) {
   public StartSpec {
     cgroupProcs = List.copyOf(cgroupProcs);
     command = List.copyOf(command);
     environment = Map.copyOf(environment);
+  }
+
+  /**
+   * This spec on the terminal {@code slave}, with the client's terminal type ({@code TERM}); a type
+   * that is no terminal name becomes {@code dumb}.
+   */
+  public StartSpec onTerminal(Path slave, String term) {
+    Map<String, String> env = new java.util.HashMap<>(environment);
+    env.put("TERM", term.matches("[A-Za-z0-9][A-Za-z0-9._+-]{0,63}") ? term : "dumb");
+    return new StartSpec(
+        user,
+        gid,
+        workingDirectory,
+        script,
+        null,
+        null,
+        false,
+        umask,
+        cgroupProcs,
+        statusFile,
+        argv0,
+        command,
+        env,
+        append,
+        searchPath,
+        hostname,
+        container,
+        sessionJobId,
+        slave);
   }
 
   /** This spec, adding to its output files instead of replacing them. */
@@ -61,7 +94,8 @@ public record StartSpec(
         searchPath,
         hostname,
         container,
-        sessionJobId);
+        sessionJobId,
+        terminal);
   }
 
   /**
@@ -90,6 +124,7 @@ public record StartSpec(
         false,
         null,
         null,
+        null,
         null);
   }
 
@@ -114,6 +149,7 @@ public record StartSpec(
         Map.of("PATH", "/usr/bin:/bin"),
         false,
         false,
+        null,
         null,
         null,
         null);

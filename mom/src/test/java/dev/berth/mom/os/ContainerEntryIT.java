@@ -131,6 +131,7 @@ class ContainerEntryIT {
             false,
             null,
             container,
+            null,
             null);
     JobProcess p = launcher.start(spec);
     started.add(p);

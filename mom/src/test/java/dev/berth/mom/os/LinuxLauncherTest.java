@@ -81,7 +81,8 @@ class LinuxLauncherTest {
           false,
           null,
           null,
-          tag);
+          tag,
+          null);
     }
 
     JobProcess start() throws IOException {
