@@ -4,6 +4,7 @@ import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
 import dev.berth.client.Origin;
 import dev.berth.client.ServerConnection;
+import dev.berth.core.AttributeNames;
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.CommandReply;
 import dev.berth.proto.Error;
@@ -11,6 +12,7 @@ import dev.berth.proto.LocalFile;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.RunCommand;
+import dev.berth.proto.SubmitJob;
 import dev.berth.tools.Command;
 import dev.berth.tools.Main;
 import java.nio.file.Path;
@@ -28,8 +30,10 @@ import java.util.function.Predicate;
  * client's arguments, working directory, environment, time zone and files, and the server answering
  * its requests in-process as the caller the kernel or a relay named. What it printed and its exit
  * status go back to the client; when it reaches for input the client has not sent, the reply says
- * what to send instead. A server stepping down (fenced by a standby) answers for the whole command,
- * so that the client sends it to the next server as the Java command would have.
+ * what to send instead, and for what only a process on the client's terminal can do (qmgr's prompt,
+ * qsub -I's session) it asks the client to run the Java command. A server stepping down (fenced by
+ * a standby) answers for the whole command, so that the client sends it to the next server as the
+ * Java command would have.
  */
 public final class HostedCommand {
   private HostedCommand() {}
@@ -124,6 +128,16 @@ public final class HostedCommand {
     return CommandReply.newBuilder().addAllOutput(output.chunks()).setExitStatus(status).build();
   }
 
+  /**
+   * Whether a submission is of an interactive job (qsub -I, also from a {@code #PBS -I} in the
+   * script), whose session needs a process on the client's terminal: the C client runs the Java
+   * qsub for it. Any {@code interactive} attribute counts; the Java qsub sorts out its value.
+   */
+  private static boolean isInteractive(SubmitJob submit) {
+    return submit.getAttributesList().stream()
+        .anyMatch(a -> a.getName().equals(AttributeNames.INTERACTIVE));
+  }
+
   /** The server is stepping down: its successor should run the command. */
   private static final class SteppingDown extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -149,6 +163,9 @@ public final class HostedCommand {
     @Override
     public Response call(Request.Builder request) {
       Request built = request.build();
+      if (built.hasSubmit() && isInteractive(built.getSubmit())) {
+        throw NeedsInput.interaction(); // before it is sent: the Java qsub submits and attaches
+      }
       if (!query.test(built)) {
         changed = true;
       }

@@ -53,6 +53,10 @@ public final class JobAttributes {
     time(attrs, "Execution_Time", job.getExecutionTime());
     extension(attrs, job, "group_list");
     attrs.add(Attr.text("Hold_Types", holdTypes(job.getHolds())));
+    if (job.hasInteractive()) {
+      attrs.add(Attr.text("interactive", "True"));
+      text(attrs, "inter_cmd", job.getInteractive().getCommand());
+    }
     text(attrs, "Join_Path", job.getJoinPath());
     text(attrs, "Keep_Files", job.getKeepFiles());
     text(attrs, "Mail_Points", job.getMailPoints());

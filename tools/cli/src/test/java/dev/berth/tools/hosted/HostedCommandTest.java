@@ -156,6 +156,44 @@ class HostedCommandTest {
   }
 
   @Test
+  void anInteractiveJobIsLeftToTheJavaQsubBeforeAnythingIsSent() {
+    Response r = run(command("qsub", "-I", "-l", "walltime=1:00:00").setTerminal(true));
+    assertTrue(needs(r).getInteraction(), r.toString());
+    assertEquals(List.of(), server.commandRequests());
+    RunCommand.Builder x = command("qsub", "-I", "-x", "hostname -f");
+    assertEquals(List.of(CWD + "/hostname -f"), needs(run(x)).getFilesList(), "a script?");
+    x.addFiles(
+        LocalFile.newBuilder().setPath(CWD + "/hostname -f").setProblem(LocalFile.Problem.MISSING));
+    assertTrue(needs(run(x)).getInteraction(), "-x needs no terminal, but still a session");
+    assertEquals(List.of(), server.commandRequests());
+  }
+
+  @Test
+  void aScriptThatAsksForAnInteractiveJobIsLeftToTheJavaQsubToo() {
+    Response r =
+        run(
+            command("qsub", "job.sh")
+                .setTerminal(true)
+                .addFiles(
+                    LocalFile.newBuilder()
+                        .setPath(CWD + "/job.sh")
+                        .setContent(ByteString.copyFromUtf8("#PBS -I\n#PBS -N x\n"))));
+    assertTrue(needs(r).getInteraction(), r.toString());
+    assertEquals(List.of(), server.commandRequests());
+  }
+
+  @Test
+  void interactiveWithoutATerminalIsRefusedAsTheJavaQsubRefusesIt() {
+    Response r = run(command("qsub", "-I"));
+    assertEquals(
+        "qsub:\tstandard input and output must be a terminal for \n\tinteractive job"
+            + " submission\n",
+        out(r, true));
+    assertEquals(1, r.getCommand().getExitStatus());
+    assertEquals(List.of(), server.commandRequests());
+  }
+
+  @Test
   void outputKeepsTheOrderItWasWrittenIn() {
     RecordedOutput output = new RecordedOutput();
     output.out().print("a\n");

@@ -7,6 +7,8 @@ import static dev.berth.core.AttributeNames.ERROR_PATH;
 import static dev.berth.core.AttributeNames.EXECUTION_TIME;
 import static dev.berth.core.AttributeNames.HOLD_TYPES;
 import static dev.berth.core.AttributeNames.INIT_WORK_DIR;
+import static dev.berth.core.AttributeNames.INTERACTIVE;
+import static dev.berth.core.AttributeNames.INTER_CMD;
 import static dev.berth.core.AttributeNames.JOB_ARRAY_REQUEST;
 import static dev.berth.core.AttributeNames.JOB_NAME;
 import static dev.berth.core.AttributeNames.JOIN_PATH;
@@ -44,6 +46,7 @@ final class JobOptions {
   private final Map<String, String> variables = new LinkedHashMap<>();
   private boolean exportEnvironment;
   private boolean quiet;
+  private boolean runsCommand;
 
   JobOptions(SubmitContext ctx) {
     this.ctx = ctx;
@@ -75,6 +78,7 @@ final class JobOptions {
       case 'd' -> set(INIT_WORK_DIR, ctx.absolute(nonEmpty('d', v, "a directory")));
       case 'e' -> set(ERROR_PATH, OptionValues.outputPath('e', v, ctx));
       case 'h' -> set(HOLD_TYPES, v == null ? "u" : OptionValues.holdTypes(v));
+      case 'I' -> set(INTERACTIVE, "True");
       case 'j' -> set(JOIN_PATH, OptionValues.joinPath(v));
       case 'k' -> set(KEEP_FILES, OptionValues.keepFiles(v));
       case 'l' -> OptionValues.resources(v).forEach(r -> resources.put(r.getKey(), r.getValue()));
@@ -96,6 +100,12 @@ final class JobOptions {
       }
       case 'w' -> set(WORK_DIR, ctx.absolute(nonEmpty('w', v, "a directory")));
       case 'W' -> setExtension(OptionValues.extension(v, ctx));
+      case 'x' -> {
+        if (!interactive()) {
+          throw new QsubException("'-x' invalid on non-interactive job");
+        }
+        runsCommand = true;
+      }
       case 'z' -> quiet = true;
       default -> throw new QsubException("unknown option " + spelled(option));
     }
@@ -127,12 +137,34 @@ final class JobOptions {
     return quiet;
   }
 
+  /** {@code -I} or {@code -W interactive=true}: a terminal session instead of a batch script. */
+  boolean interactive() {
+    return attributes.containsKey(INTERACTIVE);
+  }
+
+  /**
+   * {@code -x}: the interactive job runs the script operand as a command ({@link #command}), given
+   * after {@code -I} as Torque requires.
+   */
+  boolean runsCommand() {
+    return runsCommand;
+  }
+
+  /** {@code -x}'s command, the operand, which the node runs with {@code SHELL -c}. */
+  void command(String command) {
+    set(INTER_CMD, command);
+  }
+
   private void set(String name, String value) {
     attributes.put(name, value);
   }
 
   private void setExtension(Map.Entry<String, String> extension) {
-    set(extension.getKey(), extension.getValue());
+    if (extension.getKey().equals(INTERACTIVE)) {
+      set(INTERACTIVE, "True"); // the only value it takes; the same as -I
+    } else {
+      set(extension.getKey(), extension.getValue());
+    }
   }
 
   private static String spelled(Getopt.Option option) {

@@ -1,5 +1,7 @@
 package dev.berth.tools.qsub;
 
+import static dev.berth.core.AttributeNames.INTERACTIVE;
+
 import dev.berth.client.BadArgumentException;
 import dev.berth.client.ResourceListArgument;
 import java.util.List;
@@ -118,9 +120,10 @@ final class OptionValues {
 
   /**
    * {@code -W name=value}: the attribute name and value. A value without {@code =} is Torque's
-   * resource-manager extension {@code x=value}; {@code depend} is checked like Torque does; a
-   * relative {@code container_image} path (with a {@code /} or ending in {@code .sqsh}; a bare name
-   * names an imported image) is taken from the directory qsub runs in.
+   * resource-manager extension {@code x=value}; {@code depend} is checked like Torque does, and
+   * {@code interactive} takes only {@code true}, as in Torque; a relative {@code container_image}
+   * path (with a {@code /} or ending in {@code .sqsh}; a bare name names an imported image) is
+   * taken from the directory qsub runs in.
    */
   static Map.Entry<String, String> extension(String value, SubmitContext ctx) throws QsubException {
     String v = value.stripLeading();
@@ -130,8 +133,9 @@ final class OptionValues {
     if (name.isEmpty() || attr.isEmpty()) {
       throw new QsubException("-W " + value + ": expected name=value (e.g. group_list=GROUP)");
     }
-    if (name.equals("interactive")) {
-      throw new QsubException(QsubFlags.unsupported('I').orElseThrow());
+    if (name.equals(INTERACTIVE) && !attr.equals("true")) {
+      throw new QsubException(
+          "-W " + value + ": illegal -W value (interactive takes only true, the same as -I)");
     }
     if (name.equals("depend")) {
       DependencyList.check(attr);

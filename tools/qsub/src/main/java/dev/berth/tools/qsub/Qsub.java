@@ -11,6 +11,9 @@ import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.tools.qsub.Submission.Prepared;
+import dev.berth.tools.qsub.os.ProcessTerminal;
+import dev.berth.tools.qsub.session.InteractiveSession;
+import dev.berth.tools.qsub.session.Terminal;
 import java.util.Optional;
 
 /**
@@ -18,8 +21,13 @@ import java.util.Optional;
  * input, with its {@code #PBS} directives and the command line turned into Torque job attributes
  * the way Torque 6's qsub does. Prints the new job's id unless {@code -z}.
  *
+ * <p>With {@code -I} the job is interactive: qsub waits for it to start and then holds its terminal
+ * session ({@link InteractiveSession}); {@code -x} runs the operand as a command instead of a login
+ * shell.
+ *
  * <p>Exit status: 0 on success; 2 for a problem with the command line or the script (nothing is
- * sent); 1 when the server cannot be reached; a server error's PBSE code % 256 otherwise.
+ * sent); 1 when the server cannot be reached; a server error's PBSE code % 256 otherwise. An
+ * interactive job's session ends with the status of its shell or command.
  */
 public final class Qsub {
   private static final String PROGRAM = "qsub";
@@ -31,10 +39,17 @@ public final class Qsub {
   }
 
   public static int run(Invocation inv) {
-    return run(inv, SubmitContext.of(inv), Connector.SERVER);
+    return run(inv, SubmitContext.of(inv), Connector.SERVER, new ProcessTerminal(inv.in()));
   }
 
   static int run(Invocation inv, SubmitContext ctx, Connector connector) {
+    return run(inv, ctx, connector, Terminal.NONE);
+  }
+
+  /**
+   * @param terminal the user's terminal, for an interactive job's session (only touched then)
+   */
+  static int run(Invocation inv, SubmitContext ctx, Connector connector, Terminal terminal) {
     QsubCommandLine cmd;
     try {
       cmd = QsubCommandLine.parse(inv.args());
@@ -49,7 +64,7 @@ public final class Qsub {
     }
     JobScript script;
     try {
-      script = JobScript.read(cmd.scriptPath(), inv);
+      script = JobScript.read(cmd, inv);
     } catch (QsubException e) {
       inv.error(e.getMessage());
       return ExitCodes.USAGE;
@@ -62,6 +77,10 @@ public final class Qsub {
       inv.error("no job was submitted");
       return ExitCodes.USAGE;
     }
+    if (prepared.get().interactive() && !prepared.get().runsCommand() && !inv.origin().terminal()) {
+      inv.err().print(NO_TERMINAL);
+      return ExitCodes.UNAVAILABLE; // Torque's exit 1
+    }
     try {
       ContainerChecks.check(
           prepared.get().request().getAttributesList(), inv.env(), inv.origin().files());
@@ -70,8 +89,13 @@ public final class Qsub {
       inv.error("no job was submitted");
       return ExitCodes.USAGE;
     }
-    return submit(inv, connector, prepared.get());
+    return submit(inv, connector, prepared.get(), terminal);
   }
+
+  /** Torque's words, tabs and all, when -I has no terminal to work with. */
+  static final String NO_TERMINAL =
+      "qsub:\tstandard input and output must be a terminal for \n"
+          + "\tinteractive job submission\n";
 
   /**
    * Sends the job. With standby servers listed, a connection that breaks before the reply (the
@@ -79,7 +103,8 @@ public final class Qsub {
    * answers with the job the first attempt made, if it made one: never two jobs, never none that
    * was acknowledged.
    */
-  private static int submit(Invocation inv, Connector connector, Prepared prepared) {
+  private static int submit(
+      Invocation inv, Connector connector, Prepared prepared, Terminal terminal) {
     Request.Builder request =
         Request.newBuilder()
             .setSubmit(
@@ -102,6 +127,11 @@ public final class Qsub {
           pause(); // a fenced server stepping down: its successor decides
           continue;
         }
+        if (prepared.interactive() && response.hasSubmitted()) {
+          String jobId = response.getSubmitted().getJobId();
+          return new InteractiveSession(jobId, inv.in(), inv.out(), inv.err(), term(inv), terminal)
+              .run(server, () -> connector.connect(inv));
+        }
         return answer(inv, prepared, response);
       } catch (ServerUnavailableException e) {
         if (attempt >= attempts) {
@@ -112,6 +142,12 @@ public final class Qsub {
         pause();
       }
     }
+  }
+
+  /** The TERM the session's terminal gets on the node: the user's, or Torque's {@code unknown}. */
+  private static String term(Invocation inv) {
+    String term = inv.env().get("TERM");
+    return term == null || term.isBlank() ? "unknown" : term;
   }
 
   /** The request went out and no answer came back: the job may exist. */

@@ -7,7 +7,8 @@ import java.util.Optional;
 
 /**
  * qsub's parsed command line: its options in order, and at most one operand, the script (none means
- * the script comes from standard input).
+ * the script comes from standard input, except for an interactive job, which has none). With {@code
+ * -x} the operand is the interactive job's command.
  */
 record QsubCommandLine(List<String> args, List<Getopt.Option> options, List<String> operands) {
   static final String PREFIX_ENV = "PBS_DPREFIX";
@@ -36,6 +37,27 @@ record QsubCommandLine(List<String> args, List<Getopt.Option> options, List<Stri
       }
     }
     return env.getOrDefault(PREFIX_ENV, DirectiveScanner.DEFAULT_PREFIX);
+  }
+
+  /**
+   * Whether the command line asks for an interactive job ({@code -I}, {@code -W interactive=true}),
+   * known before the script is read, as Torque knows it: such a job reads no script from stdin. A
+   * {@code #PBS -I} in a script file makes the job interactive too, once it is read.
+   */
+  boolean interactive() {
+    return options.stream()
+        .anyMatch(o -> o.is('I') || (o.is('W') && isInteractiveExtension(o.value())));
+  }
+
+  /** {@code -x}: the operand is a command, which need not be a file. */
+  boolean runsCommand() {
+    return options.stream().anyMatch(o -> o.is('x'));
+  }
+
+  private static boolean isInteractiveExtension(String value) {
+    String v = value.strip();
+    int eq = v.indexOf('=');
+    return eq > 0 && v.substring(0, eq).strip().equals("interactive");
   }
 
   /** The word of the first long option ({@code --version} gives {@code version}), if any. */

@@ -18,10 +18,10 @@ final class QsubFlags {
 
   static final String QSUB_USAGE =
       "usage: qsub [-a date_time] [-A account] [-c checkpoint] [-C prefix] [-d path] [-e path]"
-          + " [-h] [-j oe|eo|n] [-k keep] [-l resource_list] [-m mail_options] [-M user_list]"
-          + " [-n] [-N name] [-o path] [-p priority] [-q destination] [-r y|n] [-S shell]"
-          + " [-t array_request] [-v variable_list] [-V] [-w path] [-W attr=value] [-z]"
-          + " [--version] [script]";
+          + " [-h] [-I] [-j oe|eo|n] [-k keep] [-l resource_list] [-m mail_options]"
+          + " [-M user_list] [-n] [-N name] [-o path] [-p priority] [-q destination] [-r y|n]"
+          + " [-S shell] [-t array_request] [-v variable_list] [-V] [-w path] [-W attr=value]"
+          + " [-x] [-z] [--version] [script | command]";
 
   static final String QALTER_USAGE =
       "usage: qalter [-a date_time] [-A account] [-c checkpoint] [-e path] [-h hold_list]"
@@ -31,9 +31,8 @@ final class QsubFlags {
 
   private static final Map<Character, String> UNSUPPORTED =
       Map.ofEntries(
-          Map.entry('I', "interactive jobs are not available yet; submit a batch script instead"),
-          Map.entry('X', "X11 forwarding needs interactive jobs, which are not available yet"),
-          Map.entry('x', "running a command in an interactive job is not available yet"),
+          Map.entry(
+              'X', "X11 forwarding is not available; use qsub -I without -X (a terminal session)"),
           Map.entry(
               'L',
               "Torque 6 NUMA requests are not available; ask for nodes and cores with"

@@ -2,6 +2,8 @@ package dev.berth.tools.qsub;
 
 import com.google.protobuf.ByteString;
 import dev.berth.client.Getopt;
+import dev.berth.core.AttributeNames;
+import dev.berth.core.ControlCharacters;
 import dev.berth.proto.SubmitJob;
 import dev.berth.tools.qsub.DirectiveReader.Located;
 import dev.berth.tools.qsub.DirectiveScanner.ScannedScript;
@@ -14,8 +16,12 @@ import java.util.Optional;
  * problem and warning goes to the {@link Diagnostics}; the request is absent if there was an error.
  */
 final class Submission {
-  /** What to send, and whether qsub should keep the job id to itself ({@code -z}). */
-  record Prepared(SubmitJob request, boolean quiet) {}
+  /**
+   * What to send; whether qsub should keep the job id to itself ({@code -z}); whether the job is
+   * interactive ({@code -I}), and then whether it runs a command ({@code -x}) rather than a login
+   * shell.
+   */
+  record Prepared(SubmitJob request, boolean quiet, boolean interactive, boolean runsCommand) {}
 
   private Submission() {}
 
@@ -32,16 +38,50 @@ final class Submission {
     JobOptions options = new JobOptions(ctx);
     apply(DirectiveReader.read(scanned, prefix, diagnostics), options, diagnostics);
     apply(commandLine(cmd.options()), options, diagnostics);
+    if (options.interactive()) {
+      checkInteractive(options, cmd, diagnostics);
+    }
     if (diagnostics.hasErrors()) {
       return Optional.empty();
     }
-    SubmitJob request =
+    SubmitJob.Builder request =
         SubmitJob.newBuilder()
             .addAllAttributes(
-                AttributeMapper.forSubmit(options, script.defaultName(), ctx, cmd.args()))
-            .setScript(ByteString.copyFrom(script.bytes()))
-            .build();
-    return Optional.of(new Prepared(request, options.quiet()));
+                AttributeMapper.forSubmit(options, script.defaultName(), ctx, cmd.args()));
+    if (!options.interactive()) { // an interactive job's script is its terminal: none is sent
+      request.setScript(ByteString.copyFrom(script.bytes()));
+    }
+    return Optional.of(
+        new Prepared(
+            request.build(), options.quiet(), options.interactive(), options.runsCommand()));
+  }
+
+  /** Torque's rules for {@code -I}: no array, and {@code -x} needs its command. */
+  private static void checkInteractive(
+      JobOptions options, QsubCommandLine cmd, Diagnostics diagnostics) {
+    if (options.attributes().containsKey(AttributeNames.JOB_ARRAY_REQUEST)) {
+      diagnostics.error(Diagnostics.COMMAND_LINE, "interactive job can not be job array.");
+    }
+    if (!options.runsCommand()) {
+      return;
+    }
+    if (cmd.operands().isEmpty()) {
+      diagnostics.error(Diagnostics.COMMAND_LINE, "'-x' used without a script specified");
+      return;
+    }
+    String command = cmd.operands().get(0);
+    int at = ControlCharacters.find(command);
+    if (at >= 0) {
+      diagnostics.error(
+          Diagnostics.COMMAND_LINE,
+          "-x: the command holds the control character "
+              + ControlCharacters.escape(command.charAt(at))
+              + "; it may hold no control characters, newlines or terminal escapes");
+    } else if (command.isBlank()) {
+      diagnostics.error(Diagnostics.COMMAND_LINE, "'-x' used without a script specified");
+    } else {
+      options.command(command);
+    }
   }
 
   /** Applies options in order; each problem is recorded with its line and the rest go on. */

@@ -2,6 +2,7 @@ package dev.berth.tools.qsub;
 
 import static dev.berth.tools.qsub.Fixtures.options;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -169,8 +170,38 @@ class JobOptionsTest {
   }
 
   @Test
-  void interactiveThroughWIsRefusedLikeI() {
-    assertTrue(error("-W", "interactive=true").startsWith("-I is not supported"));
+  void interactiveIsTorquesAttribute() throws Exception {
+    JobOptions o = options("-I");
+    assertTrue(o.interactive());
+    assertEquals("True", o.attributes().get("interactive"));
+    assertFalse(o.runsCommand());
+  }
+
+  @Test
+  void interactiveThroughWIsTheSameAsI() throws Exception {
+    JobOptions o = options("-W", "interactive=true");
+    assertTrue(o.interactive());
+    assertEquals("True", o.attributes().get("interactive"));
+    assertEquals(
+        "-W interactive=yes: illegal -W value (interactive takes only true, the same as -I)",
+        error("-W", "interactive=yes"));
+    assertTrue(error("-W", "interactive=false").startsWith("-W interactive=false: illegal"));
+  }
+
+  @Test
+  void commandNeedsInteractiveFirst() throws Exception {
+    assertEquals("'-x' invalid on non-interactive job", error("-x"));
+    assertEquals("'-x' invalid on non-interactive job", error("-x", "-I"));
+    assertTrue(options("-I", "-x").runsCommand());
+    assertTrue(options("-W", "interactive=true", "-x").runsCommand());
+  }
+
+  @Test
+  void x11ForwardingIsRefusedAsNotAvailable() {
+    assertEquals(
+        "-X is not supported: X11 forwarding is not available; use qsub -I without -X (a"
+            + " terminal session)",
+        error("-I", "-X"));
   }
 
   @Test
@@ -191,7 +222,7 @@ class JobOptionsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(chars = {'I', 'X', 'x', 'E', 'f'})
+  @ValueSource(chars = {'X', 'E', 'f'})
   void unsupportedFlagsAreRefusedByName(char flag) {
     String message = error("-" + flag);
     assertTrue(message.startsWith("-" + flag + " is not supported: "), message);

@@ -1,0 +1,148 @@
+package dev.berth.tools.qsub.session;
+
+import dev.berth.client.ServerConnection;
+import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.ControlCharacters;
+import dev.berth.proto.AttachReply;
+import dev.berth.proto.DeleteJob;
+import dev.berth.proto.Request;
+import dev.berth.proto.TerminalAttach;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.net.Socket;
+import java.time.Duration;
+
+/**
+ * qsub -I once the job is submitted: waits for it to start ({@link StartWait}), connects to its
+ * mother superior's terminal port ({@link TerminalPort}) and holds the session there ({@link
+ * TerminalSession}). Prints Torque's messages on the way; the exit status is the job's shell's or
+ * command's, 0 when the user gave up waiting and the job was deleted, 1 when something failed.
+ */
+public final class InteractiveSession {
+  /** Opens a new connection to the server, when the one the job was submitted on broke. */
+  @FunctionalInterface
+  public interface Reconnect {
+    ServerConnection connect() throws ServerUnavailableException;
+  }
+
+  /**
+   * How long to wait: between the first questions to the server (doubling up to {@code maxPoll}),
+   * for an answer to "terminate the job?", and for the terminal port to connect and shake hands.
+   */
+  record Timing(Duration firstPoll, Duration maxPoll, Duration answer, Duration connect) {
+    static final Timing DEFAULT =
+        new Timing(
+            Duration.ofMillis(100),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(60),
+            Duration.ofSeconds(10));
+  }
+
+  private final String jobId;
+  private final InputStream in;
+  private final PrintStream out;
+  private final PrintStream err;
+  private final String term;
+  private final Terminal terminal;
+  private final Timing timing;
+
+  /**
+   * @param jobId the job as the server named it
+   * @param term the TERM the job's terminal gets
+   * @param terminal the user's terminal, or {@link Terminal#NONE}
+   */
+  public InteractiveSession(
+      String jobId,
+      InputStream in,
+      PrintStream out,
+      PrintStream err,
+      String term,
+      Terminal terminal) {
+    this(jobId, in, out, err, term, terminal, Timing.DEFAULT);
+  }
+
+  InteractiveSession(
+      String jobId,
+      InputStream in,
+      PrintStream out,
+      PrintStream err,
+      String term,
+      Terminal terminal,
+      Timing timing) {
+    this.jobId = jobId;
+    this.in = in;
+    this.out = out;
+    this.err = err;
+    this.term = term;
+    this.terminal = terminal;
+    this.timing = timing;
+  }
+
+  /**
+   * @param server the connection the job was submitted on (its caller closes it)
+   * @param reconnect how to open another if that one breaks while the job waits
+   * @return qsub's exit status
+   */
+  public int run(ServerConnection server, Reconnect reconnect) {
+    out.println("qsub: waiting for job " + jobId + " to start");
+    out.flush();
+    try (ServerLink link = new ServerLink(server, reconnect, err)) {
+      AttachReply ready = new StartWait(jobId, link, terminal, out, err, timing).await();
+      Socket socket = connect(ready, link);
+      return new TerminalSession(jobId, in, out, err, terminal).run(socket, attach(ready));
+    } catch (Ended e) {
+      return e.status();
+    }
+  }
+
+  private Socket connect(AttachReply ready, ServerLink link) throws Ended {
+    String address = ControlCharacters.escape(ready.getAddress());
+    try {
+      return TerminalPort.connect(
+          ready.getAddress(), ready.getNode(), ready.getCaCertificates(), timing.connect());
+    } catch (TerminalPort.WrongPeerException e) {
+      err.println(
+          "qsub: refusing the terminal of job "
+              + jobId
+              + " at "
+              + address
+              + ": "
+              + ControlCharacters.escape(e.getMessage()));
+    } catch (IOException e) {
+      err.println(
+          "qsub: cannot reach the terminal of job "
+              + jobId
+              + " on "
+              + ControlCharacters.escape(ready.getNode())
+              + " at "
+              + address
+              + ": "
+              + ControlCharacters.escape(String.valueOf(e.getMessage())));
+    }
+    abandon(link);
+    throw new Ended(1);
+  }
+
+  /**
+   * A job whose terminal qsub cannot use would only wait for it, holding its nodes, until its mom
+   * gives up: it is deleted now.
+   */
+  private void abandon(ServerLink link) {
+    err.println("qsub: deleting job " + jobId + ", which cannot start without its terminal");
+    err.flush();
+    try {
+      link.call(Request.newBuilder().setDelete(DeleteJob.newBuilder().setJobId(jobId)));
+    } catch (Ended e) {
+      // the server is gone too; it said so
+    }
+  }
+
+  private TerminalAttach attach(AttachReply ready) {
+    return TerminalAttach.newBuilder()
+        .setPermit(ready.getPermit())
+        .setTerm(term)
+        .setWindow(terminal.size().orElse(TerminalSession.DEFAULT_WINDOW))
+        .build();
+  }
+}

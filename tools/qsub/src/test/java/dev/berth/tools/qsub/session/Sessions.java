@@ -1,0 +1,102 @@
+package dev.berth.tools.qsub.session;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import com.google.protobuf.ByteString;
+import dev.berth.proto.AttachReply;
+import dev.berth.proto.Response;
+import dev.berth.proto.Sealed;
+import dev.berth.proto.WindowSize;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+/** One qsub -I session in a test: its streams, its terminal, quick timings. */
+final class Sessions {
+  static final String JOB = "7.srv";
+  static final String NODE = "n01";
+  static final Sealed PERMIT =
+      Sealed.newBuilder().setLetter(ByteString.copyFromUtf8("a permit for " + JOB)).build();
+  static final WindowSize WINDOW = WindowSize.newBuilder().setRows(50).setColumns(132).build();
+  static final InteractiveSession.Timing QUICK =
+      new InteractiveSession.Timing(
+          Duration.ofMillis(1),
+          Duration.ofMillis(8),
+          Duration.ofMillis(200),
+          Duration.ofSeconds(5));
+
+  final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  final FakeTerminal terminal;
+  InputStream in = blocking();
+
+  Sessions(FakeTerminal terminal) {
+    this.terminal = terminal;
+  }
+
+  /** A user at a terminal of 50 rows and 132 columns. */
+  static Sessions atTerminal() {
+    return new Sessions(new FakeTerminal(true, WINDOW));
+  }
+
+  Sessions stdin(String text) {
+    in = new ByteArrayInputStream(text.getBytes(UTF_8));
+    return this;
+  }
+
+  int run(ScriptedServer server) {
+    return run(server, () -> server);
+  }
+
+  int run(ScriptedServer server, InteractiveSession.Reconnect reconnect) {
+    return new InteractiveSession(
+            JOB,
+            in,
+            new PrintStream(out, true, UTF_8),
+            new PrintStream(err, true, UTF_8),
+            "xterm-256color",
+            terminal,
+            QUICK)
+        .run(server, reconnect);
+  }
+
+  String stdout() {
+    return out.toString(UTF_8);
+  }
+
+  String stderr() {
+    return err.toString(UTF_8);
+  }
+
+  /** The server's answer once the job runs and its mom takes the session at {@code address}. */
+  static Response running(String address, ByteString caCertificates) {
+    return Response.newBuilder()
+        .setAttach(
+            AttachReply.newBuilder()
+                .setState("R")
+                .setNode(NODE)
+                .setAddress(address)
+                .setPermit(PERMIT)
+                .setCaCertificates(caCertificates))
+        .build();
+  }
+
+  /** Standard input that never ends (a user who types nothing). */
+  static InputStream blocking() {
+    CountDownLatch never = new CountDownLatch(1);
+    return new InputStream() {
+      @Override
+      public int read() {
+        try {
+          never.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return -1;
+      }
+    };
+  }
+}
