@@ -94,7 +94,10 @@ class ArchitectureTest {
     noClasses()
         .that()
         .resideOutsideOfPackages(
-            "dev.berth.mom.os..", "dev.berth.daemon..", "dev.berth.server.mail.os..")
+            "dev.berth.mom.os..",
+            "dev.berth.daemon..",
+            "dev.berth.server.mail.os..",
+            "dev.berth.tools.qsub.os..")
         .should()
         .dependOnClassesThat()
         .areAssignableTo(ProcessBuilder.class)
