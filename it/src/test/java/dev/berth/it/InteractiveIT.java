@@ -162,6 +162,21 @@ class InteractiveIT {
     }
   }
 
+  @Test
+  void aSessionWhoseQsubWentAwayIsHungUpAndEnds() throws Exception {
+    String id;
+    try (TerminalDriver t = qsub(24, 80, "-I -l nodes=1:ppn=1")) {
+      id = t.await("qsub: waiting for job (\\S+) to start").group(1);
+      t.await("qsub: job " + java.util.regex.Pattern.quote(id) + " ready");
+    } // the user's terminal closes: qsub ends with it
+    Job done = await(id, JobState.COMPLETED);
+    // the shell ends on SIGHUP or on its terminal's end, whichever it meets first
+    assertEquals("its qsub -I went away (the terminal hung up)", done.getExitReason());
+    assertTrue(
+        cluster.cli("tracejob", id).out().contains("its qsub -I went away"),
+        cluster.cli("tracejob", id).out());
+  }
+
   /**
    * Attacks: another user asks for the permit of alice's session; a permit shown to another node's
    * mom, altered, shown twice, or without TLS; a permit for a batch job.

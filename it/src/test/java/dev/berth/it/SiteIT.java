@@ -291,6 +291,26 @@ class SiteIT {
   }
 
   /**
+   * qsub -I from the login host: submitted through the relay, its session on a compute node's
+   * terminal port, which the login host reaches and whose certificate qsub checks.
+   */
+  @Test
+  void anInteractiveJobFromTheLoginHost() {
+    TestCluster.Result r =
+        site.as(
+            login,
+            ALICE,
+            desk,
+            "qsub",
+            "-I",
+            "-x",
+            "echo \"on-$(hostname)-$PBS_ENVIRONMENT-$(id -un)\"; exit 4");
+    assertEquals(4, r.exit(), r.toString());
+    assertTrue(
+        r.out().matches("(?s).*on-compute[12]-PBS_INTERACTIVE-" + ALICE + "\\R.*"), r.toString());
+  }
+
+  /**
    * A compute node someone has taken over (its mom's credential in hand) cannot put a file on the
    * login host as a user: the relay asks the server, which grants a job's output only to its mother
    * superior; an ordinary user of a compute node has no credential to try with at all.

@@ -181,6 +181,7 @@ final class JobActor {
   private boolean startAcked;
   private String killReason;
   private boolean walltimeExceeded;
+  private boolean hungUp;
   private boolean sessionReused;
 
   /** For the log lines the benchmarks read: when JOIN_JOB went out, when the script ended. */
@@ -834,6 +835,7 @@ final class JobActor {
    */
   private Behavior<Command> hangUp() {
     if (killReason == null) {
+      hungUp = true;
       signalAll(Signals.parse("HUP"));
     }
     return kill("its qsub -I went away (the terminal hung up)", run.getKillDelay());
@@ -942,6 +944,8 @@ final class JobActor {
     }
     if (walltimeExceeded) {
       obit.setExitStatus(OVER_WALLTIME).setReason(killReason);
+    } else if (hungUp) {
+      obit.setReason(killReason); // the job's comment and tracejob say why it ended
     }
     sessionEnd.complete(obit.getExitStatus());
     if (screen != null) {

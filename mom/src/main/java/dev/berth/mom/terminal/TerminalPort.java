@@ -134,7 +134,8 @@ public final class TerminalPort implements AutoCloseable {
         new Thread(
             () -> {
               keystrokes(in, pty);
-              attached.hangup().run();
+              attached.hangup().run(); // first: the job learns why before its shell sees the end
+              pty.close();
             },
             "berth-terminal-keys-" + jobId);
     keys.setDaemon(true);
@@ -194,8 +195,6 @@ public final class TerminalPort implements AutoCloseable {
       }
     } catch (IOException e) {
       // the client went away
-    } finally {
-      pty.close();
     }
   }
 
