@@ -381,6 +381,25 @@ JNIEXPORT void JNICALL Java_dev_berth_mom_os_Pty_resize(JNIEnv *env, jclass cls,
 }
 
 /* Wakes every thread waiting in read or write, and any later one at once. */
+/*
+ * For input that is a file or a pipe rather than someone typing: no echo, no signal keys, no
+ * carriage return added to output. Lines and end of input (Ctrl-D) stay the terminal's. Set on the
+ * master, the kernel applies it to the slave's settings, which are the ones that count.
+ */
+JNIEXPORT void JNICALL Java_dev_berth_mom_os_Pty_passInput(JNIEnv *env, jclass cls, jint master) {
+  (void)cls;
+  struct termios t;
+  if (tcgetattr(master, &t) < 0) {
+    throw_io(env, "cannot read the pseudo-terminal's settings: %s", strerror(errno));
+    return;
+  }
+  t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL | ISIG | IEXTEN);
+  t.c_oflag &= ~(tcflag_t)OPOST;
+  if (tcsetattr(master, TCSANOW, &t) < 0) {
+    throw_io(env, "cannot change the pseudo-terminal's settings: %s", strerror(errno));
+  }
+}
+
 JNIEXPORT void JNICALL Java_dev_berth_mom_os_Pty_wake(JNIEnv *env, jclass cls, jint wakeup) {
   (void)env;
   (void)cls;

@@ -367,10 +367,23 @@ static void use_terminal(int fd, int pipe_fd) {
 
 extern char **environ;
 
+/*
+ * Every signal back to its default and none blocked: a mom started from a shell's background job
+ * inherits SIGINT and SIGQUIT ignored, and an ignored signal stays ignored across exec, so a job
+ * (an interactive one's Ctrl-C above all) would inherit that too.
+ */
+static void default_signals(void) {
+  for (int sig = 1; sig < NSIG; sig++) {
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 static void child(const struct options *o, const struct input *in, int pipe_fd, int terminal) {
   setpgid(0, 0); /* the job gets its own process group: signals to it spare the starter */
-  signal(SIGHUP, SIG_DFL);
-  signal(SIGPIPE, SIG_DFL);
+  default_signals();
   if (terminal >= 0) use_terminal(terminal, pipe_fd);
   if (o->uid >= 0) {
     if (setgroups(o->ngroups, o->groups) < 0) child_fail(pipe_fd, "setgroups", NULL);

@@ -20,9 +20,11 @@ import dev.berth.proto.SubmitJob;
 import dev.berth.proto.TerminalAttach;
 import dev.berth.proto.TerminalIn;
 import dev.berth.proto.TerminalOut;
+import dev.berth.proto.WindowSize;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -248,6 +250,18 @@ class InteractiveIT {
 
   /** The terminal address of node b, from a permit for an interactive job of alice's there. */
   private static String addressOfB() throws Exception {
+    Started b = startRaw("b");
+    try {
+      return b.reply().getAddress();
+    } finally {
+      cluster.cli("qdel", b.id());
+    }
+  }
+
+  /** An interactive job of alice's submitted without qsub, and the permit for it once it runs. */
+  private record Started(String id, AttachReply reply) {}
+
+  private static Started startRaw(String node) throws Exception {
     Response submitted =
         RawClient.send(
                 USER,
@@ -259,24 +273,88 @@ class InteractiveIT {
                             SubmitJob.newBuilder()
                                 .addAttributes(attribute("interactive", "", "True"))
                                 .addAttributes(attribute("work_dir", "", work.toString()))
-                                .addAttributes(attribute("Resource_List", "nodes", "b:ppn=1")))
+                                .addAttributes(
+                                    attribute("Resource_List", "nodes", node + ":ppn=1")))
                         .build()))
             .get(0);
     String id = submitted.getSubmitted().getJobId();
     assertFalse(id.isEmpty(), submitted.toString());
-    try {
-      long deadline = System.currentTimeMillis() + LONG.toMillis();
-      while (System.currentTimeMillis() < deadline) {
-        Response r = attach(USER, id);
-        if (!r.getAttach().getAddress().isEmpty()) {
-          return r.getAttach().getAddress();
-        }
-        TestCluster.sleep(200);
+    long deadline = System.currentTimeMillis() + LONG.toMillis();
+    while (System.currentTimeMillis() < deadline) {
+      Response r = attach(USER, id);
+      if (!r.getAttach().getAddress().isEmpty()) {
+        return new Started(id, r.getAttach());
       }
-      throw new AssertionError("job " + id + " on node b did not start");
-    } finally {
-      cluster.cli("qdel", id);
+      TestCluster.sleep(200);
     }
+    cluster.cli("qdel", id);
+    throw new AssertionError("job " + id + " on node " + node + " did not start");
+  }
+
+  /**
+   * What a peer without a credential can do at a terminal port: hold a connection only while it
+   * shows a permit (30 s, however slowly it sends), and with a good permit a window no terminal has
+   * is ignored, not fatal to the job.
+   */
+  @Test
+  void theTerminalPortBoundsWhatAPeerCanDo() throws Exception {
+    Started job = startRaw("a");
+    String address = job.reply().getAddress();
+    int colon = address.lastIndexOf(':');
+    InetSocketAddress port =
+        new InetSocketAddress(
+            address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+    try (SSLSocket slow = tls(job.reply())) {
+      slow.connect(port, 10_000);
+      slow.setSoTimeout(5_000);
+      slow.startHandshake();
+      OutputStream out = slow.getOutputStream();
+      out.write(new byte[] {(byte) 0x90, 0x4e}); // a frame of 10,000 bytes is coming
+      out.flush();
+      long since = System.nanoTime();
+      boolean cut = false;
+      while (!cut && System.nanoTime() - since < 45e9) {
+        try {
+          out.write(0); // a byte now and then, as a slow peer that never finishes
+          out.flush();
+          cut = slow.getInputStream().read() < 0;
+        } catch (java.net.SocketTimeoutException quiet) {
+          // nothing said yet: send the next byte
+        } catch (IOException gone) {
+          cut = true;
+        }
+      }
+      assertTrue(cut, "the mom cut the connection within the permit's 30 s");
+    }
+
+    try (SSLSocket socket = tls(job.reply())) {
+      socket.connect(port, 10_000);
+      socket.setSoTimeout(60_000);
+      TerminalIn.newBuilder()
+          .setAttach(
+              TerminalAttach.newBuilder()
+                  .setPermit(job.reply().getPermit())
+                  .setTerm("xterm")
+                  .setWindow(WindowSize.newBuilder().setRows(70_000).setColumns(-3)))
+          .build()
+          .writeDelimitedTo(socket.getOutputStream());
+      InputStream in = socket.getInputStream();
+      assertTrue(TerminalOut.parseDelimitedFrom(in).getReady(), "the session began");
+      TerminalIn.newBuilder()
+          .setWindow(WindowSize.newBuilder().setRows(Integer.MAX_VALUE).setColumns(80))
+          .build()
+          .writeDelimitedTo(socket.getOutputStream());
+      TerminalIn.newBuilder()
+          .setInput(ByteString.copyFromUtf8("exit 5\n"))
+          .build()
+          .writeDelimitedTo(socket.getOutputStream());
+      TerminalOut frame;
+      while ((frame = TerminalOut.parseDelimitedFrom(in)) != null && !frame.hasExitStatus()) {
+        // the shell's output
+      }
+      assertTrue(frame != null && frame.getExitStatus() == 5, "the shell ran: " + frame);
+    }
+    assertEquals(5, await(job.id(), JobState.COMPLETED).getExitStatus());
   }
 
   private static Attribute attribute(String name, String resource, String value) {

@@ -90,8 +90,8 @@ final class JobActor {
 
   private record Exited() implements Command {}
 
-  /** The user of an interactive job's terminal went away (its connection ended). */
-  private record HungUp() implements Command {}
+  /** The user of an interactive job's terminal went away (its connection ended), and why. */
+  private record HungUp(String reason) implements Command {}
 
   /**
    * The owner's qsub -I attached at the terminal port with a permit for {@code user}; the answer is
@@ -503,25 +503,36 @@ final class JobActor {
     }
     try {
       pty = Pty.open();
-      WindowSize window = a.attach().getWindow();
-      if (window.getRows() > 0 && window.getColumns() > 0) {
+      if (a.attach().hasWindow()) { // checked at the terminal port
+        WindowSize window = a.attach().getWindow();
         pty.resize(window.getRows(), window.getColumns());
       }
-    } catch (IOException e) {
+      if (a.attach().getPassInput()) {
+        pty.passInput();
+      }
+    } catch (IOException | RuntimeException e) {
+      if (pty != null) {
+        pty.close();
+      }
       a.reply().complete(Attachment.refused("cannot open a terminal on " + config.name()));
       return cannotStart("cannot open a terminal: " + e.getMessage());
     }
     timers.cancel(Timer.ATTACH_TIMEOUT);
     spec = spec.onTerminal(pty.slave(), a.attach().getTerm());
     userScreen = a.screen();
-    screen = new Outlet("terminal-" + job.getId(), terminal(userScreen), e -> {});
     Behavior<Command> next = startScript();
     if (process == null) {
       a.reply().complete(Attachment.refused("the session could not start on " + config.name()));
       pty.close();
     } else {
+      screen = new Outlet("terminal-" + job.getId(), terminal(userScreen), e -> {});
       ActorRef<Command> self = context.getSelf();
-      a.reply().complete(Attachment.of(pty, sessionEnd, () -> self.tell(new HungUp())));
+      a.reply()
+          .complete(
+              Attachment.of(
+                  pty,
+                  sessionEnd,
+                  () -> self.tell(new HungUp("its qsub -I went away (the terminal hung up)"))));
     }
     return next;
   }
@@ -609,6 +620,10 @@ final class JobActor {
       sessions.add(process.pid());
       openTasks();
       context.getLog().info("job {} found running again as session {}", job.getId(), process.pid());
+      if (job.hasInteractive()) {
+        // its terminal was the mom's and went with it: no one can type there or read it again
+        context.getSelf().tell(new HungUp("its mom restarted, and its terminal went with the mom"));
+      }
       return running();
     }
     if (record.process().isEmpty()) {
@@ -824,21 +839,22 @@ final class JobActor {
               a.reply().complete(Attachment.refused("job " + job.getId() + " has its session"));
               return Behaviors.same();
             })
-        .onMessage(HungUp.class, h -> hangUp())
+        .onMessage(HungUp.class, h -> hangUp(h.reason()))
         .onAnyMessage(m -> Behaviors.same())
         .build();
   }
 
   /**
-   * The user of the job's terminal went away: its processes are hung up, as a login's, and the job
-   * ends (Torque kills an interactive job whose qsub is gone).
+   * The job's terminal is gone (its user went away, or the mom that held it restarted): its
+   * processes are hung up, as a login's, and the job ends, as Torque ends an interactive job whose
+   * qsub is gone.
    */
-  private Behavior<Command> hangUp() {
+  private Behavior<Command> hangUp(String reason) {
     if (killReason == null) {
       hungUp = true;
       signalAll(Signals.parse("HUP"));
     }
-    return kill("its qsub -I went away (the terminal hung up)", run.getKillDelay());
+    return kill(reason, run.getKillDelay());
   }
 
   /** The walltime timer, set to what is left of the walltime (if the job has one). */

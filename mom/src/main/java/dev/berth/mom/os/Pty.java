@@ -98,6 +98,22 @@ public final class Pty implements Closeable {
     }
   }
 
+  /**
+   * Makes the terminal pass input as it comes, for a session whose input is a file or a pipe: no
+   * echo, no signal keys, and output without the carriage returns a terminal adds; lines and end of
+   * input (Ctrl-D) stay a terminal's.
+   */
+  public void passInput() throws IOException {
+    if (!enter()) {
+      throw new IOException("the pseudo-terminal " + slave + " is closed");
+    }
+    try {
+      passInput(master);
+    } finally {
+      leave();
+    }
+  }
+
   /** Hangs the terminal up; a blocked read returns -1, a blocked write fails. Idempotent. */
   @Override
   public void close() {
@@ -140,6 +156,8 @@ public final class Pty implements Closeable {
       throws IOException;
 
   private static native void resize(int master, int rows, int columns) throws IOException;
+
+  private static native void passInput(int master) throws IOException;
 
   private static native void wake(int wakeup);
 

@@ -7,6 +7,7 @@ import dev.berth.proto.TerminalAttach;
 import dev.berth.proto.TerminalIn;
 import dev.berth.proto.TerminalOut;
 import dev.berth.proto.TerminalPermit;
+import dev.berth.proto.WindowSize;
 import dev.berth.security.NotTrustedException;
 import dev.berth.security.seal.Seal;
 import dev.berth.security.tls.TlsListener;
@@ -17,9 +18,14 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLContext;
@@ -48,15 +54,37 @@ public final class TerminalPort implements AutoCloseable {
 
   static final int CHUNK = 64 << 10;
   private static final int FRAME_BYTES = CHUNK + 1024;
-  private static final int CONNECTIONS = 64;
+
+  /** The first frame: a permit is a sealed letter with one certificate, a few KiB. */
+  private static final int PERMIT_BYTES = 16 << 10;
+
+  /** Sessions at once, and connections still showing their permits (each within PERMIT_WAIT). */
+  private static final int SESSIONS = 64;
+
+  private static final int SHOWING = 16;
   private static final Duration PERMIT_WAIT = Duration.ofSeconds(30);
-  private static final Duration JOB_ANSWER = Duration.ofSeconds(60);
+
+  /** How long a session's end may wait for the job's exit status once its terminal has closed. */
+  private static final Duration EXIT_WAIT = Duration.ofMinutes(10);
+
+  private static final ScheduledExecutorService DEADLINES =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "berth-terminal-deadlines");
+            t.setDaemon(true);
+            return t;
+          });
+  private static final Duration JOB_ANSWER = Duration.ofSeconds(10);
+
+  /** The most rows or columns a window may have; a terminal keeps each as an unsigned short. */
+  private static final int MAX_SIDE = 10_000;
 
   /** How long a session's last output may take to drain after its shell ended. */
   private static final Duration DRAIN = Duration.ofSeconds(1);
 
   private final Permits permits;
   private final Jobs jobs;
+  private final Semaphore showing = new Semaphore(SHOWING);
   private final TlsListener listener;
 
   public TerminalPort(InetSocketAddress bind, SSLContext tls, Seal seal, Jobs jobs)
@@ -69,7 +97,7 @@ public final class TerminalPort implements AutoCloseable {
             bind,
             tls,
             null,
-            new TlsListener.Limits(16, Duration.ofSeconds(10), CONNECTIONS),
+            new TlsListener.Limits(16, Duration.ofSeconds(10), SESSIONS + SHOWING),
             this::serve);
   }
 
@@ -78,19 +106,43 @@ public final class TerminalPort implements AutoCloseable {
   }
 
   private void serve(TlsListener.Connection connection) throws IOException {
+    if (!showing.tryAcquire()) {
+      log.warn("refused a terminal connection: {} are showing their permits", SHOWING);
+      return;
+    }
     SSLSocket socket = connection.socket();
-    socket.setSoTimeout((int) PERMIT_WAIT.toMillis());
+    socket.setKeepAlive(true); // a client that vanishes is noticed, in time
     InputStream in = new BufferedInputStream(socket.getInputStream());
     Link link = new Link(socket.getOutputStream());
-    TerminalIn first = Frames.read(in, TerminalIn.parser(), FRAME_BYTES);
+    Attachment attached;
+    // One deadline for the whole permit, however slowly its bytes come.
+    ScheduledFuture<?> deadline =
+        DEADLINES.schedule(connection::cut, PERMIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    try {
+      attached = admit(socket, in, link);
+    } finally {
+      deadline.cancel(false);
+      showing.release();
+    }
+    if (attached != null) {
+      session(in, link, attached);
+    }
+  }
+
+  /** Reads the permit, checks it and asks its job for the session; null when there is none. */
+  private Attachment admit(SSLSocket socket, InputStream in, Link link) throws IOException {
+    TerminalIn first = Frames.read(in, TerminalIn.parser(), PERMIT_BYTES);
     if (first == null) {
-      return;
+      return null;
     }
     if (!first.hasAttach()) {
       link.refuse("a session begins with its permit");
-      return;
+      return null;
     }
     TerminalAttach attach = first.getAttach();
+    if (!sane(attach.getWindow())) {
+      attach = attach.toBuilder().clearWindow().build(); // the terminal's own default, then
+    }
     TerminalPermit permit;
     try {
       permit = permits.check(attach.getPermit());
@@ -100,44 +152,51 @@ public final class TerminalPort implements AutoCloseable {
           socket.getRemoteSocketAddress(),
           e.getMessage());
       link.refuse("permit refused: " + e.getMessage());
-      return;
+      return null;
     }
+    CompletableFuture<Attachment> answer = jobs.attach(permit, attach, link).toCompletableFuture();
     Attachment attached;
     try {
-      attached =
-          jobs.attach(permit, attach, link)
-              .toCompletableFuture()
-              .get(JOB_ANSWER.toMillis(), TimeUnit.MILLISECONDS);
+      attached = answer.get(JOB_ANSWER.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
-      link.refuse("job " + permit.getJobId() + " did not answer: " + e);
-      return;
+      answer.thenAccept(TerminalPort::hangUp); // a session started after all has no one
+      link.refuse("job " + permit.getJobId() + " did not answer");
+      return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return;
+      return null;
     }
     if (attached.refusal() != null) {
       link.refuse(attached.refusal());
-      return;
+      return null;
     }
     log.info(
         "job {}: terminal session from {}", permit.getJobId(), socket.getRemoteSocketAddress());
-    socket.setSoTimeout(0); // a user may think for hours
-    session(permit.getJobId(), in, link, attached);
+    return attached;
   }
 
-  /** Keystrokes in on a thread of their own, output out on this one, then the exit status. */
-  private static void session(String jobId, InputStream in, Link link, Attachment attached)
-      throws IOException {
+  /**
+   * Keystrokes in on a thread of their own, output out on this one, then the exit status. Whatever
+   * ends the keystrokes (the client's hangup, its going away) hangs the session up.
+   */
+  private static void session(InputStream in, Link link, Attachment attached) throws IOException {
     Pty pty = attached.pty();
-    link.send(TerminalOut.newBuilder().setReady(true).build());
+    try {
+      link.send(TerminalOut.newBuilder().setReady(true).build());
+    } catch (IOException e) {
+      hangUp(attached);
+      throw e;
+    }
     Thread keys =
         new Thread(
             () -> {
-              keystrokes(in, pty);
-              attached.hangup().run(); // first: the job learns why before its shell sees the end
-              pty.close();
+              try {
+                keystrokes(in, pty);
+              } finally {
+                hangUp(attached);
+              }
             },
-            "berth-terminal-keys-" + jobId);
+            "berth-terminal-keys");
     keys.setDaemon(true);
     keys.start();
     CompletableFuture<Integer> exit = attached.exit().toCompletableFuture();
@@ -151,16 +210,16 @@ public final class TerminalPort implements AutoCloseable {
     try {
       int n;
       while ((n = pty.read(buffer, 0, buffer.length)) > 0) {
-        link.write(buffer, n);
+        link.write(Arrays.copyOf(buffer, n));
       }
     } finally {
       pty.close();
     }
     int status;
     try {
-      status = exit.get();
-    } catch (ExecutionException e) {
-      throw new IOException("the job did not say how it ended: " + e.getCause(), e);
+      status = exit.get(EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IOException("the job did not say how it ended: " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return;
@@ -168,10 +227,15 @@ public final class TerminalPort implements AutoCloseable {
     link.send(TerminalOut.newBuilder().setExitStatus(status).build());
   }
 
-  /**
-   * The client's frames into the terminal, until it hangs up or goes away; then the terminal closes
-   * and the job hears of it, to hang up its processes as a login's are when its connection drops.
-   */
+  /** The job hears that its user went away before its shell sees the terminal end. */
+  private static void hangUp(Attachment attached) {
+    if (attached.pty() != null) {
+      attached.hangup().run();
+      attached.pty().close();
+    }
+  }
+
+  /** The client's frames into the terminal, until it hangs up or goes away. */
   private static void keystrokes(InputStream in, Pty pty) {
     try {
       while (true) {
@@ -184,7 +248,11 @@ public final class TerminalPort implements AutoCloseable {
             ByteString data = frame.getInput();
             pty.write(data.toByteArray(), 0, data.size());
           }
-          case WINDOW -> pty.resize(frame.getWindow().getRows(), frame.getWindow().getColumns());
+          case WINDOW -> {
+            if (sane(frame.getWindow())) {
+              pty.resize(frame.getWindow().getRows(), frame.getWindow().getColumns());
+            }
+          }
           case HANGUP -> {
             return;
           }
@@ -196,6 +264,14 @@ public final class TerminalPort implements AutoCloseable {
     } catch (IOException e) {
       // the client went away
     }
+  }
+
+  /** A window size a terminal can have. */
+  static boolean sane(WindowSize window) {
+    return window.getRows() > 0
+        && window.getRows() <= MAX_SIDE
+        && window.getColumns() > 0
+        && window.getColumns() <= MAX_SIDE;
   }
 
   @Override
@@ -217,10 +293,6 @@ public final class TerminalPort implements AutoCloseable {
         int n = Math.min(CHUNK, data.length - from);
         send(TerminalOut.newBuilder().setOutput(ByteString.copyFrom(data, from, n)).build());
       }
-    }
-
-    void write(byte[] buffer, int n) throws IOException {
-      send(TerminalOut.newBuilder().setOutput(ByteString.copyFrom(buffer, 0, n)).build());
     }
 
     void refuse(String why) throws IOException {

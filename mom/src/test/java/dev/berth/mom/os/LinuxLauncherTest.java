@@ -179,6 +179,23 @@ class LinuxLauncherTest {
         read("out"));
   }
 
+  /**
+   * A mom started in a shell's background inherits SIGINT and SIGQUIT ignored, and exec keeps an
+   * ignored signal ignored: the job must start with none of the standard signals ignored or blocked
+   * (the starter ignores SIGHUP and SIGPIPE itself, so those are checked whatever started this
+   * test). Signals 32 and 33 are the C library's own, which it sets up in every program.
+   */
+  @Test
+  void theJobStartsWithNoSignalIgnoredOrBlocked() throws Exception {
+    assertEquals(0, run(new Spec("grep -E '^Sig(Ign|Blk)' /proc/$$/status")).exitStatus());
+    String[] lines = read("out").split("\n");
+    assertEquals(2, lines.length, read("out"));
+    for (String line : lines) {
+      long mask = Long.parseUnsignedLong(line.substring(line.indexOf('\t') + 1), 16);
+      assertEquals(0, mask & 0x7fffffffL, line + ": none of signals 1-31");
+    }
+  }
+
   @Test
   void theJobsEnvironmentNeverReachesTheRootStarter() throws Exception {
     Spec spec = new Spec("echo $FOO; sleep 2");

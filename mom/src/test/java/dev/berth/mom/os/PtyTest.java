@@ -214,6 +214,17 @@ class PtyTest {
   }
 
   @Test
+  void aTerminalThatPassesInputNeitherEchoesNorSignalsNorAddsCarriageReturns() throws Exception {
+    Pty pty = open();
+    pty.passInput();
+    Session job = start(pty, spec(pty, "cat; echo end"));
+    job.type("a\u0003b\nc\n\u0004");
+    job.awaitOutput("end\n");
+    assertEquals("a\u0003b\nc\nend\n", job.output(), "only what cat wrote, as it wrote it");
+    assertEquals(0, job.status().exitStatus(), "Ctrl-C was a byte, Ctrl-D the end of input");
+  }
+
+  @Test
   void ctrlCInterruptsTheForegroundJob() throws Exception {
     Session job = start("sleep 600");
     job.shell();

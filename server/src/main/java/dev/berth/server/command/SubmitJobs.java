@@ -78,7 +78,9 @@ final class SubmitJobs {
             Response.newBuilder().setSubmitted(SubmitReply.newBuilder().setJobId(built.getId())));
   }
 
-  /** qsub -I: never an array (Torque's rule), and qsub -x's command only with it. */
+  /**
+   * qsub -I: never an array nor rerunnable (Torque's rules), and qsub -x's command only with it.
+   */
   private static void interactive(Job.Builder job, SubmitJob request) {
     boolean asked =
         request.getAttributesList().stream()
@@ -95,6 +97,7 @@ final class SubmitJobs {
       throw new CommandException(
           Error.Code.BAD_VALUE, "an interactive job cannot be a job array (qsub -I with -t)");
     }
+    job.setRerunnable(false); // as in Torque: run again, it would wait for a qsub that is gone
   }
 
   /**

@@ -59,6 +59,12 @@ public final class TerminalPermits {
       throw new CommandException(
           Error.Code.BAD_STATE, "job " + job.getId() + " is not an interactive job (qsub -I)");
     }
+    if (anchors.isEmpty()) {
+      throw new CommandException(
+          Error.Code.SYSTEM,
+          "this cluster runs without credentials (--insecure), and interactive jobs need them:"
+              + " qsub checks the mom's certificate, the mom the server's seal");
+    }
     AttachReply.Builder reply = AttachReply.newBuilder().setState(Queries.letter(job.getState()));
     switch (job.getState()) {
       case EXITING, COMPLETED ->

@@ -399,6 +399,7 @@ class SubmitTest {
     Job shell = d.job(d.submit(ALICE, attr(AttributeNames.INTERACTIVE, "True")));
     assertTrue(shell.hasInteractive());
     assertEquals("", shell.getInteractive().getCommand());
+    assertFalse(shell.getRerunnable(), "a rerun would wait for a qsub that is gone");
     Job command =
         d.job(
             d.submit(

@@ -16,17 +16,43 @@ import dev.berth.proto.Node;
 import dev.berth.proto.Response;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import dev.berth.security.pki.CertificateAuthority;
+import dev.berth.security.pki.Credential;
 import dev.berth.security.seal.InsecureSeal;
+import dev.berth.security.seal.Seal;
+import dev.berth.security.seal.SignedSeal;
 import dev.berth.server.command.Caller;
 import dev.berth.server.testing.Driver;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TerminalPermitsTest {
+  @TempDir static Path pki;
+  private static SignedSeal server;
+  private static Seal momOfN1;
+
   private final Driver d = Driver.withTwoNodes();
-  private final TerminalPermits permits =
-      new TerminalPermits(
-          new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC()), Driver.SERVER);
+  private final TerminalPermits permits = new TerminalPermits(server, Driver.SERVER);
+
+  @BeforeAll
+  static void credentials() throws Exception {
+    CertificateAuthority ca =
+        CertificateAuthority.create(
+            pki.resolve("ca"), "permits-test", Duration.ofDays(1), Clock.systemUTC());
+    server = new SignedSeal(credential(ca, new Identity(Role.SERVER, "head")), Clock.systemUTC());
+    momOfN1 = new SignedSeal(credential(ca, new Identity(Role.MOM, "n1")), Clock.systemUTC());
+  }
+
+  private static Credential credential(CertificateAuthority ca, Identity who) throws Exception {
+    Path dir = pki.resolve(who.role().word() + "-" + who.name());
+    ca.issue(who, List.of(), Duration.ofDays(1), dir);
+    return Credential.load(dir, Clock.systemUTC());
+  }
 
   private Response attach(Caller caller, String id) {
     return permits.answer(d.state, caller, AttachJob.newBuilder().setJobId(id).build()).build();
@@ -71,7 +97,28 @@ class TerminalPermitsTest {
     assertEquals(node, letter.getTo());
     assertEquals(id, letter.getTerminalPermit().getJobId());
     assertEquals("alice", letter.getTerminalPermit().getUser());
-    assertTrue(reply.getCaCertificates().isEmpty(), "an insecure server has no CA to give");
+    assertTrue(
+        reply.getCaCertificates().toStringUtf8().startsWith("-----BEGIN CERTIFICATE-----"),
+        "the CA, for qsub to check the mom's certificate against");
+    if (node.equals("n1")) {
+      Seal.Opened opened = momOfN1.open(reply.getPermit()); // the mom takes the server's seal
+      assertEquals(Role.SERVER, opened.from().role());
+    }
+  }
+
+  @Test
+  void anInsecureClusterGivesNoPermits() {
+    terminalPorts();
+    String id = interactive();
+    d.schedule();
+    d.started(id);
+    TerminalPermits insecure =
+        new TerminalPermits(
+            new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC()), Driver.SERVER);
+    Response r =
+        insecure.answer(d.state, ALICE, AttachJob.newBuilder().setJobId(id).build()).build();
+    assertEquals(Error.Code.SYSTEM, r.getError().getCode());
+    assertTrue(r.getError().getMessage().contains("--insecure"), r.toString());
   }
 
   @Test

@@ -11,11 +11,15 @@ import java.util.Optional;
 
 /**
  * A job script as read: its bytes, scanned for directives and, for a batch job, sent to the server
- * exactly as they were; and the name a job gets when no {@code -N} is given (the file's base name,
- * or {@code STDIN}).
+ * exactly as they were; the name a job gets when no {@code -N} is given (the file's base name, or
+ * {@code STDIN}); and for {@code -x}, the file its command named, or null.
  */
-record JobScript(String defaultName, byte[] bytes) {
+record JobScript(String defaultName, byte[] bytes, Path commandFile) {
   static final String STDIN_NAME = "STDIN";
+
+  JobScript(String defaultName, byte[] bytes) {
+    this(defaultName, bytes, null);
+  }
 
   /**
    * The script of {@code cmd}. A batch job's comes from the operand, else from stdin. An
@@ -71,12 +75,13 @@ record JobScript(String defaultName, byte[] bytes) {
       return new JobScript(commandName(command), new byte[0]);
     }
     String name = file.getFileName().toString();
+    Path absolute = file.toAbsolutePath().normalize();
     for (byte b : bytes) {
       if (b == 0) {
-        return new JobScript(name, new byte[0]);
+        return new JobScript(name, new byte[0], absolute);
       }
     }
-    return new JobScript(name, bytes);
+    return new JobScript(name, bytes, absolute);
   }
 
   /** The base name of the command's first word ({@code /bin/ls -l} gives {@code ls}). */

@@ -39,7 +39,7 @@ final class Submission {
     apply(DirectiveReader.read(scanned, prefix, diagnostics), options, diagnostics);
     apply(commandLine(cmd.options()), options, diagnostics);
     if (options.interactive()) {
-      checkInteractive(options, cmd, diagnostics);
+      checkInteractive(options, cmd, script, diagnostics);
     }
     if (diagnostics.hasErrors()) {
       return Optional.empty();
@@ -56,9 +56,12 @@ final class Submission {
             request.build(), options.quiet(), options.interactive(), options.runsCommand()));
   }
 
-  /** Torque's rules for {@code -I}: no array, and {@code -x} needs its command. */
+  /**
+   * Torque's rules for {@code -I}: no array, and {@code -x} needs its command. A command that names
+   * a file here is sent as its absolute path, since it runs in the job's working directory.
+   */
   private static void checkInteractive(
-      JobOptions options, QsubCommandLine cmd, Diagnostics diagnostics) {
+      JobOptions options, QsubCommandLine cmd, JobScript script, Diagnostics diagnostics) {
     if (options.attributes().containsKey(AttributeNames.JOB_ARRAY_REQUEST)) {
       diagnostics.error(Diagnostics.COMMAND_LINE, "interactive job can not be job array.");
     }
@@ -79,6 +82,8 @@ final class Submission {
               + "; it may hold no control characters, newlines or terminal escapes");
     } else if (command.isBlank()) {
       diagnostics.error(Diagnostics.COMMAND_LINE, "'-x' used without a script specified");
+    } else if (script.commandFile() != null) {
+      options.command("'" + script.commandFile().toString().replace("'", "'\\''") + "'");
     } else {
       options.command(command);
     }

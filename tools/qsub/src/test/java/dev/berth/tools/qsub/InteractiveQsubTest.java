@@ -182,7 +182,10 @@ class InteractiveQsubTest {
   @Test
   void xReadsAScriptFileForItsDirectives() throws Exception {
     assertEquals(1, qsub("-I", "-x", file("run.sh", "#!/bin/sh\n#PBS -N fromfile\n./a.out\n")));
-    assertEquals("run.sh", sent().get("inter_cmd"));
+    assertEquals(
+        "'" + dir.resolve("run.sh").toAbsolutePath() + "'",
+        sent().get("inter_cmd"),
+        "the job runs in its working directory: the file goes by its absolute path");
     assertEquals("fromfile", sent().get("Job_Name"));
     assertTrue(submitted().getScript().isEmpty());
   }
@@ -192,7 +195,7 @@ class InteractiveQsubTest {
     Files.write(dir.resolve("tool"), new byte[] {0x7f, 'E', 'L', 'F', 0, 0, 1});
     assertEquals(1, qsub("-I", "-x", "tool"));
     assertEquals("tool", sent().get("Job_Name"));
-    assertEquals("tool", sent().get("inter_cmd"));
+    assertEquals("'" + dir.resolve("tool").toAbsolutePath() + "'", sent().get("inter_cmd"));
   }
 
   @Test

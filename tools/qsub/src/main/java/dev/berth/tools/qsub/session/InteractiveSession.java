@@ -4,8 +4,6 @@ import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.AttachReply;
-import dev.berth.proto.DeleteJob;
-import dev.berth.proto.Request;
 import dev.berth.proto.TerminalAttach;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +13,7 @@ import java.time.Duration;
 
 /**
  * qsub -I once the job is submitted: waits for it to start ({@link StartWait}), connects to its
- * mother superior's terminal port ({@link TerminalPort}) and holds the session there ({@link
+ * mother superior's terminal port ({@link MomTerminal}) and holds the session there ({@link
  * TerminalSession}). Prints Torque's messages on the way; the exit status is the job's shell's or
  * command's, 0 when the user gave up waiting and the job was deleted, 1 when something failed.
  */
@@ -99,9 +97,9 @@ public final class InteractiveSession {
   private Socket connect(AttachReply ready, ServerLink link) throws Ended {
     String address = ControlCharacters.escape(ready.getAddress());
     try {
-      return TerminalPort.connect(
+      return MomTerminal.connect(
           ready.getAddress(), ready.getNode(), ready.getCaCertificates(), timing.connect());
-    } catch (TerminalPort.WrongPeerException e) {
+    } catch (MomTerminal.WrongPeerException e) {
       err.println(
           "qsub: refusing the terminal of job "
               + jobId
@@ -120,22 +118,8 @@ public final class InteractiveSession {
               + ": "
               + ControlCharacters.escape(String.valueOf(e.getMessage())));
     }
-    abandon(link);
+    link.abandon(jobId);
     throw new Ended(1);
-  }
-
-  /**
-   * A job whose terminal qsub cannot use would only wait for it, holding its nodes, until its mom
-   * gives up: it is deleted now.
-   */
-  private void abandon(ServerLink link) {
-    err.println("qsub: deleting job " + jobId + ", which cannot start without its terminal");
-    err.flush();
-    try {
-      link.call(Request.newBuilder().setDelete(DeleteJob.newBuilder().setJobId(jobId)));
-    } catch (Ended e) {
-      // the server is gone too; it said so
-    }
   }
 
   private TerminalAttach attach(AttachReply ready) {
@@ -143,6 +127,7 @@ public final class InteractiveSession {
         .setPermit(ready.getPermit())
         .setTerm(term)
         .setWindow(terminal.size().orElse(TerminalSession.DEFAULT_WINDOW))
+        .setPassInput(!terminal.isTerminal())
         .build();
   }
 }

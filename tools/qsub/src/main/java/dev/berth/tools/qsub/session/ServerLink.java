@@ -3,6 +3,7 @@ package dev.berth.tools.qsub.session;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.ControlCharacters;
+import dev.berth.proto.DeleteJob;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -42,6 +43,25 @@ final class ServerLink implements AutoCloseable {
       err.println("qsub: " + ControlCharacters.escape(e.getMessage()));
       err.flush();
       throw new Ended(1);
+    }
+  }
+
+  /** Deletes job {@code jobId}; the server's answer. */
+  Response delete(String jobId) throws Ended {
+    return call(Request.newBuilder().setDelete(DeleteJob.newBuilder().setJobId(jobId)));
+  }
+
+  /**
+   * A job whose terminal qsub cannot use would only wait for it, holding its nodes, until its mom
+   * gives up: it is deleted now.
+   */
+  void abandon(String jobId) {
+    err.println("qsub: deleting job " + jobId + ", which cannot start without its terminal");
+    err.flush();
+    try {
+      delete(jobId);
+    } catch (Ended e) {
+      // the server is gone too; it said so
     }
   }
 

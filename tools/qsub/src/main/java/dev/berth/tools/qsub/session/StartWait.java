@@ -3,7 +3,6 @@ package dev.berth.tools.qsub.session;
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.AttachJob;
 import dev.berth.proto.AttachReply;
-import dev.berth.proto.DeleteJob;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -75,10 +74,14 @@ final class StartWait {
         return response.getAttach();
       }
       case ERROR -> {
-        if (response.getError().getCode() == Error.Code.UNKNOWN_JOB) {
+        Error.Code code = response.getError().getCode();
+        if (code == Error.Code.UNKNOWN_JOB) {
           err.println("qsub: job " + jobId + " apparently deleted");
         } else {
           err.println("qsub: " + ControlCharacters.escape(response.getError().getMessage()));
+          if (code == Error.Code.SYSTEM) { // it runs where no session can be had
+            server.abandon(jobId);
+          }
         }
       }
       default -> err.println("qsub: unexpected reply from the server: " + response.getBodyCase());
@@ -107,8 +110,7 @@ final class StartWait {
   private void delete() throws Ended {
     out.println("Job " + jobId + " is being deleted");
     out.flush();
-    Response response =
-        server.call(Request.newBuilder().setDelete(DeleteJob.newBuilder().setJobId(jobId)));
+    Response response = server.delete(jobId);
     if (response.hasError() && response.getError().getCode() != Error.Code.UNKNOWN_JOB) {
       err.println(
           "qsub: cannot delete job "

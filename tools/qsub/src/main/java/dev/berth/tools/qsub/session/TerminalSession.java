@@ -114,6 +114,7 @@ final class TerminalSession {
   /** Standard input to the job, until it ends or the connection does. */
   private void pump(Sender toMom) {
     byte[] buffer = new byte[MAX_DATA];
+    boolean lineEnded = true; // what was sent last ended a line (or nothing was sent)
     try {
       while (true) {
         int n;
@@ -123,11 +124,12 @@ final class TerminalSession {
           n = -1; // standard input is gone: as its end
         }
         if (n < 0) {
-          toMom.send(endOfInput());
+          toMom.send(endOfInput(lineEnded));
           return;
         }
         if (n > 0) {
           toMom.send(TerminalIn.newBuilder().setInput(ByteString.copyFrom(buffer, 0, n)).build());
+          lineEnded = buffer[n - 1] == '\n';
         }
       }
     } catch (IOException e) {
@@ -135,10 +137,16 @@ final class TerminalSession {
     }
   }
 
-  private TerminalIn endOfInput() {
-    return terminal.isTerminal()
-        ? TerminalIn.newBuilder().setHangup(true).build()
-        : TerminalIn.newBuilder().setInput(ByteString.copyFrom(new byte[] {END_OF_INPUT})).build();
+  /**
+   * The end of standard input: a terminal's means the user is gone; a file's or pipe's is Ctrl-D on
+   * the job's terminal, twice after a last line without its newline (the first only ends the line).
+   */
+  private TerminalIn endOfInput(boolean lineEnded) {
+    if (terminal.isTerminal()) {
+      return TerminalIn.newBuilder().setHangup(true).build();
+    }
+    byte[] end = lineEnded ? new byte[] {END_OF_INPUT} : new byte[] {END_OF_INPUT, END_OF_INPUT};
+    return TerminalIn.newBuilder().setInput(ByteString.copyFrom(end)).build();
   }
 
   private static void window(Sender toMom, WindowSize size) {

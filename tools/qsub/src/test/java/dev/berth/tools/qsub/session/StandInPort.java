@@ -1,5 +1,6 @@
 package dev.berth.tools.qsub.session;
 
+import com.google.protobuf.ByteString;
 import dev.berth.core.Frames;
 import dev.berth.proto.TerminalIn;
 import dev.berth.proto.TerminalOut;
@@ -16,8 +17,9 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
 
 /**
- * A stand-in for a mom's terminal port: takes one connection, plain or TLS, reads the attach frame
- * and then plays {@code script} against the client.
+ * A stand-in for a mom's terminal port: takes one TLS connection, reads the attach frame and then
+ * plays {@code script} against the client. Unless given another credential it shows node n01's
+ * mom's, of a CA made for the tests ({@link #caCertificates}).
  */
 final class StandInPort implements AutoCloseable {
   /** What the stand-in mom does once the client attached. */
@@ -64,20 +66,39 @@ final class StandInPort implements AutoCloseable {
   private final CompletableFuture<TerminalIn> attached = new CompletableFuture<>();
   private final CompletableFuture<Void> played = new CompletableFuture<>();
 
+  private static TestPki.Ca ca;
+  private static SSLContext n01;
+
+  /**
+   * The CA whose certificate for n01's mom the stand-in shows by default, as the server sends it.
+   */
+  static synchronized ByteString caCertificates() {
+    if (ca == null) {
+      try {
+        ca = TestPki.ca("stand-in CA");
+        n01 = ca.issue("urn:berth:mom:" + Sessions.NODE).serverContext();
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot make the tests' CA", e);
+      }
+    }
+    return ca.pem();
+  }
+
   StandInPort(Script script) throws IOException {
-    this(null, script);
+    this(defaultCredential(), script);
+  }
+
+  private static synchronized SSLContext defaultCredential() {
+    caCertificates();
+    return n01;
   }
 
   StandInPort(SSLContext tls, Script script) throws IOException {
     InetAddress loopback = InetAddress.getLoopbackAddress();
-    if (tls == null) {
-      listener = new ServerSocket(0, 1, loopback);
-    } else {
-      SSLServerSocket secure =
-          (SSLServerSocket) tls.getServerSocketFactory().createServerSocket(0, 1, loopback);
-      secure.setEnabledProtocols(new String[] {"TLSv1.3"});
-      listener = secure;
-    }
+    SSLServerSocket secure =
+        (SSLServerSocket) tls.getServerSocketFactory().createServerSocket(0, 1, loopback);
+    secure.setEnabledProtocols(new String[] {"TLSv1.3"});
+    listener = secure;
     Thread thread = new Thread(() -> serve(script), "stand-in-terminal-port");
     thread.setDaemon(true);
     thread.start();

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.ByteString;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
@@ -42,7 +41,7 @@ class StartWaitTest {
                     case 0 -> ScriptedServer.state("Q");
                     case 1 -> ScriptedServer.state("H");
                     case 2 -> ScriptedServer.state("R"); // started, its mom not yet ready
-                    default -> Sessions.running(mom.address(), ByteString.EMPTY);
+                    default -> Sessions.running(mom.address(), StandInPort.caCertificates());
                   });
       assertEquals(0, session.run(server), session.stderr());
       assertEquals(4, server.attaches().size());
@@ -64,6 +63,22 @@ class StartWaitTest {
     assertEquals(1, session.run(server));
     assertEquals("qsub: waiting for job 7.srv to start\n", session.stdout());
     assertEquals("qsub: job 7.srv apparently deleted\n", session.stderr());
+  }
+
+  @Test
+  void aJobOnANodeThatTakesNoSessionsIsDeleted() {
+    ScriptedServer server =
+        waiting(
+            n ->
+                ScriptedServer.error(
+                    Error.Code.SYSTEM,
+                    "node n01 runs job 7.srv but its mom takes no interactive sessions"));
+    assertEquals(1, session.run(server));
+    assertEquals(
+        "qsub: node n01 runs job 7.srv but its mom takes no interactive sessions\n"
+            + "qsub: deleting job 7.srv, which cannot start without its terminal\n",
+        session.stderr());
+    assertEquals(1, server.deletes().size());
   }
 
   @Test

@@ -6,7 +6,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.ByteString;
 import dev.berth.proto.TerminalIn;
 import dev.berth.proto.TerminalOut;
 import dev.berth.proto.WindowSize;
@@ -18,7 +17,8 @@ class TerminalSessionTest {
   private Sessions session = Sessions.atTerminal();
 
   private int run(StandInPort mom) {
-    return session.run(new ScriptedServer(r -> Sessions.running(mom.address(), ByteString.EMPTY)));
+    return session.run(
+        new ScriptedServer(r -> Sessions.running(mom.address(), StandInPort.caCertificates())));
   }
 
   @Test
@@ -171,7 +171,9 @@ class TerminalSessionTest {
     try (java.net.ServerSocket closed = new java.net.ServerSocket(0)) {
       address = "127.0.0.1:" + closed.getLocalPort();
     }
-    int status = session.run(new ScriptedServer(r -> Sessions.running(address, ByteString.EMPTY)));
+    int status =
+        session.run(
+            new ScriptedServer(r -> Sessions.running(address, StandInPort.caCertificates())));
     assertEquals(1, status);
     assertTrue(
         session

@@ -25,10 +25,9 @@ import javax.net.ssl.TrustManagerFactory;
  * the cluster's CA certificates) over TLS 1.3, trusting only those certificates, and only if the
  * certificate shown names that node's mom ({@code urn:berth:mom:NODE}, as the security module's
  * {@code Identity} writes it): a certificate of another node, or of a server, is refused. qsub
- * shows no certificate of its own; the permit it sends first is its proof. Without CA certificates
- * (an insecure cluster) over plain TCP.
+ * shows no certificate of its own; the permit it sends first is its proof.
  */
-final class TerminalPort {
+final class MomTerminal {
   static final String TLS = "TLSv1.3";
   private static final String IDENTITY_PREFIX = "urn:berth:";
   private static final String MOM_PREFIX = IDENTITY_PREFIX + "mom:";
@@ -43,30 +42,21 @@ final class TerminalPort {
     }
   }
 
-  private TerminalPort() {}
+  private MomTerminal() {}
 
   /**
    * @param address {@code host:port} ({@code [v6]:port})
    * @param node the mother superior, whose mom must answer
-   * @param caCertificates PEM, one or more; empty for plain TCP
+   * @param caCertificates PEM, one or more
    * @param timeout for the connection and the handshake each
    */
   static Socket connect(String address, String node, ByteString caCertificates, Duration timeout)
       throws IOException {
     InetSocketAddress to = parse(address);
     int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
-    if (caCertificates.isEmpty()) {
-      Socket socket = new Socket();
-      try {
-        socket.connect(to, millis);
-        return socket;
-      } catch (IOException e) {
-        socket.close();
-        throw e;
-      }
-    }
     SSLSocket socket = (SSLSocket) context(caCertificates).getSocketFactory().createSocket();
     try {
+      socket.setKeepAlive(true); // a node that vanishes is noticed, in time
       socket.setEnabledProtocols(new String[] {TLS});
       socket.connect(to, millis);
       socket.setSoTimeout(millis);

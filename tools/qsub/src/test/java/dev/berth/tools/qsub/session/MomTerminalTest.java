@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * only the mom of the job's node. Anyone else who answers there (another node's mom, a server,
  * something the cluster's CA did not sign) gets nothing, not even the permit.
  */
-class TerminalPortTest {
+class MomTerminalTest {
   private static TestPki.Ca ca;
   private static TestPki.Ca stranger;
 
@@ -112,19 +112,19 @@ class TerminalPortTest {
         "the certificate there names no Berth identity, not urn:berth:mom:n01 (the mom of node"
             + " n01)",
         assertThrows(
-                TerminalPort.WrongPeerException.class,
-                () -> TerminalPort.checkIsMomOf("n01", ca.issue().certificate()))
+                MomTerminal.WrongPeerException.class,
+                () -> MomTerminal.checkIsMomOf("n01", ca.issue().certificate()))
             .getMessage());
     assertTrue(
         assertThrows(
-                TerminalPort.WrongPeerException.class,
+                MomTerminal.WrongPeerException.class,
                 () ->
-                    TerminalPort.checkIsMomOf(
+                    MomTerminal.checkIsMomOf(
                         "n01", ca.issue("urn:berth:mom:n01", "urn:berth:mom:n02").certificate()))
             .getMessage()
             .contains("names several Berth identities"));
-    TerminalPort.checkIsMomOf("n01", ca.issue("urn:berth:mom:n01").certificate());
-    TerminalPort.checkIsMomOf(
+    MomTerminal.checkIsMomOf("n01", ca.issue("urn:berth:mom:n01").certificate());
+    MomTerminal.checkIsMomOf(
         "n01", ca.issue("urn:berth:mom:n01", "https://n01.example.org").certificate());
   }
 
@@ -132,20 +132,19 @@ class TerminalPortTest {
   void unreadableCaCertificatesAreReported() {
     IOException e =
         assertThrows(
-            IOException.class, () -> TerminalPort.context(ByteString.copyFromUtf8("not a PEM")));
+            IOException.class, () -> MomTerminal.context(ByteString.copyFromUtf8("not a PEM")));
     assertTrue(
         e.getMessage().startsWith("the cluster's CA certificates cannot be read"), e.getMessage());
   }
 
   @Test
   void addresses() throws Exception {
-    InetSocketAddress v4 = TerminalPort.parse("127.0.0.1:15004");
+    InetSocketAddress v4 = MomTerminal.parse("127.0.0.1:15004");
     assertEquals(15004, v4.getPort());
     assertEquals("127.0.0.1", v4.getHostString());
-    assertEquals(
-        "0:0:0:0:0:0:0:1", TerminalPort.parse("[::1]:15004").getAddress().getHostAddress());
-    assertThrows(IOException.class, () -> TerminalPort.parse("n01"));
-    assertThrows(IOException.class, () -> TerminalPort.parse("n01:"));
-    assertThrows(IOException.class, () -> TerminalPort.parse("n01:99999"));
+    assertEquals("0:0:0:0:0:0:0:1", MomTerminal.parse("[::1]:15004").getAddress().getHostAddress());
+    assertThrows(IOException.class, () -> MomTerminal.parse("n01"));
+    assertThrows(IOException.class, () -> MomTerminal.parse("n01:"));
+    assertThrows(IOException.class, () -> MomTerminal.parse("n01:99999"));
   }
 }
