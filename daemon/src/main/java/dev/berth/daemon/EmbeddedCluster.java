@@ -11,6 +11,7 @@ import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.gpu.GpuMonitor;
 import dev.berth.mom.output.OutputRoutes;
 import dev.berth.mom.store.JobRecords;
+import dev.berth.mom.terminal.TerminalSettings;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.seal.Seal;
@@ -153,8 +154,8 @@ public final class EmbeddedCluster implements AutoCloseable {
       return mom;
     }
     return mom.withTerminal(
-        new dev.berth.mom.terminal.TerminalSettings(
-            new java.net.InetSocketAddress(settings.host(), 0),
+        new TerminalSettings(
+            new InetSocketAddress(settings.host(), 0),
             settings.trust().tls(new Identity(Role.MOM, mom.name()))));
   }
 

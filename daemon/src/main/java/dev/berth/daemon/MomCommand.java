@@ -18,6 +18,7 @@ import dev.berth.proto.Gpu;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.server.query.Queries;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -199,8 +200,7 @@ final class MomCommand implements Callable<Integer> {
       return null;
     }
     return new TerminalSettings(
-        new java.net.InetSocketAddress(host, terminalPort),
-        trust.tls(new Identity(Role.MOM, node)));
+        new InetSocketAddress(host, terminalPort), trust.tls(new Identity(Role.MOM, node)));
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.berth.mom.os;
 
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -50,7 +51,7 @@ public record StartSpec(
    * that is no terminal name becomes {@code dumb}.
    */
   public StartSpec onTerminal(Path slave, String term) {
-    Map<String, String> env = new java.util.HashMap<>(environment);
+    Map<String, String> env = new HashMap<>(environment);
     env.put("TERM", term.matches("[A-Za-z0-9][A-Za-z0-9._+-]{0,63}") ? term : "dumb");
     return new StartSpec(
         user,
