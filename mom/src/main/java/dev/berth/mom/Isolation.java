@@ -112,6 +112,22 @@ public final class Isolation {
     return driver == null ? Optional.empty() : driver.find(jobId);
   }
 
+  /**
+   * What the job's cgroup here has used so far, read while the job runs; empty without a cgroup (or
+   * when it cannot be read just now).
+   */
+  Optional<ResourcesUsed> usedSoFar(String jobId) {
+    Optional<JobCgroup> cgroup = find(jobId);
+    if (cgroup.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(merge(ResourcesUsed.getDefaultInstance(), cgroup.get().usage()));
+    } catch (IOException e) {
+      return Optional.empty(); // it is ending; the obit has its final figures
+    }
+  }
+
   /** The job's cgroup here if it can freeze the job's processes (for its suspension). */
   Optional<JobCgroup> freezer(String jobId) {
     return find(jobId).filter(JobCgroup::canFreeze);

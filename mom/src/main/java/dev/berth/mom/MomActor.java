@@ -595,16 +595,18 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
 
   private Behavior<Command> heartbeat() {
     if (courier.server().isPresent()) {
-      courier.toServer(
-          ServerInbound.newBuilder()
-              .setStatus(
-                  NodeStatusReport.newBuilder()
-                      .setNode(config.name())
-                      .putAllStatus(facts.status())
-                      .putStatus("jobs", String.join(" ", runningJobs()))
-                      .addAllRunningJobs(runningJobs())
-                      .setHealthError(healthError))
-              .build());
+      NodeStatusReport.Builder status =
+          NodeStatusReport.newBuilder()
+              .setNode(config.name())
+              .putAllStatus(facts.status())
+              .putStatus("jobs", String.join(" ", runningJobs()))
+              .addAllRunningJobs(runningJobs())
+              .setHealthError(healthError);
+      // each report refreshes the running jobs' resources_used, which qstat shows
+      for (String job : runningJobs()) {
+        isolation.usedSoFar(job).ifPresent(u -> status.putJobUsage(job, u));
+      }
+      courier.toServer(ServerInbound.newBuilder().setStatus(status).build());
     }
     return this;
   }

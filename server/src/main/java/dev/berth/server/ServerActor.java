@@ -3,6 +3,7 @@ package dev.berth.server;
 import dev.berth.core.Services;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
+import dev.berth.proto.JobState;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.NodeHello;
 import dev.berth.proto.Response;
@@ -467,6 +468,16 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       }
       case STATUS -> {
         telemetry.record(node, m.getStatus().getStatusMap());
+        telemetry.recordUsage(
+            node,
+            m.getStatus().getJobUsageMap(),
+            job ->
+                committed
+                    .job(job)
+                    .filter(j -> j.getState() == JobState.RUNNING)
+                    .filter(
+                        j -> j.getExecNodesList().stream().anyMatch(a -> a.getNode().equals(node)))
+                    .isPresent());
         var known = committed.node(node);
         if (known.isPresent() && NodeHealth.changes(known.get(), m.getStatus().getHealthError())) {
           execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);

@@ -138,6 +138,14 @@ public final class Queries {
         notes = new SchedulingNotes(s, clock.millis() / 1000, lastPlan.get());
       }
       Job shown = notes == null ? j : notes.of(j);
+      if (j.getState() == JobState.RUNNING && j.getStartTime() > 0) {
+        Job running = shown;
+        shown =
+            telemetry
+                .soFar(running, clock.millis() / 1000)
+                .map(u -> running.toBuilder().setResourcesUsed(u).build())
+                .orElse(running);
+      }
       list.addJobs(PrivateParts.job(shown, Permissions.mayReadPrivate(s, caller, j)));
     }
     return list.build();
