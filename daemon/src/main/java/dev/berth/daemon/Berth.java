@@ -20,6 +20,8 @@ import picocli.CommandLine.Command;
       MomCommand.class,
       RelayCommand.class,
       JournalCommand.class,
+      AccountingCommand.class,
+      ReportCommand.class,
       KafkaCommand.class,
       CaCommand.class,
       CredentialCommand.class,

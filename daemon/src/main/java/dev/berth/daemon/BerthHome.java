@@ -30,6 +30,11 @@ public record BerthHome(Path root) {
     return root.resolve("journal");
   }
 
+  /** The server's accounting files, Torque's server_priv/accounting: one a day, YYYYMMDD. */
+  public Path accounting() {
+    return root.resolve("accounting");
+  }
+
   /** A standby's and a Kafka-journal server's local copy of the journal topic. */
   public Path journalCopy() {
     return root.resolve("kafka-journal");

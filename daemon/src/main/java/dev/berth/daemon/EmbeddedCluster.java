@@ -166,7 +166,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private BerthServer.Config serverConfig() {
     BerthServer.Config config =
         BerthServer.Config.defaults(settings.socket(), settings.serverName(), settings.host());
-    config = config.withCommands(new HostedCommands());
+    config = config.withCommands(new HostedCommands()).withAccounting(settings.home().accounting());
     return relays == null ? config : config.withRelays(relays);
   }
 

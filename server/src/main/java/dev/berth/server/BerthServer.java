@@ -1,5 +1,6 @@
 package dev.berth.server;
 
+import dev.berth.proto.AccountingRequest;
 import dev.berth.proto.Error;
 import dev.berth.proto.OutputCheck;
 import dev.berth.proto.OutputGrant;
@@ -7,8 +8,12 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.scheduler.Plan;
 import dev.berth.security.seal.Seal;
+import dev.berth.server.accounting.AccountingLog;
+import dev.berth.server.accounting.AccountingReplay;
 import dev.berth.server.command.Caller;
+import dev.berth.server.command.CommandException;
 import dev.berth.server.command.Decider;
+import dev.berth.server.command.Permissions;
 import dev.berth.server.command.SubmitHosts;
 import dev.berth.server.endpoint.ClientEndpoint;
 import dev.berth.server.endpoint.ClientLimits;
@@ -28,6 +33,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -66,7 +72,8 @@ public final class BerthServer implements AutoCloseable {
       Duration resend,
       ClientLimits limits,
       RelayPort.Binding relays,
-      CommandHost commands) {
+      CommandHost commands,
+      Path accounting) {
     /** The usual settings, with the client limits the environment sets (BERTH_CLIENT_LIMITS). */
     public static Config defaults(Path socket, String serverName, String host) {
       return new Config(
@@ -78,24 +85,63 @@ public final class BerthServer implements AutoCloseable {
           Duration.ofSeconds(5),
           ClientLimits.fromEnvironment(System.getenv(), Runtime.getRuntime().maxMemory()),
           null,
+          null,
           null);
     }
 
     /** These settings, with submit hosts' relays taken at {@code relays}. */
     public Config withRelays(RelayPort.Binding relays) {
       return new Config(
-          socket, serverName, host, snapshotEvery, tick, resend, limits, relays, commands);
+          socket,
+          serverName,
+          host,
+          snapshotEvery,
+          tick,
+          resend,
+          limits,
+          relays,
+          commands,
+          accounting);
     }
 
     /** These settings, with the native client's commands run by {@code commands}. */
     public Config withCommands(CommandHost commands) {
       return new Config(
-          socket, serverName, host, snapshotEvery, tick, resend, limits, relays, commands);
+          socket,
+          serverName,
+          host,
+          snapshotEvery,
+          tick,
+          resend,
+          limits,
+          relays,
+          commands,
+          accounting);
+    }
+
+    /** These settings, with the accounting files written in {@code accounting}. */
+    public Config withAccounting(Path accounting) {
+      return new Config(
+          socket,
+          serverName,
+          host,
+          snapshotEvery,
+          tick,
+          resend,
+          limits,
+          relays,
+          commands,
+          accounting);
     }
   }
 
   private final Journal journal;
   private final ActorSystem<?> system;
+  private final AccountingLog accounting;
+
+  /** Makes accounting files again from the journal, one request at a time. */
+  private final ExecutorService replays;
+
   private final AtomicReference<ClusterState> published;
   private final ActorRef<ServerActor.Message> actor;
   private final ClientEndpoint endpoint;
@@ -151,6 +197,11 @@ public final class BerthServer implements AutoCloseable {
     this.commands = config.commands();
     this.background = Executors.newSingleThreadExecutor(daemon("berth-snapshot"));
     this.outbox = Sendmail.start();
+    this.accounting =
+        config.accounting() == null
+            ? null
+            : new AccountingLog(config.accounting(), ZoneId.systemDefault());
+    this.replays = Executors.newSingleThreadExecutor(daemon("berth-accounting-replay"));
     AtomicReference<Plan> lastPlan = new AtomicReference<>();
     this.queries =
         new Queries(
@@ -180,7 +231,7 @@ public final class BerthServer implements AutoCloseable {
                 background,
                 actorStopped,
                 seal,
-                outbox),
+                AfterCommit.of(outbox, accounting)),
             "berth-server",
             Props.empty());
     this.endpoint =
@@ -304,6 +355,10 @@ public final class BerthServer implements AutoCloseable {
     if (request.getBodyCase() == Request.BodyCase.RUN_COMMAND) {
       throw new IllegalArgumentException("a command cannot run another");
     }
+    if (request.getBodyCase() == Request.BodyCase.ACCOUNTING) {
+      return CompletableFuture.supplyAsync(
+          () -> accountingFiles(caller, request.getAccounting()), replays);
+    }
     if (request.getBodyCase() == Request.BodyCase.ATTACH) {
       return CompletableFuture.supplyAsync(
           () -> terminals.answer(published.get(), caller, request.getAttach()).build(),
@@ -316,6 +371,27 @@ public final class BerthServer implements AutoCloseable {
     CompletableFuture<Response> reply = new CompletableFuture<>();
     actor.tell(new ServerActor.Execute(new Decider.ClientCommand(request, caller), caller, reply));
     return reply;
+  }
+
+  /** berth accounting: the files of a range of days, made again from the journal; managers only. */
+  private Response accountingFiles(Caller caller, AccountingRequest request) {
+    if (!Permissions.isManager(published.get(), caller)) {
+      return Replies.error(
+          0, Error.Code.PERMISSION, "only managers may have the accounting files made again");
+    }
+    try {
+      return Response.newBuilder()
+          .setAccounting(AccountingReplay.files(journal, request, ZoneId.systemDefault()))
+          .build();
+    } catch (CommandException e) {
+      return Response.newBuilder().setError(e.toError()).build();
+    }
+  }
+
+  private void closeAccounting() {
+    if (accounting != null) {
+      accounting.close();
+    }
   }
 
   record Recovered(ClusterState state, long snapshotSeq, long replayed) {}
@@ -390,7 +466,9 @@ public final class BerthServer implements AutoCloseable {
       queryThreads.shutdown();
       commandThreads.shutdown();
       background.shutdown();
+      replays.shutdownNow();
       outbox.close();
+      closeAccounting();
       return;
     }
     CompletableFuture<Long> drained = new CompletableFuture<>();
@@ -412,7 +490,9 @@ public final class BerthServer implements AutoCloseable {
     queryThreads.shutdown();
     commandThreads.shutdown();
     background.shutdown();
+    replays.shutdownNow();
     outbox.close(); // the mail of what was committed, within its bound
+    closeAccounting(); // the records of what was committed
     try {
       background.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

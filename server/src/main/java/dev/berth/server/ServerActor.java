@@ -26,8 +26,6 @@ import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.command.StateView;
 import dev.berth.server.endpoint.Replies;
 import dev.berth.server.journal.Journal;
-import dev.berth.server.mail.JobMails;
-import dev.berth.server.mail.Outbox;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.Snapshots;
@@ -135,7 +133,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private final MomPost post;
   private final Map<String, Long> lastHeard = new HashMap<>();
   private final Deliveries deliveries;
-  private final Outbox outbox;
+  private final AfterCommit afterCommit;
   private final AtomicBoolean snapshotting = new AtomicBoolean();
   private ClusterState committed;
   private boolean inFlight;
@@ -155,10 +153,10 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       Executor background,
       CompletableFuture<Void> stopped,
       Seal seal,
-      Outbox outbox) {
+      AfterCommit afterCommit) {
     super(context);
     this.stopped = stopped;
-    this.outbox = outbox;
+    this.afterCommit = afterCommit;
     this.settings = settings;
     this.timers = timers;
     this.journal = journal;
@@ -190,7 +188,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   }
 
   /**
-   * @param outbox where the job mail of committed events goes
+   * @param afterCommit what follows each batch once durable: job mail, accounting records
    */
   public static Behavior<Message> create(
       Settings settings,
@@ -202,7 +200,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       Executor background,
       CompletableFuture<Void> stopped,
       Seal seal,
-      Outbox outbox) {
+      AfterCommit afterCommit) {
     return Behaviors.withTimers(
         timers ->
             Behaviors.setup(
@@ -219,7 +217,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
                         background,
                         stopped,
                         seal,
-                        outbox)));
+                        afterCommit)));
   }
 
   @Override
@@ -402,8 +400,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       reschedule |= freesOrAddsWork(e);
     }
     deliveries.refresh(committed, jobs);
-    // mail only for what is now durable, and never while replaying: outbox.post only queues
-    JobMails.letters(before, committed, d.events()).forEach(outbox::post);
+    // mail and accounting only for what is now durable, and never while replaying
+    afterCommit.committed(before, committed, d.events());
     complete(d.done());
     sendDue();
     if (reschedule) {

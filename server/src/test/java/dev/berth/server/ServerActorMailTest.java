@@ -190,7 +190,7 @@ class ServerActorMailTest {
             Runnable::run,
             new CompletableFuture<>(),
             new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC()),
-            outbox));
+            AfterCommit.mail(outbox)));
   }
 
   /** A journal that, when told to, keeps the next batch from being durable until released. */

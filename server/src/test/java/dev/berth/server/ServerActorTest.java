@@ -85,7 +85,7 @@ class ServerActorTest {
                   Runnable::run,
                   new CompletableFuture<>(),
                   new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC()),
-                  Outbox.NONE));
+                  AfterCommit.mail(Outbox.NONE)));
 
       CompletableFuture<Response> acknowledged = new CompletableFuture<>();
       ServerInbound obit =
@@ -151,7 +151,7 @@ class ServerActorTest {
               Runnable::run,
               new CompletableFuture<>(),
               new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC()),
-              Outbox.NONE));
+              AfterCommit.mail(Outbox.NONE)));
 
       Event ended = journal.awaitEvent(Event::hasReservationEnded, Duration.ofSeconds(30));
       assertEquals("its window ended", ended.getReservationEnded().getReason());

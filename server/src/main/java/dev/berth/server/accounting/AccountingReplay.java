@@ -1,0 +1,69 @@
+package dev.berth.server.accounting;
+
+import com.google.protobuf.ByteString;
+import dev.berth.proto.AccountingFile;
+import dev.berth.proto.AccountingReply;
+import dev.berth.proto.AccountingRequest;
+import dev.berth.proto.Error;
+import dev.berth.server.command.CommandException;
+import dev.berth.server.journal.Journal;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.StateMachine;
+import java.nio.charset.StandardCharsets;
+import java.time.ZoneId;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * The accounting files of a range of days, made again from the journal: every event from the first
+ * applied in turn, through the same {@link AccountingRecords} as the live server, so the files are
+ * the bytes it wrote (or would have written, had its disk been there).
+ */
+public final class AccountingReplay {
+  private static final Pattern DAY = Pattern.compile("\\d{8}");
+
+  private AccountingReplay() {}
+
+  public static AccountingReply files(Journal journal, AccountingRequest request, ZoneId zone) {
+    String from = day("from", request.getFrom(), "00000000");
+    String to = day("to", request.getTo(), "99999999");
+    if (from.compareTo(to) > 0) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE, "the range " + from + "-" + to + " ends before it begins");
+    }
+    Map<String, StringBuilder> days = new TreeMap<>();
+    ClusterState[] state = {ClusterState.EMPTY};
+    journal.replay(
+        0,
+        e -> {
+          ClusterState next = StateMachine.apply(state[0], e);
+          for (AccountingRecord r : AccountingRecords.of(state[0], e, next)) {
+            String name = r.file(zone);
+            if (name.compareTo(from) >= 0 && name.compareTo(to) <= 0) {
+              days.computeIfAbsent(name, n -> new StringBuilder()).append(r.line(zone));
+            }
+          }
+          state[0] = next;
+        });
+    AccountingReply.Builder reply = AccountingReply.newBuilder();
+    days.forEach(
+        (name, text) ->
+            reply.addFiles(
+                AccountingFile.newBuilder()
+                    .setName(name)
+                    .setText(ByteString.copyFrom(text.toString(), StandardCharsets.UTF_8))));
+    return reply.build();
+  }
+
+  private static String day(String what, String value, String open) {
+    if (value.isEmpty()) {
+      return open;
+    }
+    if (!DAY.matcher(value).matches()) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE, what + " '" + value + "' is not a day as YYYYMMDD");
+    }
+    return value;
+  }
+}
