@@ -14,13 +14,13 @@ import java.util.List;
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
  * measured; nothing is asserted but that jobs succeed. Usage: ops/bench/run
- * [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|kafka|kafka-tls|all] [rounds].
- * Submissions and jobs on moms are measured with TLS and with --insecure, {@code rounds} times each
- * (default 2), interleaved.
+ * [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|interactive|kafka|kafka-tls|all]
+ * [rounds]. Submissions and jobs on moms are measured with TLS and with --insecure, {@code rounds}
+ * times each (default 2), interleaved.
  */
 public final class Bench {
   private static final String USAGE =
-      "usage: ops/bench/run [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|kafka|kafka-tls|all] [rounds]";
+      "usage: ops/bench/run [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|interactive|kafka|kafka-tls|all] [rounds]";
 
   private final Path root;
   private final int rounds;
@@ -57,6 +57,7 @@ public final class Bench {
       case "simulate" -> ScaleSimulation.run();
       case "busy" -> BusyServerBench.run(root);
       case "containers" -> ContainerBench.run(root);
+      case "interactive" -> InteractiveBench.run(root);
       case "kafka" -> bench.kafka();
       case "kafka-tls" -> bench.kafkaTls();
       case "all" -> {
@@ -70,6 +71,7 @@ public final class Bench {
         ScaleSimulation.run();
         BusyServerBench.run(root);
         ContainerBench.run(root);
+        InteractiveBench.run(root);
         bench.kafka();
         bench.kafkaTls();
       }
