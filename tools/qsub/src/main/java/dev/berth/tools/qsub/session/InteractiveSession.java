@@ -5,11 +5,14 @@ import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.AttachReply;
 import dev.berth.proto.TerminalAttach;
+import dev.berth.proto.WindowSize;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * qsub -I once the job is submitted: waits for it to start ({@link StartWait}), connects to its
@@ -29,10 +32,11 @@ public final class InteractiveSession {
    * for an answer to "terminate the job?", and for the terminal port to connect and shake hands.
    */
   record Timing(Duration firstPoll, Duration maxPoll, Duration answer, Duration connect) {
+    /** Asked soon at first: most jobs that start at all start within a few hundred ms. */
     static final Timing DEFAULT =
         new Timing(
-            Duration.ofMillis(100),
-            Duration.ofSeconds(1),
+            Duration.ofMillis(20),
+            Duration.ofMillis(500),
             Duration.ofSeconds(60),
             Duration.ofSeconds(10));
   }
@@ -85,10 +89,14 @@ public final class InteractiveSession {
   public int run(ServerConnection server, Reconnect reconnect) {
     out.println("qsub: waiting for job " + jobId + " to start");
     out.flush();
+    MomTerminal.warmUp();
+    // asked while the job waits, so that the attach need not wait for it
+    CompletableFuture<Optional<WindowSize>> window = CompletableFuture.supplyAsync(terminal::size);
     try (ServerLink link = new ServerLink(server, reconnect, err)) {
       AttachReply ready = new StartWait(jobId, link, terminal, out, err, timing).await();
       Socket socket = connect(ready, link);
-      return new TerminalSession(jobId, in, out, err, terminal).run(socket, attach(ready));
+      return new TerminalSession(jobId, in, out, err, terminal)
+          .run(socket, attach(ready, window.join()));
     } catch (Ended e) {
       return e.status();
     }
@@ -122,11 +130,11 @@ public final class InteractiveSession {
     throw new Ended(1);
   }
 
-  private TerminalAttach attach(AttachReply ready) {
+  private TerminalAttach attach(AttachReply ready, Optional<WindowSize> window) {
     return TerminalAttach.newBuilder()
         .setPermit(ready.getPermit())
         .setTerm(term)
-        .setWindow(terminal.size().orElse(TerminalSession.DEFAULT_WINDOW))
+        .setWindow(window.orElse(TerminalSession.DEFAULT_WINDOW))
         .setPassInput(!terminal.isTerminal())
         .build();
   }

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
@@ -43,6 +45,33 @@ final class MomTerminal {
   }
 
   private MomTerminal() {}
+
+  /**
+   * Loads TLS and its ciphers while the job waits to start, on a thread of its own: in a fresh JVM
+   * the first handshake spends most of its time there, after the job has started.
+   */
+  static void warmUp() {
+    Thread warm =
+        new Thread(
+            () -> {
+              try {
+                SSLContext context = SSLContext.getInstance(TLS);
+                context.init(null, null, null);
+                SSLEngine engine = context.createSSLEngine("warm.up", 1);
+                engine.setUseClientMode(true);
+                engine.beginHandshake();
+                ByteBuffer out = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
+                engine.wrap(ByteBuffer.allocate(0), out); // the ClientHello: its keys
+                CertificateFactory.getInstance("X.509");
+                KeyStore.getInstance("PKCS12").load(null, null);
+              } catch (GeneralSecurityException | IOException e) {
+                // only a head start; the real handshake says what is wrong
+              }
+            },
+            "qsub-tls-warm-up");
+    warm.setDaemon(true);
+    warm.start();
+  }
 
   /**
    * @param address {@code host:port} ({@code [v6]:port})

@@ -14,6 +14,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.Socket;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The terminal session of an interactive job, on a connection to its mother superior's terminal
@@ -42,7 +43,10 @@ final class TerminalSession {
   private final PrintStream out;
   private final PrintStream err;
   private final Terminal terminal;
-  private Terminal.Handle raw = () -> {};
+
+  /** The raw mode, set on the input thread so that output need not wait for it. */
+  private final CompletableFuture<Terminal.Handle> raw = new CompletableFuture<>();
+
   private Terminal.Handle resize = () -> {};
   private boolean begun;
 
@@ -104,9 +108,14 @@ final class TerminalSession {
     begun = true;
     out.print("qsub: job " + jobId + " ready\n\n");
     out.flush();
-    raw = terminal.raw();
     resize = terminal.onResize(() -> terminal.size().ifPresent(size -> window(toMom, size)));
-    Thread pump = new Thread(() -> pump(toMom), "qsub-input");
+    Thread pump =
+        new Thread(
+            () -> {
+              raw.complete(terminal.raw());
+              pump(toMom);
+            },
+            "qsub-input");
     pump.setDaemon(true); // blocked on a read of stdin when the session ends; never waited for
     pump.start();
   }
@@ -166,7 +175,9 @@ final class TerminalSession {
 
   private void restore() {
     resize.close();
-    raw.close();
+    if (begun) {
+      raw.join().close(); // once set: restoring first would leave the terminal raw
+    }
   }
 
   /**
