@@ -140,6 +140,8 @@ class NativeCommandsIT {
     same("pbs_rstat");
     same("pbs_rstat", "-f");
     same("pbs_rstat", "-B");
+    assertEquals(held + "\n", same("qselect", "-h", "u", "-u", ALICE).out());
+    same("qselect", "-s", ".ne.C", "-l", "walltime.ge.00:00:01");
   }
 
   @Test
@@ -157,6 +159,7 @@ class NativeCommandsIT {
     same("qhold", "999");
     same("qrls", "999");
     same("qsig", "-s", "TERM", "999");
+    assertEquals(2, same("qselect", "-s", "Z").exit());
     same("qalter", "-N", "x", "999");
     same("qmgr", "-c", "lst server");
     same("qmgr", "-c", "set server scheduling = False"); // alice is no manager

@@ -89,6 +89,7 @@ class PackageIT {
             "qrls",
             "qalter",
             "qsig",
+            "qselect",
             "qmgr",
             "pbsnodes",
             "tracejob",

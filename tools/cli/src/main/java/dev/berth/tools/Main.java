@@ -11,6 +11,7 @@ import dev.berth.tools.jobctl.Qsig;
 import dev.berth.tools.pbsfs.Pbsfs;
 import dev.berth.tools.pbsnodes.Pbsnodes;
 import dev.berth.tools.qmgr.Qmgr;
+import dev.berth.tools.qselect.Qselect;
 import dev.berth.tools.qstat.Qstat;
 import dev.berth.tools.qsub.Qalter;
 import dev.berth.tools.qsub.Qsub;
@@ -42,6 +43,7 @@ public final class Main {
           entry("qhold", Qhold::run),
           entry("qrls", Qrls::run),
           entry("qsig", Qsig::run),
+          entry("qselect", Qselect::run),
           entry("pbsnodes", Pbsnodes::run),
           entry("tracejob", Tracejob::run),
           entry("pbsfs", Pbsfs::run),

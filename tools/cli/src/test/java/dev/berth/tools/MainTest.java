@@ -44,6 +44,7 @@ class MainTest {
             "qhold",
             "qrls",
             "qsig",
+            "qselect",
             "pbsnodes",
             "tracejob"),
         Main.commands().keySet());
