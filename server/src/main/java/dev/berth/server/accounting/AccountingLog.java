@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,10 +49,20 @@ public final class AccountingLog implements AutoCloseable {
   }
 
   /**
-   * The records of {@code events}, applied one after the other to {@code before} (as replay applies
-   * them), queued for writing.
+   * Queues the records of {@code events}: they are applied one after the other to {@code before},
+   * as replay applies them, on the writer's thread (states are immutable), so the server's actor
+   * spends nothing on them.
    */
   public void record(ClusterState before, List<Event> events) {
+    try {
+      writer.execute(() -> write(before, events));
+    } catch (RejectedExecutionException e) {
+      // the server is stopping: the journal has these events, berth accounting their records
+      log.info("accounting closed; {} events' records left to berth accounting", events.size());
+    }
+  }
+
+  private void write(ClusterState before, List<Event> events) {
     List<AccountingRecord> records = new ArrayList<>();
     ClusterState s = before;
     for (Event e : events) {
@@ -60,7 +71,7 @@ public final class AccountingLog implements AutoCloseable {
       s = next;
     }
     if (!records.isEmpty()) {
-      writer.execute(() -> write(records));
+      write(records);
     }
   }
 
