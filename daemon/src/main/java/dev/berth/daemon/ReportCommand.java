@@ -1,7 +1,10 @@
 package dev.berth.daemon;
 
 import dev.berth.server.accounting.UsageReport;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,8 +71,16 @@ final class ReportCommand implements Callable<Integer> {
               .toList();
     }
     for (Path day : days) {
-      try (Stream<String> lines = Files.lines(day, StandardCharsets.UTF_8)) {
-        lines.forEach(report::add);
+      // Torque writes names byte for byte: what is not UTF-8 is read as U+FFFD, not refused
+      try (BufferedReader lines =
+          new BufferedReader(
+              new InputStreamReader(
+                  Files.newInputStream(day),
+                  StandardCharsets.UTF_8
+                      .newDecoder()
+                      .onMalformedInput(CodingErrorAction.REPLACE)
+                      .onUnmappableCharacter(CodingErrorAction.REPLACE)))) {
+        lines.lines().forEach(report::add);
       }
     }
     String first = days.isEmpty() ? from : days.get(0).getFileName().toString();

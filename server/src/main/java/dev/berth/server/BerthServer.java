@@ -388,6 +388,16 @@ public final class BerthServer implements AutoCloseable {
     }
   }
 
+  /** A replay reading the journal ends before the journal may close. */
+  private void stopReplays() {
+    replays.shutdownNow();
+    try {
+      replays.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private void closeAccounting() {
     if (accounting != null) {
       accounting.close();
@@ -466,7 +476,7 @@ public final class BerthServer implements AutoCloseable {
       queryThreads.shutdown();
       commandThreads.shutdown();
       background.shutdown();
-      replays.shutdownNow();
+      stopReplays();
       outbox.close();
       closeAccounting();
       return;
@@ -490,7 +500,7 @@ public final class BerthServer implements AutoCloseable {
     queryThreads.shutdown();
     commandThreads.shutdown();
     background.shutdown();
-    replays.shutdownNow();
+    stopReplays();
     outbox.close(); // the mail of what was committed, within its bound
     closeAccounting(); // the records of what was committed
     try {

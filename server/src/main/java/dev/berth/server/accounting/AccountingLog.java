@@ -4,7 +4,8 @@ import dev.berth.proto.Event;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -12,35 +13,43 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.ZoneId;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The server's accounting files: {@code DIR/YYYYMMDD}, one a day in the server's time zone, as
- * Torque's server_priv/accounting. Records are appended off the server's actor, in the order their
- * events became durable; the journal stays the truth, so a write that fails is logged and can be
- * made again from it ({@code berth accounting}).
+ * Torque's server_priv/accounting. Records are made and appended off the server's actor, in the
+ * order their events became durable, a batch's lines of a day in one write. The journal stays the
+ * truth: what cannot be written (a full disk, a writer that fell too far behind, a stop that did
+ * not wait) is logged, and berth accounting makes it again from the journal.
  */
 public final class AccountingLog implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AccountingLog.class);
 
+  /** Batches waiting for the writer; beyond, a batch's records are left to berth accounting. */
+  static final int QUEUED_BATCHES = 10_000;
+
   private final Path dir;
   private final ZoneId zone;
-  private final ExecutorService writer;
-  private String openName;
-  private OutputStream open;
+  private final ThreadPoolExecutor writer;
 
   public AccountingLog(Path dir, ZoneId zone) {
     this.dir = dir;
     this.zone = zone;
     this.writer =
-        Executors.newSingleThreadExecutor(
+        new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(QUEUED_BATCHES),
             r -> {
               Thread t = new Thread(r, "berth-accounting");
               t.setDaemon(true);
@@ -57,82 +66,81 @@ public final class AccountingLog implements AutoCloseable {
     try {
       writer.execute(() -> write(before, events));
     } catch (RejectedExecutionException e) {
-      // the server is stopping: the journal has these events, berth accounting their records
-      log.info("accounting closed; {} events' records left to berth accounting", events.size());
+      log.warn(
+          "accounting records of {} events not written (the writer is {}); berth accounting makes"
+              + " them from the journal",
+          events.size(),
+          writer.isShutdown() ? "closed" : QUEUED_BATCHES + " batches behind");
     }
   }
 
   private void write(ClusterState before, List<Event> events) {
-    List<AccountingRecord> records = new ArrayList<>();
+    try {
+      append(before, events);
+    } catch (RuntimeException e) {
+      log.error("cannot make accounting records; berth accounting makes them from the journal", e);
+    }
+  }
+
+  private void append(ClusterState before, List<Event> events) {
+    Map<String, StringBuilder> days = new LinkedHashMap<>();
     ClusterState s = before;
     for (Event e : events) {
       ClusterState next = StateMachine.apply(s, e);
-      records.addAll(AccountingRecords.of(s, e, next));
+      for (AccountingRecord r : AccountingRecords.of(s, e, next)) {
+        days.computeIfAbsent(r.file(zone), d -> new StringBuilder()).append(r.line(zone));
+      }
       s = next;
     }
-    if (!records.isEmpty()) {
-      write(records);
-    }
+    days.forEach(this::append);
   }
 
-  private void write(List<AccountingRecord> records) {
+  /**
+   * Appends a day's lines in one write. A file whose last line was cut off (a full disk, a stop
+   * mid-write) gets its newline first, so no record runs into the next.
+   */
+  private void append(String name, StringBuilder lines) {
+    Path file = dir.resolve(name);
     try {
-      for (AccountingRecord r : records) {
-        out(r.file(zone)).write(r.line(zone).getBytes(StandardCharsets.UTF_8));
+      if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+        Files.createDirectories(
+            dir,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-x---")));
       }
-      open.flush();
+      if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+        Files.createFile(
+            file,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----")));
+      }
+      try (FileChannel out =
+          FileChannel.open(
+              file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        long end = out.size(); // only this thread writes the server's files
+        ByteBuffer last = ByteBuffer.allocate(1);
+        boolean cut = end > 0 && out.read(last, end - 1) == 1 && last.get(0) != '\n';
+        ByteBuffer bytes =
+            ByteBuffer.wrap(((cut ? "\n" : "") + lines).getBytes(StandardCharsets.UTF_8));
+        while (bytes.hasRemaining()) {
+          end += out.write(bytes, end);
+        }
+      }
     } catch (IOException e) {
       log.warn(
-          "cannot write {} accounting records to {} ({}); berth accounting makes them again from"
+          "cannot write accounting records to {} ({}); berth accounting makes them again from"
               + " the journal",
-          records.size(),
-          dir,
+          file,
           e.toString());
-      closeOpen();
     }
   }
 
-  /** The day's file, opened for appending (made root-only); the one before is closed. */
-  private OutputStream out(String name) throws IOException {
-    if (name.equals(openName)) {
-      return open;
-    }
-    closeOpen();
-    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-      Files.createDirectories(
-          dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-x---")));
-    }
-    Path file = dir.resolve(name);
-    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-      Files.createFile(
-          file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----")));
-    }
-    open =
-        Files.newOutputStream(
-            file, StandardOpenOption.APPEND, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-    openName = name;
-    return open;
-  }
-
-  private void closeOpen() {
-    if (open != null) {
-      try {
-        open.close();
-      } catch (IOException ignored) {
-        // what it held is written or reported
-      }
-    }
-    open = null;
-    openName = null;
-  }
-
-  /** Writes what is queued, then closes the file. */
+  /** Writes what is queued (for up to a minute), then stops. */
   @Override
   public void close() {
-    writer.execute(this::closeOpen);
     writer.shutdown();
     try {
-      writer.awaitTermination(10, TimeUnit.SECONDS);
+      if (!writer.awaitTermination(60, TimeUnit.SECONDS)) {
+        log.warn("accounting records still queued at the stop are left to berth accounting");
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

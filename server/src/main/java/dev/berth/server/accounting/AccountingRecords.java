@@ -8,6 +8,7 @@ import dev.berth.proto.JobExited;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.server.state.ClusterState;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -86,7 +87,10 @@ public final class AccountingRecords {
     if (job.getArrayRequest().isEmpty()) {
       return after.job(job.getId()).map(List::of).orElse(List.of());
     }
-    return after.jobs().stream().filter(j -> j.getArrayParent().equals(job.getId())).toList();
+    return after.jobs().stream()
+        .filter(j -> j.getArrayParent().equals(job.getId()))
+        .sorted(Comparator.comparingInt(Job::getArrayIndex))
+        .toList();
   }
 
   /** D with the requestor when a person deleted it; A when the server did (a dependency). */
@@ -150,12 +154,13 @@ public final class AccountingRecords {
     return a;
   }
 
-  /** The value with any whitespace as {@code _}. */
+  /** The value with any whitespace or control character as {@code _}. */
   static String value(String v) {
     StringBuilder out = new StringBuilder(v.length());
     for (int i = 0; i < v.length(); i++) {
       char c = v.charAt(i);
-      out.append(Character.isWhitespace(c) || Character.isSpaceChar(c) ? '_' : c);
+      boolean blank = Character.isWhitespace(c) || Character.isSpaceChar(c);
+      out.append(blank || Character.isISOControl(c) ? '_' : c);
     }
     return out.toString();
   }

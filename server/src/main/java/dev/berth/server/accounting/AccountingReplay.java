@@ -23,6 +23,18 @@ import java.util.regex.Pattern;
 public final class AccountingReplay {
   private static final Pattern DAY = Pattern.compile("\\d{8}");
 
+  /** The most text one answer holds; a longer range is asked for in parts. */
+  static final int MAX_BYTES = 64 << 20;
+
+  /** Stops a replay that grew too long or whose server stops. */
+  private static final class Stopped extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Stopped(String why) {
+      super(why, null, false, false);
+    }
+  }
+
   private AccountingReplay() {}
 
   public static AccountingReply files(Journal journal, AccountingRequest request, ZoneId zone) {
@@ -34,18 +46,38 @@ public final class AccountingReplay {
     }
     Map<String, StringBuilder> days = new TreeMap<>();
     ClusterState[] state = {ClusterState.EMPTY};
-    journal.replay(
-        0,
-        e -> {
-          ClusterState next = StateMachine.apply(state[0], e);
-          for (AccountingRecord r : AccountingRecords.of(state[0], e, next)) {
-            String name = r.file(zone);
-            if (name.compareTo(from) >= 0 && name.compareTo(to) <= 0) {
-              days.computeIfAbsent(name, n -> new StringBuilder()).append(r.line(zone));
+    long[] bytes = {0};
+    try {
+      journal.replay(
+          0,
+          e -> {
+            if (Thread.currentThread().isInterrupted()) {
+              throw new Stopped("the server stops");
             }
-          }
-          state[0] = next;
-        });
+            ClusterState next = StateMachine.apply(state[0], e);
+            for (AccountingRecord r : AccountingRecords.of(state[0], e, next)) {
+              String name = r.file(zone);
+              if (name.compareTo(from) >= 0 && name.compareTo(to) <= 0) {
+                String line = r.line(zone);
+                bytes[0] += line.length();
+                if (bytes[0] > MAX_BYTES) {
+                  throw new Stopped(
+                      "the days from "
+                          + from
+                          + " to "
+                          + to
+                          + " hold more than "
+                          + (MAX_BYTES >> 20)
+                          + " MiB of records; ask for fewer days at a time (--from, --to)");
+                }
+                days.computeIfAbsent(name, n -> new StringBuilder()).append(line);
+              }
+            }
+            state[0] = next;
+          });
+    } catch (Stopped s) {
+      throw new CommandException(Error.Code.SYSTEM, s.getMessage());
+    }
     AccountingReply.Builder reply = AccountingReply.newBuilder();
     days.forEach(
         (name, text) ->

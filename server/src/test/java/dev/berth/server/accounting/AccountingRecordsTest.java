@@ -157,6 +157,20 @@ class AccountingRecordsTest {
   }
 
   @Test
+  void aLineCutOffByAFullDiskGetsItsNewlineBeforeTheNextRecord(@TempDir Path dir) throws Exception {
+    String id = d.submit(ALICE);
+    String day = records().get(0).file(UTC);
+    Files.writeString(dir.resolve(day), "11/14/2023 22:13:20;E;0.srv;user=cut-of");
+    AccountingLog log = new AccountingLog(dir, UTC);
+    log.record(ClusterState.EMPTY, d.journal);
+    log.close();
+    List<String> lines = Files.readAllLines(dir.resolve(day));
+    assertEquals(2, lines.size(), lines.toString());
+    assertEquals("11/14/2023 22:13:20;E;0.srv;user=cut-of", lines.get(0));
+    assertTrue(lines.get(1).endsWith(";Q;" + id + ";queue=batch"), lines.toString());
+  }
+
+  @Test
   void theLiveFilesAndTheJournalsReplayAreTheSameBytes(@TempDir Path dir) throws Exception {
     String id = d.submit(ALICE, attr(AttributeNames.ACCOUNT_NAME, "proj"));
     d.schedule();
