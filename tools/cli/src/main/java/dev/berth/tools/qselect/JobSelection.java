@@ -66,8 +66,7 @@ final class JobSelection {
 
   private static final Set<String> TIMES = Set.of("walltime", "cput", "pcput");
   private static final Set<String> SIZES = Set.of("mem", "vmem", "pmem", "pvmem", "file");
-  private static final Set<String> NUMBERS =
-      Set.of("ncpus", "procs", "nodect", "ppn", "gpus", "size");
+  private static final Set<String> NUMBERS = Set.of("ncpus", "procs", "nodect", "gpus", "nice");
 
   private final List<Predicate<Job>> tests = new ArrayList<>();
   private String queue;
@@ -249,11 +248,18 @@ final class JobSelection {
     return ordered.toString();
   }
 
-  /** {@code user} or {@code user@host} against the job's owner ({@code user@submithost}). */
+  /**
+   * {@code user} or {@code user@host} against the job's owner ({@code user@submithost}), as Torque
+   * compares User_List with Job_Owner: the user exactly, a host in any case.
+   */
   private static boolean owns(Job job, String who) {
-    int at = who.indexOf('@');
-    return at < 0
-        ? job.getEuser().equals(who) || job.getOwner().startsWith(who + "@")
-        : job.getOwner().equalsIgnoreCase(who);
+    String owner = job.getOwner();
+    int at = owner.indexOf('@');
+    String user = at < 0 ? owner : owner.substring(0, at);
+    String host = at < 0 ? "" : owner.substring(at + 1);
+    int whoAt = who.indexOf('@');
+    return whoAt < 0
+        ? user.equals(who)
+        : user.equals(who.substring(0, whoAt)) && host.equalsIgnoreCase(who.substring(whoAt + 1));
   }
 }

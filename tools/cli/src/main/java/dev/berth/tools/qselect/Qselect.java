@@ -45,6 +45,7 @@ public final class Qselect {
               context.clock().withZone(invocation.zone()));
         } catch (JobSelection.IllegalValue e) {
           invocation.error(e.getMessage());
+          invocation.err().print(USAGE);
           return ExitCodes.USAGE;
         }
       }
