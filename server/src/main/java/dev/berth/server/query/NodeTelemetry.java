@@ -45,14 +45,19 @@ public final class NodeTelemetry {
   }
 
   /**
-   * A running job's resources_used so far: its nodes' last reports summed, and its walltime from
-   * its start, less the time it spent suspended. Empty when none of its nodes reported any.
+   * A running job's resources_used so far: the last reports of its nodes that are {@code up} summed
+   * (a node that stopped reporting says nothing of now), and its walltime from its start, less the
+   * time it spent suspended. Empty when none of those nodes reported any.
    */
-  public Optional<ResourcesUsed> soFar(Job job, long nowSeconds) {
+  public Optional<ResourcesUsed> soFar(Job job, long nowSeconds, Predicate<String> up) {
     ResourcesUsed.Builder sum = ResourcesUsed.newBuilder();
     boolean any = false;
     for (String node :
-        job.getExecNodesList().stream().map(NodeAllocation::getNode).distinct().toList()) {
+        job.getExecNodesList().stream()
+            .map(NodeAllocation::getNode)
+            .distinct()
+            .filter(up)
+            .toList()) {
       ResourcesUsed u = usage.getOrDefault(node, Map.of()).get(job.getId());
       if (u != null) {
         any = true;

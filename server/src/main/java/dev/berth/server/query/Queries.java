@@ -142,7 +142,10 @@ public final class Queries {
         Job running = shown;
         shown =
             telemetry
-                .soFar(running, clock.millis() / 1000)
+                .soFar(
+                    running,
+                    clock.millis() / 1000,
+                    node -> s.node(node).filter(n -> !n.getDown()).isPresent())
                 .map(u -> running.toBuilder().setResourcesUsed(u).build())
                 .orElse(running);
       }
