@@ -2,7 +2,6 @@ package dev.berth.server.accounting;
 
 import dev.berth.proto.Event;
 import dev.berth.server.state.ClusterState;
-import dev.berth.server.state.StateMachine;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -13,9 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.ZoneId;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -83,16 +80,9 @@ public final class AccountingLog implements AutoCloseable {
   }
 
   private void append(ClusterState before, List<Event> events) {
-    Map<String, StringBuilder> days = new LinkedHashMap<>();
-    ClusterState s = before;
-    for (Event e : events) {
-      ClusterState next = StateMachine.apply(s, e);
-      for (AccountingRecord r : AccountingRecords.of(s, e, next)) {
-        days.computeIfAbsent(r.file(zone), d -> new StringBuilder()).append(r.line(zone));
-      }
-      s = next;
-    }
-    days.forEach(this::append);
+    AccountingDays days = new AccountingDays(before, zone, day -> true, Long.MAX_VALUE);
+    events.forEach(days::add);
+    days.days().forEach(this::append);
   }
 
   /**

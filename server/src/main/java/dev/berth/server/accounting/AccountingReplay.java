@@ -8,11 +8,8 @@ import dev.berth.proto.Error;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.state.ClusterState;
-import dev.berth.server.state.StateMachine;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneId;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -26,7 +23,7 @@ public final class AccountingReplay {
   /** The most text one answer holds; a longer range is asked for in parts. */
   static final int MAX_BYTES = 64 << 20;
 
-  /** Stops a replay that grew too long or whose server stops. */
+  /** Stops a replay whose server stops. */
   private static final class Stopped extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
@@ -44,9 +41,12 @@ public final class AccountingReplay {
       throw new CommandException(
           Error.Code.BAD_VALUE, "the range " + from + "-" + to + " ends before it begins");
     }
-    Map<String, StringBuilder> days = new TreeMap<>();
-    ClusterState[] state = {ClusterState.EMPTY};
-    long[] bytes = {0};
+    AccountingDays days =
+        new AccountingDays(
+            ClusterState.EMPTY,
+            zone,
+            name -> name.compareTo(from) >= 0 && name.compareTo(to) <= 0,
+            MAX_BYTES);
     try {
       journal.replay(
           0,
@@ -54,37 +54,29 @@ public final class AccountingReplay {
             if (Thread.currentThread().isInterrupted()) {
               throw new Stopped("the server stops");
             }
-            ClusterState next = StateMachine.apply(state[0], e);
-            for (AccountingRecord r : AccountingRecords.of(state[0], e, next)) {
-              String name = r.file(zone);
-              if (name.compareTo(from) >= 0 && name.compareTo(to) <= 0) {
-                String line = r.line(zone);
-                bytes[0] += line.length();
-                if (bytes[0] > MAX_BYTES) {
-                  throw new Stopped(
-                      "the days from "
-                          + from
-                          + " to "
-                          + to
-                          + " hold more than "
-                          + (MAX_BYTES >> 20)
-                          + " MiB of records; ask for fewer days at a time (--from, --to)");
-                }
-                days.computeIfAbsent(name, n -> new StringBuilder()).append(line);
-              }
-            }
-            state[0] = next;
+            days.add(e);
           });
+    } catch (AccountingDays.TooLong e) {
+      throw new CommandException(
+          Error.Code.SYSTEM,
+          "the days from "
+              + from
+              + " to "
+              + to
+              + " hold more than "
+              + (MAX_BYTES >> 20)
+              + " MiB of records; ask for fewer days at a time (--from, --to)");
     } catch (Stopped s) {
       throw new CommandException(Error.Code.SYSTEM, s.getMessage());
     }
     AccountingReply.Builder reply = AccountingReply.newBuilder();
-    days.forEach(
-        (name, text) ->
-            reply.addFiles(
-                AccountingFile.newBuilder()
-                    .setName(name)
-                    .setText(ByteString.copyFrom(text.toString(), StandardCharsets.UTF_8))));
+    days.days()
+        .forEach(
+            (name, text) ->
+                reply.addFiles(
+                    AccountingFile.newBuilder()
+                        .setName(name)
+                        .setText(ByteString.copyFrom(text.toString(), StandardCharsets.UTF_8))));
     return reply.build();
   }
 
