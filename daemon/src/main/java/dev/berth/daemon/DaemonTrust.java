@@ -2,6 +2,7 @@ package dev.berth.daemon;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.berth.mom.terminal.TerminalSettings;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.pki.CertificateAuthority;
@@ -13,6 +14,7 @@ import dev.berth.security.seal.SignedSeal;
 import dev.berth.security.tls.ArteryTls;
 import dev.berth.security.tls.TlsContexts;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -122,6 +124,17 @@ public final class DaemonTrust {
               + " --relay-port and berth relay do not work with --insecure");
     }
     return tls(transport.identity());
+  }
+
+  /**
+   * Where the mom of {@code node} takes interactive sessions: {@code host:port} with its
+   * credential; null when insecure, since the permits shown there could not be checked.
+   */
+  public TerminalSettings terminal(String node, String host, int port) throws IOException {
+    return insecure()
+        ? null
+        : new TerminalSettings(
+            new InetSocketAddress(host, port), tls(new Identity(Role.MOM, node)));
   }
 
   /** The TLS context of a daemon of this process: its own credential, or a local mom's. */

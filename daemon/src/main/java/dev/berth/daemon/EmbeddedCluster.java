@@ -11,7 +11,6 @@ import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.gpu.GpuMonitor;
 import dev.berth.mom.output.OutputRoutes;
 import dev.berth.mom.store.JobRecords;
-import dev.berth.mom.terminal.TerminalSettings;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.seal.Seal;
@@ -150,13 +149,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   /** A local mom takes interactive sessions on this host's address, unless insecure. */
   private MomConfig withTerminal(MomConfig mom) throws IOException {
-    if (settings.trust().insecure()) {
-      return mom;
-    }
-    return mom.withTerminal(
-        new TerminalSettings(
-            new InetSocketAddress(settings.host(), 0),
-            settings.trust().tls(new Identity(Role.MOM, mom.name()))));
+    return mom.withTerminal(settings.trust().terminal(mom.name(), settings.host(), 0));
   }
 
   public static EmbeddedCluster start(Settings settings) throws IOException {

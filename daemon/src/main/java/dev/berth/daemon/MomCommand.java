@@ -18,7 +18,6 @@ import dev.berth.proto.Gpu;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.server.query.Queries;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -196,11 +195,7 @@ final class MomCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           "--terminal-port: " + terminalPort + " is not a port (0-65535, or -1 for none)");
     }
-    if (terminalPort == -1 || trust.insecure()) {
-      return null;
-    }
-    return new TerminalSettings(
-        new InetSocketAddress(host, terminalPort), trust.tls(new Identity(Role.MOM, node)));
+    return terminalPort == -1 ? null : trust.terminal(node, host, terminalPort);
   }
 
   @Override
