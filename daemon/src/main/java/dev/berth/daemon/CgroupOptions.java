@@ -1,6 +1,7 @@
 package dev.berth.daemon;
 
 import dev.berth.mom.Isolation;
+import dev.berth.mom.NodeMetrics;
 import dev.berth.mom.os.cgroup.CgroupConfig;
 import java.io.IOException;
 import picocli.CommandLine.Option;
@@ -32,15 +33,17 @@ final class CgroupOptions {
   /**
    * The isolation of the mom of {@code node} of the installation in {@code home}, once this process
    * holds its cgroup root: a mom removes the cgroups it does not know of, so two moms must never
-   * share one.
+   * share one. Its cgroups are measured in {@code metrics}.
    */
-  Isolation isolation(BerthHome home, boolean defaultHome, String node) throws IOException {
+  Isolation isolation(BerthHome home, boolean defaultHome, String node, NodeMetrics metrics)
+      throws IOException {
     String level = (root != null ? root : home.cgroupRoot(defaultHome)) + "/" + node;
     CgroupRootLock.hold(level, parent);
     return Isolation.open(
         new CgroupConfig(
             CgroupConfig.Mode.parse(mode),
             level,
-            parent == null ? java.util.Map.of() : CgroupConfig.parseParents(parent)));
+            parent == null ? java.util.Map.of() : CgroupConfig.parseParents(parent)),
+        metrics);
   }
 }

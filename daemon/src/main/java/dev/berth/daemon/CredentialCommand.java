@@ -19,12 +19,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code berth credential issue|show|revoke}: what servers, moms, brokers and relays prove
- * themselves with.
+ * {@code berth credential issue|show|revoke}: what servers, moms, brokers, relays and monitors
+ * prove themselves with.
  */
 @Command(
     name = "credential",
-    description = "Credentials of servers, moms, brokers and submit hosts.",
+    description = "Credentials of servers, moms, brokers, submit hosts and monitors.",
     subcommands = {
       CredentialCommand.Issue.class,
       CredentialCommand.Show.class,
@@ -42,13 +42,17 @@ final class CredentialCommand {
     @Option(
         names = "--role",
         required = true,
-        description = "server, mom, broker or submit: what its holder may act as.")
+        description =
+            "server, mom, broker, submit or monitor (Prometheus, reading metrics): what its"
+                + " holder may act as.")
     String role;
 
     @Option(
         names = "--name",
         required = true,
-        description = "The node's name (for a mom) or the host's (for a server or broker).")
+        description =
+            "The node's name (for a mom), the host's (for a server, broker or submit host), or"
+                + " any name for a monitor.")
     String name;
 
     @Option(

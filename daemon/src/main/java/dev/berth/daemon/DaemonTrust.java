@@ -137,6 +137,11 @@ public final class DaemonTrust {
             new InetSocketAddress(host, port), tls(new Identity(Role.MOM, node)));
   }
 
+  /** The TLS context of this process's metrics endpoint; null when insecure (plain HTTP). */
+  SSLContext metricsTls() throws IOException {
+    return insecure() ? null : tls(transport.identity());
+  }
+
   /** The TLS context of a daemon of this process: its own credential, or a local mom's. */
   public SSLContext tls(Identity daemon) throws IOException {
     Credential credential =

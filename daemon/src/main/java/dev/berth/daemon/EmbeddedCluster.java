@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import dev.berth.mom.Isolation;
 import dev.berth.mom.MomActor;
 import dev.berth.mom.MomConfig;
+import dev.berth.mom.MomMetrics;
 import dev.berth.mom.os.ContainerCache;
 import dev.berth.mom.os.LinuxLauncher;
 import dev.berth.mom.os.LinuxUsers;
@@ -18,6 +19,7 @@ import dev.berth.server.BerthServer;
 import dev.berth.server.Standby;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.KafkaJournal;
+import dev.berth.server.metrics.ServerMetrics;
 import dev.berth.server.relay.RelayPort;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -78,7 +80,8 @@ public final class EmbeddedCluster implements AutoCloseable {
       Function<String, Isolation> isolation,
       JournalSpec journal,
       DaemonTrust trust,
-      Integer relayPort) {}
+      Integer relayPort,
+      ServerMetrics metrics) {}
 
   private EmbeddedCluster(Settings settings) throws IOException {
     this.settings = settings;
@@ -159,7 +162,11 @@ public final class EmbeddedCluster implements AutoCloseable {
   private BerthServer.Config serverConfig() {
     BerthServer.Config config =
         BerthServer.Config.defaults(settings.socket(), settings.serverName(), settings.host());
-    config = config.withCommands(new HostedCommands()).withAccounting(settings.home().accounting());
+    config =
+        config
+            .withCommands(new HostedCommands())
+            .withAccounting(settings.home().accounting())
+            .withMetrics(settings.metrics());
     return relays == null ? config : config.withRelays(relays);
   }
 
@@ -254,7 +261,12 @@ public final class EmbeddedCluster implements AutoCloseable {
    * node's name as host name, and the version jobs are told.
    */
   public record Install(
-      Path starter, Path tools, boolean nodeHostnames, String version, boolean rootJobs) {}
+      Path starter,
+      Path tools,
+      boolean nodeHostnames,
+      String version,
+      boolean rootJobs,
+      MomMetrics metrics) {}
 
   /**
    * Moms for this host ({@link #nodeNames}), each with its CPU share and its TMPDIR base under
@@ -288,7 +300,8 @@ public final class EmbeddedCluster implements AutoCloseable {
               GpuMonitor.off(),
               null,
               dev.berth.mom.SiteScripts.NONE,
-              null));
+              null,
+              install.metrics().of(name)));
     }
     return moms;
   }

@@ -3,6 +3,8 @@ package dev.berth.daemon;
 import dev.berth.core.Hosts;
 import dev.berth.core.Sizes;
 import dev.berth.mom.MomConfig;
+import dev.berth.mom.MomMetrics;
+import dev.berth.mom.NodeMetrics;
 import dev.berth.mom.SiteScripts;
 import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.os.ContainerCache;
@@ -18,6 +20,7 @@ import dev.berth.proto.Gpu;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.server.query.Queries;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,6 +46,8 @@ final class MomCommand implements Callable<Integer> {
   @Mixin TrustOptions trust;
 
   @Mixin OutputOptions output;
+
+  @Mixin MetricsOptions metricsOptions;
 
   @Option(
       names = "--root-jobs",
@@ -207,7 +212,9 @@ final class MomCommand implements Callable<Integer> {
         cpus != null ? NodeFacts.parseCpuList(cpus) : NodeFacts.linux().onlineCpus();
     // What can refuse to start comes first, before anything is made outside the home.
     DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.MOM, node), trust);
-    dev.berth.mom.Isolation isolation = cgroups.isolation(h, home.isDefault(), node);
+    PrometheusRegistry registry = new PrometheusRegistry();
+    NodeMetrics metrics = new MomMetrics(registry).of(node);
+    dev.berth.mom.Isolation isolation = cgroups.isolation(h, home.isDefault(), node, metrics);
     if (gpuSampling < 0) {
       throw new IllegalArgumentException("--gpu-sampling: " + gpuSampling + " is below 0");
     }
@@ -251,7 +258,8 @@ final class MomCommand implements Callable<Integer> {
             gpuMonitor(gpuList, smi),
             sessionJobIdFile(),
             siteScripts(),
-            terminal(daemonTrust, node));
+            terminal(daemonTrust, node),
+            metrics);
     JobFiles.prepareBase(jobTmp);
     JobFiles.prepareBase(config.tmpBase());
     MomProcess mom =
@@ -280,7 +288,9 @@ final class MomCommand implements Callable<Integer> {
             + (gpuList.isEmpty() ? "" : ", " + gpuList.size() + " GPUs")
             + ") joining the server at "
             + String.join(",", server));
-    mom.run();
+    try (MetricsEndpoint endpoint = metricsOptions.start(daemonTrust, host, registry)) {
+      mom.run();
+    }
     return 0;
   }
 

@@ -2,11 +2,14 @@ package dev.berth.daemon;
 
 import dev.berth.core.Hosts;
 import dev.berth.mom.MomConfig;
+import dev.berth.mom.MomMetrics;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import dev.berth.server.metrics.ServerMetrics;
 import dev.berth.server.query.Queries;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,6 +31,11 @@ final class ServeCommand implements Callable<Integer> {
 
   @Mixin OutputOptions output;
 
+  @Mixin MetricsOptions metricsOptions;
+
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final MomMetrics momMetrics = new MomMetrics(registry);
+
   @Override
   public Integer call() throws Exception {
     BerthHome h = home.home();
@@ -41,10 +49,24 @@ final class ServeCommand implements Callable<Integer> {
     // What can refuse to start comes first, before anything is made outside the home.
     java.util.Map<String, dev.berth.mom.Isolation> isolations = new java.util.HashMap<>();
     for (String node : EmbeddedCluster.nodeNames(host, options.nodes)) {
-      isolations.put(node, cgroups.isolation(h, home.isDefault(), node));
+      isolations.put(node, cgroups.isolation(h, home.isDefault(), node, momMetrics.of(node)));
     }
     DaemonTrust daemonTrust = DaemonTrust.of(h, new Identity(Role.SERVER, host), trust);
     JournalSpec journal = JournalSpec.parse(options.journal);
+    try (MetricsEndpoint metrics = metricsOptions.start(daemonTrust, options.host, registry)) {
+      return serve(h, host, name, cpuIds, isolations, daemonTrust, journal);
+    }
+  }
+
+  private int serve(
+      BerthHome h,
+      String host,
+      String name,
+      List<Integer> cpuIds,
+      java.util.Map<String, dev.berth.mom.Isolation> isolations,
+      DaemonTrust daemonTrust,
+      JournalSpec journal)
+      throws Exception {
     List<MomConfig> moms = options.nodes > 0 ? localMoms(h, host, cpuIds, daemonTrust) : List.of();
     EmbeddedCluster cluster =
         EmbeddedCluster.start(
@@ -60,7 +82,8 @@ final class ServeCommand implements Callable<Integer> {
                 isolations::get,
                 journal,
                 daemonTrust,
-                options.relayPort));
+                options.relayPort,
+                new ServerMetrics(registry)));
     BerthHome.writePrivate(h.pidFile(), ProcessHandle.current().pid() + "\n");
     cluster.boundStop();
     CountDownLatch stopped = new CountDownLatch(1);
@@ -136,7 +159,8 @@ final class ServeCommand implements Callable<Integer> {
                 Installation.tools(),
                 options.nodeHostnames(),
                 Queries.VERSION,
-                options.rootJobs));
+                options.rootJobs,
+                momMetrics));
     JobFiles.prepareBase(jobTmp);
     List<MomConfig> delivering = new java.util.ArrayList<>();
     for (MomConfig mom : moms) {

@@ -37,17 +37,18 @@ final class MultiNodeCluster implements AutoCloseable {
   private final List<String> submitted = new ArrayList<>();
   private String address;
 
-  private MultiNodeCluster(Path home) throws IOException {
+  private MultiNodeCluster(Path home, String... serverOptions) throws IOException {
     this.home = home;
     this.socket = home.resolve("server.sock");
     this.cgroupRoot = "berth-it-" + home.getFileName();
-    this.server = new ServerProcess(home);
+    this.server = new ServerProcess(home, serverOptions);
   }
 
-  static MultiNodeCluster start() throws IOException {
+  /** The server, with more {@code berth serve} options if any, and no moms yet. */
+  static MultiNodeCluster start(String... serverOptions) throws IOException {
     Path home = Files.createTempDirectory(Path.of("/tmp"), "berth-multi-");
     Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwxr-xr-x"));
-    MultiNodeCluster c = new MultiNodeCluster(home);
+    MultiNodeCluster c = new MultiNodeCluster(home, serverOptions);
     if (!c.server.start()) {
       fail("the server did not start: " + c.server.log());
     }

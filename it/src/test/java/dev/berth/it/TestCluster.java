@@ -9,6 +9,7 @@ import dev.berth.daemon.DaemonTrust;
 import dev.berth.daemon.EmbeddedCluster;
 import dev.berth.mom.Isolation;
 import dev.berth.mom.MomConfig;
+import dev.berth.mom.NodeMetrics;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.mom.os.cgroup.CgroupConfig;
@@ -22,6 +23,7 @@ import dev.berth.proto.StatJobs;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.pki.CertificateAuthority;
+import dev.berth.server.metrics.ServerMetrics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -76,10 +78,14 @@ final class TestCluster implements AutoCloseable {
                 0,
                 List.of(),
                 moms,
-                node -> Isolation.open(CgroupConfig.of(cgroupRoot(home) + "/" + node)),
+                node ->
+                    Isolation.open(
+                        CgroupConfig.of(cgroupRoot(home) + "/" + node),
+                        NodeMetrics.unscraped(node)),
                 dev.berth.daemon.JournalSpec.parse(dev.berth.daemon.JournalSpec.ROCKSDB),
                 DaemonTrust.of(home, new Identity(Role.SERVER, Hosts.localName())),
-                null));
+                null,
+                ServerMetrics.unscraped()));
   }
 
   /** Each test cluster keeps its job cgroups under a root of its own. */
@@ -121,7 +127,8 @@ final class TestCluster implements AutoCloseable {
               dev.berth.mom.os.gpu.GpuMonitor.off(),
               null,
               dev.berth.mom.SiteScripts.NONE,
-              null));
+              null,
+              NodeMetrics.unscraped(name)));
     }
     TestCluster c = new TestCluster(home, moms);
     allowRootJobs(c.socket);

@@ -32,23 +32,28 @@ public final class Isolation {
 
   private final CgroupDriver driver;
   private final String unavailable;
+  private final NodeMetrics metrics;
 
-  private Isolation(CgroupDriver driver, String unavailable) {
+  private Isolation(CgroupDriver driver, String unavailable, NodeMetrics metrics) {
     this.driver = driver;
     this.unavailable = unavailable;
+    this.metrics = metrics;
   }
 
-  /** Opens the cgroup driver; a host without usable cgroups gives an Isolation that refuses. */
-  public static Isolation open(CgroupConfig config) {
+  /**
+   * Opens the cgroup driver; a host without usable cgroups gives an Isolation that refuses. Cgroup
+   * setup and teardown times and OOM kills are counted in {@code metrics}.
+   */
+  public static Isolation open(CgroupConfig config, NodeMetrics metrics) {
     try {
-      return new Isolation(Cgroups.open(config), "");
+      return new Isolation(Cgroups.open(config), "", metrics);
     } catch (IOException | RuntimeException e) {
-      return new Isolation(null, e.getMessage());
+      return new Isolation(null, e.getMessage(), metrics);
     }
   }
 
   public static Isolation none(String why) {
-    return new Isolation(null, why);
+    return new Isolation(null, why, NodeMetrics.unscraped(""));
   }
 
   public String describe() {
@@ -86,6 +91,7 @@ public final class Isolation {
             .filter(a -> a.getNode().equals(node))
             .findFirst()
             .orElseThrow(() -> new NodeJob.RefusedException("the job holds no CPUs on " + node));
+    long start = System.nanoTime();
     JobCgroup cgroup;
     try {
       cgroup = driver.create(job.getId(), here.getCpusList(), here.getMem());
@@ -105,6 +111,7 @@ public final class Isolation {
       throw new NodeJob.RefusedException(
           "cannot keep the job from other jobs' GPUs on " + node + ": " + e.getMessage());
     }
+    metrics.cgroupMade(System.nanoTime() - start);
     return Optional.of(cgroup);
   }
 
@@ -154,16 +161,24 @@ public final class Isolation {
     if (cgroup.isEmpty()) {
       return Optional.empty();
     }
+    long start = System.nanoTime();
     JobCgroup c = cgroup.get();
     c.killAll(KILL_TIMEOUT);
-    return Optional.of(c.usage());
+    Usage usage = c.usage();
+    metrics.cgroupStopped(System.nanoTime() - start);
+    if (usage.oomKills() > 0) {
+      metrics.oomKilled(usage.oomKills());
+    }
+    return Optional.of(usage);
   }
 
   /** Removes the job's cgroup directories (idempotent; a mom restart removes what is left). */
   void remove(String jobId) throws IOException {
     Optional<JobCgroup> cgroup = find(jobId);
     if (cgroup.isPresent()) {
+      long start = System.nanoTime();
       cgroup.get().remove(REMOVE_TIMEOUT);
+      metrics.cgroupRemoved(System.nanoTime() - start);
     }
   }
 

@@ -569,6 +569,7 @@ final class JobActor {
    */
   private Behavior<Command> notStarted(String reason, int exitStatus, boolean requeue) {
     timers.cancelAll();
+    config.metrics().startFailed();
     context.getLog().warn("job {} did not start: {}", job.getId(), reason);
     killReason = reason;
     if (taskManager != null) {

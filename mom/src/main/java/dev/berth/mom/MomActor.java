@@ -42,6 +42,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
@@ -113,8 +114,10 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private final Courier courier;
   private final Grants grants;
   private final Refusals refusals;
-  private final Map<String, ActorRef<JobActor.Command>> jobs = new HashMap<>();
-  private final Map<String, ActorRef<SisterJobActor.Command>> sisterJobs = new HashMap<>();
+  // concurrent only so that a metrics scrape may count them on its own thread
+  private final Map<String, ActorRef<JobActor.Command>> jobs = new ConcurrentHashMap<>();
+  private final Map<String, ActorRef<SisterJobActor.Command>> sisterJobs =
+      new ConcurrentHashMap<>();
 
   /** The nodes of each job this node is mother superior of: who may report on it. */
   private final Map<String, Set<String>> jobNodes = new HashMap<>();
@@ -210,6 +213,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     this.unaccounted = recoverJobs();
     unaccounted.trouble().ifPresent(troubles::add);
     context.getLog().info("node {}: {}", config.name(), isolation.describe());
+    config.metrics().counting(() -> jobs.size() + sisterJobs.size());
     removeOrphanCgroups();
     context.getSystem().receptionist().tell(Receptionist.subscribe(SERVER_KEY, listings));
     timers.startTimerWithFixedDelay(Heartbeat.TICK, config.heartbeat());

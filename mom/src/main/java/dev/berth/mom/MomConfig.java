@@ -35,6 +35,7 @@ import java.util.List;
  *     jobid_this_session); null for nowhere
  * @param site the site's prologues, epilogues and health check
  * @param terminal where this mom takes interactive sessions (qsub -I); null when it takes none
+ * @param metrics the mom's instruments (for Prometheus)
  */
 public record MomConfig(
     String name,
@@ -56,7 +57,8 @@ public record MomConfig(
     GpuMonitor gpuMonitor,
     Path sessionJobIdFile,
     SiteScripts site,
-    TerminalSettings terminal) {
+    TerminalSettings terminal,
+    NodeMetrics metrics) {
   public MomConfig {
     cpus = List.copyOf(cpus);
     properties = List.copyOf(properties);
@@ -94,7 +96,8 @@ public record MomConfig(
         GpuMonitor.off(),
         null,
         SiteScripts.NONE,
-        null);
+        null,
+        NodeMetrics.unscraped(name));
   }
 
   /** These settings, with job output going where {@code output} says, through {@code courier}. */
@@ -119,7 +122,8 @@ public record MomConfig(
         gpuMonitor,
         sessionJobIdFile,
         site,
-        terminal);
+        terminal,
+        metrics);
   }
 
   /** These settings, taking interactive sessions as {@code terminal} says. */
@@ -144,7 +148,8 @@ public record MomConfig(
         gpuMonitor,
         sessionJobIdFile,
         site,
-        terminal);
+        terminal,
+        metrics);
   }
 
   /** The host name job processes get, or null for the machine's own. */

@@ -162,7 +162,8 @@ class MomActorIT {
         dev.berth.mom.os.gpu.GpuMonitor.off(),
         null,
         dev.berth.mom.SiteScripts.NONE,
-        null);
+        null,
+        NodeMetrics.unscraped("test"));
   }
 
   @AfterEach
@@ -222,7 +223,8 @@ class MomActorIT {
             dev.berth.mom.os.gpu.GpuMonitor.off(),
             null,
             dev.berth.mom.SiteScripts.NONE,
-            null);
+            null,
+            NodeMetrics.unscraped("test"));
     return startMom(
         sister,
         new JobRecords(base.resolve("home/jobs")),
@@ -703,7 +705,7 @@ class MomActorIT {
             CgroupConfig.Mode.V1,
             "berth-test-" + UUID.randomUUID().toString().substring(0, 8) + "/node1",
             Map.of());
-    Isolation isolation = Isolation.open(cgroups);
+    Isolation isolation = Isolation.open(cgroups, NodeMetrics.unscraped("test"));
     assumeTrue(
         isolation.describe().startsWith("cgroup v1")
             && !isolation.describe().contains("freezer=not mounted"),

@@ -6,18 +6,20 @@ import java.util.Locale;
 /**
  * What a credential lets its holder be. A server credential may act as the server; a mom credential
  * may act only as the node it names; a broker credential serves the Kafka journal; a submit-host
- * credential lets the relay of the host it names speak for that host's users to the server. Brokers
- * and submit hosts join no cluster.
+ * credential lets the relay of the host it names speak for that host's users to the server; a
+ * monitor credential lets its holder (Prometheus) read the daemons' metrics, and nothing else.
+ * Brokers, submit hosts and monitors join no cluster.
  */
 public enum Role {
   SERVER,
   MOM,
   BROKER,
-  SUBMIT;
+  SUBMIT,
+  MONITOR;
 
   /**
    * The word in certificates and file names: {@code server}, {@code mom}, {@code broker}, {@code
-   * submit}.
+   * submit}, {@code monitor}.
    */
   public String word() {
     return name().toLowerCase(Locale.ROOT);
@@ -30,15 +32,15 @@ public enum Role {
       }
     }
     throw new IllegalArgumentException(
-        "unknown role '" + word + "' (expected server, mom, broker or submit)");
+        "unknown role '" + word + "' (expected server, mom, broker, submit or monitor)");
   }
 
-  /** The role as node-protocol letters carry it; brokers and relays send no letters. */
+  /** The role as node-protocol letters carry it; brokers, relays and monitors send no letters. */
   public PeerRole peerRole() {
     return switch (this) {
       case SERVER -> PeerRole.PEER_SERVER;
       case MOM -> PeerRole.PEER_MOM;
-      case BROKER, SUBMIT -> PeerRole.PEER_ROLE_UNSPECIFIED;
+      case BROKER, SUBMIT, MONITOR -> PeerRole.PEER_ROLE_UNSPECIFIED;
     };
   }
 

@@ -22,6 +22,7 @@ import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.JournalException;
 import dev.berth.server.mail.Outbox;
 import dev.berth.server.mail.os.Sendmail;
+import dev.berth.server.metrics.ServerMetrics;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.query.OutputGrants;
 import dev.berth.server.query.Queries;
@@ -73,7 +74,8 @@ public final class BerthServer implements AutoCloseable {
       ClientLimits limits,
       RelayPort.Binding relays,
       CommandHost commands,
-      Path accounting) {
+      Path accounting,
+      ServerMetrics metrics) {
     /** The usual settings, with the client limits the environment sets (BERTH_CLIENT_LIMITS). */
     public static Config defaults(Path socket, String serverName, String host) {
       return new Config(
@@ -86,7 +88,8 @@ public final class BerthServer implements AutoCloseable {
           ClientLimits.fromEnvironment(System.getenv(), Runtime.getRuntime().maxMemory()),
           null,
           null,
-          null);
+          null,
+          ServerMetrics.unscraped());
     }
 
     /** These settings, with submit hosts' relays taken at {@code relays}. */
@@ -101,7 +104,8 @@ public final class BerthServer implements AutoCloseable {
           limits,
           relays,
           commands,
-          accounting);
+          accounting,
+          metrics);
     }
 
     /** These settings, with the native client's commands run by {@code commands}. */
@@ -116,7 +120,24 @@ public final class BerthServer implements AutoCloseable {
           limits,
           relays,
           commands,
-          accounting);
+          accounting,
+          metrics);
+    }
+
+    /** These settings, with the server's instruments in {@code metrics}. */
+    public Config withMetrics(ServerMetrics metrics) {
+      return new Config(
+          socket,
+          serverName,
+          host,
+          snapshotEvery,
+          tick,
+          resend,
+          limits,
+          relays,
+          commands,
+          accounting,
+          metrics);
     }
 
     /** These settings, with the accounting files written in {@code accounting}. */
@@ -131,7 +152,8 @@ public final class BerthServer implements AutoCloseable {
           limits,
           relays,
           commands,
-          accounting);
+          accounting,
+          metrics);
     }
   }
 
@@ -155,6 +177,7 @@ public final class BerthServer implements AutoCloseable {
   private final Queries queries;
   private final TerminalPermits terminals;
   private final RecoveryReport recovery;
+  private final ServerMetrics metrics;
   private final CompletableFuture<Void> actorStopped = new CompletableFuture<>();
   private boolean closed;
 
@@ -188,6 +211,7 @@ public final class BerthServer implements AutoCloseable {
         recovery.replayed(),
         recovery.millis());
     this.published = new AtomicReference<>(r.state());
+    this.metrics = config.metrics();
     NodeTelemetry telemetry = new NodeTelemetry();
     this.queryThreads = Executors.newFixedThreadPool(2, daemon("berth-query"));
     // A hosted command waits for its own requests' answers, so it runs apart from them. The
@@ -231,13 +255,15 @@ public final class BerthServer implements AutoCloseable {
                 background,
                 actorStopped,
                 seal,
-                AfterCommit.of(outbox, accounting)),
+                AfterCommit.of(outbox, accounting, metrics),
+                metrics),
             "berth-server",
             Props.empty());
     this.endpoint =
         new ClientEndpoint(config.socket(), this::handle, config.limits(), config.host());
     // A server without its socket must not look alive: stop, as when the journal fails.
     endpoint.failure().thenRun(system::terminate);
+    metrics.serving(published::get, endpoint::openConnections);
     this.relays = config.relays() == null ? null : relayPort(config);
   }
 
@@ -286,9 +312,19 @@ public final class BerthServer implements AutoCloseable {
 
   private CompletionStage<Response> handle(Request request, Caller caller) {
     if (request.getBodyCase() == Request.BodyCase.RUN_COMMAND) {
-      return runCommand(request, caller);
+      return timed(request, runCommand(request, caller));
     }
     return handleOne(request, caller);
+  }
+
+  /** {@code answer}, its time counted in the metrics under the request's type. */
+  private CompletionStage<Response> timed(Request request, CompletionStage<Response> answer) {
+    long start = System.nanoTime();
+    return answer.whenComplete(
+        (response, failure) ->
+            metrics.answered(
+                request.getBodyCase().name().toLowerCase(java.util.Locale.ROOT),
+                System.nanoTime() - start));
   }
 
   private static final int COMMAND_THREADS = 4;
@@ -350,11 +386,18 @@ public final class BerthServer implements AutoCloseable {
     return answer;
   }
 
-  /** Answers a request that names one operation (never a whole command). */
+  /**
+   * Answers a request that names one operation (never a whole command), from a client or from a
+   * command the server runs for one.
+   */
   private CompletionStage<Response> handleOne(Request request, Caller caller) {
     if (request.getBodyCase() == Request.BodyCase.RUN_COMMAND) {
       throw new IllegalArgumentException("a command cannot run another");
     }
+    return timed(request, answer(request, caller));
+  }
+
+  private CompletionStage<Response> answer(Request request, Caller caller) {
     if (request.getBodyCase() == Request.BodyCase.ACCOUNTING) {
       return CompletableFuture.supplyAsync(
           () -> accountingFiles(caller, request.getAccounting()), replays);
@@ -467,6 +510,7 @@ public final class BerthServer implements AutoCloseable {
       return; // a second caller (the singleton stopping, a shutdown hook) waited for the first
     }
     closed = true;
+    metrics.serving(null, null);
     endpoint.close();
     if (relays != null) {
       relays.close();

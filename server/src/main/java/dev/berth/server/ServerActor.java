@@ -26,6 +26,7 @@ import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.command.StateView;
 import dev.berth.server.endpoint.Replies;
 import dev.berth.server.journal.Journal;
+import dev.berth.server.metrics.ServerMetrics;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.Snapshots;
@@ -87,7 +88,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
 
   private record PlanMade(Plan plan) implements Message {}
 
-  private record BatchDurable(ClusterState state, List<Event> events, List<Completion> done)
+  private record BatchDurable(
+      ClusterState state, List<Event> events, List<Completion> done, long appendedAt)
       implements Message {}
 
   private record BatchFailed(Throwable failure, List<Completion> done) implements Message {}
@@ -134,11 +136,13 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private final Map<String, Long> lastHeard = new HashMap<>();
   private final Deliveries deliveries;
   private final AfterCommit afterCommit;
+  private final ServerMetrics metrics;
   private final AtomicBoolean snapshotting = new AtomicBoolean();
   private ClusterState committed;
   private boolean inFlight;
   private boolean scheduling;
   private boolean scheduleAgain;
+  private long scheduleRequested;
   private long lastSnapshotSeq;
 
   private ServerActor(
@@ -153,8 +157,10 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       Executor background,
       CompletableFuture<Void> stopped,
       Seal seal,
-      AfterCommit afterCommit) {
+      AfterCommit afterCommit,
+      ServerMetrics metrics) {
     super(context);
+    this.metrics = metrics;
     this.stopped = stopped;
     this.afterCommit = afterCommit;
     this.settings = settings;
@@ -189,6 +195,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
 
   /**
    * @param afterCommit what follows each batch once durable: job mail, accounting records
+   * @param metrics where journal commits and scheduling cycles are measured
    */
   public static Behavior<Message> create(
       Settings settings,
@@ -200,7 +207,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       Executor background,
       CompletableFuture<Void> stopped,
       Seal seal,
-      AfterCommit afterCommit) {
+      AfterCommit afterCommit,
+      ServerMetrics metrics) {
     return Behaviors.withTimers(
         timers ->
             Behaviors.setup(
@@ -217,7 +225,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
                         background,
                         stopped,
                         seal,
-                        afterCommit)));
+                        afterCommit,
+                        metrics)));
   }
 
   @Override
@@ -315,13 +324,14 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     ClusterState next = working;
     List<Event> events = List.copyOf(batch);
     ActorRef<Message> self = getContext().getSelf();
+    long appendedAt = System.nanoTime();
     journal
         .append(events)
         .whenComplete(
             (ok, failure) ->
                 self.tell(
                     failure == null
-                        ? new BatchDurable(next, events, done)
+                        ? new BatchDurable(next, events, done, appendedAt)
                         : new BatchFailed(failure, done)));
   }
 
@@ -387,6 +397,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
 
   private Behavior<Message> durable(BatchDurable d) {
     inFlight = false;
+    metrics.journalCommitted(d.events().size(), System.nanoTime() - d.appendedAt());
     ClusterState before = committed;
     committed = d.state();
     published.set(committed);
@@ -558,6 +569,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       return this;
     }
     scheduling = true;
+    scheduleRequested = System.nanoTime();
     scheduler.tell(
         new SchedulerActor.Schedule(
             new StateView(committed, nowSeconds()), settings.maxRunsPerCycle(), planAdapter));
@@ -570,6 +582,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
 
   private Behavior<Message> planMade(Plan plan) {
     scheduling = false;
+    metrics.scheduled(System.nanoTime() - scheduleRequested);
     lastPlan.set(plan);
     if (!plan.decisions().isEmpty()
         || !plan.preemptions().isEmpty()

@@ -31,6 +31,7 @@ import dev.berth.server.journal.RocksJournal;
 import dev.berth.server.mail.Letter;
 import dev.berth.server.mail.MailPoint;
 import dev.berth.server.mail.Outbox;
+import dev.berth.server.metrics.ServerMetrics;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.testing.ForwardingJournal;
@@ -190,7 +191,8 @@ class ServerActorMailTest {
             Runnable::run,
             new CompletableFuture<>(),
             new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC()),
-            AfterCommit.mail(outbox)));
+            AfterCommit.mail(outbox),
+            ServerMetrics.unscraped()));
   }
 
   /** A journal that, when told to, keeps the next batch from being durable until released. */

@@ -26,6 +26,7 @@ import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.RocksJournal;
 import dev.berth.server.mail.Outbox;
+import dev.berth.server.metrics.ServerMetrics;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.testing.ForwardingJournal;
@@ -85,7 +86,8 @@ class ServerActorTest {
                   Runnable::run,
                   new CompletableFuture<>(),
                   new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC()),
-                  AfterCommit.mail(Outbox.NONE)));
+                  AfterCommit.mail(Outbox.NONE),
+                  ServerMetrics.unscraped()));
 
       CompletableFuture<Response> acknowledged = new CompletableFuture<>();
       ServerInbound obit =
@@ -151,7 +153,8 @@ class ServerActorTest {
               Runnable::run,
               new CompletableFuture<>(),
               new InsecureSeal(new Identity(Role.SERVER, "head"), Clock.systemUTC()),
-              AfterCommit.mail(Outbox.NONE)));
+              AfterCommit.mail(Outbox.NONE),
+              ServerMetrics.unscraped()));
 
       Event ended = journal.awaitEvent(Event::hasReservationEnded, Duration.ofSeconds(30));
       assertEquals("its window ended", ended.getReservationEnded().getReason());

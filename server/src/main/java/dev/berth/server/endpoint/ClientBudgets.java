@@ -10,13 +10,14 @@ import java.util.Set;
  * requests being worked on, and bytes of requests and replies. A check that fails names the limit
  * it hit. Root and the server's own user are trusted: they count against nothing but their own byte
  * budgets (which keep a runaway script of theirs from filling the heap), so that other users cannot
- * use up what they need to put things right. Selector thread only.
+ * use up what they need to put things right. Selector thread only, but for {@link #open}.
  */
 final class ClientBudgets {
   private final ClientLimits limits;
   private final Set<String> trusted;
   private final Map<String, Account> accounts = new HashMap<>();
   private int connections;
+  private volatile int open;
   private long bytes;
   private boolean freed;
 
@@ -44,10 +45,16 @@ final class ClientBudgets {
   Account connect(String user) {
     Account a = accounts.computeIfAbsent(user, u -> new Account(u, trusted.contains(u)));
     a.connections++;
+    open++;
     if (!a.trusted) {
       connections++;
     }
     return a;
+  }
+
+  /** Every user's connections; any thread may read it (for the metrics). */
+  int open() {
+    return open;
   }
 
   /** Connections of users other than root and the server's own user. */
@@ -161,6 +168,7 @@ final class ClientBudgets {
     /** A connection of this user closed (after giving back its bytes). */
     void disconnect() {
       connections--;
+      open--;
       if (!trusted) {
         ClientBudgets.this.connections--;
       }

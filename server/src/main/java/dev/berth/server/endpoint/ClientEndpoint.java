@@ -122,6 +122,11 @@ public final class ClientEndpoint implements AutoCloseable {
     return socket;
   }
 
+  /** The client connections open now (read on any thread). */
+  public int openConnections() {
+    return budgets.open();
+  }
+
   /**
    * Completes with what stopped the socket, if anything does; the server must not run on without
    * it.

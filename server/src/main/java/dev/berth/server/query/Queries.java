@@ -259,7 +259,7 @@ public final class Queries {
    * Torque's node state words: down, offline, job-exclusive (every CPU runs a job or is a suspended
    * job's), or free.
    */
-  static String stateWords(Node n, NodeUsage u) {
+  public static String stateWords(Node n, NodeUsage u) {
     List<String> words = new ArrayList<>();
     if (n.getDown() || !n.getRegistered()) {
       words.add("down");

@@ -1,0 +1,92 @@
+package dev.berth.server.metrics;
+
+import static dev.berth.server.testing.Events.alloc;
+import static dev.berth.server.testing.Events.array;
+import static dev.berth.server.testing.Events.dispatched;
+import static dev.berth.server.testing.Events.exited;
+import static dev.berth.server.testing.Events.job;
+import static dev.berth.server.testing.Events.nodeCreated;
+import static dev.berth.server.testing.Events.queueCreated;
+import static dev.berth.server.testing.Events.requeued;
+import static dev.berth.server.testing.Events.started;
+import static dev.berth.server.testing.Events.submitted;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.berth.proto.Event;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.StateMachine;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ServerMetricsTest {
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final ServerMetrics metrics = new ServerMetrics(registry);
+  private ClusterState state = ClusterState.EMPTY;
+
+  /** Commits {@code events} one by one, as the server does after each durable batch. */
+  private void commit(Event.Builder... events) {
+    for (Event.Builder e : events) {
+      ClusterState before = state;
+      Event event = e.setSeq(state.lastSeq() + 1).build();
+      state = StateMachine.apply(state, event);
+      metrics.committed(before, List.of(event));
+    }
+  }
+
+  private double value(String name, String... labels) {
+    for (MetricSnapshot m : registry.scrape()) {
+      if (!m.getMetadata().getName().equals(name)) {
+        continue;
+      }
+      for (DataPointSnapshot p : m.getDataPoints()) {
+        if (p.getLabels().equals(Labels.of(labels))) {
+          return p instanceof CounterDataPointSnapshot c
+              ? c.getValue()
+              : ((GaugeDataPointSnapshot) p).getValue();
+        }
+      }
+    }
+    return 0;
+  }
+
+  @Test
+  void countsSubmissionsCompletionsAndFailedStartsFromCommittedEvents() {
+    commit(queueCreated("batch"), nodeCreated("n1", 2));
+    commit(submitted(job(1)), submitted(array(2, "0-2", 3)), submitted(job(3)));
+    commit(dispatched("1.srv", alloc("n1", 0)), started("1.srv", 100, 10), exited("1.srv", 0, 20));
+    commit(dispatched("3.srv", alloc("n1", 1)), exited("3.srv", -1, 21));
+    commit(submitted(job(4)), dispatched("4.srv", alloc("n1", 0)));
+    Event.Builder failedStart = requeued("4.srv", "requeued: prologue failed");
+    failedStart.getJobRequeuedBuilder().setFailedStart(true);
+    commit(failedStart);
+
+    assertEquals(6, value("berth_jobs_submitted", "queue", "batch"), "an array counts its 3");
+    assertEquals(1, value("berth_jobs_completed", "queue", "batch", "result", "succeeded"));
+    assertEquals(1, value("berth_jobs_completed", "queue", "batch", "result", "failed"));
+    assertEquals(2, value("berth_job_start_failures"), "the exec failure and the requeue");
+  }
+
+  @Test
+  void gaugesReadTheServingStateAndNothingWhenNoServerRuns() {
+    commit(queueCreated("batch"), nodeCreated("n1", 2), submitted(job(1)), submitted(job(2)));
+    commit(dispatched("1.srv", alloc("n1", 0)));
+    assertEquals(0, value("berth_jobs", "queue", "batch", "state", "queued"), "no server yet");
+
+    metrics.serving(() -> state, () -> 3);
+    assertEquals(1, value("berth_jobs", "queue", "batch", "state", "queued"));
+    assertEquals(1, value("berth_jobs", "queue", "batch", "state", "running"));
+    assertEquals(1, value("berth_scheduler_backlog_jobs"));
+    assertEquals(2, value("berth_node_cpus", "node", "n1"));
+    assertEquals(1, value("berth_node_cpus_allocated", "node", "n1"));
+    assertEquals(3, value("berth_client_connections"));
+
+    metrics.serving(null, null);
+    assertEquals(0, value("berth_jobs", "queue", "batch", "state", "running"), "it stopped");
+  }
+}
