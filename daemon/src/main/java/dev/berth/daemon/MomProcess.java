@@ -62,7 +62,8 @@ final class MomProcess {
               NodeFacts.linux(),
               records,
               isolation,
-              seal),
+              seal,
+              this::stopAtServersWord),
           "mom-" + config.name(),
           Props.empty());
       system.systemActorOf(ServerWatch.create(patience), "server-watch", Props.empty());
@@ -80,6 +81,18 @@ final class MomProcess {
       system.getWhenTerminated().toCompletableFuture().get();
     } catch (java.util.concurrent.ExecutionException e) {
       log.warn("actor system ended with {}", e.getCause().toString());
+    }
+  }
+
+  /**
+   * momctl -s, on the mom's actor thread: the process ends as on SIGTERM (its jobs run on), without
+   * waiting here for the actor system it runs on.
+   */
+  private void stopAtServersWord() {
+    stopping = true;
+    ActorSystem<Void> s = system;
+    if (s != null) {
+      s.terminate();
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.berth.mom;
 
+import dev.berth.core.MomStatus;
 import dev.berth.core.Services;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.NativeLibrary;
@@ -17,6 +18,7 @@ import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JoinJob;
 import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
+import dev.berth.proto.MomOrder;
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeHello;
@@ -115,6 +117,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private final Grants grants;
   private final Refusals refusals;
   // concurrent only so that a metrics scrape may count them on its own thread
+  private final Runnable stop;
+  private final long started;
   private final Map<String, ActorRef<JobActor.Command>> jobs = new ConcurrentHashMap<>();
   private final Map<String, ActorRef<SisterJobActor.Command>> sisterJobs =
       new ConcurrentHashMap<>();
@@ -165,9 +169,12 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       NodeFacts facts,
       JobRecords records,
       Isolation isolation,
-      Seal seal) {
+      Seal seal,
+      Runnable stop) {
     super(context);
     this.config = config;
+    this.stop = stop;
+    this.started = java.time.Instant.now().getEpochSecond();
     this.launcher = launcher;
     this.users = users;
     this.facts = facts;
@@ -279,6 +286,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     return this;
   }
 
+  /** A mom that does not stop at the server's word: it runs inside the server's process. */
   public static Behavior<Command> create(
       MomConfig config,
       Launcher launcher,
@@ -287,12 +295,29 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       JobRecords records,
       Isolation isolation,
       Seal seal) {
+    return create(config, launcher, users, facts, records, isolation, seal, null);
+  }
+
+  /**
+   * @param stop stops this mom's process when the server says so (momctl -s); null when it cannot
+   *     (the server's own process runs it)
+   */
+  public static Behavior<Command> create(
+      MomConfig config,
+      Launcher launcher,
+      Users users,
+      NodeFacts facts,
+      JobRecords records,
+      Isolation isolation,
+      Seal seal,
+      Runnable stop) {
     return Behaviors.withTimers(
         timers ->
             Behaviors.setup(
                 ctx ->
                     new MomActor(
-                        ctx, timers, config, launcher, users, facts, records, isolation, seal)));
+                        ctx, timers, config, launcher, users, facts, records, isolation, seal,
+                        stop)));
   }
 
   /**
@@ -581,6 +606,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             .addAllGpuDevices(config.gpus())
             .setNtype("cluster")
             .setTerminalAddress(terminalAddress())
+            .setStopsRemotely(stop != null)
             .build();
     NodeHello.Builder hello = NodeHello.newBuilder().setNode(node).addAllRunningJobs(runningJobs());
     unaccounted.describe(hello);
@@ -603,6 +629,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
           NodeStatusReport.newBuilder()
               .setNode(config.name())
               .putAllStatus(facts.status())
+              .putAllStatus(diagnostics())
               .putStatus("jobs", String.join(" ", runningJobs()))
               .addAllRunningJobs(runningJobs())
               .setHealthError(healthError);
@@ -613,6 +640,51 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       courier.toServer(ServerInbound.newBuilder().setStatus(status).build());
     }
     return this;
+  }
+
+  /** What momctl -d shows of this mom, beyond the node's figures. */
+  private Map<String, String> diagnostics() {
+    Map<String, String> items = new java.util.LinkedHashMap<>();
+    items.put(MomStatus.VERSION, config.version());
+    items.put(MomStatus.HOME, config.home().toString());
+    items.put(MomStatus.CGROUPS, isolation.describe());
+    items.put(MomStatus.STARTED, Long.toString(started));
+    items.put(MomStatus.UPDATE_INTERVAL, Long.toString(config.heartbeat().toSeconds()));
+    // status items are joined with commas (pbsnodes' status = a=1,b=2): none may hold one
+    items.replaceAll((name, value) -> value.replace(',', ';'));
+    return items;
+  }
+
+  /** The server's order, for an operator's momctl: report now, clear stale jobs, or stop. */
+  private void order(MomOrder order) {
+    switch (order.getAction()) {
+      case REPORT -> heartbeat();
+      case SHUTDOWN -> {
+        if (stop == null) {
+          getContext()
+              .getLog()
+              .warn("{} asked this mom to stop; it stops with its server's process", order.getBy());
+        } else {
+          getContext()
+              .getLog()
+              .info("stopping at the word of {} (momctl -s); the jobs run on", order.getBy());
+          stop.run();
+        }
+      }
+      case CLEAR -> {
+        Set<String> keep = Set.copyOf(order.getKeepList());
+        for (String job : runningJobs()) {
+          if (!keep.contains(job)) {
+            kill(
+                KillJob.newBuilder()
+                    .setJobId(job)
+                    .setReason("cleared by " + order.getBy() + " (momctl -c all)")
+                    .build());
+          }
+        }
+      }
+      default -> getContext().getLog().warn("an order this mom does not know: {}", order);
+    }
   }
 
   private Behavior<Command> received(Sealed letter) {
@@ -648,6 +720,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       case TASK_OUTPUT_ACK -> toSister(m.getTaskOutputAck().getJobId(), m);
       case TASK_OBIT_ACK -> toSister(m.getTaskObitAck().getJobId(), m);
       case SUSPEND -> suspend(m.getSuspend());
+      case ORDER -> order(m.getOrder());
       default -> getContext().getLog().warn("message {} is not handled", m.getBodyCase());
     }
   }

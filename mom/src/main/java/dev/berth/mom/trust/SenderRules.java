@@ -32,7 +32,7 @@ public final class SenderRules {
   /** Why {@code from} may not send {@code message}, or empty when it may. */
   public static Optional<String> refusal(Identity from, MomInbound message, Knowledge knows) {
     return switch (message.getBodyCase()) {
-      case RUN, SIGNAL, OBIT_ACK, STARTED_ACK, SUSPEND -> fromServer(from, message, knows);
+      case RUN, SIGNAL, OBIT_ACK, STARTED_ACK, SUSPEND, ORDER -> fromServer(from, message, knows);
       case KILL -> kill(from, message.getKill(), knows);
       case JOIN ->
           fromMom(from, message, message.getJoin().getMotherSuperior())

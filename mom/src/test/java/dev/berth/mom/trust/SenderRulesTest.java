@@ -8,6 +8,7 @@ import dev.berth.proto.JoinJob;
 import dev.berth.proto.JoinJobReply;
 import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
+import dev.berth.proto.MomOrder;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.SignalTask;
 import dev.berth.proto.SpawnTask;
@@ -16,6 +17,7 @@ import dev.berth.proto.TaskObit;
 import dev.berth.proto.TaskOutput;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -68,6 +70,17 @@ class SenderRulesTest {
         allowed(SERVER, MomInbound.newBuilder().setKill(KillJob.newBuilder().setJobId("2.s"))));
     assertEquals(
         false, allowed(N1, MomInbound.newBuilder().setKill(KillJob.newBuilder().setJobId("2.s"))));
+  }
+
+  @Test
+  void onlyTheFollowedServerOrdersAMomToReportOrStop() {
+    for (MomOrder.Action action : List.of(MomOrder.Action.REPORT, MomOrder.Action.SHUTDOWN)) {
+      MomInbound.Builder m =
+          MomInbound.newBuilder().setOrder(MomOrder.newBuilder().setAction(action));
+      assertTrue(allowed(SERVER, m));
+      assertEquals(false, allowed(OTHER_SERVER, m), "another cluster's server");
+      assertEquals(false, allowed(N1, m), "a mom, even a job's mother superior");
+    }
   }
 
   @Test

@@ -61,11 +61,17 @@ public final class AccountingRecords {
         }
       }
       case JOB_KILL_REQUESTED -> {
-        // a qdel of a running job; a preemption's kill is no one's delete
+        // a qdel of a running job (one being rerun too); a preemption's or a qrerun's kill is no
+        // one's delete
         String id = e.getJobKillRequested().getJobId();
         if (e.getJobKillRequested().getPreemptedBy().isEmpty()
+            && !e.getJobKillRequested().getRerun()
             && isPerson(e.getActor())
-            && before.job(id).filter(j -> j.getDeleteRequestedBy().isEmpty()).isPresent()) {
+            && before
+                .job(id)
+                .filter(
+                    j -> j.getDeleteRequestedBy().isEmpty() || !j.getRerunRequestedBy().isEmpty())
+                .isPresent()) {
           records.add(deleted(at, id, e.getActor()));
         }
       }
@@ -73,6 +79,14 @@ public final class AccountingRecords {
         String id = e.getJobRequeued().getJobId();
         if (before.job(id).filter(j -> j.getStartTime() > 0).isPresent()) {
           records.add(new AccountingRecord(at, 'R', id, List.of()));
+        }
+      }
+      case JOB_ALTERED -> {
+        // qmove and qorder across queues: the job entered another queue, as Torque records it
+        Job altered = e.getJobAltered().getJob();
+        if (e.getJobAltered().getChangedList().contains("queue")
+            && altered.getArrayRequest().isEmpty()) {
+          records.add(new AccountingRecord(at, 'Q', altered.getId(), List.of(queue(altered))));
         }
       }
       default -> {

@@ -119,6 +119,12 @@ public final class Decider {
       case SIGNAL ->
           JobControl.signal(s, caller, r.getSignal().getJobId(), r.getSignal().getSignal(), ctx);
       case MANAGE -> ManageCommands.manage(s, caller, r.getManage());
+      case RUN_JOB -> RunNow.run(s, caller, r.getRunJob(), ctx);
+      case RERUN -> Reruns.rerun(s, caller, r.getRerun(), ctx);
+      case MOVE -> QueueMoves.move(s, caller, r.getMove(), ctx);
+      case ORDER -> QueueMoves.order(s, caller, r.getOrder(), ctx);
+      case CHECKPOINT -> JobControl.checkpoint(s, caller, r.getCheckpoint().getJobId(), ctx);
+      case MOM_CONTROL -> MomControls.control(s, caller, r.getMomControl(), ctx);
       case CREATE_RESERVATION ->
           ReservationCommands.create(s, caller, r.getCreateReservation(), ctx);
       case DELETE_RESERVATION ->

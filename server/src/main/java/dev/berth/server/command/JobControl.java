@@ -22,7 +22,7 @@ import dev.berth.server.state.ClusterState;
 import java.util.ArrayList;
 import java.util.List;
 
-/** qdel, qhold, qrls and qsig: the commands that act on existing jobs by id. */
+/** qdel, qhold, qrls, qsig and qchkpt: the commands that act on existing jobs by id. */
 final class JobControl {
   /** Torque's exit status for a job purged with qdel -p while it ran (256 + SIGKILL). */
   static final int PURGED_STATUS = 256 + Signals.SIGKILL;
@@ -94,7 +94,8 @@ final class JobControl {
 
   /**
    * Ends a job that is not an array's parent: deleted if it waits, killed if it runs (unless a
-   * delete already asked; one being preempted would be requeued, and this makes its end a delete).
+   * delete already asked; one being preempted or rerun would be requeued, and this makes its end a
+   * delete).
    */
   static void end(Job job, String reason, Outcome out) {
     switch (job.getState()) {
@@ -103,7 +104,9 @@ final class JobControl {
               Event.newBuilder()
                   .setJobDeleted(JobDeleted.newBuilder().setJobId(job.getId()).setReason(reason)));
       case RUNNING, EXITING -> {
-        if (job.getDeleteRequestedBy().isEmpty() || !job.getPreemptedBy().isEmpty()) {
+        if (job.getDeleteRequestedBy().isEmpty()
+            || !job.getPreemptedBy().isEmpty()
+            || !job.getRerunRequestedBy().isEmpty()) {
           out.event(
               Event.newBuilder()
                   .setJobKillRequested(
@@ -190,6 +193,17 @@ final class JobControl {
       }
     }
     return out.reply(Response.newBuilder().setAck(Ack.getDefaultInstance()));
+  }
+
+  /**
+   * qchkpt: Berth has no checkpoint method, so no job is checkpointable; Torque's answer for a job
+   * without checkpointing, once the caller may act on the job.
+   */
+  static Outcome checkpoint(ClusterState s, Caller caller, String text, Context ctx) {
+    Job job = find(s, caller, text, ctx);
+    Permissions.requireControl(s, caller, job, "checkpoint");
+    throw new CommandException(
+        Error.Code.INVALID_REQUEST, "job is not checkpointable (Berth checkpoints no job)");
   }
 
   private static Holds holdTypes(

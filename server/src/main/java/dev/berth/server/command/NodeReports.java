@@ -256,7 +256,7 @@ final class NodeReports {
       failedStart(out, job.get(), r.getReason());
     } else if (current) {
       out.event(
-          job.get().getPreemptedBy().isEmpty()
+          job.get().getPreemptedBy().isEmpty() && job.get().getRerunRequestedBy().isEmpty()
               ? Event.newBuilder()
                   .setJobExited(
                       JobExited.newBuilder()
@@ -270,7 +270,10 @@ final class NodeReports {
                   .setJobRequeued(
                       JobRequeued.newBuilder()
                           .setJobId(r.getJobId())
-                          .setReason("requeued: preempted by job " + job.get().getPreemptedBy())));
+                          .setReason(
+                              job.get().getPreemptedBy().isEmpty()
+                                  ? "requeued: rerun by " + job.get().getRerunRequestedBy()
+                                  : "requeued: preempted by job " + job.get().getPreemptedBy())));
     }
     return out.notice(
         r.getNode(),

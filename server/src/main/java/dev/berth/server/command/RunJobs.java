@@ -30,12 +30,25 @@ final class RunJobs {
 
   /** The JobDispatched event for a decision that still holds, or empty if it no longer does. */
   static Optional<Event.Builder> dispatch(ClusterState s, RunDecision d, long now) {
+    return dispatch(s, d, now, true);
+  }
+
+  /**
+   * qrun's start: as {@link #dispatch}, whatever the running-job limits (an operator's word
+   * overrides the policy, not what the nodes have free).
+   */
+  static Optional<Event.Builder> dispatchNow(ClusterState s, RunDecision d, long now) {
+    return dispatch(s, d, now, false);
+  }
+
+  private static Optional<Event.Builder> dispatch(
+      ClusterState s, RunDecision d, long now, boolean withinLimits) {
     Optional<Job> job = s.job(d.jobId());
     if (job.isEmpty()
         || job.get().getState() != JobState.QUEUED
         || !job.get().getArrayRequest().isEmpty() // an array runs only as its subjobs
         || !QueueAttributes.started(s, job.get().getQueue())
-        || !RunLimits.within(s, job.get())
+        || (withinLimits && !RunLimits.within(s, job.get()))
         || !stillFree(s, job.get(), d)
         || !reservationsAllow(s, job.get(), d, now)) {
       return Optional.empty();

@@ -219,6 +219,7 @@ public final class StateMachine {
         job.toBuilder()
             .setDeleteRequestedBy(e.getActor())
             .setPreemptedBy(k.getPreemptedBy())
+            .setRerunRequestedBy(k.getRerun() ? e.getActor() : "")
             .setComment(k.getReason())
             .setMtime(now)
             .build());
@@ -239,6 +240,7 @@ public final class StateMachine {
             .setStartTime(0)
             .clearDeleteRequestedBy()
             .clearPreemptedBy()
+            .clearRerunRequestedBy()
             .clearSuspendedAt()
             .clearSuspendedFor()
             .clearSuspendedSeconds()

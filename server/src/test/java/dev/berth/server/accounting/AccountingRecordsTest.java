@@ -12,6 +12,10 @@ import dev.berth.core.AttributeNames;
 import dev.berth.proto.AccountingReply;
 import dev.berth.proto.AccountingRequest;
 import dev.berth.proto.Event;
+import dev.berth.proto.Manage;
+import dev.berth.proto.MoveJob;
+import dev.berth.proto.Request;
+import dev.berth.proto.RerunJob;
 import dev.berth.server.journal.RocksJournal;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
@@ -128,6 +132,31 @@ class AccountingRecordsTest {
     d.obit(failed, -1); // the mother superior could not start it: no S
     assertEquals("QA", types(of(failed)));
     assertEquals(List.of(), of(failed).get(1).attributes());
+  }
+
+  @Test
+  void aMovedJobIsQueuedInItsNewQueueAndARerunOneIsNoDelete() {
+    d.qmgr(ROOT, Manage.Command.CREATE, Manage.ObjectType.QUEUE, List.of("long"));
+    d.qmgr(
+        ROOT,
+        Manage.Command.SET,
+        Manage.ObjectType.QUEUE,
+        List.of("long"),
+        attr("queue_type", "execution"),
+        attr("enabled", "True"),
+        attr("started", "True"));
+    String id = d.submit(ALICE);
+    d.client(
+        ALICE,
+        Request.newBuilder().setMove(MoveJob.newBuilder().setJobId(id).setDestination("long")));
+    assertEquals("QQ", types(of(id)));
+    assertTrue(of(id).get(1).line(UTC).endsWith(";Q;" + id + ";queue=long\n"));
+
+    d.schedule();
+    d.started(id);
+    d.client(ROOT, Request.newBuilder().setRerun(RerunJob.newBuilder().setJobId(id)));
+    d.obit(id, 271);
+    assertEquals("QQSR", types(of(id)), "a rerun is R, not D");
   }
 
   @Test

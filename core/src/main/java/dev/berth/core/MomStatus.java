@@ -1,0 +1,24 @@
+package dev.berth.core;
+
+/**
+ * The items of a mom's status report that say what the mom is, beyond the node's figures (loadave,
+ * physmem, ...): what momctl -d shows.
+ */
+public final class MomStatus {
+  /** The mom's version, e.g. "Berth 0.1.0". */
+  public static final String VERSION = "version";
+
+  /** The mom's own durable directory (its job records). */
+  public static final String HOME = "home";
+
+  /** How the mom isolates jobs: its cgroup driver and root, or why it has none. */
+  public static final String CGROUPS = "cgroups";
+
+  /** When the mom started, in epoch seconds. */
+  public static final String STARTED = "mom_started";
+
+  /** Seconds between the mom's status reports (Torque's name for it). */
+  public static final String UPDATE_INTERVAL = "status_update_time";
+
+  private MomStatus() {}
+}

@@ -1,0 +1,158 @@
+package dev.berth.server.command;
+
+import dev.berth.proto.Ack;
+import dev.berth.proto.Error;
+import dev.berth.proto.Event;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobAltered;
+import dev.berth.proto.JobState;
+import dev.berth.proto.MoveJob;
+import dev.berth.proto.OrderJobs;
+import dev.berth.proto.Queue;
+import dev.berth.proto.Response;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.EligibleKey;
+import dev.berth.server.state.StateMachine;
+import java.util.List;
+
+/**
+ * qmove and qorder: jobs that have not started change queue, or swap their places in the order the
+ * scheduler takes jobs of equal priority in. As Torque: the owner may move their own jobs and order
+ * two of their own; a queue takes a job only if it is enabled, admits its owner (acl_users), allows
+ * its resources and has room (max_queuable); a manager's move skips those checks, and qorder skips
+ * enabled and max_queuable.
+ */
+final class QueueMoves {
+  private QueueMoves() {}
+
+  static Outcome move(ClusterState s, Caller caller, MoveJob request, Context ctx) {
+    Job job = JobControl.find(s, caller, request.getJobId(), ctx);
+    Permissions.requireControl(s, caller, job, "move");
+    if (!job.getArrayParent().isEmpty()) {
+      throw new CommandException(
+          Error.Code.INVALID_REQUEST,
+          "a subjob moves with its array: qmove the array " + job.getArrayParent());
+    }
+    Queue to = SubmitJobs.destination(s, request.getDestination(), ctx.serverName());
+    if (to.getName().equals(job.getQueue())) {
+      throw new CommandException(
+          Error.Code.INVALID_REQUEST, "Job " + job.getId() + " already in queue " + to.getName());
+    }
+    List<Job> moving = withMembers(s, job);
+    for (Job j : moving) {
+      requireNotStarted(j, "moved");
+    }
+    Outcome out = new Outcome();
+    ClusterState view = s;
+    for (Job j : moving) {
+      view = alter(out, view, j.toBuilder().setQueue(to.getName()).build(), "queue");
+    }
+    if (!Permissions.isManager(s, caller)) {
+      requireEnabled(to);
+      requireAccepts(view, to, view.job(job.getId()).orElseThrow());
+      QueuedJobLimits.check(view, to, job.getEuser(), 0);
+    }
+    Feasible.require(
+        view, view.job(job.getId()).orElseThrow(), "job can never run in " + to.getName());
+    return out.reply(Response.newBuilder().setAck(Ack.getDefaultInstance()));
+  }
+
+  static Outcome order(ClusterState s, Caller caller, OrderJobs request, Context ctx) {
+    Job first = JobControl.find(s, caller, request.getJobId(), ctx);
+    Job second = JobControl.find(s, caller, request.getOtherJobId(), ctx);
+    for (Job j : List.of(first, second)) {
+      Permissions.requireControl(s, caller, j, "order");
+      if (!j.getArrayRequest().isEmpty()) {
+        throw new CommandException(
+            Error.Code.INVALID_REQUEST,
+            "qorder takes jobs and subjobs, not a whole array (" + j.getId() + ")");
+      }
+      requireNotStarted(j, "reordered");
+    }
+    if (first.getId().equals(second.getId())) {
+      throw new CommandException(Error.Code.INVALID_REQUEST, "qorder needs two different jobs");
+    }
+    if (EligibleKey.rank(first) == EligibleKey.rank(second)) {
+      throw new CommandException(
+          Error.Code.INVALID_REQUEST,
+          "subjobs of one array keep the order of their indices (" + first.getArrayParent() + ")");
+    }
+    Outcome out = new Outcome();
+    ClusterState view = s;
+    boolean swapQueues = !first.getQueue().equals(second.getQueue());
+    view =
+        alter(out, view, swapped(first, second, swapQueues), swapQueues ? "queue" : "queue_rank");
+    view =
+        alter(out, view, swapped(second, first, swapQueues), swapQueues ? "queue" : "queue_rank");
+    if (swapQueues && !Permissions.isManager(s, caller)) {
+      for (Job j : List.of(first, second)) {
+        Job moved = view.job(j.getId()).orElseThrow();
+        requireAccepts(view, view.queue(moved.getQueue()).orElseThrow(), moved);
+      }
+    }
+    return out.reply(Response.newBuilder().setAck(Ack.getDefaultInstance()));
+  }
+
+  /** {@code job} with {@code other}'s place, and its queue if {@code queues}. */
+  private static Job swapped(Job job, Job other, boolean queues) {
+    Job.Builder b = job.toBuilder().setQueueRank(EligibleKey.rank(other));
+    if (queues) {
+      b.setQueue(other.getQueue());
+    }
+    return b.build();
+  }
+
+  /** An array's parent stands for itself and its subjobs. */
+  private static List<Job> withMembers(ClusterState s, Job job) {
+    if (job.getArrayRequest().isEmpty()) {
+      return List.of(job);
+    }
+    List<Job> all = new java.util.ArrayList<>(JobControl.members(s, job));
+    all.add(0, job);
+    return all;
+  }
+
+  private static void requireNotStarted(Job job, String what) {
+    switch (job.getState()) {
+      case QUEUED, HELD, WAITING -> {}
+      case COMPLETED ->
+          throw new CommandException(
+              Error.Code.BAD_STATE, "job " + job.getId() + " has completed and cannot be " + what);
+      default ->
+          throw new CommandException(
+              Error.Code.BAD_STATE, "job " + job.getId() + " is running and cannot be " + what);
+    }
+  }
+
+  private static void requireEnabled(Queue q) {
+    if (!QueueAttributes.flag(q, QueueAttributes.ENABLED)) {
+      throw new CommandException(
+          Error.Code.QUEUE_DISABLED, "queue " + q.getName() + " is not enabled");
+    }
+  }
+
+  /** The queue admits the job's owner and allows its resources. */
+  private static void requireAccepts(ClusterState s, Queue q, Job job) {
+    if (QueueAttributes.flag(q, QueueAttributes.ACL_USER_ENABLE)) {
+      String users = QueueAttributes.get(q, QueueAttributes.ACL_USERS).orElse("");
+      if (!AttributeSpec.items(users).contains(job.getEuser())) {
+        throw new CommandException(
+            Error.Code.PERMISSION,
+            "user " + job.getEuser() + " is not in the acl_users of queue " + q.getName());
+      }
+    }
+    ResourceLimits.check(job, q, s);
+  }
+
+  /** Records the job as altered (its state stays), and the state it leaves. */
+  private static ClusterState alter(Outcome out, ClusterState view, Job altered, String changed) {
+    if (altered.getState() == JobState.COMPLETED) {
+      return view;
+    }
+    Event.Builder e =
+        Event.newBuilder()
+            .setJobAltered(JobAltered.newBuilder().setJob(altered).addChanged(changed));
+    out.event(e);
+    return StateMachine.apply(view, e.clone().setSeq(view.lastSeq() + 1).build());
+  }
+}
