@@ -18,10 +18,11 @@
 #include "cmd.h"
 
 /* The commands the server runs; any other name goes to the Java commands as it is. */
-static const char *const HOSTED[] = {"qsub",     "qalter",   "qstat",     "qdel",     "qhold",
-                                     "qrls",     "qsig",     "qselect",   "qmgr",     "pbsnodes",
-                                     "tracejob", "pbsfs",    "pbs_rsub",  "pbs_rstat", "pbs_rdel",
-                                     NULL};
+static const char *const HOSTED[] = {"qsub",     "qalter",   "qstat",   "qdel",     "qhold",
+                                     "qrls",     "qsig",     "qselect", "qrun",     "qrerun",
+                                     "qmove",    "qorder",   "qchkpt",  "momctl",   "qmgr",
+                                     "pbsnodes", "tracejob", "pbsfs",   "pbs_rsub", "pbs_rstat",
+                                     "pbs_rdel", NULL};
 
 /* Error.Code values the client acts on. */
 enum { UNKNOWN_REQUEST = 15005, SERVER_DOWN = 15062 };

@@ -130,6 +130,16 @@ final class MultiNodeCluster implements AutoCloseable {
     fail("node " + node + " did not become " + state + ": " + last + "\n" + momLog(node));
   }
 
+  /** Waits for the mom of {@code node} to exit by itself (momctl -s); returns its exit status. */
+  int awaitMomExit(String node, Duration timeout) throws InterruptedException {
+    Process p = moms.get(node);
+    if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      fail("the mom of " + node + " did not exit: " + momLog(node));
+    }
+    moms.remove(node);
+    return p.exitValue();
+  }
+
   void killMom(String node) throws InterruptedException {
     Process p = moms.remove(node);
     p.destroyForcibly();

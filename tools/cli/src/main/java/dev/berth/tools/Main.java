@@ -4,10 +4,16 @@ import static java.util.Map.entry;
 
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
+import dev.berth.tools.jobctl.Qchkpt;
 import dev.berth.tools.jobctl.Qdel;
 import dev.berth.tools.jobctl.Qhold;
+import dev.berth.tools.jobctl.Qmove;
+import dev.berth.tools.jobctl.Qorder;
+import dev.berth.tools.jobctl.Qrerun;
 import dev.berth.tools.jobctl.Qrls;
+import dev.berth.tools.jobctl.Qrun;
 import dev.berth.tools.jobctl.Qsig;
+import dev.berth.tools.momctl.Momctl;
 import dev.berth.tools.pbsfs.Pbsfs;
 import dev.berth.tools.pbsnodes.Pbsnodes;
 import dev.berth.tools.qmgr.Qmgr;
@@ -44,6 +50,12 @@ public final class Main {
           entry("qrls", Qrls::run),
           entry("qsig", Qsig::run),
           entry("qselect", Qselect::run),
+          entry("qrun", Qrun::run),
+          entry("qrerun", Qrerun::run),
+          entry("qmove", Qmove::run),
+          entry("qorder", Qorder::run),
+          entry("qchkpt", Qchkpt::run),
+          entry("momctl", Momctl::run),
           entry("pbsnodes", Pbsnodes::run),
           entry("tracejob", Tracejob::run),
           entry("pbsfs", Pbsfs::run),

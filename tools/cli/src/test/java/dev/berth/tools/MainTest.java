@@ -45,6 +45,12 @@ class MainTest {
             "qrls",
             "qsig",
             "qselect",
+            "qrun",
+            "qrerun",
+            "qmove",
+            "qorder",
+            "qchkpt",
+            "momctl",
             "pbsnodes",
             "tracejob"),
         Main.commands().keySet());

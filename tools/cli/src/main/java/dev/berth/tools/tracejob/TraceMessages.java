@@ -56,6 +56,13 @@ final class TraceMessages {
                 + actor);
       case JOB_ALTERED:
         {
+          if (event.getJobAltered().getChangedList().equals(List.of("queue"))) {
+            return List.of(
+                "Job moved to "
+                    + event.getJobAltered().getJob().getQueue()
+                    + " at request of "
+                    + actor);
+          }
           // A comment is the server's word on the job (why a node leaves it alone): shown whole.
           List<String> changed =
               event.getJobAltered().getChangedList().stream()
@@ -83,6 +90,9 @@ final class TraceMessages {
       case JOB_DELETED:
         return List.of(deleted(actor, event.getJobDeleted().getReason()));
       case JOB_KILL_REQUESTED:
+        if (event.getJobKillRequested().getRerun()) {
+          return List.of("Job Rerun at request of " + actor, "Job sent signal SIGTERM on rerun");
+        }
         return List.of(
             deleted(actor, event.getJobKillRequested().getReason()),
             "Job sent signal SIGTERM on delete");

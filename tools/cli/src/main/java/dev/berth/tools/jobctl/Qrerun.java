@@ -1,0 +1,53 @@
+package dev.berth.tools.jobctl;
+
+import dev.berth.client.Getopt;
+import dev.berth.client.Invocation;
+import dev.berth.proto.Request;
+import dev.berth.proto.RerunJob;
+import dev.berth.tools.cli.CliContext;
+import dev.berth.tools.cli.Usage;
+
+/**
+ * {@code qrerun [-f] job_identifier...}: kills running jobs and queues them again once their nodes
+ * let them go (operators and managers only, rerunnable jobs only; the server checks). {@code -f}
+ * queues a job at once, without waiting for its nodes. Torque's {@code all} (requeue every running
+ * job without asking the moms) is not supported: it is refused before anything is sent.
+ */
+public final class Qrerun {
+  private static final String USAGE = "usage: qrerun [-f] job_identifier...\n";
+
+  /** Torque's qrerun exits 1 for what it cannot do on the client side, as for a malformed id. */
+  private static final int REFUSED = 1;
+
+  private Qrerun() {}
+
+  public static int run(Invocation invocation) {
+    return run(invocation, CliContext.DEFAULT);
+  }
+
+  public static int run(Invocation invocation, CliContext context) {
+    boolean force = false;
+    Getopt.Result parsed;
+    try {
+      parsed = Getopt.parse("f", invocation.args());
+      force = !parsed.options().isEmpty();
+      if (parsed.operands().isEmpty()) {
+        throw new Getopt.UsageException(null);
+      }
+    } catch (Getopt.UsageException e) {
+      return Usage.refuse(invocation, e, USAGE);
+    }
+    if (parsed.operands().stream().anyMatch(id -> id.equalsIgnoreCase("all"))) {
+      invocation.error("\"all\" is not supported: name the jobs (qselect -s R | xargs qrerun)");
+      return REFUSED;
+    }
+    boolean forced = force;
+    return JobRequests.sendEach(
+        "qrerun",
+        invocation,
+        context,
+        parsed.operands(),
+        jobId ->
+            Request.newBuilder().setRerun(RerunJob.newBuilder().setJobId(jobId).setForce(forced)));
+  }
+}
