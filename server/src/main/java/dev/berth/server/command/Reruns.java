@@ -5,17 +5,17 @@ import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobKillRequested;
-import dev.berth.proto.JobRequeued;
 import dev.berth.proto.RerunJob;
 import dev.berth.proto.Response;
 import dev.berth.server.state.ClusterState;
+import java.util.List;
 
 /**
  * qrerun: an operator sends a running job back to its queue. Its mother superior kills it, and its
- * end queues it again (as a preemption's does) instead of completing it; {@code -f} queues it at
- * once, for a job whose nodes do not answer (a copy still running on a node that reports again is
- * killed then, as any job the server no longer runs there). Only rerunnable jobs, as in Torque,
- * whatever -f says; a queued job is left as it is. Unlike Torque, a completed job is not queued
+ * end queues it again (as a preemption's does) instead of completing it. No job is queued while a
+ * copy may still run: Torque's -f (for a mom that does not answer) has no counterpart here, where a
+ * node that does not answer is marked down, which queues its rerunnable jobs again. Only rerunnable
+ * jobs, as in Torque; a queued job is left as it is. Unlike Torque, a completed job is not queued
  * again: submit it again.
  */
 final class Reruns {
@@ -26,13 +26,15 @@ final class Reruns {
     Permissions.requireOperator(s, caller, "rerun jobs (qrerun)");
     Outcome out = new Outcome();
     String by = caller.principal();
-    for (Job member : JobControl.members(s, job)) {
+    List<Job> members = JobControl.members(s, job);
+    for (Job member : members) {
       switch (member.getState()) {
         case QUEUED -> {}
         case RUNNING -> {
           if (!member.getRerunnable()) {
             throw new CommandException(
-                Error.Code.NOT_RERUNNABLE, "job " + member.getId() + " not rerunnable");
+                Error.Code.NOT_RERUNNABLE,
+                "job " + member.getId() + " is not rerunnable (Rerunable = False, qsub -r n)");
           }
           if (!member.getDeleteRequestedBy().isEmpty()
               && member.getRerunRequestedBy().isEmpty()
@@ -40,14 +42,7 @@ final class Reruns {
             throw new CommandException(
                 Error.Code.BAD_STATE, "job " + member.getId() + " is being deleted");
           }
-          if (request.getForce()) {
-            out.event(
-                Event.newBuilder()
-                    .setJobRequeued(
-                        JobRequeued.newBuilder()
-                            .setJobId(member.getId())
-                            .setReason("requeued: forced rerun by " + by)));
-          } else if (member.getRerunRequestedBy().isEmpty()) {
+          if (member.getRerunRequestedBy().isEmpty()) {
             out.event(
                 Event.newBuilder()
                     .setJobKillRequested(
@@ -58,7 +53,7 @@ final class Reruns {
           }
         }
         default -> {
-          if (JobControl.members(s, job).size() == 1) {
+          if (members.size() == 1) {
             throw new CommandException(
                 Error.Code.BAD_STATE,
                 "job "

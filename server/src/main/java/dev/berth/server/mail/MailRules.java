@@ -44,7 +44,8 @@ public final class MailRules {
       case JOB_STARTED -> Optional.of(new Notice(MailPoint.BEGIN, false, "", 0));
       case JOB_EXITED -> ended(e, job);
       case JOB_KILL_REQUESTED ->
-          e.getJobKillRequested().getPreemptedBy().isEmpty()
+          // a preemption's or a qrerun's kill is no delete: the job comes back
+          e.getJobKillRequested().getPreemptedBy().isEmpty() && !e.getJobKillRequested().getRerun()
               ? deletedBy(e.getActor(), e.getJobKillRequested().getReason(), job)
               : Optional.empty();
       case JOB_DELETED ->

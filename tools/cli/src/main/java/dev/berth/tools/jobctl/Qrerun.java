@@ -10,8 +10,11 @@ import dev.berth.tools.cli.Usage;
 /**
  * {@code qrerun [-f] job_identifier...}: kills running jobs and queues them again once their nodes
  * let them go (operators and managers only, rerunnable jobs only; the server checks). {@code -f}
- * queues a job at once, without waiting for its nodes. Torque's {@code all} (requeue every running
- * job without asking the moms) is not supported: it is refused before anything is sent.
+ * (Torque's rerun of a job whose mom does not answer) is accepted for Torque's scripts and asks for
+ * nothing more: Berth's server marks a node that does not answer down, which queues its rerunnable
+ * jobs again, and a job must not be queued while a copy may still run. Torque's {@code all}
+ * (requeue every running job without asking the moms) is not supported: it is refused before
+ * anything is sent.
  */
 public final class Qrerun {
   private static final String USAGE = "usage: qrerun [-f] job_identifier...\n";
@@ -26,11 +29,9 @@ public final class Qrerun {
   }
 
   public static int run(Invocation invocation, CliContext context) {
-    boolean force = false;
     Getopt.Result parsed;
     try {
       parsed = Getopt.parse("f", invocation.args());
-      force = !parsed.options().isEmpty();
       if (parsed.operands().isEmpty()) {
         throw new Getopt.UsageException(null);
       }
@@ -41,13 +42,11 @@ public final class Qrerun {
       invocation.error("\"all\" is not supported: name the jobs (qselect -s R | xargs qrerun)");
       return REFUSED;
     }
-    boolean forced = force;
     return JobRequests.sendEach(
         "qrerun",
         invocation,
         context,
         parsed.operands(),
-        jobId ->
-            Request.newBuilder().setRerun(RerunJob.newBuilder().setJobId(jobId).setForce(forced)));
+        jobId -> Request.newBuilder().setRerun(RerunJob.newBuilder().setJobId(jobId)));
   }
 }

@@ -92,7 +92,7 @@ class OperatorCommandsTest {
   }
 
   @Test
-  void qrerunForcesWithDashF() {
+  void qrerunTakesTorquesDashFAndAsksTheSame() {
     FakeServer server = server();
     assertEquals(0, Run.of(Qrerun::run, server, "qrerun", "12").status());
     assertEquals(0, Run.of(Qrerun::run, server, "qrerun", "-f", "12").status());
@@ -102,7 +102,7 @@ class OperatorCommandsTest {
                 .setRerun(RerunJob.newBuilder().setJobId("12.srv.cluster.org"))
                 .build(),
             Request.newBuilder()
-                .setRerun(RerunJob.newBuilder().setJobId("12.srv.cluster.org").setForce(true))
+                .setRerun(RerunJob.newBuilder().setJobId("12.srv.cluster.org"))
                 .build()),
         server.commandRequests());
     Run unknown = Run.of(Qrerun::run, server(), "qrerun", "99");
