@@ -15,7 +15,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
@@ -55,13 +55,15 @@ final class MetricsEndpoint implements AutoCloseable {
       throws IOException {
     bound();
     JvmMetrics.builder().register(registry);
+    // a thread per connection at most: the JDK server shakes hands on these threads, so a peer
+    // that stalls its handshake holds one until the request time runs out, not every scrape's
     ThreadPoolExecutor threads =
         new ThreadPoolExecutor(
-            2,
-            2,
             0,
+            CONNECTIONS,
+            30,
             TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(CONNECTIONS),
+            new SynchronousQueue<>(),
             runnable -> {
               Thread t = new Thread(runnable, "berth-metrics");
               t.setDaemon(true);

@@ -45,7 +45,8 @@ final class QueueMoves {
     Outcome out = new Outcome();
     ClusterState view = s;
     for (Job j : moving) {
-      view = alter(out, view, j.toBuilder().setQueue(to.getName()).build(), "queue");
+      view =
+          alter(out, view, j.toBuilder().setQueue(to.getName()).build(), "queue", ctx.nowMillis());
     }
     if (!Permissions.isManager(s, caller)) {
       requireEnabled(to);
@@ -62,32 +63,34 @@ final class QueueMoves {
     Job second = JobControl.find(s, caller, request.getOtherJobId(), ctx);
     for (Job j : List.of(first, second)) {
       Permissions.requireControl(s, caller, j, "order");
-      if (!j.getArrayRequest().isEmpty()) {
+      if (!j.getArrayRequest().isEmpty() || !j.getArrayParent().isEmpty()) {
         throw new CommandException(
             Error.Code.INVALID_REQUEST,
-            "qorder takes jobs and subjobs, not a whole array (" + j.getId() + ")");
+            "qorder takes plain jobs; "
+                + j.getId()
+                + " is an array's (its subjobs keep the order of their indices)");
       }
       requireNotStarted(j, "reordered");
     }
     if (first.getId().equals(second.getId())) {
       throw new CommandException(Error.Code.INVALID_REQUEST, "qorder needs two different jobs");
     }
-    if (EligibleKey.rank(first) == EligibleKey.rank(second)) {
-      throw new CommandException(
-          Error.Code.INVALID_REQUEST,
-          "subjobs of one array keep the order of their indices (" + first.getArrayParent() + ")");
-    }
     Outcome out = new Outcome();
     ClusterState view = s;
     boolean swapQueues = !first.getQueue().equals(second.getQueue());
-    view =
-        alter(out, view, swapped(first, second, swapQueues), swapQueues ? "queue" : "queue_rank");
-    view =
-        alter(out, view, swapped(second, first, swapQueues), swapQueues ? "queue" : "queue_rank");
+    String changed = swapQueues ? "queue" : "queue_rank";
+    view = alter(out, view, swapped(first, second, swapQueues), changed, ctx.nowMillis());
+    view = alter(out, view, swapped(second, first, swapQueues), changed, ctx.nowMillis());
     if (swapQueues && !Permissions.isManager(s, caller)) {
       for (Job j : List.of(first, second)) {
         Job moved = view.job(j.getId()).orElseThrow();
         requireAccepts(view, view.queue(moved.getQueue()).orElseThrow(), moved);
+      }
+    }
+    if (swapQueues) {
+      for (Job j : List.of(first, second)) {
+        Job moved = view.job(j.getId()).orElseThrow();
+        Feasible.require(view, moved, "job can never run in " + moved.getQueue());
       }
     }
     return out.reply(Response.newBuilder().setAck(Ack.getDefaultInstance()));
@@ -145,7 +148,8 @@ final class QueueMoves {
   }
 
   /** Records the job as altered (its state stays), and the state it leaves. */
-  private static ClusterState alter(Outcome out, ClusterState view, Job altered, String changed) {
+  private static ClusterState alter(
+      Outcome out, ClusterState view, Job altered, String changed, long now) {
     if (altered.getState() == JobState.COMPLETED) {
       return view;
     }
@@ -153,6 +157,6 @@ final class QueueMoves {
         Event.newBuilder()
             .setJobAltered(JobAltered.newBuilder().setJob(altered).addChanged(changed));
     out.event(e);
-    return StateMachine.apply(view, e.clone().setSeq(view.lastSeq() + 1).build());
+    return StateMachine.apply(view, e.clone().setSeq(view.lastSeq() + 1).setTime(now).build());
   }
 }

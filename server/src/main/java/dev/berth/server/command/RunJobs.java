@@ -85,6 +85,15 @@ final class RunJobs {
     return free;
   }
 
+  /** Whether the reservations let {@code job} start on {@code node} now (qrun's candidates). */
+  static boolean reservationsAllowOn(ClusterState s, Job job, String node, long now) {
+    return reservationsAllow(
+        s,
+        job,
+        new RunDecision(job.getId(), List.of(NodeAllocation.newBuilder().setNode(node).build())),
+        now);
+  }
+
   private static boolean reservationsAllow(ClusterState s, Job job, RunDecision d, long now) {
     Optional<Reservation> own = s.reservationOfQueue(job.getQueue());
     if (own.isPresent()) {

@@ -50,6 +50,11 @@ final class RunNow {
       default ->
           throw new CommandException(Error.Code.BAD_STATE, "job " + job.getId() + " has completed");
     }
+    if (s.awaitingDependencies().contains(job.getId())) {
+      throw new CommandException(
+          Error.Code.BAD_STATE,
+          "job " + job.getId() + " waits for its dependencies (qstat -f shows them)");
+    }
     Outcome out = new Outcome();
     ClusterState view = s;
     if (job.getState() == JobState.HELD) {
@@ -60,7 +65,9 @@ final class RunNow {
                       .setJobId(job.getId())
                       .setHolds(Holds.newBuilder().setUser(true).setOther(true).setSystem(true)));
       out.event(released);
-      view = StateMachine.apply(view, released.clone().setSeq(view.lastSeq() + 1).build());
+      view =
+          StateMachine.apply(
+              view, released.clone().setSeq(view.lastSeq() + 1).setTime(ctx.nowMillis()).build());
       job = view.job(job.getId()).orElseThrow();
       if (job.getState() != JobState.QUEUED) {
         throw new CommandException(
@@ -73,7 +80,7 @@ final class RunNow {
           Error.Code.INVALID_REQUEST,
           "attempt to start job in non-started queue " + job.getQueue());
     }
-    List<NodeCapacity> candidates = candidates(view, request.getHostsList(), ctx);
+    List<NodeCapacity> candidates = candidates(view, job, request.getHostsList(), ctx);
     Job queued = job;
     List<NodeAllocation> placed =
         Placement.place(queued, candidates)
@@ -93,11 +100,11 @@ final class RunNow {
                 () ->
                     new CommandException(
                         Error.Code.RESOURCES_UNAVAILABLE,
-                        "a reservation holds "
+                        "the nodes chosen for it, "
                             + placed.stream()
                                 .map(NodeAllocation::getNode)
                                 .collect(Collectors.joining("+"))
-                            + " for the job's walltime"));
+                            + ", cannot take it now (its GPUs are taken)"));
     return out.event(dispatched).reply(Response.newBuilder().setAck(Ack.getDefaultInstance()));
   }
 
@@ -113,9 +120,18 @@ final class RunNow {
     return parts.isEmpty() ? "1 CPU" : String.join(", ", parts);
   }
 
-  /** The nodes the job may go on: those named, in their order, or every node. */
-  private static List<NodeCapacity> candidates(ClusterState s, List<String> hosts, Context ctx) {
-    List<NodeCapacity> all = new StateView(s, ctx.nowSeconds()).nodes();
+  /**
+   * The nodes the job may go on: those named, in their order, or every node; of them only those the
+   * reservations leave it (its own reservation's, if its queue is one's; else those no reservation
+   * takes before its walltime ends).
+   */
+  private static List<NodeCapacity> candidates(
+      ClusterState s, Job job, List<String> hosts, Context ctx) {
+    List<NodeCapacity> all =
+        new StateView(s, ctx.nowSeconds())
+            .nodes().stream()
+                .filter(n -> RunJobs.reservationsAllowOn(s, job, n.name(), ctx.nowSeconds()))
+                .toList();
     if (hosts.isEmpty()) {
       return all;
     }
@@ -123,12 +139,19 @@ final class RunNow {
         all.stream().collect(Collectors.toMap(NodeCapacity::name, Function.identity()));
     List<NodeCapacity> named = new ArrayList<>();
     for (String host : hosts) {
+      if (s.node(host).isEmpty()) {
+        throw new CommandException(
+            Error.Code.UNKNOWN_NODE, "Unknown node '" + host + "' in the host list");
+      }
       NodeCapacity n =
           Optional.ofNullable(byName.get(host))
               .orElseThrow(
                   () ->
                       new CommandException(
-                          Error.Code.UNKNOWN_NODE, "Unknown node '" + host + "' in the host list"));
+                          Error.Code.RESOURCES_UNAVAILABLE,
+                          "a reservation holds node "
+                              + host
+                              + " before the job's walltime would end"));
       if (!n.usable()) {
         throw new CommandException(
             Error.Code.RESOURCES_UNAVAILABLE,

@@ -48,8 +48,8 @@ public final class ServerMetrics {
         Counter.builder()
             .name("berth_jobs_completed_total")
             .help(
-                "Jobs that ended after they were started, by queue and result: succeeded (exit"
-                    + " status 0) or failed.")
+                "Jobs that ended after they started, by queue and result: succeeded (exit status"
+                    + " 0) or failed.")
             .labelNames("queue", "result")
             .register(registry);
     failedStarts =
@@ -136,12 +136,16 @@ public final class ServerMetrics {
         }
         case JOB_EXITED -> {
           var exit = e.getJobExited();
-          String queue = before.job(exit.getJobId()).map(Job::getQueue).orElse("");
-          if (!queue.isEmpty()) {
-            completed.labelValues(queue, exit.getExitStatus() == 0 ? "succeeded" : "failed").inc();
-          }
-          if (exit.getExitStatus() == EXEC_FAILED) {
-            failedStarts.inc();
+          Optional<Job> was = before.job(exit.getJobId());
+          if (was.isPresent() && was.get().getStartTime() > 0) {
+            completed
+                .labelValues(
+                    was.get().getQueue(), exit.getExitStatus() == 0 ? "succeeded" : "failed")
+                .inc();
+          } else if (was.isPresent()
+              && exit.getExitStatus() == EXEC_FAILED
+              && was.get().getDeleteRequestedBy().isEmpty()) {
+            failedStarts.inc(); // not one deleted before it started
           }
         }
         case JOB_REQUEUED -> {

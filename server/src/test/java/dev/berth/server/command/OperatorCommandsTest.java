@@ -47,9 +47,8 @@ class OperatorCommandsTest {
             .setRunJob(RunJobNow.newBuilder().setJobId(id).addAllHosts(List.of(hosts))));
   }
 
-  private Outcome qrerun(Caller caller, String id, boolean force) {
-    return d.client(
-        caller, Request.newBuilder().setRerun(RerunJob.newBuilder().setJobId(id).setForce(force)));
+  private Outcome qrerun(Caller caller, String id) {
+    return d.client(caller, Request.newBuilder().setRerun(RerunJob.newBuilder().setJobId(id)));
   }
 
   private Outcome qmove(Caller caller, String destination, String id) {
@@ -130,13 +129,16 @@ class OperatorCommandsTest {
     qrun(ROOT, held);
     assertEquals(JobState.RUNNING, d.job(held).getState());
     assertEquals("n2", d.motherSuperior(held));
+
+    String after = d.submit(ALICE, attr(AttributeNames.DEPEND, "afterok:" + big));
+    refused(Error.Code.BAD_STATE, () -> qrun(ROOT, after), "waits for its dependencies");
   }
 
   @Test
   void qrerunKillsARunningJobAndItsEndQueuesItAgain() {
     String id = running(ALICE);
-    refused(Error.Code.PERMISSION, () -> qrerun(ALICE, id, false), "only managers and operators");
-    qrerun(OLGA, id, false);
+    refused(Error.Code.PERMISSION, () -> qrerun(ALICE, id), "only managers and operators");
+    qrerun(OLGA, id);
     Event kill = d.journal.get(d.journal.size() - 1);
     assertTrue(kill.getJobKillRequested().getRerun(), "" + kill);
     assertEquals("olga@login1", d.job(id).getDeleteRequestedBy(), "its mom is told to kill it");
@@ -145,22 +147,21 @@ class OperatorCommandsTest {
     assertEquals("requeued: rerun by olga@login1", d.job(id).getComment());
     assertTrue(d.job(id).getRerunRequestedBy().isEmpty());
     int events = d.journal.size();
-    qrerun(OLGA, id, false);
+    qrerun(OLGA, id);
     assertEquals(events, d.journal.size(), "a queued job is left as it is");
   }
 
   @Test
-  void aDeleteAfterARerunEndsTheJobAndForceQueuesAtOnce() {
+  void aDeleteAfterARerunEndsTheJobAndNoMailSaysARerunIsADelete() {
     String deleted = running(ALICE);
-    qrerun(ROOT, deleted, false);
+    qrerun(ROOT, deleted);
+    Event kill = d.journal.get(d.journal.size() - 1);
+    assertTrue(
+        dev.berth.server.mail.MailRules.notice(kill, d.job(deleted)).isEmpty(),
+        "the owner gets no 'deleted' mail for a rerun");
     d.qdel(ALICE, deleted);
     d.obit(deleted, 271);
     assertEquals(JobState.COMPLETED, d.job(deleted).getState());
-
-    String forced = running(ALICE);
-    qrerun(ROOT, forced, true);
-    assertEquals(JobState.QUEUED, d.job(forced).getState());
-    assertEquals("requeued: forced rerun by root@head", d.job(forced).getComment());
   }
 
   @Test
@@ -169,11 +170,9 @@ class OperatorCommandsTest {
     assertTrue(d.schedule().contains(once));
     d.started(once);
     refused(
-        Error.Code.NOT_RERUNNABLE,
-        () -> qrerun(ROOT, once, true),
-        "job " + once + " not rerunnable");
+        Error.Code.NOT_RERUNNABLE, () -> qrerun(ROOT, once), "job " + once + " is not rerunnable");
     String held = d.submit(ALICE, attr(AttributeNames.HOLD_TYPES, "u"));
-    refused(Error.Code.BAD_STATE, () -> qrerun(ROOT, held, false), "is held, not running");
+    refused(Error.Code.BAD_STATE, () -> qrerun(ROOT, held), "is held, not running");
   }
 
   @Test
@@ -227,6 +226,12 @@ class OperatorCommandsTest {
     assertEquals(
         List.of(second, bobs, first),
         d.state.eligible().keySet().stream().map(EligibleKey::jobId).toList());
+
+    String array = d.submit(ALICE, attr(AttributeNames.JOB_ARRAY_REQUEST, "0-1"));
+    refused(
+        Error.Code.INVALID_REQUEST,
+        () -> qorder(ALICE, first, array.replace("[]", "[1]")),
+        "qorder takes plain jobs");
 
     queue("long");
     String other = d.submit(ALICE, attr(AttributeNames.DESTINATION, "long"));

@@ -5,6 +5,7 @@ import static dev.berth.server.testing.Events.array;
 import static dev.berth.server.testing.Events.dispatched;
 import static dev.berth.server.testing.Events.exited;
 import static dev.berth.server.testing.Events.job;
+import static dev.berth.server.testing.Events.killRequested;
 import static dev.berth.server.testing.Events.nodeCreated;
 import static dev.berth.server.testing.Events.queueCreated;
 import static dev.berth.server.testing.Events.requeued;
@@ -61,15 +62,22 @@ class ServerMetricsTest {
     commit(submitted(job(1)), submitted(array(2, "0-2", 3)), submitted(job(3)));
     commit(dispatched("1.srv", alloc("n1", 0)), started("1.srv", 100, 10), exited("1.srv", 0, 20));
     commit(dispatched("3.srv", alloc("n1", 1)), exited("3.srv", -1, 21));
+    commit(submitted(job(5)), dispatched("5.srv", alloc("n1", 1)));
+    commit(
+        killRequested("5.srv", "deleted by alice@login1").setActor("alice@login1"),
+        exited("5.srv", -1, 22));
     commit(submitted(job(4)), dispatched("4.srv", alloc("n1", 0)));
     Event.Builder failedStart = requeued("4.srv", "requeued: prologue failed");
     failedStart.getJobRequeuedBuilder().setFailedStart(true);
     commit(failedStart);
 
-    assertEquals(6, value("berth_jobs_submitted", "queue", "batch"), "an array counts its 3");
+    assertEquals(7, value("berth_jobs_submitted", "queue", "batch"), "an array counts its 3");
     assertEquals(1, value("berth_jobs_completed", "queue", "batch", "result", "succeeded"));
-    assertEquals(1, value("berth_jobs_completed", "queue", "batch", "result", "failed"));
-    assertEquals(2, value("berth_job_start_failures"), "the exec failure and the requeue");
+    assertEquals(0, value("berth_jobs_completed", "queue", "batch", "result", "failed"));
+    assertEquals(
+        2,
+        value("berth_job_start_failures"),
+        "the exec failure and the requeue, not the job deleted before it started");
   }
 
   @Test
