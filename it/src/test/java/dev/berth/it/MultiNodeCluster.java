@@ -46,9 +46,16 @@ final class MultiNodeCluster implements AutoCloseable {
 
   /** The server, with more {@code berth serve} options if any, and no moms yet. */
   static MultiNodeCluster start(String... serverOptions) throws IOException {
+    return start(List.of(), serverOptions);
+  }
+
+  /** The server with JVM options ({@code -Dname=value}) and {@code berth serve} options. */
+  static MultiNodeCluster start(List<String> javaOptions, String... serverOptions)
+      throws IOException {
     Path home = Files.createTempDirectory(Path.of("/tmp"), "berth-multi-");
     Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwxr-xr-x"));
     MultiNodeCluster c = new MultiNodeCluster(home, serverOptions);
+    c.server.javaOptions(javaOptions.toArray(String[]::new));
     if (!c.server.start()) {
       fail("the server did not start: " + c.server.log());
     }

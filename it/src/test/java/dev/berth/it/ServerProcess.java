@@ -20,6 +20,7 @@ final class ServerProcess implements AutoCloseable {
   final Path home;
   final Path socket;
   private final List<String> options = new java.util.ArrayList<>();
+  private final List<String> javaOptions = new java.util.ArrayList<>();
   private final java.util.Map<String, String> environment = new java.util.HashMap<>();
   private Process process;
   private int logStart;
@@ -29,6 +30,12 @@ final class ServerProcess implements AutoCloseable {
     this.socket = home.resolve("server.sock");
     this.options.addAll(List.of(options));
     TestAuthority.ensure(home);
+  }
+
+  /** Adds JVM options ({@code -Dname=value}) to the server's next start. */
+  ServerProcess javaOptions(String... more) {
+    javaOptions.addAll(List.of(more));
+    return this;
   }
 
   /** Sets {@code name} in the environment of the server's next start (BERTH_HEAP, say). */
@@ -88,7 +95,9 @@ final class ServerProcess implements AutoCloseable {
             .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("serve.log").toFile()));
     // RocksDB unpacks its native library into the temp directory; a SIGKILLed server cannot
     // delete it, so it goes into the home this test removes.
-    builder.environment().put("BERTH_JAVA_OPTS", "-Djava.io.tmpdir=" + home);
+    List<String> java = new java.util.ArrayList<>(List.of("-Djava.io.tmpdir=" + home));
+    java.addAll(javaOptions);
+    builder.environment().put("BERTH_JAVA_OPTS", String.join(" ", java));
     builder.environment().putAll(environment);
     process = builder.start();
   }
