@@ -157,7 +157,12 @@ class OperatorCommandsIT {
     TestCluster.Result diag = as(USER, "momctl", "-d", "1", "-h", "a");
     ok(diag);
     for (String line :
-        List.of("Host: a", "HomeDirectory:", "MOM active:", "diagnostics complete")) {
+        List.of(
+            "Host: a",
+            "Last Msg To Server:",
+            "HomeDirectory:",
+            "MOM active:",
+            "diagnostics complete")) {
       assertTrue(diag.out().contains(line), "'" + line + "' in " + diag);
     }
     TestCluster.Result version = as(USER, "momctl", "-q", "version", "-h", "a");

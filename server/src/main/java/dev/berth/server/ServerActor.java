@@ -476,7 +476,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
         execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);
       }
       case STATUS -> {
-        telemetry.record(node, m.getStatus().getStatusMap());
+        telemetry.record(node, m.getStatus().getStatusMap(), clock.millis() / 1000);
         telemetry.recordUsage(
             node,
             m.getStatus().getJobUsageMap(),

@@ -19,14 +19,22 @@ public final class NodeTelemetry {
   static final int MAX_JOBS = 4096;
 
   private final Map<String, Map<String, String>> status = new ConcurrentHashMap<>();
+  private final Map<String, Long> reportedAt = new ConcurrentHashMap<>();
   private final Map<String, Map<String, ResourcesUsed>> usage = new ConcurrentHashMap<>();
 
-  public void record(String node, Map<String, String> items) {
+  /** {@code node}'s status items, as its mom reported them at {@code atSeconds} (epoch). */
+  public void record(String node, Map<String, String> items, long atSeconds) {
     status.put(node, Map.copyOf(items));
+    reportedAt.put(node, atSeconds);
   }
 
   public Map<String, String> status(String node) {
     return status.getOrDefault(node, Map.of());
+  }
+
+  /** When {@code node}'s mom last reported its status (epoch seconds), or 0: pbsnodes' rectime. */
+  public long reportedAt(String node) {
+    return reportedAt.getOrDefault(node, 0L);
   }
 
   /**

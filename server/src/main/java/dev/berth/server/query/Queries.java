@@ -238,7 +238,10 @@ public final class Queries {
       NodeUsage u = s.usage(n.getName());
       NodeStatus.Builder status =
           NodeStatus.newBuilder()
-              .setNode(n.toBuilder().putAllStatus(telemetry.status(n.getName())))
+              .setNode(
+                  n.toBuilder()
+                      .putAllStatus(telemetry.status(n.getName()))
+                      .setLastStatusTime(telemetry.reportedAt(n.getName())))
               .setState(stateWords(n, u));
       u.cpuJobs()
           .forEach(
