@@ -49,7 +49,7 @@ final class QueueMoves {
           alter(out, view, j.toBuilder().setQueue(to.getName()).build(), "queue", ctx.nowMillis());
     }
     if (!Permissions.isManager(s, caller)) {
-      requireEnabled(to);
+      SubmitJobs.requireEnabled(to);
       requireAccepts(view, to, view.job(job.getId()).orElseThrow());
       QueuedJobLimits.check(view, to, job.getEuser(), 0);
     }
@@ -127,23 +127,9 @@ final class QueueMoves {
     }
   }
 
-  private static void requireEnabled(Queue q) {
-    if (!QueueAttributes.flag(q, QueueAttributes.ENABLED)) {
-      throw new CommandException(
-          Error.Code.QUEUE_DISABLED, "queue " + q.getName() + " is not enabled");
-    }
-  }
-
   /** The queue admits the job's owner and allows its resources. */
   private static void requireAccepts(ClusterState s, Queue q, Job job) {
-    if (QueueAttributes.flag(q, QueueAttributes.ACL_USER_ENABLE)) {
-      String users = QueueAttributes.get(q, QueueAttributes.ACL_USERS).orElse("");
-      if (!AttributeSpec.items(users).contains(job.getEuser())) {
-        throw new CommandException(
-            Error.Code.PERMISSION,
-            "user " + job.getEuser() + " is not in the acl_users of queue " + q.getName());
-      }
-    }
+    SubmitJobs.requireAdmits(q, job.getEuser());
     ResourceLimits.check(job, q, s);
   }
 

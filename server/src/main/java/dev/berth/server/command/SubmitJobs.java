@@ -150,17 +150,28 @@ final class SubmitJobs {
   }
 
   private static void checkQueueAccess(ClusterState s, Queue q, Caller caller) {
+    requireEnabled(q);
+    if (!Permissions.isManager(s, caller)) {
+      requireAdmits(q, caller.user());
+    }
+  }
+
+  /** The queue takes jobs: enabled. */
+  static void requireEnabled(Queue q) {
     if (!QueueAttributes.flag(q, QueueAttributes.ENABLED)) {
       throw new CommandException(
           Error.Code.QUEUE_DISABLED, "queue " + q.getName() + " is not enabled");
     }
-    if (QueueAttributes.flag(q, QueueAttributes.ACL_USER_ENABLE)
-        && !Permissions.isManager(s, caller)) {
+  }
+
+  /** The queue's acl_users, when enabled, names {@code user}. */
+  static void requireAdmits(Queue q, String user) {
+    if (QueueAttributes.flag(q, QueueAttributes.ACL_USER_ENABLE)) {
       String users = QueueAttributes.get(q, QueueAttributes.ACL_USERS).orElse("");
-      if (!AttributeSpec.items(users).contains(caller.user())) {
+      if (!AttributeSpec.items(users).contains(user)) {
         throw new CommandException(
             Error.Code.PERMISSION,
-            "user " + caller.user() + " is not in the acl_users of queue " + q.getName());
+            "user " + user + " is not in the acl_users of queue " + q.getName());
       }
     }
   }
