@@ -3,6 +3,8 @@ package dev.berth.server.command;
 import dev.berth.proto.Event;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.Response;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.StateMachine;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,6 +24,16 @@ public final class Outcome {
   public Outcome event(Event.Builder event) {
     events.add(event.build());
     return this;
+  }
+
+  /**
+   * Adds {@code event} and returns the state it leaves {@code view} in, dated {@code nowMillis} as
+   * the pipeline will date it: for the checks that follow in the same command.
+   */
+  public ClusterState event(ClusterState view, Event.Builder event, long nowMillis) {
+    event(event);
+    return StateMachine.apply(
+        view, event.clone().setSeq(view.lastSeq() + 1).setTime(nowMillis).build());
   }
 
   public Outcome notice(String node, MomInbound message) {

@@ -12,7 +12,6 @@ import dev.berth.proto.Queue;
 import dev.berth.proto.Response;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.EligibleKey;
-import dev.berth.server.state.StateMachine;
 import java.util.List;
 
 /**
@@ -142,7 +141,6 @@ final class QueueMoves {
     Event.Builder e =
         Event.newBuilder()
             .setJobAltered(JobAltered.newBuilder().setJob(altered).addChanged(changed));
-    out.event(e);
-    return StateMachine.apply(view, e.clone().setSeq(view.lastSeq() + 1).setTime(now).build());
+    return out.event(view, e, now);
   }
 }

@@ -14,7 +14,6 @@ import dev.berth.scheduler.NodeCapacity;
 import dev.berth.scheduler.Placement;
 import dev.berth.scheduler.RunDecision;
 import dev.berth.server.state.ClusterState;
-import dev.berth.server.state.StateMachine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -64,10 +63,7 @@ final class RunNow {
                   JobReleased.newBuilder()
                       .setJobId(job.getId())
                       .setHolds(Holds.newBuilder().setUser(true).setOther(true).setSystem(true)));
-      out.event(released);
-      view =
-          StateMachine.apply(
-              view, released.clone().setSeq(view.lastSeq() + 1).setTime(ctx.nowMillis()).build());
+      view = out.event(view, released, ctx.nowMillis());
       job = view.job(job.getId()).orElseThrow();
       if (job.getState() != JobState.QUEUED) {
         throw new CommandException(
