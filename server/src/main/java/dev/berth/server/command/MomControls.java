@@ -93,7 +93,7 @@ final class MomControls {
   private static List<String> runningOn(ClusterState s, String node) {
     List<String> ids = new ArrayList<>();
     for (Job job : s.jobs()) {
-      if (runsOn(s, job.getId(), node)) {
+      if (runsOn(job, node)) {
         ids.add(job.getId());
       }
     }
@@ -101,11 +101,13 @@ final class MomControls {
   }
 
   private static boolean runsOn(ClusterState s, String jobId, String node) {
-    return s.job(jobId)
-        .filter(j -> j.getState() == JobState.RUNNING || j.getState() == JobState.EXITING)
-        .map(Job::getExecNodesList)
-        .filter(nodes -> nodes.stream().anyMatch(a -> a.getNode().equals(node)))
-        .isPresent();
+    return s.job(jobId).filter(j -> runsOn(j, node)).isPresent();
+  }
+
+  /** Running or exiting there: an exiting job's processes may still be on the node. */
+  private static boolean runsOn(Job job, String node) {
+    return (job.getState() == JobState.RUNNING || job.getState() == JobState.EXITING)
+        && job.getExecNodesList().stream().anyMatch(a -> a.getNode().equals(node));
   }
 
   private static MomInbound order(MomOrder.Action action, Caller caller, List<String> keep) {
