@@ -1,6 +1,7 @@
 package dev.berth.server.endpoint;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.berth.core.QuietLog;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -36,7 +37,7 @@ final class ClientConnection {
 
     ClientLimits limits();
 
-    Complaints complaints();
+    QuietLog complaints();
 
     /** Milliseconds on a clock that only moves forward. */
     long now();
@@ -338,7 +339,7 @@ final class ClientConnection {
   }
 
   private void complain(String kind, String line) {
-    owner.complaints().about(user(), kind, line, owner.now());
+    owner.complaints().say("user " + user(), kind, line);
   }
 
   private void interest(int ops) {

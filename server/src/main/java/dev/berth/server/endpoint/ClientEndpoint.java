@@ -1,5 +1,6 @@
 package dev.berth.server.endpoint;
 
+import dev.berth.core.QuietLog;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -15,6 +16,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -50,7 +52,7 @@ public final class ClientEndpoint implements AutoCloseable {
   private static final int ACCEPTS_PER_TURN = 64;
 
   /** Log lines about one user's clients and one limit come at most this often. */
-  private static final long QUIET_MILLIS = 10_000;
+  private static final Duration QUIET = Duration.ofSeconds(10);
 
   /** Answers one request for a caller; may complete on any thread. */
   public interface Handler {
@@ -67,7 +69,7 @@ public final class ClientEndpoint implements AutoCloseable {
   private final ServerSocketChannel server;
   private final SelectionKey serverKey;
   private final ClientBudgets budgets;
-  private final Complaints complaints;
+  private final QuietLog complaints;
   private final Set<ClientConnection> throttled = new LinkedHashSet<>();
   private final Queue<Task> tasks = new ConcurrentLinkedQueue<>();
   private final CompletableFuture<Throwable> failure = new CompletableFuture<>();
@@ -103,7 +105,7 @@ public final class ClientEndpoint implements AutoCloseable {
     this.handler = handler;
     this.limits = limits;
     this.host = host;
-    this.complaints = new Complaints(warn, QUIET_MILLIS);
+    this.complaints = new QuietLog(warn, QUIET, ClientEndpoint::now);
     this.budgets = new ClientBudgets(limits, trusted);
     Files.createDirectories(socket.getParent());
     Files.deleteIfExists(socket);
@@ -255,7 +257,7 @@ public final class ClientEndpoint implements AutoCloseable {
             + " (limit "
             + limits.describe(limit)
             + ")";
-    complaints.about(user, limit.setting, "refused a connection: " + why, now());
+    complaints.say("user " + user, limit.setting, "refused a connection: " + why);
     FrameWriter refusal = new FrameWriter();
     refusal.add(Replies.error(0, Error.Code.SYSTEM, "too many connections: " + why));
     try {
@@ -281,7 +283,7 @@ public final class ClientEndpoint implements AutoCloseable {
         step(c, () -> c.sweep(now));
       }
     }
-    complaints.sweep(now);
+    complaints.sweep();
     if (acceptPausedUntil != 0 && now >= acceptPausedUntil) {
       acceptPausedUntil = 0;
       serverKey.interestOps(SelectionKey.OP_ACCEPT);
@@ -361,7 +363,7 @@ public final class ClientEndpoint implements AutoCloseable {
     }
 
     @Override
-    public Complaints complaints() {
+    public QuietLog complaints() {
       return complaints;
     }
 
