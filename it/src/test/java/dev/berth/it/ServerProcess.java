@@ -48,6 +48,10 @@ final class ServerProcess implements AutoCloseable {
     return process.pid();
   }
 
+  boolean alive() {
+    return process != null && process.isAlive();
+  }
+
   /** Sends {@code signal} (STOP, CONT, ...) to the server process. */
   void signal(String signal) {
     TestCluster.Result r =

@@ -14,13 +14,13 @@ import java.util.List;
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
  * measured; nothing is asserted but that jobs succeed. Usage: ops/bench/run
- * [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|interactive|kafka|kafka-tls|all]
+ * [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|kafka|kafka-tls|all]
  * [rounds]. Submissions and jobs on moms are measured with TLS and with --insecure, {@code rounds}
  * times each (default 2), interleaved.
  */
 public final class Bench {
   private static final String USAGE =
-      "usage: ops/bench/run [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|interactive|kafka|kafka-tls|all] [rounds]";
+      "usage: ops/bench/run [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|kafka|kafka-tls|all] [rounds]";
 
   private final Path root;
   private final int rounds;
@@ -58,6 +58,7 @@ public final class Bench {
       case "busy" -> BusyServerBench.run(root);
       case "containers" -> ContainerBench.run(root);
       case "interactive" -> InteractiveBench.run(root);
+      case "hostile" -> HostileBench.run(root);
       case "kafka" -> bench.kafka();
       case "kafka-tls" -> bench.kafkaTls();
       case "all" -> {
@@ -72,6 +73,7 @@ public final class Bench {
         BusyServerBench.run(root);
         ContainerBench.run(root);
         InteractiveBench.run(root);
+        HostileBench.run(root);
         bench.kafka();
         bench.kafkaTls();
       }

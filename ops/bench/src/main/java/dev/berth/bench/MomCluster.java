@@ -69,6 +69,11 @@ final class MomCluster implements AutoCloseable {
     return user;
   }
 
+  /** The checkout whose ops/bin runs the daemons and commands. */
+  Path root() {
+    return root;
+  }
+
   Path work() {
     return work;
   }
@@ -194,22 +199,44 @@ final class MomCluster implements AutoCloseable {
   }
 
   String submit(String script, String... options) throws Exception {
-    Path file = work.resolve("job-" + System.nanoTime() + ".pbs");
+    return submitAs(user, work, script, options);
+  }
+
+  /**
+   * Submits {@code script} as {@code asUser} (root when null) from {@code dir}, which that user
+   * must be able to read.
+   */
+  String submitAs(String asUser, Path dir, String script, String... options) throws Exception {
+    Path file = dir.resolve("job-" + System.nanoTime() + ".pbs");
     Files.writeString(file, script);
     List<String> argv = new ArrayList<>(List.of("qsub", "-j", "oe"));
     argv.addAll(List.of(options));
     argv.add(file.toString());
-    if (user == null) {
+    if (asUser == null) {
       return cli(argv.toArray(String[]::new)).trim();
     }
     argv.set(0, root.resolve("ops/bin/qsub").toString());
-    argv.addAll(0, List.of("runuser", "-u", user, "--", "env", "BERTH_SERVER=" + server.socket));
-    Process p = new ProcessBuilder(argv).directory(work.toFile()).redirectErrorStream(true).start();
+    argv.addAll(0, List.of("runuser", "-u", asUser, "--", "env", "BERTH_SERVER=" + server.socket));
+    Process p = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes());
     if (p.waitFor() != 0) {
-      throw new IllegalStateException("qsub as " + user + " failed: " + out);
+      throw new IllegalStateException("qsub as " + asUser + " failed: " + out);
     }
     return out.trim();
+  }
+
+  /** The job as the server has it now. */
+  Job job(String id) throws Exception {
+    try (BerthClient c = BerthClient.connect(server.socket)) {
+      return c.call(Request.newBuilder().setStatJobs(StatJobs.newBuilder().addJobIds(id)))
+          .getJobs()
+          .getJobs(0);
+    }
+  }
+
+  /** The moms' job directory base (TMPDIR-BASE), with a directory per node. */
+  Path jobTmp() throws IOException {
+    return Path.of(Files.readString(server.home.resolve("jobtmp")).strip());
   }
 
   void qmgr(String command) throws Exception {
