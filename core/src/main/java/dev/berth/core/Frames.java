@@ -21,14 +21,31 @@ public final class Frames {
 
   /** The next frame, or null at a clean end of stream (before its first byte). */
   public static <T> T read(InputStream in, Parser<T> parser, int maxBytes) throws IOException {
+    int size = length(in, maxBytes);
+    return size < 0 ? null : body(in, size, parser);
+  }
+
+  /**
+   * The length of the next frame, or -1 at a clean end of stream (before its first byte), for a
+   * reader that must make room for the frame before it reads the body ({@link #body}).
+   */
+  public static int length(InputStream in, int maxBytes) throws IOException {
     int first = in.read();
     if (first < 0) {
-      return null;
+      return -1;
     }
     int size = CodedInputStream.readRawVarint32(first, in);
     if (size < 0 || size > maxBytes) {
       throw new IOException("a frame of " + size + " bytes is over the limit of " + maxBytes);
     }
+    return size;
+  }
+
+  /**
+   * The body of a frame of {@code size} bytes ({@link #length}); what it holds grows with the bytes
+   * that arrive, not with the size announced.
+   */
+  public static <T> T body(InputStream in, int size, Parser<T> parser) throws IOException {
     byte[] bytes = in.readNBytes(size);
     if (bytes.length < size) {
       throw new EOFException("the stream ended inside a frame");

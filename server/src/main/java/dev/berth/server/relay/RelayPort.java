@@ -41,8 +41,9 @@ import org.slf4j.LoggerFactory;
  * offers it a job's output, whether that mom may deliver it to the relay's host.
  *
  * <p>What a peer can make it hold is bounded: handshakes in progress (each with a deadline),
- * connections in all and per host, requests in progress per connection and the bytes of its
- * unwritten replies (the port stops reading a connection over either), and the size of a frame.
+ * connections in all and per host, requests in progress per connection, the size of a frame, and
+ * the bytes of requests not yet answered and replies not yet written per host and for the port
+ * ({@link RelayBudget}: the port stops reading a host's connections while they are over).
  */
 public final class RelayPort implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RelayPort.class);
@@ -72,14 +73,15 @@ public final class RelayPort implements AutoCloseable {
   private final ClientEndpoint.Handler handler;
   private final Gate gate;
   private final ClientLimits limits;
+  private final RelayBudget budget;
   private final Map<String, AtomicInteger> perHost = new ConcurrentHashMap<>();
   private volatile boolean running = true;
 
   /**
    * Listens on {@code bind}; {@code tls} is the server's own credential's context. Of the client
-   * socket's {@code limits}, a request frame's size holds here too, and a connection's unread
-   * replies may hold one user's reply bytes: a relay whose replies pile up beyond that is not read
-   * from, and dropped once it has not read any for the stall time.
+   * socket's {@code limits}, a request frame's size holds here too and sets the port's budget (four
+   * frames a host, sixteen in all): a relay whose requests and unread replies fill its host's share
+   * is not read from, and dropped once it has found no room for the stall time.
    */
   public RelayPort(
       InetSocketAddress bind,
@@ -91,6 +93,7 @@ public final class RelayPort implements AutoCloseable {
     this.handler = handler;
     this.gate = gate;
     this.limits = limits;
+    this.budget = RelayBudget.forFrames(limits.frameBytes());
     listener =
         new TlsListener(
             "relay",
@@ -130,8 +133,8 @@ public final class RelayPort implements AutoCloseable {
 
   /**
    * The requests of one connection: read on this thread while fewer than {@link #IN_FLIGHT} are in
-   * progress and the replies not yet written stay within the budget, answered in the order they
-   * complete by a writer thread.
+   * progress and its host has room in the budget for the next, answered in the order they complete
+   * by a writer thread.
    */
   private final class Conversation {
     private final TlsListener.Connection connection;
@@ -139,8 +142,13 @@ public final class RelayPort implements AutoCloseable {
     private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
     private final BlockingQueue<ServerFrame> replies = new LinkedBlockingQueue<>();
 
-    /** Bytes of replies made and not yet written; guarded by this conversation's monitor. */
-    private long unwritten;
+    /**
+     * Bytes of requests not yet answered and replies not yet written, counted in the port's budget;
+     * guarded by this conversation's monitor, as is whether the connection has ended.
+     */
+    private long held;
+
+    private boolean closed;
 
     Conversation(TlsListener.Connection connection, String host) {
       this.connection = connection;
@@ -156,57 +164,60 @@ public final class RelayPort implements AutoCloseable {
       try {
         while (running) {
           inFlight.acquireUninterruptibly();
-          awaitReplyRoom();
-          RelayFrame frame = Frames.read(in, RelayFrame.parser(), limits.frameBytes());
-          if (frame == null) {
+          int size = Frames.length(in, limits.frameBytes());
+          if (size < 0) {
             return;
           }
+          budget.takeRequest(host, size, limits.stall());
+          hold(size);
+          RelayFrame frame = Frames.body(in, size, RelayFrame.parser());
           switch (frame.getBodyCase()) {
-            case REQUEST -> take(frame.getRequest());
-            case OUTPUT_CHECK -> check(frame.getOutputCheck());
+            case REQUEST -> take(frame.getRequest(), size);
+            case OUTPUT_CHECK -> check(frame.getOutputCheck(), size);
             default -> throw new IOException("the relay of " + host + " sent an unknown frame");
           }
         }
       } finally {
         writer.interrupt();
+        release();
       }
     }
 
-    /** Waits while the unwritten replies are over the budget; drops a relay that reads none. */
-    private synchronized void awaitReplyRoom() throws IOException {
-      long deadline = System.nanoTime() + limits.stall().toNanos();
-      while (unwritten > limits.userReplyBytes()) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          throw new IOException(
-              "the relay of "
-                  + host
-                  + " read none of its replies ("
-                  + ClientLimits.size(unwritten)
-                  + ") for "
-                  + limits.describe(ClientLimits.Limit.STALL));
-        }
-        try {
-          wait(Math.max(1, left / 1_000_000));
-        } catch (InterruptedException e) {
-          throw new IOException("interrupted", e);
-        }
-      }
+    private synchronized void hold(long bytes) {
+      held += bytes;
     }
 
-    private void queue(ServerFrame reply) {
+    /** The connection ended: what it held goes back, and replies made later are not counted. */
+    private synchronized void release() {
+      closed = true;
+      budget.giveBack(host, held);
+      held = 0;
+    }
+
+    /** A reply to a request of {@code requestBytes}: the request's bytes become the reply's. */
+    private void queue(ServerFrame reply, long requestBytes) {
       synchronized (this) {
-        unwritten += reply.getSerializedSize();
+        if (closed) {
+          return; // nobody writes it; the request's bytes went back with the connection
+        }
+        long bytes = reply.getSerializedSize();
+        budget.takeReply(host, bytes);
+        budget.giveBack(host, requestBytes);
+        held += bytes - requestBytes;
       }
       replies.add(reply);
     }
 
     private synchronized void written(ServerFrame reply) {
-      unwritten -= reply.getSerializedSize();
-      notifyAll();
+      if (closed) {
+        return;
+      }
+      long bytes = reply.getSerializedSize();
+      budget.giveBack(host, bytes);
+      held -= bytes;
     }
 
-    private void check(OutputCheck check) {
+    private void check(OutputCheck check, long requestBytes) {
       OutputGrant grant;
       try {
         grant = gate.outputGrant(host, check);
@@ -215,14 +226,15 @@ public final class RelayPort implements AutoCloseable {
         grant = OutputGrant.newBuilder().setRefusal("internal error: " + e.getMessage()).build();
       }
       queue(
-          ServerFrame.newBuilder().setOutputGrant(grant.toBuilder().setId(check.getId())).build());
+          ServerFrame.newBuilder().setOutputGrant(grant.toBuilder().setId(check.getId())).build(),
+          requestBytes);
     }
 
-    private void take(RelayedRequest relayed) {
+    private void take(RelayedRequest relayed, long requestBytes) {
       long id = relayed.getRequest().getId();
       String refusal = gate.refusal(host);
       if (refusal != null) {
-        reply(Replies.error(id, Error.Code.BAD_HOST, refusal));
+        reply(Replies.error(id, Error.Code.BAD_HOST, refusal), requestBytes);
         return;
       }
       if (!NAME.matcher(relayed.getUser()).matches()
@@ -231,7 +243,8 @@ public final class RelayPort implements AutoCloseable {
             Replies.error(
                 id,
                 Error.Code.PROTOCOL,
-                "the relay of " + host + " named no valid user and group for its caller"));
+                "the relay of " + host + " named no valid user and group for its caller"),
+            requestBytes);
         return;
       }
       CompletionStage<Response> answer;
@@ -241,19 +254,18 @@ public final class RelayPort implements AutoCloseable {
                 relayed.getRequest(), Caller.relayed(relayed.getUser(), relayed.getGroup(), host));
       } catch (RuntimeException e) {
         log.error("a request relayed by {} failed", host, e);
-        reply(internal(id, e));
+        reply(internal(id, e), requestBytes);
         return;
       }
       answer.whenComplete(
           (response, failure) ->
               reply(
-                  failure == null
-                      ? response.toBuilder().setId(id).build()
-                      : internal(id, failure)));
+                  failure == null ? response.toBuilder().setId(id).build() : internal(id, failure),
+                  requestBytes));
     }
 
-    private void reply(Response response) {
-      queue(ServerFrame.newBuilder().setResponse(response).build());
+    private void reply(Response response, long requestBytes) {
+      queue(ServerFrame.newBuilder().setResponse(response).build(), requestBytes);
     }
 
     private void write(OutputStream out) {

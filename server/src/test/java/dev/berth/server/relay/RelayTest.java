@@ -65,6 +65,7 @@ class RelayTest {
 
   private static SSLContext serverTls;
   private static SSLContext loginTls;
+  private static SSLContext otherLoginTls;
   private static SSLContext momTls;
 
   @TempDir Path dir;
@@ -79,6 +80,7 @@ class RelayTest {
         CertificateAuthority.create(pki.resolve("ca"), "relay-test", Duration.ofDays(1), clock);
     serverTls = tls(ca, new Identity(Role.SERVER, "head1"));
     loginTls = tls(ca, new Identity(Role.SUBMIT, "login1"));
+    otherLoginTls = tls(ca, new Identity(Role.SUBMIT, "login2"));
     momTls = tls(ca, new Identity(Role.MOM, "n01"));
   }
 
@@ -255,9 +257,9 @@ class RelayTest {
 
   /**
    * A relay that sends requests and reads none of the replies is no longer read from once its
-   * unread replies pass one user's reply budget, and dropped after the stall time: it cannot make
-   * the server hold more than that. (Without the drop it would hold the connection, and the
-   * replies, for good: its writes would block instead of failing.)
+   * unread replies fill its host's share of the port's budget (four frames), and dropped after the
+   * stall time: it cannot make the server hold more than that. (Without the drop it would hold the
+   * connection, and the replies, for good: its writes would block instead of failing.)
    */
   @Test
   void aRelayThatReadsNoRepliesIsDropped() throws Exception {
@@ -270,7 +272,7 @@ class RelayTest {
                 CompletableFuture.completedFuture(
                     Response.newBuilder().setAck(Ack.newBuilder().setMessage(big)).build()),
             gate(host -> null),
-            LIMITS.with("user_replies=1mb,stall=500ms"));
+            LIMITS.with("frame=256kb,stall=500ms"));
     open.add(port);
     try (java.net.Socket plain = new java.net.Socket()) {
       plain.connect(port.address(), 5000);
@@ -301,6 +303,48 @@ class RelayTest {
             "the port still holds the connection of a relay that reads nothing");
       }
     }
+  }
+
+  /**
+   * A taken-over login host that sends large requests the server is slow to answer has at most its
+   * host's share of them read (four frames) and is dropped once it has found no room for the stall
+   * time, while another host's relay is still answered.
+   */
+  @Test
+  void aHostsRequestsInProgressAreHeldToItsShare() throws Exception {
+    RelayPort port =
+        new RelayPort(
+            new InetSocketAddress("127.0.0.1", 0),
+            serverTls,
+            (request, caller) -> {
+              callers.add(caller);
+              return caller.host().equals("login1")
+                  ? new CompletableFuture<>() // never answered
+                  : acking().handle(request, caller);
+            },
+            gate(host -> null),
+            LIMITS.with("frame=64kb,stall=1s"));
+    open.add(port);
+    RelayFrame large =
+        relayed(
+            "alice",
+            Request.newBuilder()
+                .setStatJobs(StatJobs.newBuilder().addJobIds("x".repeat(60 << 10))));
+    try (SSLSocket flooding = connect(loginTls, port.address())) {
+      for (int i = 0; i < 10; i++) {
+        write(flooding.getOutputStream(), large);
+      }
+      awaitCalls(4);
+      try (SSLSocket other = connect(otherLoginTls, port.address())) {
+        write(other.getOutputStream(), relayed("bob", stat()));
+        Response r =
+            Frames.read(other.getInputStream(), ServerFrame.parser(), 1 << 20).getResponse();
+        assertEquals(Response.BodyCase.ACK, r.getBodyCase(), "login2 is answered meanwhile");
+      }
+      assertHungUp(flooding); // after the stall: by then a fifth request would have been read
+    }
+    assertEquals("login2", callers.take().host());
+    assertTrue(callers.isEmpty(), "login1 had no more than four requests read: " + callers);
   }
 
   @Test
