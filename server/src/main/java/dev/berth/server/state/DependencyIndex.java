@@ -30,8 +30,8 @@ public final class DependencyIndex {
   static final DependencyIndex EMPTY = new DependencyIndex(DependencyStatus::of);
 
   /**
-   * How the dependencies of a mask of types on one job stand. The index counts on {@link
-   * DependencyStatus#of(int, Job)}; tests count its calls.
+   * How the dependencies of a mask of types on one job stand: {@link DependencyStatus#of(int,
+   * Job)}, or in a test one that counts its calls, which are the index's re-check work.
    */
   interface Rule {
     DependencyStatus status(int types, Job target);
@@ -76,7 +76,7 @@ public final class DependencyIndex {
   }
 
   /** Whether {@code job} is held by the system until its dependencies are met. */
-  public static boolean holds(Job job) {
+  private static boolean holds(Job job) {
     return job.getState() == JobState.HELD
         && job.getHolds().getSystem()
         && job.getDependenciesCount() > 0
@@ -84,7 +84,7 @@ public final class DependencyIndex {
   }
 
   /** The waiter a held job belongs to: its array, or itself. */
-  public static String waiterOf(Job job) {
+  private static String waiterOf(Job job) {
     return job.getArrayParent().isEmpty() ? job.getId() : job.getArrayParent();
   }
 
@@ -115,7 +115,7 @@ public final class DependencyIndex {
   }
 
   /** How many waiters name {@code target}: what a change of that job costs. */
-  public int waitersOf(String target) {
+  int waitersOf(String target) {
     PSortedMap<String, Integer> of = waitersOf.get(target);
     return of == null ? 0 : of.size();
   }
