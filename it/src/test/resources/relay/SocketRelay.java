@@ -9,15 +9,30 @@ import java.nio.channels.SocketChannel;
 /**
  * A client that is nothing but bytes, for the integration tests' attacks: run as another user
  * ({@code java SocketRelay.java SOCKET N}), it connects to the server's socket, sends its standard
- * input as it is, and copies the first N length-delimited replies to standard output. The kernel
- * reports that user as the caller, and the requests are whatever the test wrote, with no qsub in
- * between. Run from source by the JDK, so it needs nothing the user could not read.
+ * input as it is, and copies the first N length-delimited replies to standard output, reading them
+ * while it still sends (as a client must: the server stops reading one that leaves its replies
+ * unread). The kernel reports that user as the caller, and the requests are whatever the test
+ * wrote, with no qsub in between. Run from source by the JDK, so it needs nothing the user could
+ * not read.
  */
 public class SocketRelay {
   public static void main(String[] args) throws IOException {
     int replies = Integer.parseInt(args[1]);
     try (SocketChannel server = SocketChannel.open(UnixDomainSocketAddress.of(args[0]))) {
-      server.write(ByteBuffer.wrap(System.in.readAllBytes()));
+      ByteBuffer requests = ByteBuffer.wrap(System.in.readAllBytes());
+      Thread writer =
+          new Thread(
+              () -> {
+                try {
+                  while (requests.hasRemaining()) {
+                    server.write(requests);
+                  }
+                } catch (IOException e) {
+                  // the server closed the connection: the replies read so far say what it did
+                }
+              });
+      writer.setDaemon(true);
+      writer.start();
       InputStream in = Channels.newInputStream(server);
       OutputStream out = System.out;
       for (int i = 0; i < replies; i++) {

@@ -17,6 +17,12 @@ public final class MomStatus {
   /** When the mom started, in epoch seconds. */
   public static final String STARTED = "mom_started";
 
+  /**
+   * The jobs the mom has a part of, separated by spaces (Torque's {@code jobs=} of a node's
+   * status); the server shows each caller only those whose ids qstat would show them.
+   */
+  public static final String JOBS = "jobs";
+
   /** Seconds between the mom's status reports (Torque's name for it). */
   public static final String UPDATE_INTERVAL = "status_update_time";
 

@@ -27,7 +27,44 @@ class ControlCharactersTest {
     for (String s : new String[] {"train-01", "a b", "Müller", "東京", "x\\,y", "\u00a0", "é"}) {
       assertEquals(-1, ControlCharacters.find(s), s);
     }
-    assertFalse(ControlCharacters.is('\u200e'), "a direction mark reorders nothing");
+    assertFalse(ControlCharacters.is('\u200e'), "a direction mark is no control character");
+    for (String s : new String[] {"train-01", "Müller", "東京", "\u00a0", "😀", "\u0645\u06cc"}) {
+      assertEquals(-1, ControlCharacters.findFormat(s), s);
+    }
+  }
+
+  @Test
+  void invisibleFormattingCharactersAreUnicodeCategoryCf() {
+    for (int cp :
+        new int[] {
+          0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x061c, 0xfeff, 0x00ad, 0x2060, 0x202e, 0x2066,
+          0xe0001, 0xe0041, 0xe007f
+        }) {
+      assertTrue(ControlCharacters.isFormat(cp), ControlCharacters.name(cp));
+    }
+    assertFalse(ControlCharacters.isFormat('a'));
+    assertFalse(ControlCharacters.isFormat(0x1f600), "an emoji shows as itself");
+    assertEquals("U+200E", ControlCharacters.name(0x200e));
+    assertEquals("U+E0001", ControlCharacters.name(0xe0001));
+  }
+
+  @Test
+  void findFormatGivesWhereTheFirstOneStartsBeyondTheBmpToo() {
+    assertEquals(3, ControlCharacters.findFormat("abc\u200bd"));
+    String tag = new String(Character.toChars(0xe0041));
+    assertEquals(2, ControlCharacters.findFormat("😀" + tag + "x"), "after a surrogate pair");
+    assertEquals(-1, ControlCharacters.findFormat("plain"));
+  }
+
+  @Test
+  void formattingCharactersAreEscapedToo() {
+    String tag = new String(Character.toChars(0xe0041));
+    assertEquals("ad\\u200bmin", ControlCharacters.escape("ad\u200bmin"));
+    assertEquals("x\\U000e0041y😀", ControlCharacters.escape("x" + tag + "y😀"));
+    assertEquals("\\u202e", ControlCharacters.escape("\u202e"), "a bidi override as before");
+    String once = ControlCharacters.escape("a\u200e\nb\ufeff");
+    assertEquals("a\\u200e\\nb\\ufeff", once);
+    assertEquals(once, ControlCharacters.escape(once));
   }
 
   @Test

@@ -177,6 +177,54 @@ class OperatorCommandsIT {
     refused(as(USER, "momctl", "-s", "-h", "b"), "momctl", "only managers may");
   }
 
+  /**
+   * With query_other_jobs False (the default), bob sees in no view of the node the id of alice's
+   * job that runs on it, as qstat does not show it him; alice and root do, and with
+   * query_other_jobs True bob too.
+   */
+  @Test
+  void pbsnodesAndMomctlShowAnotherUsersJobIdOnlyWhereQstatWould() throws Exception {
+    cluster.qmgr("set server scheduling = False");
+    String id = queued();
+    ok(as(null, "qrun", "-H", "a", id));
+    cluster.await(id, j -> j.getStartTime() > 0, LONG);
+    List<List<String>> views =
+        List.of(
+            List.of("pbsnodes", "a"),
+            List.of("pbsnodes", "-x", "a"),
+            List.of("pbsnodes", "-F", "json", "a"),
+            List.of("momctl", "-d", "3", "-h", "a"),
+            List.of("momctl", "-q", "jobs", "-h", "a"));
+    // the mom's status report names the job too: wait for it, so that each view has it to hide
+    long deadline = System.currentTimeMillis() + LONG.toMillis();
+    while (!as(null, "momctl", "-q", "jobs", "-h", "a").out().contains(id)) {
+      assertTrue(System.currentTimeMillis() < deadline, "the mom did not report " + id);
+      TestCluster.sleep(100);
+    }
+    for (List<String> view : views) {
+      String[] args = view.subList(1, view.size()).toArray(String[]::new);
+      TestCluster.Result own = as(USER, view.get(0), args);
+      ok(own);
+      assertTrue(own.out().contains(id), view + " shows alice her job: " + own);
+      assertTrue(as(null, view.get(0), args).out().contains(id), view + " shows root every job");
+      TestCluster.Result other = as(OTHER, view.get(0), args);
+      ok(other);
+      assertTrue(other.out().contains("a"), other.toString());
+      assertTrue(!other.out().contains(id), view + " hides alice's job from bob: " + other);
+    }
+    refused(as(OTHER, "qstat", id), "qstat", "Unknown Job Id");
+    cluster.qmgr("set server query_other_jobs = True");
+    try {
+      for (List<String> view : views) {
+        TestCluster.Result other =
+            as(OTHER, view.get(0), view.subList(1, view.size()).toArray(String[]::new));
+        assertTrue(other.out().contains(id), view + " with query_other_jobs: " + other);
+      }
+    } finally {
+      cluster.qmgr("set server query_other_jobs = False");
+    }
+  }
+
   @Test
   void momctlStopsAMomWhoseJobRunsOnAndARestartedMomFindsIt() throws Exception {
     cluster.qmgr("set server scheduling = False");

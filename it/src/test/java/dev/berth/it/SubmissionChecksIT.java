@@ -187,6 +187,72 @@ class SubmissionChecksIT {
     assertEquals(before, nextJobNumber(), "no attack left a job behind");
   }
 
+  /**
+   * Zero-width, direction-mark and tag characters (Unicode Cf) make a name look like another: qsub
+   * refuses them in names and text, naming the attribute and the code point, and so does the server
+   * from a raw client; the job's environment keeps them, and qstat shows them escaped.
+   */
+  @Test
+  void invisibleFormattingCharactersAreRefusedAtQsubAndFromARawClient() throws Exception {
+    long before = nextJobNumber();
+    // in scripts, which are bytes, not in arguments, which a JVM encodes as its locale says
+    Path named = script(aliceHome, "name-cf.pbs", "#PBS -N train\u200e\ntrue\n", ALICE);
+    TestCluster.Result name = cluster.runAs(ALICE, aliceHome, "qsub", named.toString());
+    assertTrue(name.exit() != 0, name.toString());
+    assertTrue(
+        name.err()
+            .contains(
+                "illegal value for Job_Name: 'train\\u200e' holds U+200E, an invisible"
+                    + " formatting character, at position 6"),
+        name.err());
+    assertTrue(name.err().indexOf('\u200e') < 0, "the message shows it escaped");
+    Path directive = script(aliceHome, "acct-cf.pbs", "#PBS -A pro\u200dj\ntrue\n", ALICE);
+    TestCluster.Result account = cluster.runAs(ALICE, aliceHome, "qsub", directive.toString());
+    assertTrue(account.exit() != 0, account.toString());
+    assertTrue(account.err().contains("illegal value for Account_Name"), account.err());
+    assertTrue(account.err().contains("U+200D"), account.err());
+    assertEquals(before, nextJobNumber(), "nothing recorded");
+
+    String persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"; // with a ZWNJ
+    Path env =
+        script(aliceHome, "env-cf.pbs", "#PBS -h -v GREETING=" + persian + "\ntrue\n", ALICE);
+    TestCluster.Result held = cluster.runAs(ALICE, aliceHome, "qsub", env.toString());
+    assertEquals(0, held.exit(), held.toString());
+    String id = held.out().strip();
+    assertTrue(
+        cluster.job(id).getVariablesList().stream()
+            .anyMatch(v -> v.getName().equals("GREETING") && v.getValue().equals(persian)),
+        "the job gets its environment as it was");
+    TestCluster.Result shown = cluster.runAs(ALICE, aliceHome, "qstat", "-f", id);
+    assertEquals(0, shown.exit(), shown.toString());
+    assertTrue(shown.out().indexOf('\u200c') < 0, "qstat escapes it: " + shown.out());
+    assertEquals(0, cluster.runAs(ALICE, aliceHome, "qdel", id).exit());
+
+    String tag = new String(Character.toChars(0xE0041));
+    String[][] bad = {
+      {"Job_Name", "admin" + tag, "U+E0041"},
+      {"Account_Name", "\ufeffproj", "U+FEFF"},
+      {"Mail_Users", "bob@exa\u061cmple.org", "U+061C"},
+      {"Output_Path", cluster.node + ":/tmp/o\u200but", "U+200B"},
+    };
+    List<Request> attacks = new ArrayList<>();
+    for (String[] a : bad) {
+      attacks.add(submit(attr(a[0], a[1])));
+    }
+    List<Response> replies = RawClient.send(BOB, cluster.socket, attacks);
+    for (int i = 0; i < bad.length; i++) {
+      Response r = replies.get(i);
+      assertEquals(Error.Code.BAD_VALUE, r.getError().getCode(), bad[i][0] + ": " + r);
+      assertTrue(
+          r.getError().getMessage().startsWith("illegal value for " + bad[i][0] + ":"),
+          r.toString());
+      assertTrue(
+          r.getError().getMessage().contains(bad[i][2] + ", an invisible formatting character"),
+          r.toString());
+    }
+    assertEquals(before + 1, nextJobNumber(), "no attack left a job behind");
+  }
+
   @Test
   void memoryProductsThatOverflowAreRefused() throws Exception {
     Path plain = script(aliceHome, "mem.pbs", "true\n", ALICE);

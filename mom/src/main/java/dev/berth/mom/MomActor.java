@@ -630,7 +630,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
               .setNode(config.name())
               .putAllStatus(facts.status())
               .putAllStatus(diagnostics())
-              .putStatus("jobs", String.join(" ", runningJobs()))
+              .putStatus(MomStatus.JOBS, String.join(" ", runningJobs()))
               .addAllRunningJobs(runningJobs())
               .setHealthError(healthError);
       // each report refreshes the running jobs' resources_used, which qstat shows

@@ -9,8 +9,16 @@ import java.nio.charset.StandardCharsets;
  * What every attribute value must be, whatever its attribute (a job's, a queue's, the server's, a
  * node's), checked before the attribute's own rules: free of control characters, which could forge
  * lines or terminal escapes where the value is shown and have no use in a path, name, shell or
- * environment value; and at most {@link #MAX_BYTES} long, so that one value cannot make the journal
- * and every status reply carry megabytes. A whole job is bounded too ({@link #checkTotal}).
+ * environment value; free of invisible formatting characters (Unicode Cf: zero-width characters,
+ * direction marks, tags, {@link ControlCharacters#isFormat}), which make two names that look the
+ * same differ or reorder what is shown around them; and at most {@link #MAX_BYTES} long, so that
+ * one value cannot make the journal and every status reply carry megabytes. A whole job is bounded
+ * too ({@link #checkTotal}).
+ *
+ * <p>Values that are the job's own data rather than names or text about it ({@link #checkData}: its
+ * environment, and qsub's command line that repeats it) keep formatting characters: a user's
+ * environment may hold them for good reason (a zero-width joiner in Persian or Indic text, in an
+ * emoji), the job gets them as they were, and the commands escape them where they show them.
  */
 final class AttributeValues {
   /** The longest value accepted, in UTF-8 bytes. */
@@ -29,6 +37,28 @@ final class AttributeValues {
 
   /** Refuses {@code value} of attribute {@code label} if it breaks a rule, naming both. */
   static void check(String label, String value) {
+    checkData(label, value);
+    int at = ControlCharacters.findFormat(value);
+    if (at >= 0) {
+      throw new CommandException(
+          Error.Code.BAD_VALUE,
+          "illegal value for "
+              + shown(label)
+              + ": '"
+              + shown(value)
+              + "' holds "
+              + ControlCharacters.name(value.codePointAt(at))
+              + ", an invisible formatting character, at position "
+              + (at + 1)
+              + " (names and text may hold no invisible or bidirectional formatting characters)");
+    }
+  }
+
+  /**
+   * Refuses {@code value} of attribute {@code label} if it holds a control character or is too
+   * long: the rules for a job's own data, which may hold formatting characters.
+   */
+  static void checkData(String label, String value) {
     int at = ControlCharacters.find(value);
     if (at >= 0) {
       throw new CommandException(

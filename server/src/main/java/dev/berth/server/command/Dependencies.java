@@ -5,35 +5,45 @@ import dev.berth.core.JobIds;
 import dev.berth.proto.Dependency;
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
-import dev.berth.proto.JobState;
 import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.DependencyStatus;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 
 /**
  * Job dependencies ({@code -W depend=afterok:12:13,afterany:14}). A job whose dependencies are not
  * yet met waits in H with a system hold, as in Torque; it is released when they are met and
- * deleted, with the reason, when one can no longer be met.
+ * deleted, with the reason, when one can no longer be met. The server finds those through the
+ * state's {@link dev.berth.server.state.DependencyIndex}, at a cost of what waits on the job that
+ * changed.
  */
 final class Dependencies {
-  private static final Set<String> SUPPORTED = Set.of("after", "afterok", "afternotok", "afterany");
-
-  enum Status {
-    MET,
-    PENDING,
-    IMPOSSIBLE
-  }
+  /**
+   * The most jobs one job's dependencies may name. Torque bounds the whole -W depend value (64 KiB,
+   * as Berth bounds every value); Berth bounds the count, which is what a submission costs: each
+   * named job is looked up when the job is submitted, indexed while it waits, and held in memory
+   * with it. More can be waited on through jobs that each wait on a part.
+   */
+  static final int MAX_DEPENDENCIES = 1000;
 
   private Dependencies() {}
 
   static List<Dependency> parse(String value, ClusterState s, String server) {
+    long named = value.chars().filter(c -> c == ':').count(); // each job id follows a colon
+    if (named > MAX_DEPENDENCIES) {
+      throw new CommandException(
+          Error.Code.BAD_DEPENDENCY,
+          "the dependencies name "
+              + named
+              + " jobs; a job may name at most "
+              + MAX_DEPENDENCIES
+              + " (to wait on more, let a few jobs each wait on a part and depend on those)");
+    }
     List<Dependency> result = new ArrayList<>();
     for (String clause : value.split(",")) {
       String[] parts = clause.trim().split(":");
       String type = parts[0];
-      if (!SUPPORTED.contains(type)) {
+      if (!DependencyStatus.TYPES.contains(type)) {
         throw new CommandException(
             Error.Code.BAD_DEPENDENCY,
             "dependency type '"
@@ -74,16 +84,16 @@ final class Dependencies {
   }
 
   /** Whether all of a job's dependencies are met, still pending, or can never be met. */
-  static Status status(Job job, ClusterState s) {
-    Status overall = Status.MET;
+  static DependencyStatus status(Job job, ClusterState s) {
+    DependencyStatus overall = DependencyStatus.MET;
     for (Dependency d : job.getDependenciesList()) {
       for (String id : d.getJobIdsList()) {
-        Status one = status(d.getType(), s.job(id));
-        if (one == Status.IMPOSSIBLE) {
-          return Status.IMPOSSIBLE;
+        DependencyStatus one = DependencyStatus.of(d.getType(), s.job(id).orElse(null));
+        if (one == DependencyStatus.IMPOSSIBLE) {
+          return DependencyStatus.IMPOSSIBLE;
         }
-        if (one == Status.PENDING) {
-          overall = Status.PENDING;
+        if (one == DependencyStatus.PENDING) {
+          overall = DependencyStatus.PENDING;
         }
       }
     }
@@ -94,27 +104,12 @@ final class Dependencies {
   static String why(Job job, ClusterState s) {
     for (Dependency d : job.getDependenciesList()) {
       for (String id : d.getJobIdsList()) {
-        if (status(d.getType(), s.job(id)) == Status.IMPOSSIBLE) {
+        if (DependencyStatus.of(d.getType(), s.job(id).orElse(null))
+            == DependencyStatus.IMPOSSIBLE) {
           return "dependency " + d.getType() + ":" + id + " can never be satisfied";
         }
       }
     }
     return "";
-  }
-
-  private static Status status(String type, Optional<Job> target) {
-    if (target.isEmpty()) {
-      return Status.MET; // purged after it completed; Torque treats it as met
-    }
-    Job t = target.get();
-    boolean done = t.getState() == JobState.COMPLETED;
-    boolean ok = done && t.hasExitStatus() && t.getExitStatus() == 0;
-    boolean ran = t.getStartTime() > 0;
-    return switch (type) {
-      case "after" -> ran ? Status.MET : done ? Status.IMPOSSIBLE : Status.PENDING;
-      case "afterok" -> !done ? Status.PENDING : ok ? Status.MET : Status.IMPOSSIBLE;
-      case "afternotok" -> !done ? Status.PENDING : ok ? Status.IMPOSSIBLE : Status.MET;
-      default -> done ? Status.MET : Status.PENDING;
-    };
   }
 }

@@ -13,6 +13,8 @@ import dev.berth.proto.Node;
 import dev.berth.proto.NodeUpdated;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.ClusterState.PurgeKey;
+import dev.berth.server.state.DependencyIndex;
+import org.pcollections.PSortedSet;
 
 /**
  * The server's own decisions over time and after other events: purging completed jobs after
@@ -74,27 +76,28 @@ final class Housekeeping {
         .orElse(ServerAttributes.number(s, ServerAttributes.KEEP_COMPLETED));
   }
 
-  /** Jobs held for dependencies that are now met are released; impossible ones deleted. */
+  /**
+   * Jobs held for dependencies that are now met are released; impossible ones deleted. Only the
+   * waiters the index has found decided are looked at, so the work is what the events decided.
+   */
   static Outcome dependents(ClusterState s) {
     Outcome out = new Outcome();
-    for (String id : s.awaitingDependencies()) {
-      Job job = s.job(id).orElseThrow(); // the index holds only jobs held on dependencies
-      switch (Dependencies.status(job, s)) {
-        case MET ->
-            out.event(
-                Event.newBuilder()
+    DependencyIndex index = s.dependencies();
+    for (String waiter : index.decided()) {
+      PSortedSet<String> members = index.members(waiter);
+      boolean impossible = index.impossible(waiter);
+      // the members share their dependencies: one says why for all
+      String reason = impossible ? Dependencies.why(s.job(members.first()).orElseThrow(), s) : "";
+      for (String id : members) {
+        out.event(
+            !impossible
+                ? Event.newBuilder()
                     .setJobReleased(
                         JobReleased.newBuilder()
-                            .setJobId(job.getId())
-                            .setHolds(Holds.newBuilder().setSystem(true))));
-        case IMPOSSIBLE ->
-            out.event(
-                Event.newBuilder()
-                    .setJobDeleted(
-                        JobDeleted.newBuilder()
-                            .setJobId(job.getId())
-                            .setReason(Dependencies.why(job, s))));
-        case PENDING -> {}
+                            .setJobId(id)
+                            .setHolds(Holds.newBuilder().setSystem(true)))
+                : Event.newBuilder()
+                    .setJobDeleted(JobDeleted.newBuilder().setJobId(id).setReason(reason)));
       }
     }
     return out;

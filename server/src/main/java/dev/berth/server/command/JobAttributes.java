@@ -44,9 +44,10 @@ import java.util.regex.Pattern;
 /**
  * Turns Torque job attributes (what qsub and qalter send) into fields of a {@link Job}, checking
  * each value and naming the attribute in any error. Every value first passes {@link
- * AttributeValues} (no control characters, bounded length), since any client may send any
- * attribute; then its own rules (absolute paths, host names, variable names, ...). Attributes that
- * need the rest of the state (queue, dependencies, array request) are checked by the callers.
+ * AttributeValues} (no control characters, bounded length, and no invisible formatting characters
+ * except in the job's environment), since any client may send any attribute; then its own rules
+ * (absolute paths, host names, variable names, ...). Attributes that need the rest of the state
+ * (queue, dependencies, array request) are checked by the callers.
  */
 final class JobAttributes {
   private static final Pattern GROUP_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.\\-]*");
@@ -59,7 +60,11 @@ final class JobAttributes {
     String label = a.getResource().isEmpty() ? a.getName() : a.getName() + "." + a.getResource();
     AttributeValues.check("an attribute name", label);
     String v = a.getValue();
-    AttributeValues.check(label, v);
+    if (a.getName().equals(VARIABLE_LIST) || a.getName().equals(SUBMIT_ARGS)) {
+      AttributeValues.checkData(label, v); // the environment the job gets, as the user has it
+    } else {
+      AttributeValues.check(label, v);
+    }
     switch (a.getName()) {
       case JOB_NAME -> job.setName(jobName(v));
       case RESOURCE_LIST -> resource(job, a);

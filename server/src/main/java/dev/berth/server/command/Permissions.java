@@ -31,9 +31,21 @@ public final class Permissions {
   }
 
   public static boolean maySee(ClusterState s, Caller c, Job job) {
-    return job.getEuser().equals(c.user())
-        || ServerAttributes.flag(s, ServerAttributes.QUERY_OTHER_JOBS)
-        || isOperator(s, c);
+    return job.getEuser().equals(c.user()) || maySeeOthersJobs(s, c);
+  }
+
+  /**
+   * Whether {@code c} may see the job with id {@code jobId} anywhere it is shown (pbsnodes,
+   * momctl): as {@link #maySee(ClusterState, Caller, Job)} says of a known job; a job the server
+   * does not know (one a mom still reports) only by those who may see every job.
+   */
+  public static boolean maySee(ClusterState s, Caller c, String jobId) {
+    return s.job(jobId).map(j -> maySee(s, c, j)).orElseGet(() -> maySeeOthersJobs(s, c));
+  }
+
+  /** Whether {@code c} may see other users' jobs: operators, and everyone with query_other_jobs. */
+  private static boolean maySeeOthersJobs(ClusterState s, Caller c) {
+    return ServerAttributes.flag(s, ServerAttributes.QUERY_OTHER_JOBS) || isOperator(s, c);
   }
 
   /**
@@ -46,7 +58,7 @@ public final class Permissions {
 
   /** Whether {@code c} may see every user's and account's usage. */
   public static boolean maySeeAllUsage(ClusterState s, Caller c) {
-    return isOperator(s, c) || ServerAttributes.flag(s, ServerAttributes.QUERY_OTHER_JOBS);
+    return maySeeOthersJobs(s, c);
   }
 
   /** Whether {@code c} may read a job's environment and script: its owner and operators. */

@@ -49,7 +49,7 @@ final class RunNow {
       default ->
           throw new CommandException(Error.Code.BAD_STATE, "job " + job.getId() + " has completed");
     }
-    if (s.awaitingDependencies().contains(job.getId())) {
+    if (s.dependencies().waits(job)) {
       throw new CommandException(
           Error.Code.BAD_STATE,
           "job " + job.getId() + " waits for its dependencies (qstat -f shows them)");

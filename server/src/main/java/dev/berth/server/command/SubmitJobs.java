@@ -209,7 +209,12 @@ final class SubmitJobs {
       // one the relay's credential proves.
       job.setSubmitHost(caller.host());
     }
-    String workDir = job.getWorkDir().isEmpty() ? variable(job, "PBS_O_WORKDIR") : job.getWorkDir();
+    String workDir = job.getWorkDir();
+    if (workDir.isEmpty()) {
+      // a variable, which may hold formatting characters; as a path the job's files take, not
+      workDir = variable(job, "PBS_O_WORKDIR");
+      AttributeValues.check("the working directory (PBS_O_WORKDIR)", workDir);
+    }
     if (workDir.isEmpty()) {
       throw new CommandException(
           Error.Code.BAD_VALUE, "the submission names no working directory (PBS_O_WORKDIR)");

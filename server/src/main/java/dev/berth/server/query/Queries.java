@@ -2,6 +2,7 @@ package dev.berth.server.query;
 
 import dev.berth.core.BadValueException;
 import dev.berth.core.JobIds;
+import dev.berth.core.MomStatus;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
@@ -37,13 +38,17 @@ import dev.berth.server.state.JobCounts;
 import dev.berth.server.state.NodeUsage;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -93,7 +98,7 @@ public final class Queries {
             Response.newBuilder().setQueues(queues(s, r.getStatQueues().getNamesList()));
         case STAT_SERVER -> Response.newBuilder().setServer(server(s));
         case STAT_NODES ->
-            Response.newBuilder().setNodes(nodes(s, r.getStatNodes().getNamesList()));
+            Response.newBuilder().setNodes(nodes(s, caller, r.getStatNodes().getNamesList()));
         case TRACE_JOB ->
             Response.newBuilder().setTrace(trace(s, caller, r.getTraceJob().getJobId()));
         case STAT_FAIR_SHARE ->
@@ -232,7 +237,13 @@ public final class Queries {
     return counts;
   }
 
-  private NodeList nodes(ClusterState s, List<String> names) {
+  /**
+   * pbsnodes and momctl: each node with its mom's last report and the jobs that hold its CPUs and
+   * GPUs, of which a caller sees the ids of the jobs qstat would show them ({@link
+   * Permissions#maySee}); the node's state still counts every CPU in use.
+   */
+  private NodeList nodes(ClusterState s, Caller caller, List<String> names) {
+    Predicate<String> visible = id -> Permissions.maySee(s, caller, id);
     NodeList.Builder list = NodeList.newBuilder();
     for (Node n : selected(s.nodes(), names, "node")) {
       NodeUsage u = s.usage(n.getName());
@@ -240,22 +251,41 @@ public final class Queries {
           NodeStatus.newBuilder()
               .setNode(
                   n.toBuilder()
-                      .putAllStatus(telemetry.status(n.getName()))
+                      .putAllStatus(visibleJobs(telemetry.status(n.getName()), visible))
                       .setLastStatusTime(telemetry.reportedAt(n.getName())))
               .setState(stateWords(n, u));
-      u.cpuJobs()
-          .forEach(
-              (cpu, job) -> status.addJobs(NodeJobSlot.newBuilder().setCpu(cpu).setJobId(job)));
+      BiConsumer<Integer, String> cpuSlot =
+          (cpu, job) -> {
+            if (visible.test(job)) {
+              status.addJobs(NodeJobSlot.newBuilder().setCpu(cpu).setJobId(job));
+            }
+          };
+      u.cpuJobs().forEach(cpuSlot);
       // suspended jobs still hold their CPUs, a preemptor's job perhaps beside them
-      u.lentCpus()
-          .forEach(
-              (cpu, job) -> status.addJobs(NodeJobSlot.newBuilder().setCpu(cpu).setJobId(job)));
+      u.lentCpus().forEach(cpuSlot);
       u.gpuJobs()
           .forEach(
-              (gpu, job) -> status.addGpuJobs(NodeGpuSlot.newBuilder().setGpu(gpu).setJobId(job)));
+              (gpu, job) -> {
+                if (visible.test(job)) {
+                  status.addGpuJobs(NodeGpuSlot.newBuilder().setGpu(gpu).setJobId(job));
+                }
+              });
       list.addNodes(status);
     }
     return list.build();
+  }
+
+  /** A mom's status items with only the {@code visible} ids left in its {@code jobs} item. */
+  private static Map<String, String> visibleJobs(
+      Map<String, String> items, Predicate<String> visible) {
+    String jobs = items.get(MomStatus.JOBS);
+    if (jobs == null) {
+      return items;
+    }
+    Map<String, String> shown = new HashMap<>(items);
+    shown.put(
+        MomStatus.JOBS, String.join(" ", Arrays.stream(jobs.split(" ")).filter(visible).toList()));
+    return shown;
   }
 
   /**

@@ -39,7 +39,7 @@ public final class ClusterState {
           TreePSet.empty(PurgeKey.ORDER),
           HashTreePMap.empty(),
           HashTreePMap.empty(),
-          TreePSet.empty(),
+          DependencyIndex.EMPTY,
           HashTreePMap.empty(),
           HashTreePMap.empty(),
           TreePMap.empty(),
@@ -59,7 +59,7 @@ public final class ClusterState {
   final PSortedSet<PurgeKey> completed;
   final PMap<String, ArrayCounts> arrays;
   final PMap<String, String> submissions;
-  final PSortedSet<String> awaiting;
+  final DependencyIndex dependencies;
   final PMap<String, JobCounts> queueCounts;
   final PMap<Owner, Integer> runningByOwner;
   final PSortedMap<String, DecayedUsage> userUsage;
@@ -80,7 +80,7 @@ public final class ClusterState {
       PSortedSet<PurgeKey> completed,
       PMap<String, ArrayCounts> arrays,
       PMap<String, String> submissions,
-      PSortedSet<String> awaiting,
+      DependencyIndex dependencies,
       PMap<String, JobCounts> queueCounts,
       PMap<Owner, Integer> runningByOwner,
       PSortedMap<String, DecayedUsage> userUsage,
@@ -99,7 +99,7 @@ public final class ClusterState {
     this.completed = completed;
     this.arrays = arrays;
     this.submissions = submissions;
-    this.awaiting = awaiting;
+    this.dependencies = dependencies;
     this.queueCounts = queueCounts;
     this.runningByOwner = runningByOwner;
     this.userUsage = userUsage;
@@ -192,11 +192,11 @@ public final class ClusterState {
   }
 
   /**
-   * Jobs held by the system until their dependencies are met (array subjobs carry their own), so
-   * that what an ended job releases is found without looking at every job.
+   * Jobs held by the system until their dependencies are met, indexed from the jobs they name, so
+   * that what a job's change releases is found without looking at any other waiting job.
    */
-  public PSortedSet<String> awaitingDependencies() {
-    return awaiting;
+  public DependencyIndex dependencies() {
+    return dependencies;
   }
 
   /** How many jobs of {@code queue} are in each state (qstat -Q). */
@@ -287,7 +287,7 @@ public final class ClusterState {
         && completed.equals(s.completed)
         && arrays.equals(s.arrays)
         && submissions.equals(s.submissions)
-        && awaiting.equals(s.awaiting)
+        && dependencies.equals(s.dependencies)
         && queueCounts.equals(s.queueCounts)
         && runningByOwner.equals(s.runningByOwner)
         && userUsage.equals(s.userUsage)

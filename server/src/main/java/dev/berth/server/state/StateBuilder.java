@@ -33,7 +33,7 @@ final class StateBuilder {
   PSortedSet<PurgeKey> completed;
   PMap<String, ArrayCounts> arrays;
   PMap<String, String> submissions;
-  PSortedSet<String> awaiting;
+  DependencyIndex dependencies;
   PMap<String, JobCounts> queueCounts;
   PMap<ClusterState.Owner, Integer> runningByOwner;
   PSortedMap<String, DecayedUsage> userUsage;
@@ -54,7 +54,7 @@ final class StateBuilder {
     completed = s.completed;
     arrays = s.arrays;
     submissions = s.submissions;
-    awaiting = s.awaiting;
+    dependencies = s.dependencies;
     queueCounts = s.queueCounts;
     runningByOwner = s.runningByOwner;
     userUsage = s.userUsage;
@@ -82,7 +82,7 @@ final class StateBuilder {
         completed,
         arrays,
         submissions,
-        awaiting,
+        dependencies,
         queueCounts,
         runningByOwner,
         userUsage,
@@ -144,12 +144,7 @@ final class StateBuilder {
       PurgeKey key = new PurgeKey(job.getCompTime(), job.getId());
       completed = sign > 0 ? completed.plus(key) : completed.minus(key);
     }
-    if (job.getState() == JobState.HELD
-        && job.getHolds().getSystem()
-        && job.getDependenciesCount() > 0
-        && !arrayParent) {
-      awaiting = sign > 0 ? awaiting.plus(job.getId()) : awaiting.minus(job.getId());
-    }
+    dependencies = dependencies.with(job, sign, jobs);
     if (subjob) {
       count(job, sign);
     }

@@ -107,9 +107,10 @@ class HousekeepingTest {
   void afterokReleasesOnSuccess() {
     String first = d.submit(ALICE);
     String second = depending("afterok", first);
-    assertEquals(Set.of(second), d.state.awaitingDependencies(), "the index finds it");
+    assertTrue(d.state.dependencies().waits(d.job(second)), "the index finds it");
     d.runToEnd(first, 0);
-    assertEquals(Set.of(), d.state.awaitingDependencies());
+    assertFalse(d.state.dependencies().waits(d.job(second)));
+    assertEquals(Set.of(), d.state.dependencies().decided());
     assertEquals(JobState.QUEUED, d.job(second).getState());
     assertFalse(d.job(second).getHolds().getSystem());
     Event last = d.journal.get(d.journal.size() - 1);

@@ -82,6 +82,82 @@ class JobValuesTest {
     assertEquals(events, d.journal.size(), "nothing recorded");
   }
 
+  /** Invisible formatting characters (Cf), BMP and beyond, with how a refusal names each. */
+  private static final List<String[]> FORMAT_CHARACTERS =
+      List.of(
+          new String[] {"\u200b", "U+200B"},
+          new String[] {"\u200e", "U+200E"},
+          new String[] {"\u200f", "U+200F"},
+          new String[] {"\u061c", "U+061C"},
+          new String[] {"\ufeff", "U+FEFF"},
+          new String[] {"\u00ad", "U+00AD"},
+          new String[] {new String(Character.toChars(0xE0001)), "U+E0001"},
+          new String[] {new String(Character.toChars(0xE007F)), "U+E007F"});
+
+  /** The job's own data, which keeps formatting characters: its environment and qsub's line. */
+  private static final List<String> DATA =
+      List.of(AttributeNames.VARIABLE_LIST, AttributeNames.SUBMIT_ARGS);
+
+  static Stream<Arguments> attributesWithFormatCharacters() {
+    return attributes()
+        .filter(a -> !DATA.contains(((Attribute) a.get()[0]).getName()))
+        .flatMap(
+            a ->
+                FORMAT_CHARACTERS.stream()
+                    .map(c -> Arguments.of(a.get()[0], a.get()[1], c[0], c[1])));
+  }
+
+  @ParameterizedTest(name = "{1} with {3}")
+  @MethodSource("attributesWithFormatCharacters")
+  void invisibleFormattingCharactersAreRefusedInNamesAndText(
+      Attribute template, String label, String bad, String name) {
+    Attribute a = template.toBuilder().setValue(template.getValue().formatted(bad)).build();
+    int events = d.journal.size();
+    CommandException e =
+        SubmitTest.refused(
+            Error.Code.BAD_VALUE,
+            () -> d.submit(ALICE, a),
+            "illegal value for " + label + ":",
+            "holds " + name + ", an invisible formatting character, at position ");
+    assertEquals(-1, dev.berth.core.ControlCharacters.findFormat(e.getMessage()), "shown escaped");
+    assertEquals(events, d.journal.size(), "nothing recorded");
+  }
+
+  @Test
+  void theJobsEnvironmentKeepsFormattingCharactersAndGetsThemAsTheyWere() {
+    String persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"; // with a ZWNJ
+    String id =
+        d.submit(
+            ALICE,
+            attr(AttributeNames.VARIABLE_LIST, "GREETING=" + persian),
+            attr(AttributeNames.SUBMIT_ARGS, "-v GREETING=" + persian));
+    assertTrue(
+        d.job(id).getVariablesList().stream()
+            .anyMatch(v -> v.getName().equals("GREETING") && v.getValue().equals(persian)));
+    assertEquals("-v GREETING=" + persian, d.job(id).getSubmitArgs());
+    SubmitTest.refused(
+        Error.Code.BAD_VALUE,
+        () -> d.submit(ALICE, attr(AttributeNames.VARIABLE_LIST, "GREETING=a\u001b[2J")),
+        "illegal value for Variable_List",
+        "control character");
+  }
+
+  @Test
+  void aWorkingDirectoryFromTheEnvironmentIsAPathAndRefusesThem() {
+    int events = d.journal.size();
+    SubmitTest.refused(
+        Error.Code.BAD_VALUE,
+        () ->
+            d.client(
+                ALICE,
+                Driver.submitRequest(
+                    List.of(
+                        attr(AttributeNames.VARIABLE_LIST, "PBS_O_WORKDIR=/home/al\u200bice")))),
+        "illegal value for the working directory (PBS_O_WORKDIR)",
+        "U+200B");
+    assertEquals(events, d.journal.size());
+  }
+
   @ParameterizedTest(name = "{1}")
   @MethodSource("attributes")
   void theSameValuesWithoutThemPassTheCharacterCheck(Attribute template, String label) {
@@ -91,6 +167,7 @@ class JobValuesTest {
     } catch (CommandException e) {
       // some need more than a clean value (an existing job, a known queue): not this check's
       assertFalse(e.getMessage().contains("control character"), e.getMessage());
+      assertFalse(e.getMessage().contains("formatting character"), e.getMessage());
     }
   }
 
@@ -250,5 +327,46 @@ class JobValuesTest {
         "illegal value for acl_users");
     d.setServer(ROOT, attr("comment", "rack 4, row 2"));
     assertTrue(d.state.serverAttribute("comment").isPresent());
+  }
+
+  @Test
+  void qmgrValuesAndNamesRefuseFormattingCharacters() {
+    SubmitTest.refused(
+        Error.Code.BAD_VALUE,
+        () -> d.setServer(ROOT, attr("comment", "all \u2066fine")),
+        "illegal value for comment");
+    SubmitTest.refused(
+        Error.Code.BAD_VALUE,
+        () -> d.setServer(ROOT, attr("managers", "root@head,\u200eeve@*")),
+        "illegal value for managers",
+        "holds U+200E, an invisible formatting character, at position 11");
+    SubmitTest.refused(
+        Error.Code.BAD_VALUE,
+        () ->
+            d.qmgr(
+                ROOT,
+                Manage.Command.SET,
+                Manage.ObjectType.NODE,
+                List.of("n1"),
+                attr("note", "disk \u200bfull")),
+        "illegal value for note",
+        "U+200B");
+    SubmitTest.refused(
+        Error.Code.BAD_VALUE,
+        () ->
+            d.qmgr(
+                ROOT,
+                Manage.Command.SET,
+                Manage.ObjectType.QUEUE,
+                List.of("batch"),
+                attr("acl_users", "alice,b\u061cob")),
+        "illegal value for acl_users",
+        "U+061C");
+    for (Manage.ObjectType type : List.of(Manage.ObjectType.QUEUE, Manage.ObjectType.NODE)) {
+      SubmitTest.refused(
+          Error.Code.BAD_VALUE,
+          () -> d.qmgr(ROOT, Manage.Command.CREATE, type, List.of("gpu\ufeff")),
+          "illegal " + type.name().toLowerCase(java.util.Locale.ROOT) + " name 'gpu\\ufeff'");
+    }
   }
 }

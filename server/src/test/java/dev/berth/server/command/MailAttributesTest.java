@@ -61,6 +61,15 @@ class MailAttributesTest {
   }
 
   @Test
+  void mailUsersRefuseInvisibleFormattingCharacters() {
+    refused(
+        Error.Code.BAD_VALUE,
+        () -> d.submit(ALICE, attr(AttributeNames.MAIL_USERS, "alice@exa\u200bmple.org")),
+        "illegal value for Mail_Users",
+        "holds U+200B, an invisible formatting character");
+  }
+
+  @Test
   void aJobNameCannotCarryALineBreakIntoAMail() {
     refused(
         Error.Code.BAD_VALUE,

@@ -139,6 +139,12 @@ class ReservationTest {
         "'al ice' is not a user name");
     refusedRsub(
         ROOT, window(0, 100, "1").setName("a\nb"), Error.Code.BAD_VALUE, "control character");
+    refusedRsub(
+        ROOT,
+        window(0, 100, "1").setName("maint\u200f"),
+        Error.Code.BAD_VALUE,
+        "illegal value for Reserve_Name",
+        "U+200F, an invisible formatting character");
   }
 
   @Test

@@ -340,6 +340,26 @@ class SubmitTest {
   }
 
   @Test
+  void aJobNamesAtMostMaxDependenciesJobs() {
+    String first = d.submit(ALICE);
+    String atTheLimit =
+        d.submit(
+            ALICE,
+            attr(
+                AttributeNames.DEPEND,
+                "afterok" + (":" + first).repeat(Dependencies.MAX_DEPENDENCIES - 1) + ",after:1"));
+    assertEquals(JobState.HELD, d.job(atTheLimit).getState());
+    refusedSubmit(
+        Error.Code.BAD_DEPENDENCY,
+        List.of(
+            attr(
+                AttributeNames.DEPEND,
+                "afterok" + (":" + first).repeat(Dependencies.MAX_DEPENDENCIES) + ",after:1")),
+        "the dependencies name " + (Dependencies.MAX_DEPENDENCIES + 1) + " jobs",
+        "a job may name at most " + Dependencies.MAX_DEPENDENCIES);
+  }
+
+  @Test
   void aPendingDependencyHoldsTheJobWithASystemHold() {
     String first = d.submit(ALICE);
     String second =

@@ -97,4 +97,28 @@ class ServerMetricsTest {
     metrics.serving(null, null);
     assertEquals(0, value("berth_jobs", "queue", "batch", "state", "running"), "it stopped");
   }
+
+  /**
+   * Anyone the metrics endpoint admits reads every series, so no label may name a job: the labels
+   * are queues, states, nodes, results and request kinds, which qstat -Q and pbsnodes show anyone.
+   */
+  @Test
+  void noLabelCarriesAJobId() {
+    commit(queueCreated("batch"), nodeCreated("n1", 2), submitted(job(1)), submitted(job(2)));
+    commit(dispatched("1.srv", alloc("n1", 0)), started("1.srv", 100, 10), exited("1.srv", 3, 20));
+    commit(dispatched("2.srv", alloc("n1", 1)));
+    metrics.serving(() -> state, () -> 1);
+    metrics.answered("STAT_JOBS", 1_000_000);
+    for (MetricSnapshot m : registry.scrape()) {
+      for (DataPointSnapshot p : m.getDataPoints()) {
+        p.getLabels()
+            .forEach(
+                label ->
+                    assertEquals(
+                        -1,
+                        label.getValue().indexOf(".srv"),
+                        m.getMetadata().getName() + " " + p.getLabels()));
+      }
+    }
+  }
 }

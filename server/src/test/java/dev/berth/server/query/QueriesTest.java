@@ -41,6 +41,7 @@ class QueriesTest {
   private Driver d;
   private RocksJournal journal;
   private Queries queries;
+  private final NodeTelemetry telemetry = new NodeTelemetry();
   private String alices;
   private String bobs;
 
@@ -54,7 +55,7 @@ class QueriesTest {
         new Queries(
             Driver.SERVER,
             journal,
-            new NodeTelemetry(),
+            telemetry,
             Clock.fixed(Instant.ofEpochSecond(d.nowSeconds()), ZoneOffset.UTC),
             Optional::empty);
   }
@@ -179,14 +180,37 @@ class QueriesTest {
     assertEquals(Error.Code.UNKNOWN_JOB, trace(ALICE, "77").getError().getCode());
   }
 
-  @Test
-  void nodesShowTheJobsOnTheirCpus() {
-    d.schedule();
-    Response r = ask(ALICE, Request.newBuilder().setStatNodes(StatNodes.newBuilder()));
+  private List<String> nodeJobs(Caller caller) {
+    Response r = ask(caller, Request.newBuilder().setStatNodes(StatNodes.newBuilder()));
     var n1 = r.getNodes().getNodes(0);
     assertEquals("n1", n1.getNode().getName());
-    assertEquals(List.of(alices, bobs), n1.getJobsList().stream().map(s -> s.getJobId()).toList());
     assertEquals("free", n1.getState());
+    List<String> slots = n1.getJobsList().stream().map(s -> s.getJobId()).toList();
+    assertEquals(
+        String.join(" ", slots),
+        n1.getNode().getStatusOrThrow("jobs").replace(" stale.srv", ""),
+        "the mom's jobs item shows the same jobs");
+    return slots;
+  }
+
+  @Test
+  void nodesShowTheJobsOnTheirCpusThatQstatWouldShow() {
+    d.schedule();
+    telemetry.record(
+        "n1", java.util.Map.of("jobs", alices + " " + bobs + " stale.srv"), d.nowSeconds());
+    assertEquals(List.of(alices), nodeJobs(ALICE), "bob's job is hidden as in qstat");
+    assertEquals(List.of(bobs), nodeJobs(BOB));
+    assertEquals(List.of(alices, bobs), nodeJobs(ROOT));
+    assertEquals(
+        alices + " " + bobs + " stale.srv",
+        ask(ROOT, Request.newBuilder().setStatNodes(StatNodes.newBuilder()))
+            .getNodes()
+            .getNodes(0)
+            .getNode()
+            .getStatusOrThrow("jobs"),
+        "a job the server does not know only those who see every job see");
+    d.setServer(ROOT, attr("query_other_jobs", "True"));
+    assertEquals(List.of(alices, bobs), nodeJobs(ALICE));
     Response unknown =
         ask(ALICE, Request.newBuilder().setStatNodes(StatNodes.newBuilder().addNames("n7")));
     assertEquals(Error.Code.UNKNOWN_NODE, unknown.getError().getCode());
