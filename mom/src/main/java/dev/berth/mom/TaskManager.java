@@ -237,6 +237,9 @@ final class TaskManager {
       fail(connection, request, "job " + job.getId() + " has no task " + taskId);
     } else if (e.endDelivered) {
       answer(connection, request, exited(e));
+    } else if (e.waiters.stream().anyMatch(w -> w.connection() == connection)) {
+      // Once per connection: else a loop of waits would grow the list without end.
+      fail(connection, request, "this connection waits for task " + taskId + " already");
     } else {
       e.waiters.add(new Waiter(connection, request));
     }
