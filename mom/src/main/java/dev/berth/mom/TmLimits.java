@@ -50,8 +50,8 @@ record TmLimits(
   static final int STRING_COST = 192;
 
   /**
-   * The heap one open connection takes besides its requests and answers: its threads' objects, its
-   * channel and queue (measured: about 3 KiB).
+   * The heap one open connection takes besides its requests and answers, with room to spare: its
+   * two threads' objects, its channel, stream and queue come to about 2 KiB.
    */
   static final int CONNECTION_COST = 8 << 10;
 
