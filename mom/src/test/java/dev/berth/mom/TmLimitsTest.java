@@ -308,9 +308,11 @@ class TmLimitsTest {
       announce(c, SMALL.frameBytes(), SMALL.frameBytes() - 1); // all but the last byte
       job1.add(c);
     }
+    // Chunks of up to 32 KiB here: the job is full once less is left than any would take.
     await(
-        () -> socket.budget().bytes() == SMALL.jobBytes(),
-        "the job holding its whole budget: " + socket.budget().bytes());
+        () -> socket.budget().bytes() > SMALL.jobBytes() - 32 * 1024,
+        "the job holding its budget: " + socket.budget().bytes());
+    assertTrue(socket.budget().bytes() <= SMALL.jobBytes(), "" + socket.budget().bytes());
     assertTrue(
         refusal(connect()).startsWith("the job has 8 task manager connections open (limit 8"),
         "a ninth connection is refused");
