@@ -95,7 +95,9 @@ class TaskManagerAbuseIT {
   @AfterEach
   void stopAttacks() throws Exception {
     stopAttackers();
-    cluster.deleteUnfinished();
+    if (cluster != null) {
+      cluster.deleteUnfinished();
+    }
   }
 
   private void stopAttackers() throws IOException, InterruptedException {
