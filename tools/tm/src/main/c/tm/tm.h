@@ -20,7 +20,7 @@
 #include "pbwire.h"
 
 #define TM_SOCKET_VARIABLE "BERTH_TM_SOCKET"
-#define TM_MAX_FRAME (4 << 20) /* the task manager's own limit for a frame */
+#define TM_MAX_FRAME (4 << 20) /* the largest answer the task manager sends (tm.proto) */
 
 /* ---- messages (tm-wire.c) ---- */
 

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,6 +29,20 @@ final class MomProcesses {
       Path log,
       String... options)
       throws IOException {
+    return launch(home, servers, node, cpus, cgroupRoot, log, Map.of(), options);
+  }
+
+  /** As above, with {@code environment} (BERTH_HEAP, say) added to the mom's. */
+  static Process launch(
+      Path home,
+      String servers,
+      String node,
+      String cpus,
+      String cgroupRoot,
+      Path log,
+      Map<String, String> environment,
+      String... options)
+      throws IOException {
     List<String> conf =
         new ArrayList<>(
             List.of(
@@ -47,10 +62,12 @@ final class MomProcesses {
                 "--root-jobs"));
     conf.addAll(List.of(options));
     List<String> argv = Units.command("berth-mom", home.resolve("mom-" + node + ".conf"), conf);
-    return new ProcessBuilder(argv)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .start();
+    ProcessBuilder mom =
+        new ProcessBuilder(argv)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    mom.environment().putAll(environment);
+    return mom.start();
   }
 
   /** SIGTERM to each (their jobs are deleted or done by then), SIGKILL after 30 s. */

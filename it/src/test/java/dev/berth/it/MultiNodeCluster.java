@@ -34,6 +34,7 @@ final class MultiNodeCluster implements AutoCloseable {
   final String cgroupRoot;
   final ServerProcess server;
   private final Map<String, Process> moms = new LinkedHashMap<>();
+  private final Map<String, String> momEnvironment = new LinkedHashMap<>();
   private final List<String> submitted = new ArrayList<>();
   private String address;
 
@@ -121,7 +122,29 @@ final class MultiNodeCluster implements AutoCloseable {
     moms.put(
         node,
         MomProcesses.launch(
-            home, address, node, cpus, cgroupRoot, home.resolve("mom-" + node + ".log"), options));
+            home,
+            address,
+            node,
+            cpus,
+            cgroupRoot,
+            home.resolve("mom-" + node + ".log"),
+            momEnvironment,
+            options));
+  }
+
+  /** Moms started from now on get {@code name=value} in their environment (BERTH_HEAP, say). */
+  void momEnvironment(String name, String value) {
+    momEnvironment.put(name, value);
+  }
+
+  /** The process id of the JVM of {@code node}'s mom (ops/bin/berth execs java). */
+  long momPid(String node) {
+    return moms.get(node).pid();
+  }
+
+  /** Whether the mom of {@code node} still runs. */
+  boolean momAlive(String node) {
+    return moms.get(node).isAlive();
   }
 
   void awaitNode(String node, String state) {

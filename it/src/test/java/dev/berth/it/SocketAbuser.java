@@ -20,6 +20,11 @@ import java.util.List;
  *       sending 1 KiB of it, then another 1 KiB on each, and holds them.
  *   <li>{@code flood SOCKET N FRAME_HEX}: sends the frame N times on one connection and reads
  *       nothing; when the server drops it (or refuses it), does it again.
+ *   <li>{@code trickle SOCKET N BYTES}: keeps N connections, each announcing a frame of BYTES and
+ *       sending 1 KiB more of it every 100 ms, reading nothing; one the server closes is opened
+ *       again at once.
+ *   <li>{@code connect SOCKET N}: connects, reads until the server closes, and connects again, as
+ *       fast as it can; says so after N.
  * </ul>
  *
  * Prints one line when the attack is in place, then runs until it is killed or its standard input
@@ -46,7 +51,22 @@ public final class SocketAbuser {
     switch (args[0]) {
       case "announce" -> announce(socket, n, Integer.parseInt(args[3]));
       case "flood" -> flood(socket, n, HexFormat.of().parseHex(args[3]));
-      default -> throw new IllegalArgumentException("announce or flood, not " + args[0]);
+      case "trickle" -> trickle(socket, n, Integer.parseInt(args[3]));
+      case "connect" -> connect(socket, n);
+      default ->
+          throw new IllegalArgumentException("announce, flood, trickle or connect, not " + args[0]);
+    }
+  }
+
+  /** The varint length of a frame of {@code bytes}. */
+  private static byte[] length(int bytes) {
+    ByteArrayOutputStream header = new ByteArrayOutputStream();
+    for (long v = bytes; ; v >>>= 7) {
+      if (v < 0x80) {
+        header.write((int) v);
+        return header.toByteArray();
+      }
+      header.write((int) (v & 0x7f) | 0x80);
     }
   }
 
@@ -54,13 +74,7 @@ public final class SocketAbuser {
       throws IOException, InterruptedException {
     List<SocketChannel> held = new ArrayList<>();
     ByteArrayOutputStream header = new ByteArrayOutputStream();
-    for (long v = bytes; ; v >>>= 7) {
-      if (v < 0x80) {
-        header.write((int) v);
-        break;
-      }
-      header.write((int) (v & 0x7f) | 0x80);
-    }
+    header.write(length(bytes));
     header.write(new byte[1024]);
     for (int i = 0; i < n; i++) {
       SocketChannel c = SocketChannel.open(socket);
@@ -72,6 +86,61 @@ public final class SocketAbuser {
     }
     System.out.println("announced " + bytes + " bytes on " + n + " connections");
     Thread.currentThread().join(); // hold them until killed
+  }
+
+  private static void trickle(UnixDomainSocketAddress socket, int n, int bytes)
+      throws InterruptedException {
+    SocketChannel[] held = new SocketChannel[n];
+    long reopened = 0;
+    for (int round = 0; ; round++) {
+      for (int i = 0; i < n; i++) {
+        try {
+          if (held[i] == null) {
+            held[i] = SocketChannel.open(socket);
+            held[i].configureBlocking(false);
+            held[i].write(ByteBuffer.wrap(length(bytes)));
+            reopened += round > 0 ? 1 : 0;
+          } else {
+            held[i].write(ByteBuffer.wrap(new byte[1024]));
+          }
+        } catch (IOException closed) {
+          close(held[i]);
+          held[i] = null; // opened again next round
+        }
+      }
+      if (round == 0) {
+        System.out.println("trickling " + bytes + "-byte requests on " + n + " connections");
+      } else if (round % 100 == 0) {
+        System.out.println("round " + round + ": " + reopened + " connections opened again");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static void close(SocketChannel c) {
+    try {
+      if (c != null) {
+        c.close();
+      }
+    } catch (IOException ignored) {
+      // gone either way
+    }
+  }
+
+  private static void connect(UnixDomainSocketAddress socket, int n) {
+    ByteBuffer sink = ByteBuffer.allocate(4096);
+    for (long i = 1; ; i++) {
+      try (SocketChannel c = SocketChannel.open(socket)) {
+        while (c.read(sink.clear()) >= 0) {
+          // the refusal, until the server closes
+        }
+      } catch (IOException refused) {
+        // closed on us: the same
+      }
+      if (i == n) {
+        System.out.println("connected and was refused " + n + " times");
+      }
+    }
   }
 
   private static void send(SocketChannel c, byte[] bytes) {

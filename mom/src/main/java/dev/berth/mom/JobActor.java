@@ -41,6 +41,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -74,8 +75,11 @@ final class JobActor {
   /** A sister's answer to KILL_JOB: nothing of the job is left there. */
   record SisterReport(SisterDone done) implements Command {}
 
-  /** A request on the job's task-manager socket. */
-  record TmCall(long connection, TmRequest request) implements Command {}
+  /**
+   * A request on the job's task-manager socket; {@code done} gives its bytes back to the socket's
+   * budget once the task manager no longer holds it.
+   */
+  record TmCall(long connection, TmRequest request, Runnable done) implements Command {}
 
   /** A task-manager connection has closed. */
   record TmClosed(long connection) implements Command {}
@@ -691,8 +695,8 @@ final class JobActor {
                 JobTasks.admit(nodeJob, sessions, cgroupProcs),
                 new TmEndpoint.Handler() {
                   @Override
-                  public void request(long connection, TmRequest request) {
-                    self.tell(new TmCall(connection, request));
+                  public void request(long connection, TmRequest request, Runnable done) {
+                    self.tell(new TmCall(connection, request, done));
                   }
 
                   @Override
@@ -732,9 +736,30 @@ final class JobActor {
   /** Task-manager requests and task reports, wherever the job's tasks may still be heard of. */
   private BehaviorBuilder<Command> withTasks(BehaviorBuilder<Command> behavior) {
     return behavior
-        .onMessage(TmCall.class, c -> toTaskManager(tm -> tm.request(c.connection(), c.request())))
+        .onMessage(TmCall.class, this::onTmCall)
         .onMessage(TmClosed.class, c -> toTaskManager(tm -> tm.closed(c.connection())))
-        .onMessage(FromTaskHost.class, f -> toTaskManager(tm -> tm.fromNode(f.message())));
+        .onMessage(FromTaskHost.class, f -> toTaskManager(tm -> tm.fromNode(f.message())))
+        .onSignal(PostStop.class, s -> onStopWithTasks());
+  }
+
+  private Behavior<Command> onTmCall(TmCall c) {
+    if (taskManager != null) {
+      taskManager.request(c.connection(), c.request(), c.done());
+    } else {
+      c.done().run();
+    }
+    return Behaviors.same();
+  }
+
+  /**
+   * The actor stops while the job's tasks may still be asked for (it failed): the job's task
+   * manager connections close rather than hold their threads and budget for good.
+   */
+  private Behavior<Command> onStopWithTasks() {
+    if (taskManager != null) {
+      taskManager.close();
+    }
+    return Behaviors.same();
   }
 
   /** Passes a message on to the task manager, if the job (still) has one. */

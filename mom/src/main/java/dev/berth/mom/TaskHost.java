@@ -34,6 +34,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -108,6 +109,17 @@ final class TaskHost {
   /** stdin bytes a task may have waiting in this mom before its stdin is closed. */
   static final long MAX_STDIN_QUEUED = 8L << 20;
 
+  /** stdin bytes all tasks of a job on this node may have waiting together. */
+  static final long MAX_JOB_STDIN_QUEUED = 16L << 20;
+
+  /**
+   * stdin bytes the tasks of all jobs may have waiting in this JVM together (the moms of {@code
+   * berth up} share one heap): a job cannot get past its own limit by spawning more tasks.
+   */
+  static final long MAX_NODE_STDIN_QUEUED = 64L << 20;
+
+  private static final AtomicLong nodeStdinQueued = new AtomicLong();
+
   /**
    * How long a task's output may stay open after the task has exited (a background child holding
    * it) before the obit goes anyway.
@@ -126,8 +138,7 @@ final class TaskHost {
     JobProcess process;
     OutputStream stdin;
     ExecutorService stdinWriter;
-    final java.util.concurrent.atomic.AtomicLong stdinQueued =
-        new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong stdinQueued = new AtomicLong();
     String startError = "";
     long nextSeq;
     long lastProgress;
@@ -154,6 +165,7 @@ final class TaskHost {
   private final Duration resend;
   private final Consumer<MomInbound> toMotherSuperior;
   private final Map<Integer, Task> tasks = new LinkedHashMap<>();
+  private final AtomicLong jobStdinQueued = new AtomicLong();
   private long cpuMicros;
   private long maxRssKb;
   private ActorRef<Ended> endReply;
@@ -406,38 +418,67 @@ final class TaskHost {
               });
     }
     OutputStream stdin = t.stdin;
-    boolean overflow = t.stdinQueued.get() + in.getData().size() > MAX_STDIN_QUEUED;
-    if (overflow) {
+    String full = stdinFull(t, in.getData().size());
+    if (full != null) {
       // The task does not read what its spawner sends: this mom will not hold more for it.
-      context
-          .getLog()
-          .warn("job {}: task {} does not read its stdin; closing it", job.jobId(), t.id);
+      context.getLog().warn("job {}: closing the stdin of task {}: {}", job.jobId(), t.id, full);
     }
-    byte[] data = overflow ? new byte[0] : in.getData().toByteArray();
-    boolean eof = overflow || in.getEof();
-    var queued = t.stdinQueued;
-    queued.addAndGet(data.length);
+    byte[] data = full != null ? new byte[0] : in.getData().toByteArray();
+    boolean eof = full != null || in.getEof();
+    List<AtomicLong> queued = List.of(t.stdinQueued, jobStdinQueued, nodeStdinQueued);
+    queued.forEach(q -> q.addAndGet(data.length));
     // The task may never read its stdin: a blocked write must hold up only this task's writer.
     t.stdinWriter.execute(
-        () -> {
-          try {
-            if (data.length > 0) {
-              stdin.write(data);
-              stdin.flush();
+        new StdinWrite() {
+          @Override
+          public void run() {
+            try {
+              if (data.length > 0) {
+                stdin.write(data);
+                stdin.flush();
+              }
+              if (eof) {
+                stdin.close();
+              }
+            } catch (IOException e) {
+              // the task closed its stdin; what it did not read is dropped, as with a pipe
+            } finally {
+              dropped();
             }
-            if (eof) {
-              stdin.close();
-            }
-          } catch (IOException e) {
-            // the task closed its stdin; what it did not read is dropped, as with a pipe
-          } finally {
-            queued.addAndGet(-data.length);
+          }
+
+          @Override
+          public void dropped() {
+            queued.forEach(q -> q.addAndGet(-data.length));
           }
         });
     if (eof) {
       t.stdin = null;
       t.stdinWriter.shutdown();
     }
+  }
+
+  /** A write to a task's stdin, whose bytes are given back also when it never runs. */
+  private interface StdinWrite extends Runnable {
+    void dropped();
+  }
+
+  /** Why {@code n} more bytes for the stdin of {@code t} are too many, or null. */
+  private String stdinFull(Task t, long n) {
+    if (t.stdinQueued.get() + n > MAX_STDIN_QUEUED) {
+      return "it does not read it (" + t.stdinQueued.get() + " bytes waiting, limit 8mb a task)";
+    }
+    if (jobStdinQueued.get() + n > MAX_JOB_STDIN_QUEUED) {
+      return "the job's tasks here have "
+          + jobStdinQueued.get()
+          + " bytes of stdin waiting (limit 16mb a job)";
+    }
+    if (nodeStdinQueued.get() + n > MAX_NODE_STDIN_QUEUED) {
+      return "the node's tasks have "
+          + nodeStdinQueued.get()
+          + " bytes of stdin waiting (limit 64mb)";
+    }
+    return null;
   }
 
   private void closeStdin(Task t) {
@@ -569,7 +610,9 @@ final class TaskHost {
       // Readers waiting for a window that will never open again read on to the end of the pipe.
       t.window.release(Integer.MAX_VALUE / 2);
       if (t.stdinWriter != null) {
-        t.stdinWriter.shutdownNow();
+        for (Runnable never : t.stdinWriter.shutdownNow()) {
+          ((StdinWrite) never).dropped();
+        }
       }
     }
     endReply.tell(

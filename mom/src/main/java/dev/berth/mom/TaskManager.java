@@ -51,6 +51,7 @@ final class TaskManager {
     final int id;
     final String node;
     SpawnTask spawn; // kept only until the node answers it
+    Runnable held = () -> {}; // gives the spawn request's bytes back to the socket's budget
     long pid;
 
     /** The last piece passed on (written to its connection or the job's files). */
@@ -143,19 +144,30 @@ final class TaskManager {
     return list.build();
   }
 
-  void request(long connection, TmRequest r) {
+  /**
+   * Answers a request; {@code done} runs once it is no longer held here: at once, or for a spawn
+   * once its node has answered (the spawn is kept to be sent again until then).
+   */
+  void request(long connection, TmRequest r, Runnable done) {
+    Entry spawned = null;
     switch (r.getBodyCase()) {
       case NODES -> answer(connection, r.getId(), TmResponse.newBuilder().setNodes(nodes));
-      case SPAWN -> spawn(connection, r.getId(), r.getSpawn());
+      case SPAWN -> spawned = spawn(connection, r.getId(), r.getSpawn());
       case WAIT -> waitFor(connection, r.getId(), r.getWait().getTaskId());
       case SIGNAL ->
           signal(connection, r.getId(), r.getSignal().getTaskId(), r.getSignal().getSignal());
       case INPUT -> input(connection, r.getInput());
       default -> fail(connection, r.getId(), "unknown request " + r.getBodyCase());
     }
+    if (spawned != null && spawned.spawn != null) {
+      spawned.held = done;
+    } else {
+      done.run();
+    }
   }
 
-  private void spawn(long connection, long request, TmSpawn s) {
+  /** The task the spawn asks for, sent to its node; null when it is refused. */
+  private Entry spawn(long connection, long request, TmSpawn s) {
     TmNode node =
         nodes.getNodesList().stream()
             .filter(n -> n.getName().equals(s.getNode()))
@@ -163,23 +175,23 @@ final class TaskManager {
             .orElse(null);
     if (node == null) {
       fail(connection, request, s.getNode() + " is not a node of job " + job.getId());
-      return;
+      return null;
     }
     if (s.getArgvCount() == 0 || s.getArgv(0).isEmpty()) {
       fail(connection, request, "no program to start");
-      return;
+      return null;
     }
     String bad = invalid(s);
     if (!bad.isEmpty()) {
       fail(connection, request, bad);
-      return;
+      return null;
     }
     int id;
     try {
       id = ids.next();
     } catch (java.io.IOException e) {
       fail(connection, request, "cannot give out a task id: " + e.getMessage());
-      return;
+      return null;
     }
     int vnode = s.getVnode();
     if (vnode < node.getFirstVnode() || vnode >= node.getFirstVnode() + node.getSlots()) {
@@ -205,6 +217,7 @@ final class TaskManager {
     }
     tasks.put(id, e);
     toNode.accept(e.node, MomInbound.newBuilder().setSpawn(spawn).build());
+    return e;
   }
 
   /** Why a spawn request cannot become a process, or "". */
@@ -224,6 +237,9 @@ final class TaskManager {
       fail(connection, request, "job " + job.getId() + " has no task " + taskId);
     } else if (e.endDelivered) {
       answer(connection, request, exited(e));
+    } else if (e.waiters.stream().anyMatch(w -> w.connection() == connection)) {
+      // Once per connection: else a loop of waits would grow the list without end.
+      fail(connection, request, "this connection waits for task " + taskId + " already");
     } else {
       e.waiters.add(new Waiter(connection, request));
     }
@@ -300,7 +316,7 @@ final class TaskManager {
       return;
     }
     e.started = true;
-    e.spawn = null;
+    answered(e);
     e.pid = s.getPid();
     if (!s.getError().isEmpty()) {
       String why = "cannot start task " + e.id + " on " + e.node + ": " + s.getError();
@@ -394,7 +410,7 @@ final class TaskManager {
       return;
     }
     e.started = true;
-    e.spawn = null;
+    answered(e);
     e.ended = true;
     if (e.node.equals(self)) {
       localSessions.remove(e.pid); // a reused pid must not let another session in
@@ -444,6 +460,12 @@ final class TaskManager {
         toNode.accept(e.node, MomInbound.newBuilder().setSpawn(e.spawn).build());
       }
     }
+  }
+
+  /** The spawn's node has answered it: it need not be kept to be sent again. */
+  private static void answered(Entry e) {
+    e.spawn = null;
+    e.held.run();
   }
 
   /** The job is over: no more requests; output still arriving goes to the job's files. */

@@ -1,16 +1,20 @@
 package dev.berth.mom;
 
+import dev.berth.core.QuietLog;
 import dev.berth.mom.os.PeerCredentials;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -18,23 +22,43 @@ import org.slf4j.Logger;
 /**
  * The node's task-manager socket, one for every job this node is mother superior of. Which job a
  * connection belongs to is decided by what the kernel says about the connecting process ({@link
- * PeerCredentials}): the one job that admits it gets it ({@link TmEndpoint}), and a process no job
- * admits is refused. Nothing the process sends has a say, so a job's processes reach their own job
- * only. One socket for the node rather than one per job: a socket made and removed with every job
- * costs a file on the node's file system and a thread each time, which a node ending many short
+ * PeerCredentials}) as soon as it is accepted, before anything it sends is read: the one job that
+ * admits it gets it ({@link TmEndpoint}), and a process no job admits is refused at once, so that
+ * it holds nothing here. Nothing the process sends has a say, so a job's processes reach their own
+ * job only. One socket for the node rather than one per job: a socket made and removed with every
+ * job costs a file on the node's file system and a thread each time, which a node ending many short
  * jobs a second pays for in every job.
+ *
+ * <p>The socket is mode 0666, so any local user may connect: refusals are logged through a {@link
+ * QuietLog}, by the process's user or job. What the jobs' connections hold is bounded by {@link
+ * TmLimits} ({@link TmBudget}). The accept loop outlives a failing accept (out of file descriptors)
+ * and ends only when the socket is closed.
  */
 final class TmSocket {
+  /** How long accepting pauses after it failed (out of file descriptors, most likely). */
+  static final Duration ACCEPT_PAUSE = Duration.ofMillis(500);
+
+  /** Log lines about one user's or job's refusals of one kind come at most this often. */
+  static final Duration QUIET = Duration.ofSeconds(10);
+
   private final Path path;
   private final ServerSocketChannel server;
   private final Logger log;
+  private final TmBudget budget;
+  private final QuietLog complaints;
   private final Map<String, TmEndpoint> jobs = new ConcurrentHashMap<>();
+
+  /** The jobs' endpoints and those closed that still have connections, for the sweeper. */
+  private final Set<TmEndpoint> endpoints = ConcurrentHashMap.newKeySet();
+
   private volatile boolean closed;
 
-  private TmSocket(Path path, ServerSocketChannel server, Logger log) {
+  private TmSocket(Path path, ServerSocketChannel server, Logger log, TmLimits limits) {
     this.path = path;
     this.server = server;
     this.log = log;
+    this.budget = new TmBudget(limits);
+    this.complaints = new QuietLog(log::warn, QUIET, () -> System.nanoTime() / 1_000_000);
   }
 
   /**
@@ -42,6 +66,10 @@ final class TmSocket {
    * the mom may write to, and starts accepting.
    */
   static TmSocket open(Path path, Logger log) throws IOException {
+    return open(path, log, TmLimits.DEFAULTS);
+  }
+
+  static TmSocket open(Path path, Logger log, TmLimits limits) throws IOException {
     Files.deleteIfExists(path);
     ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     try {
@@ -53,16 +81,26 @@ final class TmSocket {
       server.close();
       throw e;
     }
-    TmSocket socket = new TmSocket(path, server, log);
-    Thread acceptor = new Thread(socket::accept, "tm-accept");
-    acceptor.setDaemon(true);
-    acceptor.start();
+    TmSocket socket = new TmSocket(path, server, log, limits);
+    socket.start("tm-accept", socket::accept);
+    socket.start("tm-sweep", socket::sweep);
     return socket;
+  }
+
+  private void start(String name, Runnable loop) {
+    Thread t = new Thread(loop, name);
+    t.setDaemon(true);
+    t.start();
   }
 
   /** The socket's path, for the jobs' BERTH_TM_SOCKET. */
   Path path() {
     return path;
+  }
+
+  /** What the jobs' connections hold now. */
+  TmBudget budget() {
+    return budget;
   }
 
   /**
@@ -71,7 +109,9 @@ final class TmSocket {
    */
   TmEndpoint serve(
       String jobId, Predicate<PeerCredentials.Peer> admit, TmEndpoint.Handler handler) {
-    TmEndpoint endpoint = new TmEndpoint(jobId, admit, handler, log, e -> jobs.remove(jobId, e));
+    TmEndpoint endpoint =
+        new TmEndpoint(jobId, admit, handler, budget, complaints, e -> jobs.remove(jobId, e));
+    endpoints.add(endpoint);
     TmEndpoint earlier = jobs.put(jobId, endpoint);
     if (earlier != null) {
       earlier.close();
@@ -99,13 +139,38 @@ final class TmSocket {
       SocketChannel channel;
       try {
         channel = server.accept();
+      } catch (ClosedChannelException e) {
+        return; // closed: the mom is stopping
       } catch (IOException e) {
-        if (!closed) {
-          log.warn("task manager socket {} failed: {}", path, e.getMessage());
-        }
-        return;
+        // Out of file descriptors, most likely (EMFILE, ENFILE): the connection waits in the
+        // backlog until some are given back. A moment's pause instead of a busy loop.
+        complaints.say(
+            "node",
+            "accept",
+            "task manager socket "
+                + path
+                + ": cannot accept a connection ("
+                + e.getMessage()
+                + "); trying again every "
+                + ACCEPT_PAUSE.toMillis()
+                + " ms");
+        pause();
+        continue;
       }
-      route(channel);
+      try {
+        route(channel);
+      } catch (RuntimeException e) {
+        log.warn("task manager: dropped a connection after an internal error", e);
+        TmEndpoint.reject(channel, "internal error: " + e);
+      }
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(ACCEPT_PAUSE.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -115,7 +180,8 @@ final class TmSocket {
     try {
       peer = PeerCredentials.of(channel);
     } catch (IOException e) {
-      refuse(channel, "cannot identify the connecting process: " + e.getMessage());
+      refuse(
+          channel, "unknown", "peer", "cannot identify the connecting process: " + e.getMessage());
       return;
     }
     List<TmEndpoint> admitting = jobs.values().stream().filter(j -> j.admits(peer)).toList();
@@ -124,18 +190,50 @@ final class TmSocket {
       return;
     }
     String who = "refused process " + peer.pid() + " (uid " + peer.uid() + "): ";
-    refuse(
-        channel,
-        admitting.isEmpty()
-            ? who + "it is not a process of a job this node runs"
-            : who
-                + "it is a process of more than one job ("
-                + String.join(", ", admitting.stream().map(TmEndpoint::jobId).sorted().toList())
-                + ")");
+    String source = "uid " + peer.uid();
+    if (admitting.isEmpty()) {
+      refuse(channel, source, "no job", who + "it is not a process of a job this node runs");
+    } else {
+      refuse(
+          channel,
+          source,
+          "several jobs",
+          who
+              + "it is a process of more than one job ("
+              + String.join(", ", admitting.stream().map(TmEndpoint::jobId).sorted().toList())
+              + ")");
+    }
   }
 
-  private void refuse(SocketChannel channel, String why) {
-    log.warn("task manager: {}", why);
+  private void refuse(SocketChannel channel, String source, String kind, String why) {
+    complaints.say(source, kind, "task manager: " + why);
     TmEndpoint.reject(channel, why);
+  }
+
+  /**
+   * Every so often: requests past their deadline are refused, finished connections that do not take
+   * their last answers are cut, and the log says how many refusals it held back.
+   */
+  private void sweep() {
+    long every = Math.min(1000, budget.limits().frameDeadline().toMillis() / 2);
+    while (!closed) {
+      try {
+        Thread.sleep(every);
+      } catch (InterruptedException e) {
+        return;
+      }
+      try {
+        long now = System.nanoTime();
+        for (TmEndpoint e : endpoints) {
+          e.sweep(now);
+          if (e.gone()) {
+            endpoints.remove(e);
+          }
+        }
+        complaints.sweep();
+      } catch (RuntimeException e) {
+        log.warn("task manager: sweeping the connections failed", e);
+      }
+    }
   }
 }

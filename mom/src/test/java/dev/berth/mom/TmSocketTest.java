@@ -48,8 +48,9 @@ class TmSocketTest {
     final List<Long> closed = new CopyOnWriteArrayList<>();
 
     @Override
-    public void request(long connection, TmRequest request) {
+    public void request(long connection, TmRequest request, Runnable done) {
       requests.add(request);
+      done.run();
     }
 
     @Override
