@@ -60,9 +60,9 @@ class HostileJobsIT {
     long seed = Long.getLong("berth.hostile.seed", new Random().nextInt(1 << 20));
     System.out.println("HostileJobsIT: seed " + seed);
     long serverPid = cluster.server.pid();
-    Map<String, Process> moms = new LinkedHashMap<>();
+    Map<String, Long> moms = new LinkedHashMap<>();
     for (String node : List.of("a", "b")) {
-      moms.put(node, cluster.mom(node));
+      moms.put(node, cluster.momPid(node));
     }
     Path aliceWork = MultiNodeCluster.workFor(TestUsers.ALICE, "hostile-alice-");
     Path bobWork = MultiNodeCluster.workFor(TestUsers.BOB, "hostile-bob-");
@@ -95,9 +95,14 @@ class HostileJobsIT {
 
     assertTrue(cluster.server.alive(), "the server is still up: " + cluster.server.log());
     assertEquals(serverPid, cluster.server.pid(), "the server did not restart");
-    for (Map.Entry<String, Process> m : moms.entrySet()) {
+    for (Map.Entry<String, Long> m : moms.entrySet()) {
       assertTrue(
-          m.getValue().isAlive(), "the mom of " + m.getKey() + ": " + cluster.momLog(m.getKey()));
+          cluster.momAlive(m.getKey()),
+          "the mom of " + m.getKey() + ": " + cluster.momLog(m.getKey()));
+      assertEquals(
+          m.getValue(),
+          cluster.momPid(m.getKey()),
+          "the mom of " + m.getKey() + " did not restart");
     }
     assertNothingOfBobLeft(hostile);
     for (String node : moms.keySet()) {

@@ -170,11 +170,6 @@ final class MultiNodeCluster implements AutoCloseable {
     return p.exitValue();
   }
 
-  /** The running mom process of {@code node}. */
-  Process mom(String node) {
-    return moms.get(node);
-  }
-
   void killMom(String node) throws InterruptedException {
     Process p = moms.remove(node);
     p.destroyForcibly();
