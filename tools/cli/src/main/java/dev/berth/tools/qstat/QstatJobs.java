@@ -113,7 +113,10 @@ final class QstatJobs {
 
   private Optional<JobList> stat(StatJobs.Builder request, String id)
       throws ServerUnavailableException {
-    request.setIncludeSubjobs(options.subjobs());
+    // the tables show no environment: leave it out of the reply, which it may be most of
+    request
+        .setIncludeSubjobs(options.subjobs())
+        .setBrief(!options.full() && options.output() == QstatOptions.Output.TEXT);
     Response response = transport.call(Request.newBuilder().setStatJobs(request));
     Optional<Error> failure = Replies.failure(response, Response.BodyCase.JOBS);
     if (failure.isPresent()) {
