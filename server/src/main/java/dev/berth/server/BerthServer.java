@@ -317,9 +317,19 @@ public final class BerthServer implements AutoCloseable {
 
   private CompletionStage<Response> handle(Request request, Caller caller) {
     if (request.getBodyCase() == Request.BodyCase.RUN_COMMAND) {
-      return timed(request, runCommand(request, caller));
+      return timed(request, bounded(request, runCommand(request, caller)));
     }
     return handleOne(request, caller);
+  }
+
+  /**
+   * {@code answer}, or its refusal if it is larger than a reply may be. The large answers (qstat,
+   * tracejob, a command's output) are refused while they are put together; this is for every other,
+   * which holds what the state holds until the socket encodes it.
+   */
+  private CompletionStage<Response> bounded(Request request, CompletionStage<Response> answer) {
+    String what = "the reply to " + request.getBodyCase().name().toLowerCase(Locale.ROOT);
+    return answer.thenApply(r -> replies.bound(r, what, "ask for less at a time"));
   }
 
   /** {@code answer}, its time counted in the metrics under the request's type. */
@@ -399,17 +409,7 @@ public final class BerthServer implements AutoCloseable {
     if (request.getBodyCase() == Request.BodyCase.RUN_COMMAND) {
       throw new IllegalArgumentException("a command cannot run another");
     }
-    // the large answers (qstat, tracejob) are refused while they are put together; this is for
-    // every other, which holds what the state holds until the socket encodes it
-    return timed(
-        request,
-        answer(request, caller)
-            .thenApply(
-                r ->
-                    replies.bound(
-                        r,
-                        "the reply to " + request.getBodyCase().name().toLowerCase(Locale.ROOT),
-                        "ask for less at a time")));
+    return timed(request, bounded(request, answer(request, caller)));
   }
 
   private CompletionStage<Response> answer(Request request, Caller caller) {
