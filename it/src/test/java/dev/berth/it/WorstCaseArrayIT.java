@@ -99,6 +99,8 @@ class WorstCaseArrayIT {
     try (RemoteHeap heap = RemoteHeap.attach(server.pid())) {
       long live = heap.liveAfterGc();
       heap.resetPeak();
+      long oldBefore = heap.oldGenerationPeak();
+      assertTrue(oldBefore > 0, "the server's state is in an old generation");
       AtomicBoolean attacking = new AtomicBoolean(true);
       ConcurrentLinkedQueue<TestCluster.Result> bobs = new ConcurrentLinkedQueue<>();
       List<Thread> attackers = new ArrayList<>();
@@ -126,13 +128,14 @@ class WorstCaseArrayIT {
         a.join(60_000);
       }
       long peak = heap.peak();
+      long oldGrowth = heap.oldGenerationPeak() - oldBefore;
       Duration p99 = percentile(qstats, 99);
       System.out.printf(
           Locale.ROOT,
           "worst-case array (%d subjobs, %d KB environment): %d qstat -f -t of bob refused;"
               + " alice's qstat p99 %.3f s (before the attack %.3f s), median %.3f s, %d runs;"
               + " server heap peak %d MiB (sum of the pools' peaks, limit %s), %d MiB live"
-              + " before%n",
+              + " before, old generation grew by %.1f MiB at its peak%n",
           SUBJOBS,
           4 * VARIABLE / 1000,
           bobs.size(),
@@ -142,7 +145,8 @@ class WorstCaseArrayIT {
           qstats.size(),
           peak >> 20,
           HEAP,
-          live >> 20);
+          live >> 20,
+          oldGrowth / (double) (1 << 20));
       assertFalse(bobs.isEmpty());
       for (TestCluster.Result r : bobs) {
         assertEquals(
@@ -157,6 +161,8 @@ class WorstCaseArrayIT {
         assertEquals("", r.out());
       }
       assertTrue(p99.compareTo(PROMPT) < 0, "alice's qstat p99 " + p99);
+      // no reply was made whole: the heap grew by less than one reply may take
+      assertTrue(oldGrowth < 16L << 20, "the old generation grew by " + (oldGrowth >> 20) + " MiB");
       assertTrue(server.answers());
     }
     TestCluster.Result table = as(BOB, Map.of(), "qstat", "-t", array);

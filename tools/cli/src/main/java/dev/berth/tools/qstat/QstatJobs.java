@@ -166,7 +166,9 @@ final class QstatJobs {
       return;
     }
     if (options.full()) {
-      out.print(JobDocuments.full(shown, now, zone, linesize));
+      for (Job job : shown) { // a job's text at a time, never the whole listing's
+        out.print(JobDocuments.full(List.of(job), now, zone, linesize));
+      }
     } else if (options.alternate()) {
       Optional<ServerStatus> serverStatus = names.status();
       String name = serverStatus.map(ServerStatus::getName).orElse(serverName());
