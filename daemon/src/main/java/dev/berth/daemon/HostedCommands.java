@@ -10,7 +10,7 @@ import dev.berth.tools.hosted.HostedCommand;
 /** The server's {@link CommandHost}: Berth's Java commands, run in-process for their caller. */
 final class HostedCommands implements CommandHost {
   @Override
-  public Response run(RunCommand command, Caller caller, Server server) {
-    return HostedCommand.run(command, caller.host(), server::call, Decider::isQuery);
+  public Response run(RunCommand command, Caller caller, Server server, long outputBytes) {
+    return HostedCommand.run(command, caller.host(), server::call, Decider::isQuery, outputBytes);
   }
 }

@@ -63,6 +63,20 @@ final class RemoteHeap implements AutoCloseable {
     return sum;
   }
 
+  /**
+   * The old generation's peak use since {@link #resetPeak}: where the collector puts every large
+   * array (G1's humongous regions), so a reply built whole would show here.
+   */
+  long oldGenerationPeak() throws IOException {
+    long sum = 0;
+    for (MemoryPoolMXBean pool : heapPools()) {
+      if (pool.getName().contains("Old Gen") || pool.getName().contains("Tenured")) {
+        sum += pool.getPeakUsage().getUsed();
+      }
+    }
+    return sum;
+  }
+
   /** What is in use once a full collection has run: what the process really keeps. */
   long liveAfterGc() throws IOException {
     memory().gc();

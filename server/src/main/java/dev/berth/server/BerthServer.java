@@ -26,6 +26,7 @@ import dev.berth.server.metrics.ServerMetrics;
 import dev.berth.server.query.NodeTelemetry;
 import dev.berth.server.query.OutputGrants;
 import dev.berth.server.query.Queries;
+import dev.berth.server.query.ReplyBudget;
 import dev.berth.server.query.TerminalPermits;
 import dev.berth.server.relay.RelayPort;
 import dev.berth.server.state.ClusterState;
@@ -35,6 +36,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -175,6 +177,7 @@ public final class BerthServer implements AutoCloseable {
   private final ExecutorService background;
   private final Outbox outbox;
   private final Queries queries;
+  private final ReplyBudget replies;
   private final TerminalPermits terminals;
   private final RecoveryReport recovery;
   private final ServerMetrics metrics;
@@ -227,13 +230,15 @@ public final class BerthServer implements AutoCloseable {
             : new AccountingLog(config.accounting(), ZoneId.systemDefault());
     this.replays = Executors.newSingleThreadExecutor(daemon("berth-accounting-replay"));
     AtomicReference<Plan> lastPlan = new AtomicReference<>();
+    this.replies = new ReplyBudget(config.limits().replyBytes());
     this.queries =
         new Queries(
             config.serverName(),
             journal,
             telemetry,
             clock,
-            () -> Optional.ofNullable(lastPlan.get()));
+            () -> Optional.ofNullable(lastPlan.get()),
+            replies);
     this.terminals = new TerminalPermits(seal, config.serverName());
     ServerActor.Settings settings =
         new ServerActor.Settings(
@@ -312,9 +317,19 @@ public final class BerthServer implements AutoCloseable {
 
   private CompletionStage<Response> handle(Request request, Caller caller) {
     if (request.getBodyCase() == Request.BodyCase.RUN_COMMAND) {
-      return timed(request, runCommand(request, caller));
+      return timed(request, bounded(request, runCommand(request, caller)));
     }
     return handleOne(request, caller);
+  }
+
+  /**
+   * {@code answer}, or its refusal if it is larger than a reply may be. The large answers (qstat,
+   * tracejob, a command's output) are refused while they are put together; this is for every other,
+   * which holds what the state holds until the socket encodes it.
+   */
+  private CompletionStage<Response> bounded(Request request, CompletionStage<Response> answer) {
+    String what = "the reply to " + request.getBodyCase().name().toLowerCase(Locale.ROOT);
+    return answer.thenApply(r -> replies.bound(r, what, "ask for less at a time"));
   }
 
   /** {@code answer}, its time counted in the metrics under the request's type. */
@@ -362,7 +377,7 @@ public final class BerthServer implements AutoCloseable {
         () -> {
           try {
             answer.complete(
-                commands.run(request.getRunCommand(), caller, server).toBuilder()
+                commands.run(request.getRunCommand(), caller, server, replies.bytes()).toBuilder()
                     .setId(request.getId())
                     .build());
           } catch (Throwable e) {
@@ -394,7 +409,7 @@ public final class BerthServer implements AutoCloseable {
     if (request.getBodyCase() == Request.BodyCase.RUN_COMMAND) {
       throw new IllegalArgumentException("a command cannot run another");
     }
-    return timed(request, answer(request, caller));
+    return timed(request, bounded(request, answer(request, caller)));
   }
 
   private CompletionStage<Response> answer(Request request, Caller caller) {

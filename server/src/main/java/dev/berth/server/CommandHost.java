@@ -20,6 +20,7 @@ public interface CommandHost {
    * error that stopped it (the server stepping down).
    *
    * @param server answers the requests the command makes, as {@code caller}
+   * @param outputBytes the most the command may print; what would print more is refused
    */
-  Response run(RunCommand command, Caller caller, Server server);
+  Response run(RunCommand command, Caller caller, Server server, long outputBytes);
 }

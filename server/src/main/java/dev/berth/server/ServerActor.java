@@ -640,6 +640,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
           JOB_REQUEUED,
           JOB_SUSPEND_CONFIRMED,
           JOB_ALTERED,
+          SUBJOB_ALTERED,
           NODE_CREATED,
           NODE_UPDATED,
           NODE_DELETED,

@@ -89,6 +89,15 @@ public final class AccountingRecords {
           records.add(new AccountingRecord(at, 'Q', altered.getId(), List.of(queue(altered))));
         }
       }
+      case SUBJOB_ALTERED -> {
+        // the subjobs of an array that qmove moved
+        if (e.getSubjobAltered().getChangedList().contains("queue")) {
+          after
+              .job(e.getSubjobAltered().getJobId())
+              .ifPresent(
+                  j -> records.add(new AccountingRecord(at, 'Q', j.getId(), List.of(queue(j)))));
+        }
+      }
       default -> {
         // no record
       }

@@ -7,7 +7,6 @@ import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
-import dev.berth.proto.JobAltered;
 import dev.berth.proto.JobHeld;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Queue;
@@ -79,9 +78,7 @@ final class AlterJobs {
       ResourceLimits.check(next.build(), queue, s);
       AttributeValues.checkTotal(next.build());
       Feasible.require(s, next.build(), "the altered job could never run");
-      out.event(
-          Event.newBuilder()
-              .setJobAltered(JobAltered.newBuilder().setJob(next.build()).addAllChanged(changed)));
+      out.event(Alterations.event(job, next.build(), changed));
     }
     if (holds != null) {
       var h = JobAttributes.holds(holds);

@@ -4,7 +4,6 @@ import dev.berth.proto.Event;
 import dev.berth.proto.Gpu;
 import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
-import dev.berth.proto.JobAltered;
 import dev.berth.proto.JobExited;
 import dev.berth.proto.JobHeld;
 import dev.berth.proto.JobObitReport;
@@ -118,11 +117,7 @@ final class NodeReports {
   private static void note(Outcome out, Job job, String comment) {
     if (!job.getComment().equals(comment)) {
       out.event(
-          Event.newBuilder()
-              .setJobAltered(
-                  JobAltered.newBuilder()
-                      .setJob(job.toBuilder().setComment(comment))
-                      .addChanged("comment")));
+          Alterations.event(job, job.toBuilder().setComment(comment).build(), List.of("comment")));
     }
   }
 

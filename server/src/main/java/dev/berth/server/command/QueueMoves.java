@@ -2,9 +2,7 @@ package dev.berth.server.command;
 
 import dev.berth.proto.Ack;
 import dev.berth.proto.Error;
-import dev.berth.proto.Event;
 import dev.berth.proto.Job;
-import dev.berth.proto.JobAltered;
 import dev.berth.proto.JobState;
 import dev.berth.proto.MoveJob;
 import dev.berth.proto.OrderJobs;
@@ -44,8 +42,7 @@ final class QueueMoves {
     Outcome out = new Outcome();
     ClusterState view = s;
     for (Job j : moving) {
-      view =
-          alter(out, view, j.toBuilder().setQueue(to.getName()).build(), "queue", ctx.nowMillis());
+      view = alter(out, view, j, j.toBuilder().setQueue(to.getName()).build(), "queue", ctx);
     }
     if (!Permissions.isManager(s, caller)) {
       SubmitJobs.requireEnabled(to);
@@ -78,8 +75,8 @@ final class QueueMoves {
     ClusterState view = s;
     boolean swapQueues = !first.getQueue().equals(second.getQueue());
     String changed = swapQueues ? "queue" : "queue_rank";
-    view = alter(out, view, swapped(first, second, swapQueues), changed, ctx.nowMillis());
-    view = alter(out, view, swapped(second, first, swapQueues), changed, ctx.nowMillis());
+    view = alter(out, view, first, swapped(first, second, swapQueues), changed, ctx);
+    view = alter(out, view, second, swapped(second, first, swapQueues), changed, ctx);
     if (swapQueues && !Permissions.isManager(s, caller)) {
       for (Job j : List.of(first, second)) {
         Job moved = view.job(j.getId()).orElseThrow();
@@ -134,13 +131,10 @@ final class QueueMoves {
 
   /** Records the job as altered (its state stays), and the state it leaves. */
   private static ClusterState alter(
-      Outcome out, ClusterState view, Job altered, String changed, long now) {
+      Outcome out, ClusterState view, Job job, Job altered, String changed, Context ctx) {
     if (altered.getState() == JobState.COMPLETED) {
       return view;
     }
-    Event.Builder e =
-        Event.newBuilder()
-            .setJobAltered(JobAltered.newBuilder().setJob(altered).addChanged(changed));
-    return out.event(view, e, now);
+    return out.event(view, Alterations.event(job, altered, List.of(changed)), ctx.nowMillis());
   }
 }

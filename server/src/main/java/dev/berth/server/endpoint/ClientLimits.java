@@ -1,5 +1,6 @@
 package dev.berth.server.endpoint;
 
+import dev.berth.core.Frames;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -23,6 +24,9 @@ import java.util.stream.Collectors;
  * @param userBufferBytes bytes of one user's requests the server holds: partial frames being read,
  *     and requests received but not yet answered
  * @param userReplyBytes bytes of replies to one user written to the socket but not yet read
+ * @param replyBytes the largest reply, encoded (and the most a command the server runs for the
+ *     native client may print): a request whose answer would be larger is refused with a message
+ *     that says so, before the answer is built
  * @param connections connections of all users together, trusted users' not counted
  * @param bufferBytes request and reply bytes of all users together, trusted users' not counted
  * @param stall a connection that is throttled this long (its replies unread, or waiting under a
@@ -35,6 +39,7 @@ public record ClientLimits(
     int userRequests,
     long userBufferBytes,
     long userReplyBytes,
+    long replyBytes,
     int connections,
     long bufferBytes,
     Duration stall,
@@ -44,6 +49,14 @@ public record ClientLimits(
 
   /** A frame must fit in one Java array. */
   private static final long MAX_FRAME = Integer.MAX_VALUE - 8;
+
+  /**
+   * The default reply limit's share of the heap: the replies being encoded at once (one at the
+   * socket, one per hosted command) must leave room for the state and what clients have not read.
+   */
+  private static final int REPLY_HEAP_SHARE = 32;
+
+  private static final long MIN_DEFAULT_REPLY = 16 << 20;
 
   /** The environment variable that overrides the defaults: {@code name=value,...}. */
   public static final String VARIABLE = "BERTH_CLIENT_LIMITS";
@@ -55,6 +68,7 @@ public record ClientLimits(
     USER_REQUESTS("user_requests"),
     USER_BUFFER("user_buffer"),
     USER_REPLIES("user_replies"),
+    REPLY("reply"),
     CONNECTIONS("connections"),
     BUFFER("buffer"),
     STALL("stall"),
@@ -81,6 +95,15 @@ public record ClientLimits(
   }
 
   public ClientLimits {
+    if (replyBytes > Frames.REPLY_LIMIT) {
+      throw new IllegalArgumentException(
+          Limit.REPLY.setting
+              + " ("
+              + size(replyBytes)
+              + ") may be at most "
+              + size(Frames.REPLY_LIMIT)
+              + ", the largest reply the clients read");
+    }
     // A largest request, with the first buffers of the user's other connections, must fit.
     for (Limit budget : new Limit[] {Limit.USER_BUFFER, Limit.BUFFER}) {
       long bytes = budget == Limit.USER_BUFFER ? userBufferBytes : bufferBytes;
@@ -98,8 +121,8 @@ public record ClientLimits(
 
   /**
    * The defaults for a server whose heap may grow to {@code maxHeapBytes}: a quarter of it for what
-   * clients send and have not read (but room for two of the largest requests), the rest for the
-   * state and the work.
+   * clients send and have not read (but room for two of the largest requests), a thirty-second for
+   * one reply (at least 16 MiB, at most what clients read), the rest for the state and the work.
    */
   public static ClientLimits defaults(long maxHeapBytes) {
     return new ClientLimits(
@@ -108,6 +131,7 @@ public record ClientLimits(
         16,
         64L << 20,
         64L << 20,
+        Math.min(Math.max(maxHeapBytes / REPLY_HEAP_SHARE, MIN_DEFAULT_REPLY), Frames.REPLY_LIMIT),
         4096,
         Math.max(maxHeapBytes / 4, 2L * DEFAULT_FRAME),
         Duration.ofSeconds(60),
@@ -142,6 +166,7 @@ public record ClientLimits(
         get(set, Limit.USER_REQUESTS, ClientLimits::count, userRequests),
         get(set, Limit.USER_BUFFER, ClientLimits::bytes, userBufferBytes),
         get(set, Limit.USER_REPLIES, ClientLimits::bytes, userReplyBytes),
+        get(set, Limit.REPLY, ClientLimits::bytes, replyBytes),
         get(set, Limit.CONNECTIONS, ClientLimits::count, connections),
         get(set, Limit.BUFFER, ClientLimits::bytes, bufferBytes),
         get(set, Limit.STALL, ClientLimits::duration, stall),
@@ -170,6 +195,7 @@ public record ClientLimits(
           case USER_REQUESTS -> Integer.toString(userRequests);
           case USER_BUFFER -> size(userBufferBytes);
           case USER_REPLIES -> size(userReplyBytes);
+          case REPLY -> size(replyBytes);
           case CONNECTIONS -> Integer.toString(connections);
           case BUFFER -> size(bufferBytes);
           case STALL -> seconds(stall);

@@ -14,6 +14,7 @@ public final class EventJobs {
           case JOB_HELD -> e.getJobHeld().getJobId();
           case JOB_RELEASED -> e.getJobReleased().getJobId();
           case JOB_ALTERED -> e.getJobAltered().getJob().getId();
+          case SUBJOB_ALTERED -> e.getSubjobAltered().getJobId();
           case JOB_DISPATCHED -> e.getJobDispatched().getJobId();
           case JOB_STARTED -> e.getJobStarted().getJobId();
           case JOB_EXITED -> e.getJobExited().getJobId();

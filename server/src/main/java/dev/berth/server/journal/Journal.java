@@ -29,12 +29,18 @@ public interface Journal extends AutoCloseable {
   /** Stores a snapshot of the state as of {@code seq}; older snapshots may then be dropped. */
   void saveSnapshot(Snapshot snapshot);
 
-  /** Every event that concerns the job (and, for a subjob, its array), oldest first. */
-  List<Event> history(String jobId);
+  /**
+   * Delivers every event that concerns the job (and, for a subjob, its array), oldest first; an
+   * exception {@code consumer} throws ends the reading.
+   */
+  void history(String jobId, Consumer<Event> consumer);
 
   @Override
   void close();
 
-  /** A state image (events without sequence numbers) as of event {@code seq}. */
-  record Snapshot(long seq, List<Event> image) {}
+  /**
+   * A state image (events without sequence numbers) as of event {@code seq}. A stored one is read
+   * from disk as it is iterated, a piece at a time; iterate it while the journal is open.
+   */
+  record Snapshot(long seq, Iterable<Event> image) {}
 }

@@ -281,8 +281,8 @@ public final class KafkaJournal implements Journal {
   }
 
   @Override
-  public List<Event> history(String jobId) {
-    return local.history(jobId);
+  public void history(String jobId, Consumer<Event> consumer) {
+    local.history(jobId, consumer);
   }
 
   /** Whether another server has fenced this one. */

@@ -3,7 +3,6 @@ package dev.berth.server.journal;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.berth.core.FormatVersion;
 import dev.berth.proto.Event;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +41,6 @@ public final class RocksJournal implements Journal {
   private static final byte[] EVENTS = "events".getBytes(StandardCharsets.UTF_8);
   private static final byte[] JOBS = "jobs".getBytes(StandardCharsets.UTF_8);
   private static final byte[] SNAPSHOTS = "snapshots".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] LATEST = "latest".getBytes(StandardCharsets.UTF_8);
 
   /**
    * The format mark, in the default column family. Version 2 marks its journals; the layout (events
@@ -52,7 +50,6 @@ public final class RocksJournal implements Journal {
   private static final byte[] FORMAT = "format".getBytes(StandardCharsets.UTF_8);
 
   static final int FORMAT_VERSION = 2;
-  private static final int SNAPSHOT_CHUNK = 4 << 20;
 
   static {
     RocksDB.loadLibrary();
@@ -65,8 +62,8 @@ public final class RocksJournal implements Journal {
   private final RocksDB db;
   private final ColumnFamilyHandle events;
   private final ColumnFamilyHandle jobs;
-  private final ColumnFamilyHandle snapshots;
   private final List<ColumnFamilyHandle> handles;
+  private final RocksSnapshots snapshotStore;
   private final WriteOptions syncWrite = new WriteOptions().setSync(true);
   private final GroupCommit writer;
   private volatile long lastSeq;
@@ -114,7 +111,7 @@ public final class RocksJournal implements Journal {
     }
     events = handles.get(1);
     jobs = handles.get(2);
-    snapshots = handles.get(3);
+    snapshotStore = new RocksSnapshots(db, handles.get(3), syncWrite);
     checkFormat();
     lastSeq = readLastSeq();
     writer = new GroupCommit("berth-journal-writer", this::write);
@@ -197,7 +194,7 @@ public final class RocksJournal implements Journal {
   }
 
   @Override
-  public List<Event> history(String jobId) {
+  public void history(String jobId, Consumer<Event> consumer) {
     List<String> ids = new ArrayList<>(List.of(jobId));
     int bracket = jobId.indexOf('[');
     if (bracket > 0 && jobId.charAt(bracket + 1) != ']') {
@@ -213,76 +210,26 @@ public final class RocksJournal implements Journal {
       }
     }
     seqs.sort(Long::compare);
-    List<Event> result = new ArrayList<>(seqs.size());
     try {
       for (long seq : seqs) {
         byte[] value = db.get(events, key(seq));
         if (value != null) {
-          result.add(decode(seq, value));
+          consumer.accept(decode(seq, value));
         }
       }
     } catch (RocksDBException e) {
       throw new JournalException("cannot read the journal: " + e.getMessage(), e);
     }
-    return result;
   }
 
   @Override
   public Optional<Snapshot> latestSnapshot() {
-    try {
-      byte[] latest = db.get(snapshots, LATEST);
-      if (latest == null) {
-        return Optional.empty();
-      }
-      ByteBuffer meta = ByteBuffer.wrap(latest);
-      long seq = meta.getLong();
-      int chunks = meta.getInt();
-      List<Event> image = new ArrayList<>();
-      for (int c = 0; c < chunks; c++) {
-        byte[] chunk = db.get(snapshots, snapshotKey(seq, c));
-        if (chunk == null) {
-          throw new JournalException("snapshot at event " + seq + " lacks chunk " + c);
-        }
-        var in = com.google.protobuf.CodedInputStream.newInstance(chunk);
-        while (!in.isAtEnd()) {
-          image.add(Event.parseFrom(in.readBytes()));
-        }
-      }
-      return Optional.of(new Snapshot(seq, image));
-    } catch (RocksDBException | IOException e) {
-      throw new JournalException("cannot read the latest snapshot: " + e.getMessage(), e);
-    }
+    return snapshotStore.latest();
   }
 
   @Override
   public void saveSnapshot(Snapshot snapshot) {
-    try (WriteBatch batch = new WriteBatch()) {
-      byte[] previous = db.get(snapshots, LATEST);
-      int chunk = 0;
-      ByteArrayOutputStream buffer = new ByteArrayOutputStream(SNAPSHOT_CHUNK + (1 << 16));
-      var out = com.google.protobuf.CodedOutputStream.newInstance(buffer);
-      for (Event e : snapshot.image()) {
-        out.writeByteArrayNoTag(e.toByteArray());
-        if (buffer.size() >= SNAPSHOT_CHUNK) {
-          out.flush();
-          batch.put(snapshots, snapshotKey(snapshot.seq(), chunk++), buffer.toByteArray());
-          buffer.reset();
-        }
-      }
-      out.flush();
-      batch.put(snapshots, snapshotKey(snapshot.seq(), chunk++), buffer.toByteArray());
-      batch.put(
-          snapshots, LATEST, ByteBuffer.allocate(12).putLong(snapshot.seq()).putInt(chunk).array());
-      if (previous != null) {
-        long old = ByteBuffer.wrap(previous).getLong();
-        if (old != snapshot.seq()) {
-          batch.deleteRange(snapshots, snapshotKey(old, 0), snapshotKey(old + 1, 0));
-        }
-      }
-      db.write(syncWrite, batch);
-    } catch (RocksDBException | IOException e) {
-      throw new JournalException("cannot write a snapshot: " + e.getMessage(), e);
-    }
+    snapshotStore.save(snapshot);
   }
 
   @Override
@@ -339,10 +286,6 @@ public final class RocksJournal implements Journal {
   private static byte[] jobKey(String jobId, long seq) {
     byte[] id = (jobId + "\0").getBytes(StandardCharsets.UTF_8);
     return ByteBuffer.allocate(id.length + 8).put(id).putLong(seq).array();
-  }
-
-  private static byte[] snapshotKey(long seq, int chunk) {
-    return ByteBuffer.allocate(12).putLong(seq).putInt(chunk).array();
   }
 
   private static byte[] record(Event e) {

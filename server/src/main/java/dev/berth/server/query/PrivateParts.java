@@ -37,6 +37,10 @@ final class PrivateParts {
         var body = e.getJobAlteredBuilder();
         body.setJob(job(body.getJob(), mayRead));
       }
+      case SUBJOB_ALTERED -> {
+        var changes = e.getSubjobAlteredBuilder().getChangesBuilder();
+        changes.setSet(job(changes.getSet(), mayRead));
+      }
       default -> {
         return event;
       }

@@ -69,6 +69,7 @@ public final class Queries {
   private final NodeTelemetry telemetry;
   private final Clock clock;
   private final Supplier<Optional<Plan>> lastPlan;
+  private final ReplyBudget budget;
 
   /** More reservations than may exist at once: a request naming more is refused. */
   private static final int MAX_RESERVATION_IDS = 1000;
@@ -76,18 +77,21 @@ public final class Queries {
   /**
    * @param lastPlan the last scheduling cycle's plan, for why queued jobs wait (empty on a server
    *     that has not scheduled)
+   * @param budget the most one reply may take
    */
   public Queries(
       String serverName,
       Journal journal,
       NodeTelemetry telemetry,
       Clock clock,
-      Supplier<Optional<Plan>> lastPlan) {
+      Supplier<Optional<Plan>> lastPlan,
+      ReplyBudget budget) {
     this.serverName = serverName;
     this.journal = journal;
     this.telemetry = telemetry;
     this.clock = clock;
     this.lastPlan = lastPlan;
+    this.budget = budget;
   }
 
   public Response.Builder answer(ClusterState s, Caller caller, Request r) {
@@ -137,6 +141,7 @@ public final class Queries {
     }
     result.sort(JOB_ORDER);
     JobList.Builder list = JobList.newBuilder().setServer(serverName);
+    ReplyBudget.Reply size = budget.reply(subject(q), fewerJobs(q));
     SchedulingNotes notes = null;
     for (Job j : result) {
       if (j.getState() == JobState.QUEUED && notes == null) {
@@ -154,9 +159,33 @@ public final class Queries {
                 .map(u -> running.toBuilder().setResourcesUsed(u).build())
                 .orElse(running);
       }
-      list.addJobs(PrivateParts.job(shown, Permissions.mayReadPrivate(s, caller, j)));
+      Job sent = PrivateParts.job(shown, !q.getBrief() && Permissions.mayReadPrivate(s, caller, j));
+      size.add(JobList.JOBS_FIELD_NUMBER, sent);
+      list.addJobs(sent);
     }
     return list.build();
+  }
+
+  /** The reply to a qstat, as its refusal names it; the job ids asked for, when few. */
+  private static String subject(StatJobs q) {
+    int n = q.getJobIdsCount();
+    if (n == 0 || n > 3) {
+      return "the reply";
+    }
+    return "the reply about " + String.join(", ", q.getJobIdsList());
+  }
+
+  /** How to ask for a smaller reply than {@code q}'s. */
+  private static String fewerJobs(StatJobs q) {
+    List<String> without = new ArrayList<>();
+    if (q.getIncludeSubjobs()) {
+      without.add("-t");
+    }
+    if (!q.getBrief()) {
+      without.add("-f");
+    }
+    return "ask for fewer jobs at a time"
+        + (without.isEmpty() ? "" : ", or without " + String.join(" or ", without));
   }
 
   private Job visible(ClusterState s, Caller caller, String text) {
@@ -311,7 +340,21 @@ public final class Queries {
 
   private TraceReply trace(ClusterState s, Caller caller, String text) {
     String id = canonical(text);
-    List<Event> history = journal.history(id);
+    List<Event> history = new ArrayList<>();
+    // read no further than the reply may go (a job altered many times), and refused only to those
+    // who may see the job
+    ReplyBudget.Reply size = budget.reply("the history of " + id, "");
+    CommandException tooLarge = null;
+    try {
+      journal.history(
+          id,
+          e -> {
+            size.add(TraceReply.EVENTS_FIELD_NUMBER, e);
+            history.add(e);
+          });
+    } catch (CommandException e) {
+      tooLarge = e;
+    }
     Optional<Job> live = s.job(id);
     boolean mayRead =
         live.isPresent()
@@ -323,6 +366,9 @@ public final class Queries {
     boolean allowed = live.isPresent() ? Permissions.maySee(s, caller, live.get()) : mayRead;
     if (!allowed || history.isEmpty()) {
       throw new CommandException(Error.Code.UNKNOWN_JOB, "Unknown Job Id " + id);
+    }
+    if (tooLarge != null) {
+      throw tooLarge;
     }
     TraceReply.Builder reply = TraceReply.newBuilder();
     for (Event e : history) {

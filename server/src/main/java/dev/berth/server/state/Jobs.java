@@ -1,10 +1,13 @@
 package dev.berth.server.state;
 
+import com.google.protobuf.ByteString;
 import dev.berth.core.ArrayRequest;
+import dev.berth.core.JobDeltas;
 import dev.berth.core.JobIds;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
+import dev.berth.proto.SubjobRestored;
 
 /** Applies the events that add and remove whole jobs, array jobs included. */
 final class Jobs {
@@ -26,8 +29,40 @@ final class Jobs {
     b.nextJobNumber = Math.max(b.nextJobNumber, job.getNumber() + 1);
   }
 
-  /** A job from a snapshot image, exactly as it was (subjobs come as their own images). */
-  static void restored(StateBuilder b, Job job, Event e) {
+  /**
+   * A job from a snapshot image, exactly as it was. Earlier releases wrote subjobs whole: each is
+   * made to share with its parent what it has of the parent's, as a subjob the submission made
+   * does, so that their snapshots load within the memory the state takes.
+   */
+  static void restored(StateBuilder b, Job job, ByteString script) {
+    Job parent = b.jobs.get(job.getArrayParent());
+    add(b, parent == null ? job : shared(madeBy(parent, job.getArrayIndex()), job), script);
+  }
+
+  /** A subjob from a snapshot image: what differs from the subjob its parent (restored) makes. */
+  static void subjobRestored(StateBuilder b, SubjobRestored r) {
+    Job made = madeBy(b.require(r.getArrayParent()), r.getArrayIndex());
+    add(b, JobDeltas.apply(made, r.getDiffers()), ByteString.EMPTY);
+  }
+
+  /** An image of a subjob: what differs from the subjob its parent makes (for the snapshot). */
+  static SubjobRestored subjobImage(Job parent, Job subjob) {
+    return SubjobRestored.newBuilder()
+        .setArrayParent(parent.getId())
+        .setArrayIndex(subjob.getArrayIndex())
+        .setDiffers(JobDeltas.between(madeBy(parent, subjob.getArrayIndex()), subjob))
+        .build();
+  }
+
+  /**
+   * {@code next}, a new version of subjob {@code current}, sharing every value the two have in
+   * common with {@code current} (and so with its parent) rather than holding its own copy.
+   */
+  static Job shared(Job current, Job next) {
+    return JobDeltas.apply(current, JobDeltas.between(current, next));
+  }
+
+  private static void add(StateBuilder b, Job job, ByteString script) {
     b.add(job);
     if (job.getSuspendConfirmed()) {
       // in any order with the preemptor's job that runs on its CPUs
@@ -36,7 +71,7 @@ final class Jobs {
       job.getExecNodesList().forEach(a -> b.hold(a, job.getId()));
     }
     if (job.getArrayParent().isEmpty()) {
-      b.scripts = b.scripts.plus(job.getId(), e.getJobRestored().getScript());
+      b.scripts = b.scripts.plus(job.getId(), script);
     }
     b.nextJobNumber = Math.max(b.nextJobNumber, job.getNumber() + 1);
   }
@@ -59,6 +94,10 @@ final class Jobs {
       }
     }
     b.remove(job);
+  }
+
+  private static Job madeBy(Job parent, int index) {
+    return subjob(parent, index, JobIds.server(parent.getId()));
   }
 
   static Job subjob(Job parent, int index, String server) {

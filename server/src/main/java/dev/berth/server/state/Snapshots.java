@@ -16,7 +16,8 @@ import java.util.Map;
 /**
  * A state written back as events (Kafka's way with metadata images): loading a snapshot is {@link
  * StateMachine#restore} over these events, the same apply code the journal goes through, so
- * snapshot and replay cannot drift apart.
+ * snapshot and replay cannot drift apart. An array's subjobs are written as what differs from their
+ * parent, so that the image takes about the bytes the state takes in memory.
  */
 public final class Snapshots {
   private static final Comparator<Job> JOB_ORDER =
@@ -66,7 +67,12 @@ public final class Snapshots {
     return events;
   }
 
+  /** A job as it stands; a subjob as what differs from the subjob its parent makes. */
   private static Event restored(ClusterState s, Job job) {
+    Job parent = s.jobs.get(job.getArrayParent());
+    if (parent != null) {
+      return Event.newBuilder().setSubjobRestored(Jobs.subjobImage(parent, job)).build();
+    }
     JobRestored.Builder r = JobRestored.newBuilder().setJob(job);
     if (job.getArrayParent().isEmpty()) {
       r.setScript(s.script(job));

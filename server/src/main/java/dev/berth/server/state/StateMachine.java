@@ -1,6 +1,7 @@
 package dev.berth.server.state;
 
 import dev.berth.core.ArrayRequest;
+import dev.berth.core.JobDeltas;
 import dev.berth.core.JobIds;
 import dev.berth.core.Suspensions;
 import dev.berth.proto.AttributeValue;
@@ -11,6 +12,7 @@ import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.Queue;
+import dev.berth.proto.SubjobAltered;
 import java.util.List;
 
 /**
@@ -33,8 +35,11 @@ public final class StateMachine {
     return applyBody(state, event).withSeq(event.getSeq()).build();
   }
 
-  /** Applies a snapshot image (events without their own sequence numbers), then sets seq. */
-  public static ClusterState restore(ClusterState state, List<Event> image, long seq) {
+  /**
+   * Applies a snapshot image (events without their own sequence numbers), then sets seq. The image
+   * is taken one event at a time: one read from disk as it is iterated is never held whole.
+   */
+  public static ClusterState restore(ClusterState state, Iterable<Event> image, long seq) {
     ClusterState s = state;
     for (Event e : image) {
       s = applyBody(s, e).build();
@@ -48,12 +53,15 @@ public final class StateMachine {
     try {
       switch (e.getBodyCase()) {
         case JOB_SUBMITTED -> Jobs.submitted(b, e.getJobSubmitted().getJob(), e);
-        case JOB_RESTORED -> Jobs.restored(b, e.getJobRestored().getJob(), e);
+        case JOB_RESTORED ->
+            Jobs.restored(b, e.getJobRestored().getJob(), e.getJobRestored().getScript());
+        case SUBJOB_RESTORED -> Jobs.subjobRestored(b, e.getSubjobRestored());
         case USAGE_RESTORED -> UsageCharges.restored(b, e.getUsageRestored());
         case JOB_HELD -> held(b, e.getJobHeld().getJobId(), e.getJobHeld().getHolds(), now);
         case JOB_RELEASED ->
             released(b, e.getJobReleased().getJobId(), e.getJobReleased().getHolds(), now);
         case JOB_ALTERED -> altered(b, e.getJobAltered().getJob(), now);
+        case SUBJOB_ALTERED -> subjobAltered(b, e.getSubjobAltered(), now);
         case JOB_DISPATCHED ->
             dispatched(
                 b, e.getJobDispatched().getJobId(), e.getJobDispatched().getExecNodesList(), now);
@@ -122,11 +130,28 @@ public final class StateMachine {
     b.replace(job, job.toBuilder().setHolds(left).setState(next).setMtime(now).build());
   }
 
+  /** A job with new attribute values; a subjob keeps sharing what it shares with its parent. */
   private static void altered(StateBuilder b, Job altered, long now) {
     Job job = b.require(altered.getId());
+    replaceAltered(
+        b, job, job.getArrayParent().isEmpty() ? altered : Jobs.shared(job, altered), now);
+  }
+
+  private static void subjobAltered(StateBuilder b, SubjobAltered a, long now) {
+    Job job = b.require(a.getJobId());
+    if (job.getArrayParent().isEmpty()) {
+      throw new IllegalTransitionException("job " + job.getId() + " is not an array's subjob");
+    }
+    replaceAltered(b, job, JobDeltas.apply(job, a.getChanges()), now);
+  }
+
+  private static void replaceAltered(StateBuilder b, Job job, Job altered, long now) {
     if (job.getState() != altered.getState()) {
       throw new IllegalTransitionException(
           "alter of " + job.getId() + " may not change its state " + job.getState());
+    }
+    if (!job.getId().equals(altered.getId())) {
+      throw new IllegalTransitionException("alter of " + job.getId() + " may not change its id");
     }
     b.replace(job, altered.toBuilder().setMtime(now).build());
   }

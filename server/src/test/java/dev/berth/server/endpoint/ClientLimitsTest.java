@@ -19,6 +19,7 @@ class ClientLimitsTest {
     assertEquals(16, d.userRequests());
     assertEquals(64L << 20, d.userBufferBytes());
     assertEquals(64L << 20, d.userReplyBytes());
+    assertEquals(64L << 20, d.replyBytes(), "a thirty-second of the heap");
     assertEquals(4096, d.connections());
     assertEquals(512L << 20, d.bufferBytes());
     assertEquals(Duration.ofSeconds(60), d.stall());
@@ -67,7 +68,7 @@ class ClientLimitsTest {
         e.getMessage());
     assertEquals(
         "unknown client limit 'users'; the limits are frame, user_connections, user_requests,"
-            + " user_buffer, user_replies, connections, buffer, stall, idle",
+            + " user_buffer, user_replies, reply, connections, buffer, stall, idle",
         assertThrows(IllegalArgumentException.class, () -> limits().with("users=3")).getMessage());
     assertThrows(IllegalArgumentException.class, () -> limits().with("user_requests=0"));
     assertThrows(IllegalArgumentException.class, () -> limits().with("stall=0s"));
@@ -82,6 +83,17 @@ class ClientLimitsTest {
   @Test
   void aSmallHeapStillLetsTwoOfTheLargestRequestsIn() {
     assertEquals(32L << 20, ClientLimits.defaults(64L << 20).bufferBytes());
+  }
+
+  @Test
+  void aReplyMayTakeNoMoreThanClientsRead() {
+    assertEquals(16L << 20, ClientLimits.defaults(256L << 20).replyBytes(), "at least 16 MiB");
+    assertEquals(256L << 20, ClientLimits.defaults(8L << 30).replyBytes());
+    assertEquals(512L << 20, ClientLimits.defaults(64L << 30).replyBytes(), "what clients read");
+    assertEquals(1L << 20, limits().with("reply=1m").replyBytes());
+    assertEquals(
+        "reply (1024 MiB) may be at most 512 MiB, the largest reply the clients read",
+        assertThrows(IllegalArgumentException.class, () -> limits().with("reply=1g")).getMessage());
   }
 
   @Test

@@ -147,7 +147,7 @@ class RocksJournalTest {
       JournalException e = assertThrows(JournalException.class, () -> j.replay(0, seen::add));
       assertEquals("journal record 2 fails its checksum: the journal is damaged", e.getMessage());
       assertEquals(events(1, 1), seen, "events before the damage were delivered");
-      assertThrows(JournalException.class, () -> j.history("1.srv"));
+      assertThrows(JournalException.class, () -> history(j, "1.srv"));
     }
   }
 
@@ -182,13 +182,13 @@ class RocksJournalTest {
     try (RocksJournal j = RocksJournal.open(dir)) {
       assertEquals(Optional.empty(), j.latestSnapshot());
       j.saveSnapshot(new Journal.Snapshot(10, small));
-      assertEquals(Optional.of(new Journal.Snapshot(10, small)), j.latestSnapshot());
+      assertSnapshot(10, small, j);
       j.saveSnapshot(new Journal.Snapshot(20, List.of()));
-      assertEquals(Optional.of(new Journal.Snapshot(20, List.of())), j.latestSnapshot());
+      assertSnapshot(20, List.of(), j);
       j.saveSnapshot(new Journal.Snapshot(30, small));
     }
     try (RocksJournal j = RocksJournal.open(dir)) {
-      assertEquals(Optional.of(new Journal.Snapshot(30, small)), j.latestSnapshot());
+      assertSnapshot(30, small, j);
     }
     assertEquals(List.of(30L), snapshotSeqs(), "older snapshots are dropped");
   }
@@ -208,9 +208,7 @@ class RocksJournalTest {
       j.saveSnapshot(new Journal.Snapshot(500, image));
     }
     try (RocksJournal j = RocksJournal.open(dir)) {
-      Journal.Snapshot loaded = j.latestSnapshot().orElseThrow();
-      assertEquals(500, loaded.seq());
-      assertEquals(image, loaded.image());
+      assertSnapshot(500, image, j);
     }
     int[] chunks = new int[1];
     RawRocks.with(
@@ -236,6 +234,14 @@ class RocksJournalTest {
       JournalException e = assertThrows(JournalException.class, j::latestSnapshot);
       assertEquals("snapshot at event 8 lacks chunk 0", e.getMessage());
     }
+  }
+
+  private static void assertSnapshot(long seq, List<Event> image, Journal j) {
+    Journal.Snapshot loaded = j.latestSnapshot().orElseThrow();
+    assertEquals(seq, loaded.seq());
+    List<Event> read = new ArrayList<>();
+    loaded.image().forEach(read::add);
+    assertEquals(image, read);
   }
 
   private static ByteString script(int job, int size) {
@@ -279,14 +285,20 @@ class RocksJournalTest {
             numbered(9, exited("1.srv", 0, 9)));
     try (RocksJournal j = RocksJournal.open(dir)) {
       write(j, journal);
-      assertEquals(seqs(j.history("1.srv")), List.of(2L, 5L, 9L));
-      assertEquals(seqs(j.history("12.srv")), List.of(3L, 7L));
-      assertEquals(seqs(j.history("2[1].srv")), List.of(4L, 6L, 8L));
-      assertEquals(seqs(j.history("2[2].srv")), List.of(4L));
-      assertEquals(seqs(j.history("2[].srv")), List.of(4L));
-      assertEquals(List.of(), j.history("3.srv"));
-      assertEquals(journal.get(1), j.history("1.srv").get(0));
+      assertEquals(seqs(history(j, "1.srv")), List.of(2L, 5L, 9L));
+      assertEquals(seqs(history(j, "12.srv")), List.of(3L, 7L));
+      assertEquals(seqs(history(j, "2[1].srv")), List.of(4L, 6L, 8L));
+      assertEquals(seqs(history(j, "2[2].srv")), List.of(4L));
+      assertEquals(seqs(history(j, "2[].srv")), List.of(4L));
+      assertEquals(List.of(), history(j, "3.srv"));
+      assertEquals(journal.get(1), history(j, "1.srv").get(0));
     }
+  }
+
+  private static List<Event> history(Journal j, String jobId) {
+    List<Event> events = new ArrayList<>();
+    j.history(jobId, events::add);
+    return events;
   }
 
   private static List<Long> seqs(List<Event> events) {

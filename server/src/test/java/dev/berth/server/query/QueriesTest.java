@@ -36,6 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** qstat, pbsnodes and tracejob: who sees which jobs. */
 class QueriesTest {
+  private static final long REPLY_BYTES = 64 << 20;
+
   @TempDir Path dir;
 
   private Driver d;
@@ -57,7 +59,8 @@ class QueriesTest {
             journal,
             telemetry,
             Clock.fixed(Instant.ofEpochSecond(d.nowSeconds()), ZoneOffset.UTC),
-            Optional::empty);
+            Optional::empty,
+            new ReplyBudget(REPLY_BYTES));
   }
 
   @AfterEach

@@ -68,7 +68,8 @@ class SchedulingNotesTest {
             journal,
             new NodeTelemetry(),
             clock,
-            () -> Optional.ofNullable(lastPlan.get()));
+            () -> Optional.ofNullable(lastPlan.get()),
+            new ReplyBudget(64 << 20));
     t0 = d.nowSeconds();
     running(submit(ALICE, "1:ppn=3", "00:10:00"));
     d.advance(60);

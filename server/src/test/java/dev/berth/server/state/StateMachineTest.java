@@ -45,7 +45,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
+import dev.berth.proto.JobDelta;
 import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.SubjobAltered;
+import dev.berth.proto.SubjobRestored;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -348,6 +351,44 @@ class StateMachineTest {
             counts("3[].srv", 0, 3, 0, 0),
             eligible())
         .then(released("3[4].srv", "u"), state("3[].srv", QUEUED), eligible("3[4].srv"));
+  }
+
+  @Test
+  void aSubjobIsAlteredByWhatChangedAndRestoredByWhatDiffersFromItsParent() {
+    Job parent = array(3, "1-2", 2);
+    cluster()
+        .then(submitted(parent))
+        .then(
+            subjobAltered("3[2].srv", Job.newBuilder().setName("second").setQueue("long")),
+            field("3[2].srv", "name", Job::getName, "second"),
+            field("3[2].srv", "queue", Job::getQueue, "long"),
+            field("3[1].srv", "queue", Job::getQueue, "batch"))
+        .rejects(
+            subjobAltered("3[1].srv", Job.newBuilder().setState(HELD)),
+            "alter of 3[1].srv may not change its state QUEUED")
+        .rejects(
+            subjobAltered("3[1].srv", Job.newBuilder().setId("4.srv")),
+            "alter of 3[1].srv may not change its id")
+        .rejects(
+            subjobAltered("3[].srv", Job.newBuilder().setName("x")),
+            "job 3[].srv is not an array's subjob")
+        .rejects(subjobAltered("3[7].srv", Job.newBuilder()), "no job 3[7].srv");
+    new EventTable()
+        .given(nodeCreated("n1", 4), queueCreated("batch"))
+        .rejects(
+            Event.newBuilder()
+                .setSubjobRestored(
+                    SubjobRestored.newBuilder().setArrayParent("3[].srv").setArrayIndex(1)),
+            "no job 3[].srv");
+  }
+
+  private static Event.Builder subjobAltered(String id, Job.Builder changes) {
+    return Event.newBuilder()
+        .setSubjobAltered(
+            SubjobAltered.newBuilder()
+                .setJobId(id)
+                .setChanges(JobDelta.newBuilder().setSet(changes))
+                .addChanged("changed"));
   }
 
   @Test

@@ -62,8 +62,8 @@ public abstract class ForwardingJournal implements Journal {
   }
 
   @Override
-  public List<Event> history(String jobId) {
-    return journal.history(jobId);
+  public void history(String jobId, Consumer<Event> consumer) {
+    journal.history(jobId, consumer);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.berth.tools.hosted;
 
+import com.google.protobuf.ByteString;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
 import dev.berth.client.Origin;
@@ -45,13 +46,15 @@ public final class HostedCommand {
    * @param server answers the command's requests as the caller
    * @param query whether a request only reads (a command that needs more input after a request that
    *     changed something would run twice; that is a bug, reported as such)
+   * @param outputBytes the most the command may print: a longer output is not sent, its refusal is
    */
   public static Response run(
       RunCommand command,
       String host,
       Function<Request, Response> server,
-      Predicate<Request> query) {
-    RecordedOutput output = new RecordedOutput();
+      Predicate<Request> query,
+      long outputBytes) {
+    RecordedOutput output = new RecordedOutput(outputBytes);
     Command target = Main.commands().get(command.getName());
     String refusal = refusal(command, target);
     if (refusal != null) {
@@ -83,7 +86,8 @@ public final class HostedCommand {
             origin);
     CommandReply reply;
     try {
-      reply = reply(output, target.run(invocation));
+      int status = target.run(invocation);
+      reply = output.overflowed() ? tooLong(command, outputBytes) : reply(output, status);
     } catch (NeedsInput needs) {
       if (watched.changed) {
         throw new IllegalStateException(
@@ -94,6 +98,22 @@ public final class HostedCommand {
       return Response.newBuilder().setError(down.error).build();
     }
     return Response.newBuilder().setCommand(reply).build();
+  }
+
+  /** In place of an output longer than the server sends back: why it is not there. */
+  private static CommandReply tooLong(RunCommand command, long outputBytes) {
+    String message =
+        command.getName()
+            + ": the output would be larger than "
+            + (outputBytes % (1 << 20) == 0 ? (outputBytes >> 20) + " MiB" : outputBytes + " bytes")
+            + ", the most the server sends back for one command; ask for less at a time\n";
+    return CommandReply.newBuilder()
+        .addOutput(
+            CommandReply.Output.newBuilder()
+                .setStderr(true)
+                .setData(ByteString.copyFromUtf8(message)))
+        .setExitStatus(1)
+        .build();
   }
 
   /** Why the server will not run {@code command}, or null. */

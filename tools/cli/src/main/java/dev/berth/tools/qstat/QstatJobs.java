@@ -113,7 +113,10 @@ final class QstatJobs {
 
   private Optional<JobList> stat(StatJobs.Builder request, String id)
       throws ServerUnavailableException {
-    request.setIncludeSubjobs(options.subjobs());
+    // the tables show no environment: leave it out of the reply, which it may be most of
+    request
+        .setIncludeSubjobs(options.subjobs())
+        .setBrief(!options.full() && options.output() == QstatOptions.Output.TEXT);
     Response response = transport.call(Request.newBuilder().setStatJobs(request));
     Optional<Error> failure = Replies.failure(response, Response.BodyCase.JOBS);
     if (failure.isPresent()) {
@@ -163,7 +166,9 @@ final class QstatJobs {
       return;
     }
     if (options.full()) {
-      out.print(JobDocuments.full(shown, now, zone, linesize));
+      for (Job job : shown) { // a job's text at a time, never the whole listing's
+        out.print(JobDocuments.full(List.of(job), now, zone, linesize));
+      }
     } else if (options.alternate()) {
       Optional<ServerStatus> serverStatus = names.status();
       String name = serverStatus.map(ServerStatus::getName).orElse(serverName());

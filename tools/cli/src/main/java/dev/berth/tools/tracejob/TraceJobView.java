@@ -1,5 +1,6 @@
 package dev.berth.tools.tracejob;
 
+import dev.berth.core.JobDeltas;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -22,6 +23,10 @@ final class TraceJobView {
       case JOB_SUBMITTED -> job.mergeFrom(event.getJobSubmitted().getJob());
       case JOB_RESTORED -> job.clear().mergeFrom(event.getJobRestored().getJob());
       case JOB_ALTERED -> job.clear().mergeFrom(event.getJobAltered().getJob());
+      case SUBJOB_ALTERED -> {
+        Job altered = JobDeltas.apply(job.build(), event.getSubjobAltered().getChanges());
+        job.clear().mergeFrom(altered);
+      }
       case JOB_DISPATCHED ->
           job.clearExecNodes()
               .addAllExecNodes(event.getJobDispatched().getExecNodesList())

@@ -55,28 +55,14 @@ final class TraceMessages {
                 + " released at request of "
                 + actor);
       case JOB_ALTERED:
-        {
-          if (event.getJobAltered().getChangedList().equals(List.of("queue"))) {
-            return List.of(
-                "Job moved to "
-                    + event.getJobAltered().getJob().getQueue()
-                    + " at request of "
-                    + actor);
-          }
-          // A comment is the server's word on the job (why a node leaves it alone): shown whole.
-          List<String> changed =
-              event.getJobAltered().getChangedList().stream()
-                  .map(
-                      name ->
-                          name.equals("comment")
-                              ? "comment = " + event.getJobAltered().getJob().getComment()
-                              : name)
-                  .toList();
-          return List.of(
-              "Job Modified at request of "
-                  + actor
-                  + (changed.isEmpty() ? "" : ": " + String.join(", ", changed)));
-        }
+        return altered(
+            actor, event.getJobAltered().getChangedList(), event.getJobAltered().getJob());
+      case SUBJOB_ALTERED:
+        // what changed is all a subjob's event carries, and all these lines show
+        return altered(
+            actor,
+            event.getSubjobAltered().getChangedList(),
+            event.getSubjobAltered().getChanges().getSet());
       case JOB_DISPATCHED:
         return List.of(
             "Job Run at request of "
@@ -138,6 +124,22 @@ final class TraceMessages {
       default:
         return "";
     }
+  }
+
+  /** A move (qmove), or the attributes a qalter changed, with {@code values} the new ones. */
+  private static List<String> altered(String actor, List<String> changedNames, Job values) {
+    if (changedNames.equals(List.of("queue"))) {
+      return List.of("Job moved to " + values.getQueue() + " at request of " + actor);
+    }
+    // A comment is the server's word on the job (why a node leaves it alone): shown whole.
+    List<String> changed =
+        changedNames.stream()
+            .map(name -> name.equals("comment") ? "comment = " + values.getComment() : name)
+            .toList();
+    return List.of(
+        "Job Modified at request of "
+            + actor
+            + (changed.isEmpty() ? "" : ": " + String.join(", ", changed)));
   }
 
   private static List<String> exited(JobExited exited, Job job) {

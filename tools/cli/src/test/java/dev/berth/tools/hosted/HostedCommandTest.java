@@ -1,6 +1,7 @@
 package dev.berth.tools.hosted;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
@@ -8,6 +9,8 @@ import dev.berth.client.ServerConnection;
 import dev.berth.proto.CommandNeeds;
 import dev.berth.proto.CommandReply;
 import dev.berth.proto.Error;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobList;
 import dev.berth.proto.LocalFile;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -61,7 +64,8 @@ class HostedCommandTest {
               throw new AssertionError(e);
             }
           },
-          r -> r.hasStatJobs());
+          r -> r.hasStatJobs(),
+          64 << 20);
     } catch (dev.berth.client.ServerUnavailableException e) {
       throw new AssertionError(e);
     }
@@ -195,7 +199,7 @@ class HostedCommandTest {
 
   @Test
   void outputKeepsTheOrderItWasWrittenIn() {
-    RecordedOutput output = new RecordedOutput();
+    RecordedOutput output = new RecordedOutput(1 << 20);
     output.out().print("a\n");
     output.err().print("b\n");
     output.err().print("c\n");
@@ -205,6 +209,43 @@ class HostedCommandTest {
         output.chunks().stream()
             .map(o -> (o.getStderr() ? "err:" : "out:") + o.getData().toStringUtf8())
             .toList());
+  }
+
+  @Test
+  void outputPastTheLimitIsDroppedAndTheOutputRefused() {
+    RecordedOutput output = new RecordedOutput(8);
+    output.out().print("1234");
+    output.err().print("5678");
+    assertFalse(output.overflowed());
+    output.out().print("9");
+    output.out().print("more and more");
+    assertTrue(output.overflowed());
+    assertEquals(
+        "12345678",
+        output.chunks().stream().map(o -> o.getData().toStringUtf8()).reduce("", String::concat));
+  }
+
+  @Test
+  void aCommandThatWouldPrintMoreThanTheServerSendsBackIsRefusedWhole() {
+    Response r =
+        HostedCommand.run(
+            command("qstat").build(),
+            "login1",
+            request ->
+                Response.newBuilder()
+                    .setJobs(
+                        JobList.newBuilder()
+                            .setServer("srv")
+                            .addJobs(Job.newBuilder().setId("1.srv").setName("a".repeat(64))))
+                    .build(),
+            request -> true,
+            64);
+    assertEquals(1, r.getCommand().getExitStatus());
+    assertEquals(
+        "qstat: the output would be larger than 64 bytes, the most the server sends back for one"
+            + " command; ask for less at a time\n",
+        out(r, true));
+    assertEquals("", out(r, false));
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.berth.tools.qstat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.proto.Error;
@@ -83,9 +84,9 @@ class QstatTest {
         run.out());
     assertEquals("", run.err());
     assertEquals(
-        List.of(Request.newBuilder().setStatJobs(StatJobs.getDefaultInstance()).build()),
+        List.of(Request.newBuilder().setStatJobs(StatJobs.newBuilder().setBrief(true)).build()),
         server.requests(),
-        "one request, no server lookup when no job id was given");
+        "one request for the table's fields, no server lookup when no job id was given");
     assertEquals(1, server.closed(), "the connection is closed");
   }
 
@@ -152,8 +153,26 @@ class QstatTest {
 
   @Test
   void fullListing() {
-    Run run = qstat(server(), "-f", "12");
+    FakeServer server = server();
+    Run run = qstat(server, "-f", "12");
     assertEquals(JobDocumentsTest.RUNNING_FULL, run.out());
+    assertFalse(server.requests().get(0).getStatJobs().getBrief(), "the whole jobs are asked for");
+  }
+
+  @Test
+  void onlyTheFullListingAndTheDocumentsAskForTheWholeJobs() {
+    for (List<String> args :
+        List.<List<String>>of(
+            List.of(), List.of("-a"), List.of("-n", "-1"), List.of("-t"), List.of("-s"))) {
+      FakeServer server = server();
+      qstat(server, args.toArray(String[]::new));
+      assertTrue(server.requests().get(0).getStatJobs().getBrief(), args.toString());
+    }
+    for (List<String> args : List.of(List.of("-f"), List.of("-x"), List.of("-f", "-F", "json"))) {
+      FakeServer server = server();
+      qstat(server, args.toArray(String[]::new));
+      assertFalse(server.requests().get(0).getStatJobs().getBrief(), args.toString());
+    }
   }
 
   @Test

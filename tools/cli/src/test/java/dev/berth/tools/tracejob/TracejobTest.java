@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Holds;
+import dev.berth.proto.Job;
 import dev.berth.proto.JobAltered;
+import dev.berth.proto.JobDelta;
 import dev.berth.proto.JobDispatched;
 import dev.berth.proto.JobExited;
 import dev.berth.proto.JobHeld;
@@ -20,6 +22,7 @@ import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.Request;
 import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.Response;
+import dev.berth.proto.SubjobAltered;
 import dev.berth.proto.TraceJob;
 import dev.berth.proto.TraceReply;
 import dev.berth.tools.testing.FakeServer;
@@ -228,6 +231,41 @@ class TracejobTest {
             + " comment = node n1 cannot read it\n",
         TraceFormat.text(
             "12.srv", List.of(noted), ZoneOffset.UTC, new TraceFormat.Style(true, true, 0)));
+  }
+
+  @Test
+  void aSubjobsMoveAndNoteReadFromWhatChanged() {
+    Event moved =
+        Event.newBuilder()
+            .setTime(SUBMIT_MS)
+            .setActor("bob@login1")
+            .setSubjobAltered(
+                SubjobAltered.newBuilder()
+                    .setJobId("12[3].srv")
+                    .setChanges(JobDelta.newBuilder().setSet(Job.newBuilder().setQueue("long")))
+                    .addChanged("queue"))
+            .build();
+    Event noted =
+        moved.toBuilder()
+            .setActor("node:n1")
+            .setSubjobAltered(
+                SubjobAltered.newBuilder()
+                    .setJobId("12[3].srv")
+                    .setChanges(
+                        JobDelta.newBuilder()
+                            .setSet(Job.newBuilder().setComment("node n1 cannot read it")))
+                    .addChanged("comment"))
+            .build();
+    assertEquals(
+        "\nJob: 12[3].srv\n\n"
+            + "11/30/2026 09:50:00.123 S    Job moved to long at request of bob@login1\n"
+            + "11/30/2026 09:50:00.123 S    Job Modified at request of node:n1:"
+            + " comment = node n1 cannot read it\n",
+        TraceFormat.text(
+            "12[3].srv",
+            List.of(moved, noted),
+            ZoneOffset.UTC,
+            new TraceFormat.Style(true, true, 0)));
   }
 
   @Test
