@@ -17,9 +17,9 @@ import java.util.stream.Stream;
 
 /**
  * Job cgroups in the cgroup v1 hierarchies of cpuset and memory (required) and cpuacct, freezer,
- * devices and blkio (used when mounted), whether each has its own mount or several share one
+ * devices, blkio and pids (used when mounted), whether each has its own mount or several share one
  * ({@code cpuset,memory}, {@code cpu,cpuacct}). A job's cgroup is {@code <parent>/<root>/<job id>}
- * in each.
+ * in each; in the pids hierarchy the root holds {@link TaskCap}.
  */
 public final class CgroupV1 implements CgroupDriver {
   static final String CPUSET = "cpuset";
@@ -28,9 +28,10 @@ public final class CgroupV1 implements CgroupDriver {
   static final String FREEZER = "freezer";
   static final String DEVICES = "devices";
   static final String BLKIO = "blkio";
+  static final String PIDS = "pids";
   private static final List<String> REQUIRED = List.of(CPUSET, MEMORY);
   private static final List<String> USED =
-      List.of(CPUSET, MEMORY, CPUACCT, FREEZER, DEVICES, BLKIO);
+      List.of(CPUSET, MEMORY, CPUACCT, FREEZER, DEVICES, BLKIO, PIDS);
 
   private static final Path SYS_BLOCK = Path.of("/sys/block");
 
@@ -40,12 +41,14 @@ public final class CgroupV1 implements CgroupDriver {
   private final List<String> levels;
   private final Kernel kernel;
   private final String movesNote;
+  private final long taskCap;
 
-  CgroupV1(Map<String, Path> parents, String root, Kernel kernel, String movesNote) {
+  CgroupV1(Map<String, Path> parents, String root, Kernel kernel, String movesNote, long taskCap) {
     this.parents = Map.copyOf(parents);
     this.levels = List.of(root.split("/"));
     this.kernel = kernel;
     this.movesNote = movesNote;
+    this.taskCap = taskCap;
   }
 
   /** The driver for this process's mounts and cgroups. */
@@ -60,6 +63,12 @@ public final class CgroupV1 implements CgroupDriver {
   }
 
   static CgroupV1 open(CgroupConfig config, Mounts mounts, Kernel kernel) throws IOException {
+    return open(config, mounts, kernel, TaskCap.system());
+  }
+
+  /** The driver whose jobs may have {@code taskCap} tasks together (0: no cap). */
+  static CgroupV1 open(CgroupConfig config, Mounts mounts, Kernel kernel, long taskCap)
+      throws IOException {
     Map<String, Path> parents = new LinkedHashMap<>();
     for (String controller : USED) {
       Optional<Path> parent = parentDir(config, mounts, controller);
@@ -69,7 +78,7 @@ public final class CgroupV1 implements CgroupDriver {
         throw new IOException("cgroup v1: no " + controller + " hierarchy is mounted");
       }
     }
-    return new CgroupV1(parents, config.root(), kernel, mounts.movesNote());
+    return new CgroupV1(parents, config.root(), kernel, mounts.movesNote(), taskCap);
   }
 
   /** Whether the hierarchies this driver needs are mounted. */
@@ -127,6 +136,10 @@ public final class CgroupV1 implements CgroupDriver {
     try {
       for (Map.Entry<Path, Set<String>> h : hierarchies().entrySet()) {
         makeLevels(h.getKey(), jobId, h.getValue().contains(CPUSET) ? cpus : null);
+        if (h.getValue().contains(PIDS) && taskCap > 0) {
+          Path base = h.getKey().resolve(String.join("/", levels));
+          kernel.write(base.resolve(TaskCap.FILE), Long.toString(taskCap));
+        }
       }
       if (memoryLimit > 0) {
         MemoryLimits.apply(kernel, job.dir(MEMORY), memoryLimit);
@@ -257,6 +270,11 @@ public final class CgroupV1 implements CgroupDriver {
     }
     if (!parents.containsKey(BLKIO)) {
       s.append(" (no block I/O figures)");
+    }
+    if (!parents.containsKey(PIDS) || taskCap == 0) {
+      s.append(" (no cap on the jobs' tasks: a fork bomb can take every process id)");
+    } else {
+      s.append(" (the jobs' tasks capped at ").append(taskCap).append(')');
     }
     return s.append(movesNote).toString();
   }

@@ -28,6 +28,7 @@ public final class CgroupV2 implements CgroupDriver {
   static final String MEMORY = "memory";
   static final String DEVICES = "devices";
   static final String IO = "io";
+  static final String PIDS = "pids";
 
   private final Path parent;
   private final List<String> levels;
@@ -35,6 +36,7 @@ public final class CgroupV2 implements CgroupDriver {
   private final Set<String> offered;
   private final Kernel kernel;
   private final String movesNote;
+  private final long taskCap;
 
   /**
    * Whether the parent is in a cgroup2 file system: only its directories take BPF programs, and a
@@ -45,13 +47,15 @@ public final class CgroupV2 implements CgroupDriver {
   /** Peak memory sampled from memory.current where the kernel has no memory.peak (before 5.19). */
   private final Map<String, Long> sampledPeaks = new ConcurrentHashMap<>();
 
-  CgroupV2(Path parent, String root, Kernel kernel, String movesNote) throws IOException {
+  CgroupV2(Path parent, String root, Kernel kernel, String movesNote, long taskCap)
+      throws IOException {
     this.parent = parent;
     this.levels = List.of(root.split("/"));
     this.kernel = kernel;
     this.movesNote = movesNote;
+    this.taskCap = taskCap;
     this.offered = ControlFiles.words(parent.resolve("cgroup.controllers"));
-    Set<String> usable = new LinkedHashSet<>(List.of(CPUSET, MEMORY, IO));
+    Set<String> usable = new LinkedHashSet<>(List.of(CPUSET, MEMORY, IO, PIDS));
     usable.retainAll(offered);
     this.available = Collections.unmodifiableSet(usable);
     this.takesPrograms = Files.getFileStore(parent).type().equals("cgroup2");
@@ -69,7 +73,14 @@ public final class CgroupV2 implements CgroupDriver {
   }
 
   static CgroupV2 open(CgroupConfig config, Mounts mounts, Kernel kernel) throws IOException {
-    return new CgroupV2(parentDir(config, mounts), config.root(), kernel, mounts.movesNote());
+    return open(config, mounts, kernel, TaskCap.system());
+  }
+
+  /** The driver whose jobs may have {@code taskCap} tasks together (0: no cap). */
+  static CgroupV2 open(CgroupConfig config, Mounts mounts, Kernel kernel, long taskCap)
+      throws IOException {
+    return new CgroupV2(
+        parentDir(config, mounts), config.root(), kernel, mounts.movesNote(), taskCap);
   }
 
   /** The directory of the parent of the job cgroups. */
@@ -114,6 +125,9 @@ public final class CgroupV2 implements CgroupDriver {
         enableControllers(dir);
         dir = dir.resolve(level);
         kernel.mkdir(dir);
+      }
+      if (available.contains(PIDS) && taskCap > 0) {
+        kernel.write(job.dir().getParent().resolve(TaskCap.FILE), Long.toString(taskCap));
       }
       if (!cpus.isEmpty()) {
         setCpus(job.dir(), cpus);
@@ -255,7 +269,17 @@ public final class CgroupV2 implements CgroupDriver {
                 + (offered.isEmpty() ? "no controller" : String.join(" ", offered))
                 + ")"
             : named;
-    return "cgroup v2: " + base() + ", controllers: " + controllers + devicesNote() + movesNote;
+    String tasks =
+        available.contains(PIDS) && taskCap > 0
+            ? ", the jobs' tasks capped at " + taskCap
+            : " (no cap on the jobs' tasks: a fork bomb can take every process id)";
+    return "cgroup v2: "
+        + base()
+        + ", controllers: "
+        + controllers
+        + tasks
+        + devicesNote()
+        + movesNote;
   }
 
   private String devicesNote() {

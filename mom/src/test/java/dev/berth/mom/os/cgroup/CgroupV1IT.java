@@ -125,6 +125,43 @@ class CgroupV1IT {
         big.status(), overUsage, small.status(), underUsage);
   }
 
+  /**
+   * A fork storm inside a job stops at the cap on the mom's jobs' tasks, while processes outside
+   * the jobs fork as they like: the storm's perl counts its children until fork fails.
+   */
+  @Test
+  void aForkStormStopsAtTheJobsTaskCap() throws Exception {
+    assumeTrue(
+        RealCgroups.mounts().v1(CgroupV1.PIDS).size() > 0, "no cgroup v1 pids hierarchy here");
+    CgroupV1 capped =
+        CgroupV1.open(
+            new CgroupConfig(CgroupConfig.Mode.V1, TOP + "/n2", Map.of()),
+            RealCgroups.mounts(),
+            Kernel.LINUX,
+            20);
+    JobCgroup job = capped.create("9.test", List.of(cpu), 0);
+    try {
+      RealCgroups.Run storm =
+          RealCgroups.run(
+              job,
+              tmp,
+              "storm",
+              List.of(
+                  "/usr/bin/perl",
+                  "-e",
+                  "my @kids; for (1 .. 100) { my $p = fork; last unless defined $p;"
+                      + " if ($p == 0) { sleep 60; exit } push @kids, $p }"
+                      + " print scalar(@kids), \" children\\n\"; kill 'KILL', @kids;"));
+      assertTrue(storm.status().startsWith("exit 0"), storm.status() + " / " + storm.output());
+      int children = Integer.parseInt(storm.output().split(" ")[0]);
+      assertTrue(children > 0 && children < 20, storm.output());
+      Process outside = new ProcessBuilder("/bin/true").start();
+      assertEquals(0, outside.waitFor(), "the host still forks");
+    } finally {
+      RealCgroups.clear(capped, TIMEOUT);
+    }
+  }
+
   @Test
   void cpuTimeGrowsWithABusyLoop() throws Exception {
     JobCgroup job = driver.create("4.test", List.of(cpu), 0);

@@ -363,9 +363,30 @@ class CgroupV1Test {
             + t.top.resolve("cpuacct/berth/n1")
             + ", freezer="
             + t.top.resolve("freezer/berth/n1")
-            + ", devices=not mounted, blkio=not mounted (no block I/O figures)"
+            + ", devices=not mounted, blkio=not mounted, pids=not mounted (no block I/O figures)"
+            + " (no cap on the jobs' tasks: a fork bomb can take every process id)"
             + t.mounts().movesNote(),
         driver(t, Map.of()).describe());
+  }
+
+  @Test
+  void capsTheTasksOfAllTheMomsJobsOnItsRootInThePidsHierarchy() throws IOException {
+    FakeTree t = FakeTree.hybrid(tmp, true);
+    t.v1("pids", Map.of("pids.max", "max"));
+    t.own("7:pids", "/");
+    CgroupV1 d =
+        CgroupV1.open(
+            new CgroupConfig(CgroupConfig.Mode.V1, "berth/n1", Map.of()),
+            t.mounts(),
+            t.kernel,
+            3000);
+    JobCgroup job = d.create("7.srv", List.of(1), 0);
+
+    assertEquals("3000", read(t.top.resolve("pids/berth/n1/pids.max")));
+    assertTrue(
+        job.procsFiles().contains(t.top.resolve("pids/berth/n1/7.srv/cgroup.procs")),
+        "the job's processes join the pids hierarchy too: " + job.procsFiles());
+    assertTrue(d.describe().contains("(the jobs' tasks capped at 3000)"), d.describe());
   }
 
   @Test

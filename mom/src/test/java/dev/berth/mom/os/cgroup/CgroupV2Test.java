@@ -39,7 +39,8 @@ class CgroupV2Test {
     return CgroupV2.open(
         new CgroupConfig(CgroupConfig.Mode.V2, "berth/n1", Map.of("unified", parent)),
         t.mounts(),
-        t.kernel);
+        t.kernel,
+        3000);
   }
 
   private static String read(Path p) throws IOException {
@@ -47,19 +48,20 @@ class CgroupV2Test {
   }
 
   @Test
-  void handsCpusetMemoryAndIoDownToTheJobsLevelByLevel() throws IOException {
+  void handsCpusetMemoryIoAndPidsDownToTheJobsLevelByLevel() throws IOException {
     CgroupV2 d = driver("/system.slice/berth-mom.service");
-    assertEquals(Set.of("cpuset", "memory", "io"), d.controllers());
+    assertEquals(Set.of("cpuset", "memory", "io", "pids"), d.controllers());
     JobCgroup job = d.create("7", List.of(1, 2), 64 * MIB);
 
     assertEquals(List.of(service.resolve("berth/n1/7/cgroup.procs")), job.procsFiles());
     assertEquals(
         List.of(
-            "cgroup/system.slice/berth-mom.service/cgroup.subtree_control=+cpuset +memory +io",
+            "cgroup/system.slice/berth-mom.service/cgroup.subtree_control=+cpuset +memory +io"
+                + " +pids",
             "cgroup/system.slice/berth-mom.service/berth/cgroup.subtree_control=+cpuset +memory"
-                + " +io",
+                + " +io +pids",
             "cgroup/system.slice/berth-mom.service/berth/n1/cgroup.subtree_control=+cpuset"
-                + " +memory +io"),
+                + " +memory +io +pids"),
         t.kernel.writesTo("cgroup.subtree_control"),
         "the job's own level, a leaf, hands nothing down");
     Path dir = service.resolve("berth/n1/7");
@@ -67,6 +69,8 @@ class CgroupV2Test {
     assertEquals("0", read(dir.resolve("cpuset.mems")));
     assertEquals("67108864", read(dir.resolve("memory.max")));
     assertEquals("0", read(dir.resolve("memory.swap.max")), "no escape into swap");
+    assertEquals(
+        "3000", read(service.resolve("berth/n1/pids.max")), "all the mom's jobs' tasks capped");
 
     t.kernel.writes.clear();
     d.create("8", List.of(3), 0);
@@ -218,11 +222,14 @@ class CgroupV2Test {
     t.kernel.writes.clear();
     CgroupV2 d =
         CgroupV2.open(
-            new CgroupConfig(CgroupConfig.Mode.V2, "berth/n1", Map.of()), t.mounts(), t.kernel);
+            new CgroupConfig(CgroupConfig.Mode.V2, "berth/n1", Map.of()),
+            t.mounts(),
+            t.kernel,
+            3000);
     assertEquals(
         "cgroup v2: "
             + service.resolve("mom/berth/n1")
-            + ", controllers: cpuset io memory"
+            + ", controllers: cpuset io memory pids, the jobs' tasks capped at 3000"
             + t.mounts().movesNote(),
         d.describe());
   }

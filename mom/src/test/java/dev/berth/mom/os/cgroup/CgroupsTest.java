@@ -38,7 +38,7 @@ class CgroupsTest {
     t.own("0:", "/");
     CgroupDriver d = open(t, "auto");
     assertInstanceOf(CgroupV2.class, d);
-    assertEquals(Set.of("cpuset", "memory", "io"), d.controllers());
+    assertEquals(Set.of("cpuset", "memory", "io", "pids"), d.controllers());
     IOException e = assertThrows(IOException.class, () -> open(t, "v1"));
     assertEquals("cgroup v1: no cpuset hierarchy is mounted", e.getMessage());
   }

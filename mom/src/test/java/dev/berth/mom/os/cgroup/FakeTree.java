@@ -164,6 +164,7 @@ final class FakeTree {
     files.put("memory.peak", "0");
     files.put("memory.swap.peak", "0");
     files.put("memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n");
+    files.put("pids.max", "max");
     return files;
   }
 }
