@@ -415,3 +415,349 @@ JNIEXPORT void JNICALL Java_dev_berth_mom_os_Pty_release(JNIEnv *env, jclass cls
   close(master);
   close(wakeup);
 }
+
+/*
+ * TreeRemover.java: removing a file tree that a job's owner controls (its TMPDIR, its output
+ * spool, an image it unpacked), as that owner and with a bounded number of open directories.
+ *
+ * The owner: for the length of one call the calling thread takes the owner's file-system identity
+ * (fsuid, fsgid, and the owner's group as its only group), so whatever the owner arranged in the
+ * tree, nothing is removed that the owner could not remove themselves; a change of fsuid from 0
+ * also drops CAP_DAC_OVERRIDE, CAP_FOWNER and the other file capabilities for that thread. The
+ * kernel keeps credentials per thread; the calls are raw system calls because glibc's setgroups()
+ * sets every thread of the process (nptl(7)), and no Java code runs on the thread meanwhile, so
+ * the JVM never sees the borrowed identity. A child process as the owner would do the same, but
+ * the owner could stop it, trace it or kill it, and it costs a fork per tree.
+ *
+ * Bounded: no path is ever resolved and no link followed. Each directory is opened relative to
+ * its open parent (O_NOFOLLOW), so a directory swapped for a link mid-way is removed as a link.
+ * The walk holds at most TREE_LEVELS directories open (besides the tree's parent and the one it
+ * is looking at); a directory found deeper is moved up to the top (renameat2 relative to both open
+ * directories, never replacing anything) and removed from there in a later pass, so depth costs
+ * neither descriptors nor stack, and the work stays linear in the entries. Each level reads TREE_BATCH
+ * bytes of entries at a time, never a whole directory. A call stops after `budget` removals and
+ * moves, and its caller decides when to go on.
+ */
+#include <dirent.h>
+#include <sys/stat.h>
+
+#define TREE_LEVELS 32
+#define TREE_BATCH 8192
+#define TREE_MESSAGE 256
+
+enum { TREE_REMOVED = 0, TREE_MORE = 1, TREE_FAILED = 2 };
+
+struct tree_dirent {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+
+struct tree_level {
+  int fd;
+  const char *name; /* this directory's name, in the level above's buffer */
+  char *buf;
+  long size, pos;
+};
+
+struct tree_walk {
+  struct tree_level level[TREE_LEVELS];
+  int depth;
+  dev_t dev;
+  uid_t as; /* the fsuid the walk runs as: directories of theirs may be opened up */
+  long budget, removed, moved, errors;
+  unsigned long names;
+  int most_open;
+  char message[TREE_MESSAGE];
+};
+
+/* Notes the pass's first error: what, where (how far below the top) and why; never a name. */
+static void tree_error(struct tree_walk *w, const char *what, int err) {
+  if (w->errors++ > 0) return;
+  if (w->depth == 0) {
+    snprintf(w->message, sizeof w->message, "cannot %s in it: %s", what, strerror(err));
+  } else {
+    snprintf(w->message, sizeof w->message, "cannot %s %d levels down: %s", what, w->depth,
+             strerror(err));
+  }
+}
+
+/* The next entry of a level other than . and .., or NULL at its end (or on an error, noted). */
+static struct tree_dirent *tree_next(struct tree_walk *w, struct tree_level *l) {
+  for (;;) {
+    if (l->pos >= l->size) {
+      long n = syscall(SYS_getdents64, l->fd, l->buf, TREE_BATCH);
+      if (n <= 0) {
+        if (n < 0) tree_error(w, "list a directory", errno);
+        return NULL;
+      }
+      l->size = n;
+      l->pos = 0;
+    }
+    struct tree_dirent *d = (struct tree_dirent *)(l->buf + l->pos);
+    l->pos += d->d_reclen;
+    if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0) return d;
+  }
+}
+
+/*
+ * A directory below `parent`, opened without following a link and only on the tree's own file
+ * system (a mount point is left alone), and made rwx for the walk's identity if it owns it (a
+ * directory its owner made mode 0 is still theirs to remove). -1 with errno otherwise.
+ */
+static int tree_open(struct tree_walk *w, int parent, const char *name) {
+  int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  int fd = openat(parent, name, flags);
+  if (fd < 0 && errno == EACCES && fchmodat(parent, name, 0700, AT_SYMLINK_NOFOLLOW) == 0) {
+    fd = openat(parent, name, flags);
+  }
+  if (fd < 0) return -1;
+  struct stat st;
+  int err = fstat(fd, &st) < 0 ? errno : st.st_dev != w->dev ? EXDEV : 0;
+  if (err != 0) {
+    close(fd);
+    errno = err;
+    return -1;
+  }
+  if ((st.st_mode & 0700) != 0700 && st.st_uid == w->as) {
+    (void)fchmod(fd, (st.st_mode & 07777) | 0700);
+  }
+  return fd;
+}
+
+/*
+ * Moves directory `name` in `parent` up to the top under a name no entry has (a file system that
+ * cannot refuse to replace gets a name checked first: the top is the owner's, so the worst a race
+ * there can do is replace one of their own empty directories).
+ */
+static int tree_move_up(struct tree_walk *w, int parent, const char *name) {
+  char fresh[64];
+  int err = EEXIST;
+  for (int tries = 0; tries < 64 && err == EEXIST; tries++) {
+    snprintf(fresh, sizeof fresh, ".berth-up-%lu", w->names++);
+    int moved = renameat2(parent, name, w->level[0].fd, fresh, RENAME_NOREPLACE);
+    if (moved < 0 && errno == EINVAL) {
+      struct stat st;
+      moved = fstatat(w->level[0].fd, fresh, &st, AT_SYMLINK_NOFOLLOW) == 0
+                  ? (errno = EEXIST, -1)
+                  : renameat(parent, name, w->level[0].fd, fresh);
+    }
+    err = moved == 0 ? 0 : errno;
+  }
+  if (err != 0) tree_error(w, "move a directory up", err);
+  return err == 0 ? 0 : -1;
+}
+
+/* Removes `name` in level `l`, which is not a directory: 1 if it went, -1 if it is one now. */
+static int tree_unlink(struct tree_walk *w, struct tree_level *l, const char *name) {
+  if (unlinkat(l->fd, name, 0) == 0) return 1;
+  if (errno == EISDIR) return -1;
+  if (errno != ENOENT) tree_error(w, "remove a file", errno);
+  return 0;
+}
+
+/*
+ * One pass over the tree from the top: returns how many entries the top held (0: it is empty), or
+ * -1 when the budget ran out; *progress counts what went.
+ */
+static long tree_pass(struct tree_walk *w, long *progress) {
+  struct tree_level *top = &w->level[0];
+  long seen = 0;
+  lseek(top->fd, 0, SEEK_SET);
+  top->size = top->pos = 0;
+  w->depth = 0;
+  w->errors = 0;
+  while (w->removed + w->moved < w->budget) {
+    struct tree_level *l = &w->level[w->depth];
+    struct tree_dirent *d = tree_next(w, l);
+    if (d == NULL) {
+      if (w->depth == 0) return seen;
+      close(l->fd);
+      w->depth--;
+      if (unlinkat(w->level[w->depth].fd, l->name, AT_REMOVEDIR) == 0) {
+        w->removed++;
+        (*progress)++;
+      } else if (errno != ENOENT) {
+        tree_error(w, "remove a directory", errno);
+      }
+      continue;
+    }
+    if (w->depth == 0) seen++;
+    int directory = d->d_type == DT_DIR;
+    if (d->d_type == DT_UNKNOWN) {
+      struct stat st;
+      directory = fstatat(l->fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    }
+    int gone = directory ? -1 : tree_unlink(w, l, d->d_name);
+    int fd = gone < 0 ? tree_open(w, l->fd, d->d_name) : -1;
+    if (gone < 0 && fd < 0) {
+      if (errno == ENOTDIR || errno == ELOOP) {
+        gone = tree_unlink(w, l, d->d_name); /* swapped for a file or a link meanwhile */
+      } else if (errno != ENOENT) {
+        tree_error(w, errno == EXDEV ? "enter a mount point" : "open a directory", errno);
+      }
+    }
+    if (gone > 0) {
+      w->removed++;
+      (*progress)++;
+    }
+    if (fd < 0) continue;
+    if (w->depth + 2 > w->most_open) w->most_open = w->depth + 2;
+    if (w->depth + 1 == TREE_LEVELS) {
+      close(fd);
+      if (tree_move_up(w, l->fd, d->d_name) == 0) {
+        w->moved++;
+        (*progress)++;
+      }
+      continue;
+    }
+    w->depth++;
+    w->level[w->depth] = (struct tree_level){.fd = fd, .name = d->d_name,
+                                             .buf = w->level[w->depth].buf};
+  }
+  while (w->depth > 0) close(w->level[w->depth--].fd);
+  return -1;
+}
+
+/* Empties the open top directory: passes until it is empty, the budget is spent or none helps. */
+static int tree_empty(struct tree_walk *w) {
+  for (;;) {
+    long progress = 0;
+    long seen = tree_pass(w, &progress);
+    if (seen < 0) return TREE_MORE;
+    if (seen == 0) return TREE_REMOVED;
+    if (progress == 0) {
+      if (w->errors == 0) snprintf(w->message, sizeof w->message, "nothing in it could be removed");
+      return TREE_FAILED;
+    }
+  }
+}
+
+struct tree_identity {
+  uid_t fsuid;
+  gid_t fsgid;
+  int count;
+  gid_t *groups;
+};
+
+/* The calling thread takes uid and gid for file access; its own are kept in `saved`. */
+static int tree_become(uid_t uid, gid_t gid, struct tree_identity *saved) {
+  saved->count = getgroups(0, NULL);
+  saved->groups = saved->count < 0 ? NULL : calloc((size_t)saved->count + 1, sizeof(gid_t));
+  if (saved->groups == NULL || getgroups(saved->count, saved->groups) < 0) {
+    free(saved->groups);
+    return -1;
+  }
+  if (syscall(SYS_setgroups, 1, &gid) < 0) {
+    free(saved->groups);
+    return -1;
+  }
+  /* each returns the previous value; setfs*id(-1) changes nothing and returns the current one */
+  saved->fsgid = (gid_t)syscall(SYS_setfsgid, gid);
+  saved->fsuid = (uid_t)syscall(SYS_setfsuid, uid);
+  return 0;
+}
+
+/*
+ * Gives the thread its own identity back. A thread that kept an owner's identity would let Java
+ * code run as them: that cannot happen while the process holds CAP_SETUID and CAP_SETGID (setting
+ * the identity needed them), and if it ever did the process must not go on.
+ */
+static void tree_restore(struct tree_identity *saved) {
+  syscall(SYS_setfsuid, saved->fsuid);
+  syscall(SYS_setfsgid, saved->fsgid);
+  long groups = syscall(SYS_setgroups, saved->count, saved->groups);
+  free(saved->groups);
+  if (groups < 0 || (uid_t)syscall(SYS_setfsuid, -1) != saved->fsuid ||
+      (gid_t)syscall(SYS_setfsgid, -1) != saved->fsgid) {
+    fputs("berth-native: cannot restore a thread's identity after removing a tree\n", stderr);
+    abort();
+  }
+}
+
+/* Removes `name` in the directory `parent` (whose path the mom controls); see above. */
+static int tree_remove(const char *parent, const char *name, int uid, int gid,
+                       struct tree_walk *w) {
+  int dir = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) {
+    if (errno == ENOENT) return TREE_REMOVED;
+    snprintf(w->message, sizeof w->message, "cannot open its directory: %s", strerror(errno));
+    return TREE_FAILED;
+  }
+  int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  int top = openat(dir, name, flags);
+  if (top < 0 && errno == EACCES && fchmodat(dir, name, 0700, AT_SYMLINK_NOFOLLOW) == 0) {
+    top = openat(dir, name, flags); /* a non-root mom's own job made it mode 0 */
+  }
+  int status = TREE_FAILED;
+  struct stat st;
+  if (top < 0 || fstat(top, &st) < 0) {
+    if (errno == ENOENT) {
+      status = TREE_REMOVED;
+    } else if (errno == ENOTDIR || errno == ELOOP) { /* not a directory: the name goes */
+      status = unlinkat(dir, name, 0) == 0 || errno == ENOENT ? TREE_REMOVED : TREE_FAILED;
+    }
+    if (status == TREE_FAILED) {
+      snprintf(w->message, sizeof w->message, "cannot open it: %s", strerror(errno));
+    }
+    if (top >= 0) close(top);
+    close(dir);
+    return status;
+  }
+  struct tree_identity saved;
+  int borrowed = uid >= 0 && (uid_t)uid != geteuid();
+  if (borrowed && tree_become((uid_t)uid, (gid_t)gid, &saved) < 0) {
+    snprintf(w->message, sizeof w->message, "cannot take its owner's identity: %s",
+             strerror(errno));
+  } else {
+    w->dev = st.st_dev;
+    w->as = borrowed ? (uid_t)uid : geteuid();
+    if ((st.st_mode & 0700) != 0700 && st.st_uid == w->as) {
+      (void)fchmod(top, (st.st_mode & 07777) | 0700);
+    }
+    w->level[0].fd = top;
+    w->most_open = 1;
+    status = tree_empty(w);
+    if (borrowed) tree_restore(&saved);
+  }
+  close(top);
+  /* the emptied top goes as the caller: its directory is the mom's, not the owner's */
+  if (status == TREE_REMOVED && unlinkat(dir, name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+    snprintf(w->message, sizeof w->message, "cannot remove it once empty: %s", strerror(errno));
+    status = TREE_FAILED;
+  }
+  close(dir);
+  return status;
+}
+
+/*
+ * Returns "" or what went wrong; counts gets {status (0 removed, 1 more to do, 2 failed), entries
+ * removed, directories moved up, most directories open at once (the parent's included)}.
+ */
+JNIEXPORT jstring JNICALL Java_dev_berth_mom_os_TreeRemover_removeAs(
+    JNIEnv *env, jclass cls, jstring parent, jstring name, jint uid, jint gid, jlong budget,
+    jlongArray counts) {
+  (void)cls;
+  struct tree_walk *w = calloc(1, sizeof *w);
+  char *buffers = malloc((size_t)TREE_LEVELS * TREE_BATCH);
+  const char *p = (*env)->GetStringUTFChars(env, parent, NULL);
+  const char *n = p == NULL ? NULL : (*env)->GetStringUTFChars(env, name, NULL);
+  jstring result = NULL;
+  if (w == NULL || buffers == NULL) {
+    throw_io(env, "out of memory for removing a tree");
+  } else if (n != NULL) {
+    for (int i = 0; i < TREE_LEVELS; i++) w->level[i].buf = buffers + (size_t)i * TREE_BATCH;
+    w->budget = budget;
+    int status = tree_remove(p, n, uid, gid, w);
+    jlong values[4] = {status, w->removed, w->moved, w->most_open + 1};
+    (*env)->SetLongArrayRegion(env, counts, 0, 4, values);
+    result = (*env)->NewStringUTF(env, status == TREE_FAILED ? w->message : "");
+  }
+  if (n != NULL) (*env)->ReleaseStringUTFChars(env, name, n);
+  if (p != NULL) (*env)->ReleaseStringUTFChars(env, parent, p);
+  free(buffers);
+  free(w);
+  return result;
+}

@@ -26,5 +26,11 @@ public final class MomStatus {
   /** Seconds between the mom's status reports (Torque's name for it). */
   public static final String UPDATE_INTERVAL = "status_update_time";
 
+  /**
+   * What the mom could not clean up yet (trees jobs left that it keeps trying to remove); absent
+   * when nothing.
+   */
+  public static final String CLEANUP = "cleanup";
+
   private MomStatus() {}
 }

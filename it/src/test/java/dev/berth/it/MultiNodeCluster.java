@@ -170,6 +170,12 @@ final class MultiNodeCluster implements AutoCloseable {
     return p.exitValue();
   }
 
+  /** Whether the mom process of {@code node} this cluster started still runs. */
+  boolean momAlive(String node) {
+    Process p = moms.get(node);
+    return p != null && p.isAlive();
+  }
+
   void killMom(String node) throws InterruptedException {
     Process p = moms.remove(node);
     p.destroyForcibly();

@@ -1254,8 +1254,8 @@ final class JobActor {
   }
 
   /**
-   * Removes the job's TMPDIR and ends whatever is left in its cgroup; the cgroup's directories go
-   * once the obit is on its way ({@link #ended}, also after a mom restart).
+   * Puts the job's TMPDIR in the trash and ends whatever is left in its cgroup; the cgroup's
+   * directories go once the obit is on its way ({@link #ended}, also after a mom restart).
    */
   private void cleanUp() {
     config.gpuMonitor().forget(job.getId());
@@ -1267,7 +1267,10 @@ final class JobActor {
     }
   }
 
-  /** The job's TMPDIR and what else its account holds on this node. */
+  /**
+   * The job's TMPDIR, into the trash (a rename: the node's {@link Cleanup} removes it later, off
+   * this actor and as the job's owner).
+   */
   private void releaseAccount() {
     String problem = NodeJob.release(config, job.getId());
     if (!problem.isEmpty()) {

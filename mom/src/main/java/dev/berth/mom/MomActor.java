@@ -93,6 +93,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   /** The verdict of a check this actor ran. */
   private record HealthChecked(Health health) implements Command {}
 
+  /** What the node's cleanup could not remove changed ({@link Cleanup#summary()}). */
+  private record CleanupChanged(String summary) implements Command {}
+
   /** Run the node health check now (a job ended, and the site checks at job end). */
   enum CheckHealth implements Command {
     NOW
@@ -151,6 +154,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
 
   /** The port interactive sessions attach at, or null when this mom takes none. */
   private final TerminalPort terminals;
+
+  /** Empties the trash that jobs' TMPDIRs, spools and evicted images go to, off the actors. */
+  private final Cleanup cleanup;
 
   /** A client showed the terminal port a permit for job {@code permit.job_id}. */
   record AttachTerminal(
@@ -222,6 +228,13 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     context.getLog().info("node {}: {}", config.name(), isolation.describe());
     config.metrics().counting(() -> jobs.size() + sisterJobs.size());
     removeOrphanCgroups();
+    this.cleanup =
+        new Cleanup(
+            Cleanup.bins(config),
+            config.containers(),
+            summary -> self.tell(new CleanupChanged(summary)),
+            java.time.Clock.systemUTC());
+    cleanup.start();
     context.getSystem().receptionist().tell(Receptionist.subscribe(SERVER_KEY, listings));
     timers.startTimerWithFixedDelay(Heartbeat.TICK, config.heartbeat());
     this.healthCheck = config.site().check();
@@ -433,6 +446,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             g -> {
               jobs.remove(g.jobId());
               jobNodes.remove(g.jobId());
+              cleanup.poke();
               return this;
             })
         .onMessage(
@@ -441,6 +455,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
               sisterJobs.remove(g.jobId());
               motherSuperiors.remove(g.jobId());
               grants.ended(g.jobId());
+              cleanup.poke();
               return this;
             })
         .onMessage(ToPeer.class, this::toPeer)
@@ -471,6 +486,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             })
         .onMessage(Health.class, h -> health(h, false))
         .onMessage(HealthChecked.class, h -> health(h.health(), true))
+        .onMessage(CleanupChanged.class, c -> heartbeat()) // pbsnodes shows it at once
         .onMessageEquals(
             CheckHealth.NOW,
             () -> {
@@ -492,7 +508,12 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     if (healthRunner != null) {
       healthRunner.shutdownNow();
     }
-    for (Path dir : List.of(config.tmpBase().resolve(".tm"), config.tmpBase())) {
+    cleanup.close();
+    for (Path dir :
+        List.of(
+            config.tmpBase().resolve(".tm"),
+            dev.berth.mom.os.Trash.in(config.tmpBase()).dir(),
+            config.tmpBase())) {
       try {
         Files.deleteIfExists(dir);
       } catch (IOException e) {
@@ -650,6 +671,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     items.put(MomStatus.CGROUPS, isolation.describe());
     items.put(MomStatus.STARTED, Long.toString(started));
     items.put(MomStatus.UPDATE_INTERVAL, Long.toString(config.heartbeat().toSeconds()));
+    if (!cleanup.summary().isEmpty()) {
+      items.put(MomStatus.CLEANUP, cleanup.summary());
+    }
     // status items are joined with commas (pbsnodes' status = a=1,b=2): none may hold one
     items.replaceAll((name, value) -> value.replace(',', ';'));
     return items;

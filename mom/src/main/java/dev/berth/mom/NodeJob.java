@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.mom.os.JobFiles;
+import dev.berth.mom.os.Trash;
 import dev.berth.mom.os.UserInfo;
 import dev.berth.mom.os.Users;
 import dev.berth.proto.Job;
@@ -10,7 +11,8 @@ import java.nio.file.Path;
 /**
  * A job's footprint on one node, mother superior or sister: the account it runs as (checked on this
  * node), and its private TMPDIR. Made before anything of the job runs here and released after
- * everything of it has ended.
+ * everything of it has ended: released, the TMPDIR goes to the {@link Trash} of its base, which the
+ * node's {@link Cleanup} empties.
  *
  * @param user the job's owner as this node knows them
  * @param runAs the owner, or null when the mom is not root and runs jobs as itself
@@ -35,7 +37,8 @@ record NodeJob(Job job, UserInfo user, UserInfo runAs, int gid, Path tmpdir) {
               + " does not run jobs as root (its mom was not started with --root-jobs)");
     }
     try {
-      JobFiles.removeTree(found.tmpdir());
+      // an earlier run of the same job (requeued) may have left one, in whatever state
+      Trash.in(config.tmpBase()).discard(found.tmpdir());
       JobFiles.createUserDirectory(found.tmpdir(), found.runAs(), found.gid());
     } catch (IOException e) {
       throw new RefusedException(
@@ -78,23 +81,15 @@ record NodeJob(Job job, UserInfo user, UserInfo runAs, int gid, Path tmpdir) {
   }
 
   /**
-   * Removes what a job had on this node, whether this mom prepared it or found it after a restart,
-   * and keeps the container cache within its limit; reports a failure instead of throwing, since
-   * the job is over either way.
+   * Puts what a job had on this node in the trash, whether this mom prepared it or found it after a
+   * restart; reports a failure instead of throwing, since the job is over either way.
    */
   static String release(MomConfig config, String jobId) {
     Path tmpdir = config.tmpBase().resolve(jobId);
     try {
-      JobFiles.removeTree(tmpdir);
+      Trash.in(config.tmpBase()).discard(tmpdir);
     } catch (IOException e) {
-      return "cannot remove " + tmpdir + ": " + e.getMessage();
-    }
-    if (config.containers() != null) {
-      try {
-        config.containers().evict();
-      } catch (IOException e) {
-        return "cannot keep the container cache within its limit: " + e.getMessage();
-      }
+      return "cannot move " + tmpdir + " to the trash: " + e.getMessage();
     }
     return "";
   }

@@ -363,9 +363,9 @@ final class SisterJobActor {
   }
 
   /**
-   * Removes the job's TMPDIR, its cgroup (with anything left in it) and its record from this node,
-   * before the mother superior hears that nothing of the job is left here; returns what the cgroup
-   * measured. A cgroup that cannot be removed takes the node offline.
+   * Removes the job's cgroup (with anything left in it) and its record from this node, and puts its
+   * TMPDIR in the trash, before the mother superior hears that nothing of the job is left here;
+   * returns what the cgroup measured. A cgroup that cannot be removed takes the node offline.
    */
   private static Optional<Usage> clearAway(
       MomConfig config,

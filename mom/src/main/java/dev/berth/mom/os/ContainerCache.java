@@ -28,6 +28,13 @@ public final class ContainerCache {
   private final long limitBytes;
   private final Path locks;
 
+  /**
+   * How deep an entry is measured: the walk holds a directory open per level, and the owner may
+   * have made the entry as deep as they like. What lies deeper is not counted; the owner could as
+   * well keep it beside the cache.
+   */
+  static final int SIZE_DEPTH = 64;
+
   /** Each entry's size, measured once: an unpacked image does not grow but by its mount points. */
   private final Map<Path, Long> sizes = new ConcurrentHashMap<>();
 
@@ -67,8 +74,9 @@ public final class ContainerCache {
   record Entry(Path dir, long bytes, long lastUsedMillis) {}
 
   /**
-   * Removes the entries used longest ago while the cache is over its limit, skipping those in use;
-   * returns what it removed.
+   * Removes the entries used longest ago while the cache is over its limit, skipping those in use,
+   * and what killed unpacks left: each goes to the cache's {@link Trash}, to be removed there off
+   * the actors. Returns what it removed.
    */
   public List<Path> evict() throws IOException {
     removeKilledUnpacks();
@@ -142,7 +150,7 @@ public final class ContainerCache {
   }
 
   private static long size(Path dir) {
-    try (Stream<Path> files = Files.walk(dir)) {
+    try (Stream<Path> files = Files.walk(dir, SIZE_DEPTH)) {
       return files
           .mapToLong(
               f -> {
@@ -176,22 +184,29 @@ public final class ContainerCache {
   }
 
   /**
-   * Removes {@code name} in {@code parent} (an owner's sha256 directory), through descriptors: the
-   * owner's directory is opened (its name is root's, in the cache's base), its {@code sha256} below
-   * it without following a link, and the entry renamed and removed there.
+   * Moves {@code name} in {@code parent} (an owner's sha256 directory) into the cache's {@link
+   * Trash}, through descriptors: the owner's directory is opened (its name is root's, in the
+   * cache's base), its {@code sha256} below it without following a link, and the entry renamed from
+   * there. The trash removes it as the owner (the user id the directory is named for), whatever the
+   * owner put at that name.
    */
-  private static void removeIn(Path parent, Path name) throws IOException {
-    try (DirectoryStream<Path> owner = Files.newDirectoryStream(parent.getParent())) {
-      if (!(owner instanceof SecureDirectoryStream<Path> ownerDir)) {
+  private void removeIn(Path parent, Path name) throws IOException {
+    Path ownerDir = parent.getParent();
+    int uid;
+    try {
+      uid = Integer.parseInt(ownerDir.getFileName().toString());
+    } catch (NumberFormatException e) {
+      throw new IOException(ownerDir + " is not an owner's directory (named for a user id)");
+    }
+    int gid = (Integer) Files.getAttribute(ownerDir, "unix:gid", LinkOption.NOFOLLOW_LINKS);
+    try (DirectoryStream<Path> owner = Files.newDirectoryStream(ownerDir)) {
+      if (!(owner instanceof SecureDirectoryStream<Path> opened)) {
         throw new IOException("this platform cannot remove " + name + " safely (no openat)");
       }
       try (SecureDirectoryStream<Path> secure =
-          ownerDir.newDirectoryStream(parent.getFileName(), LinkOption.NOFOLLOW_LINKS)) {
-        Path doomed = Path.of(name + ".evicted");
-        JobFiles.removeTree(secure, doomed);
+          opened.newDirectoryStream(parent.getFileName(), LinkOption.NOFOLLOW_LINKS)) {
         // a starter that comes now finds the entry gone and unpacks the image again
-        secure.move(name, secure, doomed);
-        JobFiles.removeTree(secure, doomed);
+        Trash.in(base).discard(secure, name, uid, gid);
       }
     }
   }

@@ -1,22 +1,15 @@
 package dev.berth.mom.os;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SecureDirectoryStream;
-import java.nio.file.attribute.BasicFileAttributeView;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The job's files on the node: a private directory for the user (its TMPDIR, holding the nodefile)
- * under a root-owned base that users cannot write to, and its safe removal (symbolic links the user
- * left there are removed, never followed).
+ * under a root-owned base that users cannot write to, and the removal of a tree.
  */
 public final class JobFiles {
   private JobFiles() {}
@@ -27,6 +20,11 @@ public final class JobFiles {
    * directories and sockets.
    */
   public static void prepareBase(Path base) throws IOException {
+    prepareBase(base, "rwx--x--x");
+  }
+
+  /** {@link #prepareBase(Path)} with the mode {@code permissions} ("rwx------"). */
+  static void prepareBase(Path base, String permissions) throws IOException {
     Files.createDirectories(base);
     if (Files.isSymbolicLink(base)) {
       throw new IOException(base + " is a symbolic link; refusing to use it for job files");
@@ -42,7 +40,7 @@ public final class JobFiles {
               + self
               + "; refusing to use it for job files");
     }
-    Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwx--x--x"));
+    Files.setPosixFilePermissions(base, PosixFilePermissions.fromString(permissions));
   }
 
   /** A new directory owned by the user, mode 0700; fails if the path exists. */
@@ -82,56 +80,24 @@ public final class JobFiles {
   }
 
   /**
-   * Removes a tree that its user could be changing at the same time (the job's TMPDIR): entries are
-   * opened relative to their already-open parent directory, never by path, so a directory swapped
-   * for a symbolic link mid-way cannot steer root's deletions elsewhere.
+   * Removes a tree as this process, however deep or wide, and never through a link in it (see
+   * {@link TreeRemover}); nothing when there is nothing at {@code root}. The mom itself puts the
+   * trees its jobs leave in the {@link Trash}, to be removed off the actors and as their owners;
+   * this is for trees of its own and its tests'.
    */
   public static void removeTree(Path root) throws IOException {
-    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
-      return;
+    Path absolute = root.toAbsolutePath().normalize();
+    if (absolute.getParent() == null) {
+      throw new IOException("refusing to remove " + root);
     }
-    if (Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
-      try (DirectoryStream<Path> stream = Files.newDirectoryStream(root)) {
-        if (!(stream instanceof SecureDirectoryStream<Path> secure)) {
-          throw new IOException("this platform cannot remove " + root + " safely (no openat)");
-        }
-        clear(secure);
-      }
-    }
-    Files.deleteIfExists(root);
-  }
-
-  /**
-   * Removes {@code name} in an already-open directory, whatever it is (a tree as {@link
-   * #removeTree(Path)} removes one, a file, a link); nothing when it is not there.
-   */
-  public static void removeTree(SecureDirectoryStream<Path> dir, Path name) throws IOException {
-    BasicFileAttributes attributes;
-    try {
-      attributes =
-          dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-              .readAttributes();
-    } catch (NoSuchFileException e) {
-      return;
-    }
-    if (attributes.isDirectory()) {
-      try (SecureDirectoryStream<Path> sub =
-          dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
-        clear(sub);
-      }
-      dir.deleteDirectory(name);
-    } else {
-      dir.deleteFile(name);
-    }
-  }
-
-  private static void clear(SecureDirectoryStream<Path> dir) throws IOException {
-    List<Path> names = new ArrayList<>();
-    for (Path entry : dir) {
-      names.add(entry.getFileName());
-    }
-    for (Path name : names) {
-      removeTree(dir, name);
+    TreeRemover.Outcome outcome;
+    do {
+      outcome =
+          TreeRemover.remove(
+              absolute.getParent(), absolute.getFileName().toString(), -1, -1, TreeRemover.SLICE);
+    } while (outcome.state() == TreeRemover.State.MORE);
+    if (outcome.state() == TreeRemover.State.FAILED) {
+      throw new IOException("cannot remove " + root + ": " + outcome.problem());
     }
   }
 }

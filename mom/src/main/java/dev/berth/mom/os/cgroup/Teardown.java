@@ -8,7 +8,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.stream.Stream;
@@ -103,27 +102,43 @@ final class Teardown {
   /**
    * Removes {@code dir}, and first the cgroups below it if it has any. A job's cgroup seldom has:
    * the directory is removed at once, and only one the kernel calls busy is listed (stat-ing every
-   * control file of every controller's directory took more of a mom's time than the removal).
+   * control file of every controller's directory took more of a mom's time than the removal). Only
+   * root makes cgroups (the mom does not delegate them, so a job of a user cannot), but a job root
+   * runs could nest them deep: the walk goes down to a leaf and back up by name, holding nothing
+   * open and using no stack per level.
    */
   private static void removeTree(Kernel kernel, Path dir) throws IOException {
-    try {
-      kernel.rmdir(dir);
-    } catch (NoSuchFileException gone) {
-      // removed meanwhile, or never made
-    } catch (FileSystemException busy) {
-      List<Path> children = new ArrayList<>();
-      try (Stream<Path> list = Files.list(dir)) {
-        list.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).forEach(children::add);
-      } catch (NoSuchFileException e) {
+    Path at = dir;
+    while (true) {
+      try {
+        kernel.rmdir(at);
+      } catch (NoSuchFileException gone) {
+        // removed meanwhile, or never made
+      } catch (FileSystemException busy) {
+        Path below = firstChild(at);
+        if (below == null) {
+          throw busy; // processes still inside: the caller tries again
+        }
+        if (!below.equals(at)) {
+          at = below;
+          continue;
+        }
+      }
+      if (at.equals(dir)) {
         return;
       }
-      if (children.isEmpty()) {
-        throw busy; // processes still inside: the caller tries again
-      }
-      for (Path child : children) {
-        removeTree(kernel, child);
-      }
-      removeTree(kernel, dir);
+      at = at.getParent();
+    }
+  }
+
+  /** A cgroup below {@code dir}; null if it has none, {@code dir} itself if it is gone. */
+  private static Path firstChild(Path dir) throws IOException {
+    try (Stream<Path> list = Files.list(dir)) {
+      return list.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
+          .findFirst()
+          .orElse(null);
+    } catch (NoSuchFileException e) {
+      return dir;
     }
   }
 

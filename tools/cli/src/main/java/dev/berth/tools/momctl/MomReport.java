@@ -84,6 +84,8 @@ final class MomReport {
       out.append("WARNING:  node is offline").append(note.isEmpty() ? "" : ": " + note);
       out.append('\n');
     }
+    item(items, MomStatus.CLEANUP)
+        .ifPresent(c -> out.append("WARNING:  cannot clean up: ").append(c).append('\n'));
     return out.append("\ndiagnostics complete\n").toString();
   }
 

@@ -71,7 +71,11 @@ class MomctlTest {
                   .setOffline(true)
                   .setNote("bad disk")
                   .setLastStatusTime(NOW - 30)
-                  .putStatus("loadave", "0.00"))
+                  .putStatus("loadave", "0.00")
+                  .putStatus(
+                      "cleanup",
+                      "1 directory left in the trash (cannot remove a file 2 levels down:"
+                          + " Permission denied; tried 3 times)"))
           .setState("offline")
           .build();
 
@@ -155,6 +159,8 @@ class MomctlTest {
             + "HomeDirectory:          N/A\n"
             + "NOTE:  no local jobs detected\n"
             + "WARNING:  node is offline: bad disk\n"
+            + "WARNING:  cannot clean up: 1 directory left in the trash (cannot remove a file 2"
+            + " levels down: Permission denied; tried 3 times)\n"
             + "\n"
             + "diagnostics complete\n"
             + "\n"
