@@ -142,11 +142,6 @@ final class MultiNodeCluster implements AutoCloseable {
     return moms.get(node).pid();
   }
 
-  /** Whether the mom of {@code node} still runs. */
-  boolean momAlive(String node) {
-    return moms.get(node).isAlive();
-  }
-
   void awaitNode(String node, String state) {
     long deadline = System.currentTimeMillis() + 60_000;
     String last = "";
