@@ -23,8 +23,8 @@ import org.pcollections.PMap;
  * and a part for each element of its lists (a variable, a job it depends on, a mount), each of
  * which is objects of its own. An array's subjob holds only what differs from its parent, with
  * which it shares the rest (its environment, its script), as the state keeps it. Measured on a real
- * heap, the estimate is within about a tenth of what plain jobs, large environments and scripts,
- * subjobs and dependencies take, and above it rather than below.
+ * heap, the estimate is within about a tenth of what plain jobs, large environments and scripts and
+ * subjobs take, mostly above it; a job's dependencies are counted above what they take.
  *
  * <p>Immutable and derived from the jobs alone, in any order they are added, like every index of
  * {@link ClusterState}.
