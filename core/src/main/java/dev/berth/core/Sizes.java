@@ -81,6 +81,24 @@ public final class Sizes {
     return new Size(n, shift, false).toString();
   }
 
+  /**
+   * Bytes for people to read, in the binary units of the limits' settings and messages: {@code 64
+   * MiB}, {@code 1.5 MiB}, {@code 512 KiB}, {@code 100 bytes}.
+   */
+  public static String readable(long bytes) {
+    if (bytes >= 1 << 20) {
+      return bytes % (1 << 20) == 0
+          ? (bytes >> 20) + " MiB"
+          : String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1 << 20));
+    }
+    if (bytes >= 1 << 10) {
+      return bytes % (1 << 10) == 0
+          ? (bytes >> 10) + " KiB"
+          : String.format(Locale.ROOT, "%.1f KiB", bytes / (double) (1 << 10));
+    }
+    return bytes + " bytes";
+  }
+
   /** Bytes in kilobytes, as Torque prints resources_used.mem: {@code 12345kb}. */
   public static String formatKb(long bytes) {
     return ((bytes + 1023) / 1024) + "kb";

@@ -163,4 +163,16 @@ class SizesTest {
   void formatKbRoundsUpToWholeKilobytes(long bytes, String text) {
     assertEquals(text, Sizes.formatKb(bytes));
   }
+
+  @ParameterizedTest(name = "{0} bytes read {1}")
+  @CsvSource({
+    "4096, 4 KiB",
+    "1572864, 1.5 MiB",
+    "1048577, 1.0 MiB",
+    "1536, 1.5 KiB",
+    "100, 100 bytes",
+  })
+  void readableSizesUseBinaryUnits(long bytes, String text) {
+    assertEquals(text, Sizes.readable(bytes));
+  }
 }

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -170,6 +171,28 @@ final class ServerProcess implements AutoCloseable {
   void stop() throws InterruptedException {
     process.destroy();
     waitForExit();
+  }
+
+  /**
+   * {@code ops/bin/COMMAND ARGS} as {@code user}, in the server's home, with a login's environment
+   * and {@code extra} variables.
+   */
+  TestCluster.Result as(String user, Map<String, String> extra, String command, String... args) {
+    List<String> argv = new java.util.ArrayList<>(TestUsers.loginEnv(user));
+    argv.addAll(List.of("LANG=C.UTF-8", "BERTH_SERVER=" + socket));
+    extra.forEach((k, v) -> argv.add(k + "=" + v));
+    argv.add(TestCluster.ROOT.resolve("ops/bin").resolve(command).toString());
+    argv.addAll(List.of(args));
+    return TestCluster.exec(home, argv, null, new byte[0]);
+  }
+
+  /** {@code qmgr -c DIRECTIVE} as root. */
+  TestCluster.Result qmgr(String directive) {
+    return TestCluster.exec(
+        home,
+        List.of(TestCluster.ROOT.resolve("ops/bin/qmgr").toString(), "-c", directive),
+        Map.of("BERTH_SERVER", socket.toString(), "PATH", "/usr/local/bin:/usr/bin:/bin"),
+        new byte[0]);
   }
 
   String log() {

@@ -2,6 +2,8 @@ package dev.berth.it;
 
 import static dev.berth.it.TestUsers.ALICE;
 import static dev.berth.it.TestUsers.BOB;
+import static dev.berth.it.Timings.percentile;
+import static dev.berth.it.Timings.timed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,7 +23,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -66,14 +67,14 @@ class WorstCaseArrayIT {
     Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rw-r--r--"));
     server = new ServerProcess(home).environment("BERTH_HEAP", HEAP);
     assertTrue(server.start(), server.log());
-    assertEquals(0, root("create node n1 np=4").exit(), "no mom: jobs stay queued");
+    assertEquals(0, server.qmgr("create node n1 np=4").exit(), "no mom: jobs stay queued");
     for (String directive :
         List.of(
             "create queue long",
             "set queue long queue_type = execution",
             "set queue long enabled = true",
             "set queue long started = true")) {
-      assertEquals(0, root(directive).exit(), directive);
+      assertEquals(0, server.qmgr(directive).exit(), directive);
     }
   }
 
@@ -87,14 +88,14 @@ class WorstCaseArrayIT {
   void bobsWorstCaseArrayIsRefusedToQstatFullMovesInSmallEventsAndSurvivesRestarts()
       throws Exception {
     TestCluster.Result submitted =
-        as(BOB, bigEnvironment(), "qsub", "-V", "-t", "0-9999", "job.sh");
+        server.as(BOB, bigEnvironment(), "qsub", "-V", "-t", "0-9999", "job.sh");
     assertEquals(0, submitted.exit(), submitted.toString());
     String array = submitted.out().strip();
     String subjob = array.replace("[]", "[9999]");
 
     List<Duration> quiet = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
-      quiet.add(timed(() -> as(ALICE, Map.of(), "qstat")));
+      quiet.add(timed(() -> server.as(ALICE, Map.of(), "qstat")));
     }
     try (RemoteHeap heap = RemoteHeap.attach(server.pid())) {
       long live = heap.liveAfterGc();
@@ -109,7 +110,7 @@ class WorstCaseArrayIT {
             new Thread(
                 () -> {
                   while (attacking.get()) {
-                    bobs.add(as(BOB, Map.of(), "qstat", "-f", "-t", array));
+                    bobs.add(server.as(BOB, Map.of(), "qstat", "-f", "-t", array));
                   }
                 });
         a.start();
@@ -117,9 +118,9 @@ class WorstCaseArrayIT {
       }
       List<Duration> qstats = new ArrayList<>();
       for (int i = 0; i < 100; i++) {
-        qstats.add(timed(() -> as(ALICE, Map.of(), "qstat")));
+        qstats.add(timed(() -> server.as(ALICE, Map.of(), "qstat")));
         if (i % 10 == 0) {
-          TestCluster.Result job = as(ALICE, Map.of(), "qsub", "job.sh");
+          TestCluster.Result job = server.as(ALICE, Map.of(), "qsub", "job.sh");
           assertEquals(0, job.exit(), job.toString());
         }
       }
@@ -165,11 +166,11 @@ class WorstCaseArrayIT {
       assertTrue(oldGrowth < 16L << 20, "the old generation grew by " + (oldGrowth >> 20) + " MiB");
       assertTrue(server.answers());
     }
-    TestCluster.Result table = as(BOB, Map.of(), "qstat", "-t", array);
+    TestCluster.Result table = server.as(BOB, Map.of(), "qstat", "-t", array);
     assertEquals(0, table.exit(), table.err());
     assertEquals(SUBJOBS + 1 + 2, table.out().lines().count(), "what the table needs fits");
 
-    TestCluster.Result moved = as(BOB, Map.of(), "qmove", "long", array);
+    TestCluster.Result moved = server.as(BOB, Map.of(), "qmove", "long", array);
     assertEquals(0, moved.exit(), moved.toString());
 
     server.kill9(); // the next start replays the journal: the submission, the moves
@@ -179,7 +180,7 @@ class WorstCaseArrayIT {
     restartAndCheck(array, subjob, "from its snapshot of " + snapshot + " bytes");
     assertTrue(snapshot < 2L << 20, snapshot + " bytes");
 
-    TestCluster.Result renamed = as(BOB, Map.of(), "qalter", "-N", "renamed", subjob);
+    TestCluster.Result renamed = server.as(BOB, Map.of(), "qalter", "-N", "renamed", subjob);
     assertEquals(0, renamed.exit(), renamed.toString());
     server.kill9(); // the snapshot, then the alter after it
     restartAndCheck(array, subjob, "from the snapshot and the events after it");
@@ -252,40 +253,5 @@ class WorstCaseArrayIT {
       env.put("BIG" + v, value.toString());
     }
     return env;
-  }
-
-  /** {@code ops/bin/COMMAND ARGS} as {@code user} in the test's home, a login's environment. */
-  private static TestCluster.Result as(
-      String user, Map<String, String> extra, String command, String... args) {
-    List<String> argv = new ArrayList<>(TestUsers.loginEnv(user));
-    argv.addAll(List.of("LANG=C.UTF-8", "BERTH_SERVER=" + server.socket));
-    extra.forEach((k, v) -> argv.add(k + "=" + v));
-    argv.add(TestCluster.ROOT.resolve("ops/bin").resolve(command).toString());
-    argv.addAll(List.of(args));
-    return TestCluster.exec(home, argv, null, new byte[0]);
-  }
-
-  private static TestCluster.Result root(String directive) {
-    List<String> argv =
-        List.of(TestCluster.ROOT.resolve("ops/bin/qmgr").toString(), "-c", directive);
-    return TestCluster.exec(
-        home,
-        argv,
-        Map.of("BERTH_SERVER", server.socket.toString(), "PATH", "/usr/local/bin:/usr/bin:/bin"),
-        new byte[0]);
-  }
-
-  private static Duration timed(java.util.function.Supplier<TestCluster.Result> command) {
-    long start = System.nanoTime();
-    TestCluster.Result r = command.get();
-    Duration took = Duration.ofNanos(System.nanoTime() - start);
-    assertEquals(0, r.exit(), r.toString());
-    return took;
-  }
-
-  private static Duration percentile(List<Duration> samples, int p) {
-    List<Duration> sorted = new ArrayList<>(samples);
-    Collections.sort(sorted);
-    return sorted.get(Math.max(0, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
   }
 }

@@ -247,7 +247,8 @@ public final class BerthServer implements AutoCloseable {
             config.snapshotEvery(),
             config.tick(),
             config.resend(),
-            1000);
+            1000,
+            config.limits().jobBudget());
     this.actor =
         system.systemActorOf(
             ServerActor.create(

@@ -19,6 +19,7 @@ import dev.berth.server.command.Caller;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.command.Context;
 import dev.berth.server.command.Decider;
+import dev.berth.server.command.JobBudget;
 import dev.berth.server.command.NodeHealth;
 import dev.berth.server.command.Outcome;
 import dev.berth.server.command.ReservationCommands;
@@ -104,14 +105,19 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private record Completion(
       CompletableFuture<Response> reply, Response response, List<Outcome.Notice> notices) {}
 
-  /** The server's fixed settings. */
+  /**
+   * The server's fixed settings.
+   *
+   * @param jobs what the jobs in the state may take of the heap
+   */
   public record Settings(
       String serverName,
       String host,
       long snapshotEvery,
       Duration tick,
       Duration resend,
-      int maxRunsPerCycle) {}
+      int maxRunsPerCycle,
+      JobBudget jobs) {}
 
   /** How many eligible jobs the plan for CPUs a batch frees looks at (see {@link #flush}). */
   static final int FREED_CPU_CANDIDATES = 100;
@@ -356,6 +362,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
         Outcome outcome = Decider.decide(working, e.command(), ctx);
         List<Outcome.Notice> notices = new ArrayList<>(outcome.notices());
         working = record(working, outcome.events(), ctx, actor(e), batch);
+        settings.jobs().admit(before, working, e.command());
         Outcome follow = Decider.cascade(working, batch.subList(mark, batch.size()));
         for (int round = 0; round < 10 && !follow.events().isEmpty(); round++) {
           int start = batch.size();

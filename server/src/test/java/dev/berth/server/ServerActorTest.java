@@ -23,6 +23,7 @@ import dev.berth.security.seal.InsecureSeal;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
 import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.endpoint.ClientLimits;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.RocksJournal;
 import dev.berth.server.mail.Outbox;
@@ -77,7 +78,13 @@ class ServerActorTest {
           KIT.spawn(
               ServerActor.create(
                   new ServerActor.Settings(
-                      "srv", "head", 1_000_000, Duration.ofHours(1), Duration.ofHours(1), 1000),
+                      "srv",
+                      "head",
+                      1_000_000,
+                      Duration.ofHours(1),
+                      Duration.ofHours(1),
+                      1000,
+                      ClientLimits.defaults(1L << 30).jobBudget()),
                   journal,
                   published,
                   new AtomicReference<>(),
@@ -144,7 +151,13 @@ class ServerActorTest {
       KIT.spawn(
           ServerActor.create(
               new ServerActor.Settings(
-                  "srv", "head", 1_000_000, Duration.ofHours(1), Duration.ofHours(1), 1000),
+                  "srv",
+                  "head",
+                  1_000_000,
+                  Duration.ofHours(1),
+                  Duration.ofHours(1),
+                  1000,
+                  ClientLimits.defaults(1L << 30).jobBudget()),
               journal,
               new AtomicReference<>(state),
               new AtomicReference<>(),

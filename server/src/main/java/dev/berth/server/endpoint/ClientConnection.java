@@ -2,6 +2,7 @@ package dev.berth.server.endpoint;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.berth.core.QuietLog;
+import dev.berth.core.Sizes;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -287,8 +288,8 @@ final class ClientConnection {
   private String holding(Limit limit) {
     return switch (limit) {
       case USER_REQUESTS -> account.requests() + " of its requests are in progress";
-      case USER_REPLIES -> ClientLimits.size(account.replyBytes()) + " of its replies are unread";
-      case USER_BUFFER -> "its requests hold " + ClientLimits.size(account.requestBytes());
+      case USER_REPLIES -> Sizes.readable(account.replyBytes()) + " of its replies are unread";
+      case USER_BUFFER -> "its requests hold " + Sizes.readable(account.requestBytes());
       default -> "the clients of all users hold more than the server gives them";
     };
   }

@@ -1,10 +1,11 @@
 package dev.berth.server.endpoint;
 
 import dev.berth.core.Frames;
+import dev.berth.core.Sizes;
+import dev.berth.server.command.JobBudget;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -29,6 +30,11 @@ import java.util.stream.Collectors;
  *     that says so, before the answer is built
  * @param connections connections of all users together, trusted users' not counted
  * @param bufferBytes request and reply bytes of all users together, trusted users' not counted
+ * @param userJobBytes the memory one user's jobs may take in the server's state (an estimate of
+ *     each job's bytes, completed jobs kept for keep_completed included): a submission or qalter
+ *     that would take more is refused; operators and managers are not held to it
+ * @param jobBytes the memory the jobs of all users together may take in the server's state, which
+ *     holds for everyone
  * @param stall a connection that is throttled this long (its replies unread, or waiting under a
  *     limit) is dropped
  * @param idle a connection that sends nothing (or only part of a frame) for this long is closed
@@ -42,6 +48,8 @@ public record ClientLimits(
     long replyBytes,
     int connections,
     long bufferBytes,
+    long userJobBytes,
+    long jobBytes,
     Duration stall,
     Duration idle) {
 
@@ -58,6 +66,16 @@ public record ClientLimits(
 
   private static final long MIN_DEFAULT_REPLY = 16 << 20;
 
+  /**
+   * The default share of the heap all jobs may take in the state: the state lives in the heap and
+   * is rebuilt in it at every start, so it must leave room for what clients send (a quarter), the
+   * replies being made, a snapshot being written and the collector's headroom.
+   */
+  private static final int JOBS_HEAP_SHARE = 4;
+
+  /** The default share of the heap one user's jobs may take: a quarter of what all jobs may. */
+  private static final int USER_JOBS_HEAP_SHARE = 16;
+
   /** The environment variable that overrides the defaults: {@code name=value,...}. */
   public static final String VARIABLE = "BERTH_CLIENT_LIMITS";
 
@@ -71,6 +89,8 @@ public record ClientLimits(
     REPLY("reply"),
     CONNECTIONS("connections"),
     BUFFER("buffer"),
+    USER_JOBS("user_jobs"),
+    JOBS("jobs"),
     STALL("stall"),
     IDLE("idle");
 
@@ -99,9 +119,9 @@ public record ClientLimits(
       throw new IllegalArgumentException(
           Limit.REPLY.setting
               + " ("
-              + size(replyBytes)
+              + Sizes.readable(replyBytes)
               + ") may be at most "
-              + size(Frames.REPLY_LIMIT)
+              + Sizes.readable(Frames.REPLY_LIMIT)
               + ", the largest reply the clients read");
     }
     // A largest request, with the first buffers of the user's other connections, must fit.
@@ -111,9 +131,9 @@ public record ClientLimits(
         throw new IllegalArgumentException(
             budget.setting
                 + " ("
-                + size(bytes)
+                + Sizes.readable(bytes)
                 + ") must hold two of the largest requests (frame="
-                + size(frameBytes)
+                + Sizes.readable(frameBytes)
                 + ")");
       }
     }
@@ -122,7 +142,8 @@ public record ClientLimits(
   /**
    * The defaults for a server whose heap may grow to {@code maxHeapBytes}: a quarter of it for what
    * clients send and have not read (but room for two of the largest requests), a thirty-second for
-   * one reply (at least 16 MiB, at most what clients read), the rest for the state and the work.
+   * one reply (at least 16 MiB, at most what clients read), a quarter for the jobs in the state (a
+   * sixteenth for one user's), the rest for the work.
    */
   public static ClientLimits defaults(long maxHeapBytes) {
     return new ClientLimits(
@@ -134,8 +155,15 @@ public record ClientLimits(
         Math.min(Math.max(maxHeapBytes / REPLY_HEAP_SHARE, MIN_DEFAULT_REPLY), Frames.REPLY_LIMIT),
         4096,
         Math.max(maxHeapBytes / 4, 2L * DEFAULT_FRAME),
+        maxHeapBytes / USER_JOBS_HEAP_SHARE,
+        maxHeapBytes / JOBS_HEAP_SHARE,
         Duration.ofSeconds(60),
         Duration.ofMinutes(5));
+  }
+
+  /** What the jobs in the server's state may take: {@code user_jobs} and {@code jobs}. */
+  public JobBudget jobBudget() {
+    return new JobBudget(userJobBytes, jobBytes);
   }
 
   /** The defaults, with what {@value #VARIABLE} in {@code environment} sets instead. */
@@ -169,6 +197,8 @@ public record ClientLimits(
         get(set, Limit.REPLY, ClientLimits::bytes, replyBytes),
         get(set, Limit.CONNECTIONS, ClientLimits::count, connections),
         get(set, Limit.BUFFER, ClientLimits::bytes, bufferBytes),
+        get(set, Limit.USER_JOBS, ClientLimits::bytes, userJobBytes),
+        get(set, Limit.JOBS, ClientLimits::bytes, jobBytes),
         get(set, Limit.STALL, ClientLimits::duration, stall),
         get(set, Limit.IDLE, ClientLimits::duration, idle));
   }
@@ -190,33 +220,20 @@ public record ClientLimits(
   public String describe(Limit limit) {
     String value =
         switch (limit) {
-          case FRAME -> size(frameBytes);
+          case FRAME -> Sizes.readable(frameBytes);
           case USER_CONNECTIONS -> Integer.toString(userConnections);
           case USER_REQUESTS -> Integer.toString(userRequests);
-          case USER_BUFFER -> size(userBufferBytes);
-          case USER_REPLIES -> size(userReplyBytes);
-          case REPLY -> size(replyBytes);
+          case USER_BUFFER -> Sizes.readable(userBufferBytes);
+          case USER_REPLIES -> Sizes.readable(userReplyBytes);
+          case REPLY -> Sizes.readable(replyBytes);
           case CONNECTIONS -> Integer.toString(connections);
-          case BUFFER -> size(bufferBytes);
+          case BUFFER -> Sizes.readable(bufferBytes);
+          case USER_JOBS -> Sizes.readable(userJobBytes);
+          case JOBS -> Sizes.readable(jobBytes);
           case STALL -> seconds(stall);
           case IDLE -> seconds(idle);
         };
     return limit.setting + "=" + value;
-  }
-
-  /** Bytes the way the guide writes them: 64 MiB, 1.5 MiB, 512 KiB, 100 bytes. */
-  public static String size(long bytes) {
-    if (bytes >= 1 << 20) {
-      return bytes % (1 << 20) == 0
-          ? (bytes >> 20) + " MiB"
-          : String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1 << 20));
-    }
-    if (bytes >= 1 << 10) {
-      return bytes % (1 << 10) == 0
-          ? (bytes >> 10) + " KiB"
-          : String.format(Locale.ROOT, "%.1f KiB", bytes / (double) (1 << 10));
-    }
-    return bytes + " bytes";
   }
 
   private static String seconds(Duration d) {

@@ -2,10 +2,10 @@ package dev.berth.server.query;
 
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.MessageLite;
+import dev.berth.core.Sizes;
 import dev.berth.proto.Error;
 import dev.berth.proto.Response;
 import dev.berth.server.command.CommandException;
-import dev.berth.server.endpoint.ClientLimits;
 
 /**
  * The most one reply may take, encoded (the client limit {@code reply}). A large reply is sized as
@@ -57,7 +57,7 @@ public record ReplyBudget(long bytes) {
         Error.Code.SYSTEM,
         what
             + " would be larger than "
-            + ClientLimits.size(bytes)
+            + Sizes.readable(bytes)
             + ", the most the server sends at once"
             + (hint.isEmpty() ? "" : "; " + hint));
   }

@@ -19,7 +19,7 @@ import org.pcollections.TreePSet;
 /**
  * The whole cluster state the server holds: jobs and their scripts, nodes, queues and server
  * attributes, plus indexes derived from them (queued jobs in scheduling order, CPUs held per node,
- * completed jobs by completion time, array subjob counts).
+ * completed jobs by completion time, array subjob counts, each owner's jobs and their bytes).
  *
  * <p>It is immutable and made of persistent collections: {@link StateMachine#apply} returns a new
  * state that shares almost everything with the old one, so readers (queries, the scheduler,
@@ -42,6 +42,8 @@ public final class ClusterState {
           DependencyIndex.EMPTY,
           HashTreePMap.empty(),
           HashTreePMap.empty(),
+          HashTreePMap.empty(),
+          JobBytes.NONE,
           TreePMap.empty(),
           TreePMap.empty(),
           TreePMap.empty(),
@@ -62,6 +64,8 @@ public final class ClusterState {
   final DependencyIndex dependencies;
   final PMap<String, JobCounts> queueCounts;
   final PMap<Owner, Integer> runningByOwner;
+  final PMap<Owner, Integer> unfinishedByOwner;
+  final JobBytes jobBytes;
   final PSortedMap<String, DecayedUsage> userUsage;
   final PSortedMap<String, DecayedUsage> accountUsage;
   final PSortedMap<String, Reservation> reservations;
@@ -83,6 +87,8 @@ public final class ClusterState {
       DependencyIndex dependencies,
       PMap<String, JobCounts> queueCounts,
       PMap<Owner, Integer> runningByOwner,
+      PMap<Owner, Integer> unfinishedByOwner,
+      JobBytes jobBytes,
       PSortedMap<String, DecayedUsage> userUsage,
       PSortedMap<String, DecayedUsage> accountUsage,
       PSortedMap<String, Reservation> reservations,
@@ -102,6 +108,8 @@ public final class ClusterState {
     this.dependencies = dependencies;
     this.queueCounts = queueCounts;
     this.runningByOwner = runningByOwner;
+    this.unfinishedByOwner = unfinishedByOwner;
+    this.jobBytes = jobBytes;
     this.userUsage = userUsage;
     this.accountUsage = accountUsage;
     this.reservations = reservations;
@@ -116,8 +124,8 @@ public final class ClusterState {
   }
 
   /**
-   * Whose running jobs a count is of: a user's in one queue, or in all queues when {@code queue} is
-   * empty (the keys of max_user_run on a queue and on the server).
+   * Whose jobs a count is of: a user's in one queue, or in all queues when {@code queue} is empty
+   * (the keys of max_user_run and max_user_queuable on a queue and on the server).
    */
   public record Owner(String queue, String user) {}
 
@@ -221,6 +229,19 @@ public final class ClusterState {
     return runningByOwner.getOrDefault(owner, 0);
   }
 
+  /**
+   * How many jobs {@code owner} has that have not completed (queued, held, waiting, running or
+   * exiting), counted as qstat counts them: array jobs only through their subjobs.
+   */
+  public int unfinished(Owner owner) {
+    return unfinishedByOwner.getOrDefault(owner, 0);
+  }
+
+  /** What the jobs take of the server's memory, by owner and in all. */
+  public JobBytes jobBytes() {
+    return jobBytes;
+  }
+
   /** Each user's fair-share usage, as last charged (decay it to now with {@link #halfLife}). */
   public PSortedMap<String, DecayedUsage> userUsage() {
     return userUsage;
@@ -290,6 +311,8 @@ public final class ClusterState {
         && dependencies.equals(s.dependencies)
         && queueCounts.equals(s.queueCounts)
         && runningByOwner.equals(s.runningByOwner)
+        && unfinishedByOwner.equals(s.unfinishedByOwner)
+        && jobBytes.equals(s.jobBytes)
         && userUsage.equals(s.userUsage)
         && accountUsage.equals(s.accountUsage)
         && reservations.equals(s.reservations);

@@ -19,7 +19,7 @@ final class Jobs {
    */
   static void submitted(StateBuilder b, Job job, Event e) {
     b.add(job);
-    b.scripts = b.scripts.plus(job.getId(), e.getJobSubmitted().getScript());
+    b.script(job, e.getJobSubmitted().getScript());
     if (!job.getArrayRequest().isEmpty()) {
       String server = JobIds.server(job.getId());
       for (int index : ArrayRequest.parse(job.getArrayRequest(), Integer.MAX_VALUE).indices()) {
@@ -71,7 +71,7 @@ final class Jobs {
       job.getExecNodesList().forEach(a -> b.hold(a, job.getId()));
     }
     if (job.getArrayParent().isEmpty()) {
-      b.scripts = b.scripts.plus(job.getId(), script);
+      b.script(job, script);
     }
     b.nextJobNumber = Math.max(b.nextJobNumber, job.getNumber() + 1);
   }

@@ -18,8 +18,8 @@ import org.pcollections.PSortedSet;
 /**
  * The next state while one event is applied. Every job change goes through {@link #replace}, so the
  * derived indexes (queued order, completed order, jobs awaiting dependencies, array counts and the
- * array's own state, each queue's counts by state, each owner's running jobs) can never drift from
- * the jobs themselves.
+ * array's own state, each queue's counts by state, each owner's unfinished and running jobs, what
+ * each owner's jobs take in memory) can never drift from the jobs themselves.
  */
 final class StateBuilder {
   PMap<String, Job> jobs;
@@ -36,6 +36,8 @@ final class StateBuilder {
   DependencyIndex dependencies;
   PMap<String, JobCounts> queueCounts;
   PMap<ClusterState.Owner, Integer> runningByOwner;
+  PMap<ClusterState.Owner, Integer> unfinishedByOwner;
+  JobBytes jobBytes;
   PSortedMap<String, DecayedUsage> userUsage;
   PSortedMap<String, DecayedUsage> accountUsage;
   PSortedMap<String, Reservation> reservations;
@@ -57,6 +59,8 @@ final class StateBuilder {
     dependencies = s.dependencies;
     queueCounts = s.queueCounts;
     runningByOwner = s.runningByOwner;
+    unfinishedByOwner = s.unfinishedByOwner;
+    jobBytes = s.jobBytes;
     userUsage = s.userUsage;
     accountUsage = s.accountUsage;
     reservations = s.reservations;
@@ -85,6 +89,8 @@ final class StateBuilder {
         dependencies,
         queueCounts,
         runningByOwner,
+        unfinishedByOwner,
+        jobBytes,
         userUsage,
         accountUsage,
         reservations,
@@ -119,11 +125,21 @@ final class StateBuilder {
     index(next, +1);
   }
 
-  /** Removes a job and its index entries. */
+  /** Gives a job that has just been added its script. */
+  void script(Job job, ByteString script) {
+    scripts = scripts.plus(job.getId(), script);
+    jobBytes = jobBytes.plus(job.getEuser(), JobBytes.script(script));
+  }
+
+  /** Removes a job, its script and its index entries. */
   void remove(Job job) {
     index(job, -1);
     jobs = jobs.minus(job.getId());
-    scripts = scripts.minus(job.getId());
+    ByteString script = scripts.get(job.getId());
+    if (script != null) {
+      scripts = scripts.minus(job.getId());
+      jobBytes = jobBytes.plus(job.getEuser(), -JobBytes.script(script));
+    }
     if (job.getId().equals(submissions.get(job.getSubmissionId()))) {
       submissions = submissions.minus(job.getSubmissionId());
     }
@@ -145,6 +161,8 @@ final class StateBuilder {
       completed = sign > 0 ? completed.plus(key) : completed.minus(key);
     }
     dependencies = dependencies.with(job, sign, jobs);
+    Job parent = subjob ? jobs.get(job.getArrayParent()) : null;
+    jobBytes = jobBytes.plus(job.getEuser(), sign * JobBytes.held(job, parent));
     if (subjob) {
       count(job, sign);
     }
@@ -155,16 +173,23 @@ final class StateBuilder {
           next.total() == 0
               ? queueCounts.minus(job.getQueue())
               : queueCounts.plus(job.getQueue(), next);
+      ClusterState.Owner user = new ClusterState.Owner("", job.getEuser());
+      ClusterState.Owner userInQueue = new ClusterState.Owner(job.getQueue(), job.getEuser());
+      if (job.getState() != JobState.COMPLETED) {
+        unfinishedByOwner = adjust(unfinishedByOwner, user, sign);
+        unfinishedByOwner = adjust(unfinishedByOwner, userInQueue, sign);
+      }
       if (job.getState() == JobState.RUNNING || job.getState() == JobState.EXITING) {
-        countRunning(new ClusterState.Owner("", job.getEuser()), sign);
-        countRunning(new ClusterState.Owner(job.getQueue(), job.getEuser()), sign);
+        runningByOwner = adjust(runningByOwner, user, sign);
+        runningByOwner = adjust(runningByOwner, userInQueue, sign);
       }
     }
   }
 
-  private void countRunning(ClusterState.Owner owner, int sign) {
-    int next = runningByOwner.getOrDefault(owner, 0) + sign;
-    runningByOwner = next == 0 ? runningByOwner.minus(owner) : runningByOwner.plus(owner, next);
+  private static PMap<ClusterState.Owner, Integer> adjust(
+      PMap<ClusterState.Owner, Integer> counts, ClusterState.Owner owner, int sign) {
+    int next = counts.getOrDefault(owner, 0) + sign;
+    return next == 0 ? counts.minus(owner) : counts.plus(owner, next);
   }
 
   private void count(Job subjob, int sign) {

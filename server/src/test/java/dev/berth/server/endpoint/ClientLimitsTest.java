@@ -3,6 +3,7 @@ package dev.berth.server.endpoint;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.berth.server.command.JobBudget;
 import dev.berth.server.endpoint.ClientLimits.Limit;
 import java.time.Duration;
 import java.util.Map;
@@ -22,6 +23,9 @@ class ClientLimitsTest {
     assertEquals(64L << 20, d.replyBytes(), "a thirty-second of the heap");
     assertEquals(4096, d.connections());
     assertEquals(512L << 20, d.bufferBytes());
+    assertEquals(128L << 20, d.userJobBytes(), "a sixteenth of the heap for one user's jobs");
+    assertEquals(512L << 20, d.jobBytes(), "a quarter for all jobs");
+    assertEquals(new JobBudget(128L << 20, 512L << 20), d.jobBudget());
     assertEquals(Duration.ofSeconds(60), d.stall());
     assertEquals(Duration.ofMinutes(5), d.idle());
   }
@@ -32,7 +36,8 @@ class ClientLimitsTest {
         ClientLimits.fromEnvironment(
             Map.of(
                 "BERTH_CLIENT_LIMITS",
-                " user_connections=8, user_buffer=1MiB,buffer=3g,stall=500ms,idle=2min,frame=64k"),
+                " user_connections=8, user_buffer=1MiB,buffer=3g,stall=500ms,idle=2min,frame=64k,"
+                    + "user_jobs=1g,jobs=6g"),
             HEAP);
     assertEquals(8, l.userConnections());
     assertEquals(1L << 20, l.userBufferBytes());
@@ -40,6 +45,8 @@ class ClientLimitsTest {
     assertEquals(Duration.ofMillis(500), l.stall());
     assertEquals(Duration.ofMinutes(2), l.idle());
     assertEquals(64 << 10, l.frameBytes());
+    assertEquals(1L << 30, l.userJobBytes());
+    assertEquals(6L << 30, l.jobBytes());
     assertEquals(16, l.userRequests(), "not set: the default");
     assertEquals(ClientLimits.defaults(HEAP), ClientLimits.fromEnvironment(Map.of(), HEAP));
   }
@@ -68,7 +75,7 @@ class ClientLimitsTest {
         e.getMessage());
     assertEquals(
         "unknown client limit 'users'; the limits are frame, user_connections, user_requests,"
-            + " user_buffer, user_replies, reply, connections, buffer, stall, idle",
+            + " user_buffer, user_replies, reply, connections, buffer, user_jobs, jobs, stall, idle",
         assertThrows(IllegalArgumentException.class, () -> limits().with("users=3")).getMessage());
     assertThrows(IllegalArgumentException.class, () -> limits().with("user_requests=0"));
     assertThrows(IllegalArgumentException.class, () -> limits().with("stall=0s"));
@@ -100,14 +107,10 @@ class ClientLimitsTest {
   void aLimitDescribesItselfAsItsSetting() {
     ClientLimits l = limits().with("user_buffer=64M,stall=1500ms");
     assertEquals("user_buffer=64 MiB", l.describe(Limit.USER_BUFFER));
+    assertEquals("user_jobs=128 MiB", limits().describe(Limit.USER_JOBS));
     assertEquals("user_connections=64", l.describe(Limit.USER_CONNECTIONS));
     assertEquals("stall=1500ms", l.describe(Limit.STALL));
     assertEquals("idle=300s", l.describe(Limit.IDLE));
-    assertEquals("4 KiB", ClientLimits.size(4096));
-    assertEquals("1.5 MiB", ClientLimits.size(3 << 19));
-    assertEquals("1.0 MiB", ClientLimits.size((1 << 20) + 1));
-    assertEquals("1.5 KiB", ClientLimits.size(1536));
-    assertEquals("100 bytes", ClientLimits.size(100));
   }
 
   private static ClientLimits limits() {

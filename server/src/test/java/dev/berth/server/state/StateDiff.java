@@ -39,6 +39,12 @@ final class StateDiff {
     map(out, "user usage", a.userUsage, b.userUsage);
     map(out, "account usage", a.accountUsage, b.accountUsage);
     map(out, "reservation", a.reservations, b.reservations);
+    if (!a.unfinishedByOwner.equals(b.unfinishedByOwner)) {
+      out.add("unfinished " + a.unfinishedByOwner + " vs " + b.unfinishedByOwner);
+    }
+    if (!a.jobBytes.equals(b.jobBytes)) {
+      out.add("job bytes " + a.jobBytes + " vs " + b.jobBytes);
+    }
     if (!a.eligible.equals(b.eligible)) {
       out.add("eligible " + a.eligible + " vs " + b.eligible);
     }

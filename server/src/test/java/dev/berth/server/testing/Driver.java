@@ -23,8 +23,10 @@ import dev.berth.scheduler.Planner;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Context;
 import dev.berth.server.command.Decider;
+import dev.berth.server.command.JobBudget;
 import dev.berth.server.command.Outcome;
 import dev.berth.server.command.StateView;
+import dev.berth.server.endpoint.ClientLimits;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
 import java.util.ArrayList;
@@ -34,8 +36,9 @@ import java.util.stream.IntStream;
 
 /**
  * Drives {@link Decider} the way the server's pipeline does (decide, number and time the events,
- * apply them, then follow {@link Decider#cascade} for a few rounds), keeping the live state and the
- * journal of every event written. Time is a field the test moves; nothing reads a clock.
+ * apply them, weigh them against the {@link JobBudget}, then follow {@link Decider#cascade} for a
+ * few rounds), keeping the live state and the journal of every event written. Time is a field the
+ * test moves; nothing reads a clock.
  */
 public final class Driver {
   public static final String SERVER = "srv";
@@ -47,6 +50,9 @@ public final class Driver {
   public ClusterState state = ClusterState.EMPTY;
   public final List<Event> journal = new ArrayList<>();
   public long nowMillis = 1_700_000_000_000L;
+
+  /** What jobs may take of the state, as a server with a 2 GiB heap has it by default. */
+  public JobBudget budget = ClientLimits.defaults(2L << 30).jobBudget();
 
   /** A bootstrapped server (queue batch, default_queue) with nodes n1 and n2 of 4 CPUs each. */
   public static Driver withTwoNodes() {
@@ -74,7 +80,15 @@ public final class Driver {
     Context ctx = context();
     Outcome outcome = Decider.decide(state, command, ctx);
     int start = journal.size();
+    ClusterState before = state;
     record(outcome.events(), ctx, actor);
+    try {
+      budget.admit(before, state, command);
+    } catch (RuntimeException e) {
+      state = before;
+      journal.subList(start, journal.size()).clear();
+      throw e;
+    }
     Outcome follow = Decider.cascade(state, journal.subList(start, journal.size()));
     for (int round = 0; round < 10 && !follow.events().isEmpty(); round++) {
       int from = journal.size();
