@@ -39,15 +39,17 @@ final class ArteryHandshakes {
 
   /** Holds {@code engine}'s handshake to the deadline; called as its TLS stage is made. */
   void watch(SSLEngine engine) {
-    ActorRef stage = constructing();
-    // The engine only, weakly: a connection that ends before the deadline leaves nothing here.
+    // Both weakly: a connection that ends before its deadline leaves next to nothing here until
+    // then, whatever the rate at which connections come and go.
+    WeakReference<ActorRef> stage = new WeakReference<>(constructing());
     WeakReference<SSLEngine> watched = new WeakReference<>(engine);
     Deadline.in(
         deadline,
         () -> {
+          ActorRef s = stage.get();
           SSLEngine e = watched.get();
-          if (e != null && !finished(e)) {
-            cut(stage);
+          if (s != null && e != null && !finished(e)) {
+            cut(s);
           }
         });
   }
