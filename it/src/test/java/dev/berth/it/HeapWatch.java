@@ -21,7 +21,6 @@ final class HeapWatch implements AutoCloseable {
   private final Thread reader;
   private long peak;
   private long used;
-  private long fullCollections;
 
   private HeapWatch(long pid) throws IOException {
     this.pid = pid;
@@ -59,12 +58,9 @@ final class HeapWatch implements AutoCloseable {
           for (String column : List.of("S0U", "S1U", "EU", "OU")) {
             kib += Double.parseDouble(fields.get(header.indexOf(column)));
           }
-          long fgc = Long.parseLong(fields.get(header.indexOf("FGC")));
           synchronized (this) {
             used = (long) (kib * 1024);
             peak = Math.max(peak, used);
-            fullCollections = fgc;
-            notifyAll();
           }
         }
       }
@@ -86,37 +82,29 @@ final class HeapWatch implements AutoCloseable {
     peak = used;
   }
 
-  /** What it keeps after a full collection, which this asks for. */
+  /**
+   * What it keeps: the bytes of the objects a full collection leaves (jcmd GC.class_histogram,
+   * which runs one; what jstat shows after it includes what the process allocated since).
+   */
   long liveAfterGc() throws Exception {
-    long before;
-    synchronized (this) {
-      before = fullCollections;
-    }
-    Process gc = new ProcessBuilder(tool("jcmd"), Long.toString(pid), "GC.run").start();
-    gc.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-    gc.waitFor(60, TimeUnit.SECONDS);
-    synchronized (this) {
-      long deadline = System.currentTimeMillis() + 60_000;
-      while (fullCollections <= before) {
-        long left = deadline - System.currentTimeMillis();
-        if (left <= 0) {
-          throw new AssertionError("no full collection of " + pid + " within 60 s");
-        }
-        wait(left);
-      }
-      return used; // sampled once the collection was counted, so after it
-    }
+    String total = histogram().lines().filter(l -> l.startsWith("Total")).findFirst().orElseThrow();
+    String[] fields = total.trim().split("\\s+");
+    return Long.parseLong(fields[fields.length - 1]);
   }
 
   /** The classes that take most of its heap (jcmd GC.class_histogram), {@code n} lines. */
   String histogram(int n) throws Exception {
+    return String.join("\n", histogram().lines().limit(n + 3).toList());
+  }
+
+  private String histogram() throws Exception {
     Process p =
         new ProcessBuilder(tool("jcmd"), Long.toString(pid), "GC.class_histogram")
             .redirectErrorStream(true)
             .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     p.waitFor(60, TimeUnit.SECONDS);
-    return String.join("\n", out.lines().limit(n + 3).toList());
+    return out;
   }
 
   @Override

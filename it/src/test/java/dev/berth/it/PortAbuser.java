@@ -35,14 +35,21 @@ import javax.net.ssl.X509TrustManager;
  *       (a moment later if the port refused it as it opened).
  * </ul>
  *
- * Prints {@code in place} once it has opened the first N, and every second how many are open now,
- * how many it opened in all, how many the port cut, and how long the longest-lived one lasted from
- * its TCP handshake to its cut: {@code open=64 opened=19400 cut=19336 longest=10.2}. Runs until it
- * is killed or its standard input closes (so that it does not outlive a test that died).
+ * Prints {@code in place} once it has opened the first N (or tried for 10 s), and every second how
+ * many are open now, how many it opened in all, how many the port cut, and how long the
+ * longest-lived one lasted from its TCP handshake to its cut: {@code open=64 opened=19400 cut=19336
+ * longest=10.2}. Runs until it is killed or its standard input closes (so that it does not outlive
+ * a test that died).
  */
 public final class PortAbuser {
   /** Connections whose TCP handshake is under way at once: the port's backlog is small. */
-  private static final int CONNECTING = 256;
+  private static final int CONNECTING = 1024;
+
+  /**
+   * When the attack is in place even if fewer than N were opened: a port that cuts them as it
+   * accepts them, and accepts them no faster than it can, leaves the rest waiting in the kernel.
+   */
+  private static final long IN_PLACE_NANOS = 10_000_000_000L;
 
   private final InetSocketAddress port;
   private final int n;
@@ -85,6 +92,7 @@ public final class PortAbuser {
 
   private void report() {
     boolean inPlace = false;
+    long start = System.nanoTime();
     while (true) {
       try {
         Thread.sleep(inPlace ? 1000 : 50);
@@ -92,7 +100,7 @@ public final class PortAbuser {
         return;
       }
       if (!inPlace) {
-        inPlace = opened.get() >= n;
+        inPlace = opened.get() >= n || System.nanoTime() - start > IN_PLACE_NANOS;
         if (inPlace) {
           System.out.println("in place");
         }

@@ -56,9 +56,17 @@ public final class ClusterPort {
    */
   public record Limits(int connections, int connectionsPerSource, Duration handshake) {
     public Limits {
-      if (connections < 1 || connectionsPerSource < 1 || handshake.isNegative()) {
+      if (connections < 1 || connectionsPerSource < 1) {
         throw new IllegalArgumentException(
-            SETTINGS + ": connections and connections-per-source must be positive");
+            SETTINGS
+                + ": connections and connections-per-source must be positive, not "
+                + connections
+                + " and "
+                + connectionsPerSource);
+      }
+      if (handshake.isNegative() || handshake.isZero()) {
+        throw new IllegalArgumentException(
+            SETTINGS + ".handshake must be a positive time, not " + handshake);
       }
     }
 

@@ -226,6 +226,26 @@ class ClusterPortTest {
   }
 
   @Test
+  void theLimitsAreAnEighthOfTheHeapUnlessTheSettingsSayOtherwise() {
+    ClusterPort.Limits d = ClusterPort.Limits.forHeap(2L << 30);
+    assertEquals(new ClusterPort.Limits(2048, 64, Duration.ofSeconds(10)), d);
+    assertEquals(256L << 20, d.bytes());
+    ClusterPort.Limits set =
+        ClusterPort.Limits.of(
+            ConfigFactory.parseString(
+                "berth.cluster-port { connections = 9000, connections-per-source = 8,"
+                    + " handshake = 3s }"));
+    assertEquals(new ClusterPort.Limits(9000, 8, Duration.ofSeconds(3)), set);
+    IllegalArgumentException bad =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                ClusterPort.Limits.of(
+                    ConfigFactory.parseString("berth.cluster-port.connections = 0")));
+    assertTrue(bad.getMessage().contains("berth.cluster-port"), bad.getMessage());
+  }
+
+  @Test
   void anEngineKnowsWhenItsFirstHandshakeIsDone() throws Exception {
     javax.net.ssl.SSLEngine engine = TlsContexts.of(server).createSSLEngine();
     engine.setUseClientMode(false);
