@@ -1,17 +1,16 @@
 package dev.berth.daemon;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.berth.mom.terminal.TerminalSettings;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import dev.berth.security.cluster.ClusterPort;
 import dev.berth.security.pki.CertificateAuthority;
 import dev.berth.security.pki.Credential;
 import dev.berth.security.pki.Revocations;
 import dev.berth.security.seal.InsecureSeal;
 import dev.berth.security.seal.Seal;
 import dev.berth.security.seal.SignedSeal;
-import dev.berth.security.tls.ArteryTls;
 import dev.berth.security.tls.TlsContexts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -24,11 +23,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import javax.net.ssl.SSLContext;
-import org.apache.pekko.actor.BootstrapSetup;
-import org.apache.pekko.actor.setup.ActorSystemSetup;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.remote.artery.tcp.SSLEngineProviderSetup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -156,25 +152,25 @@ public final class DaemonTrust {
     }
   }
 
-  /** The actor system of a cluster member, over mutual TLS unless insecure. */
+  /**
+   * The actor system of a cluster member, over mutual TLS unless insecure, with its cluster port's
+   * bounds (ClusterPort).
+   */
   public ActorSystem<Void> actorSystem(Config config) {
-    if (transport == null) {
-      return ActorSystem.create(Behaviors.empty(), "berth", config);
+    SSLContext tls = null;
+    if (transport != null) {
+      try {
+        tls = TlsContexts.of(transport);
+      } catch (GeneralSecurityException e) {
+        throw new IllegalArgumentException(
+            "cannot use the credential in "
+                + transport.directory()
+                + " for TLS: "
+                + e.getMessage());
+      }
     }
-    ArteryTls tls;
-    try {
-      tls = new ArteryTls(TlsContexts.of(transport), Set.of(Role.SERVER, Role.MOM));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalArgumentException(
-          "cannot use the credential in " + transport.directory() + " for TLS: " + e.getMessage());
-    }
-    Config secured =
-        ConfigFactory.parseString("pekko.remote.artery.transport = tls-tcp").withFallback(config);
     return ActorSystem.create(
-        Behaviors.empty(),
-        "berth",
-        ActorSystemSetup.create(BootstrapSetup.create(secured))
-            .withSetup(SSLEngineProviderSetup.create(system -> tls)));
+        Behaviors.empty(), "berth", ClusterPort.setup(config, tls, Set.of(Role.SERVER, Role.MOM)));
   }
 
   /** The credential in {@code dir}; issued there first from the home's CA if there is none. */

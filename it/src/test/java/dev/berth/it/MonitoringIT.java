@@ -13,6 +13,7 @@ import dev.berth.security.Role;
 import dev.berth.security.pki.CertificateAuthority;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -245,5 +246,31 @@ class MonitoringIT {
       assertTrue(seconds < 10, "cut after " + seconds + " s");
     }
     assertTrue(scrape(server).containsKey("berth_client_connections"), "and it still serves");
+  }
+
+  /** The request time is one deadline for the TLS handshake too, not a time between reads. */
+  @Test
+  void aPeerThatSendsAByteNowAndThenIsCutAtTheRequestTime() throws Exception {
+    String[] hostPort = server.split(":");
+    try (Socket slow = new Socket(hostPort[0], Integer.parseInt(hostPort[1]))) {
+      slow.setSoTimeout(500);
+      long start = System.nanoTime();
+      OutputStream out = slow.getOutputStream();
+      out.write(new byte[] {0x16, 0x03, 0x01, 0x40, 0x00}); // a TLS record of 16 KiB is coming
+      boolean cut = false;
+      while (!cut && System.nanoTime() - start < 60e9) {
+        try {
+          out.write(1); // one byte of it every half second
+          out.flush();
+          cut = slow.getInputStream().read() < 0;
+        } catch (java.net.SocketTimeoutException quiet) {
+          // nothing said yet: the next byte
+        } catch (IOException gone) {
+          cut = true;
+        }
+      }
+      long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+      assertTrue(cut && seconds < 10, "cut after " + seconds + " s: " + cut);
+    }
   }
 }

@@ -87,7 +87,10 @@ final class Site implements AutoCloseable {
         () -> Files.exists(home.resolve("kafka/ready")));
   }
 
-  /** Both server hosts; the first founds the cluster and is active, the second stands by. */
+  /**
+   * The server hosts; the first founds the cluster and is active, the others stand by (on the
+   * broker's journal, which a site with standbys must start first).
+   */
   void startServers(String... hosts) throws IOException {
     for (String name : hosts) {
       servers.add(net.add(name));
@@ -97,14 +100,15 @@ final class Site implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts the server on {@code h}: on the broker's journal, with the others, if the site has one;
+   * else alone on its home's.
+   */
   void startServer(VirtualHosts.Host h) throws IOException {
     Path home = home(h.name());
     boolean first = h == servers.get(0) && !daemons.containsKey(h.name());
-    Daemon d =
-        startUnit(
-            h,
-            h.name(),
-            "berth-server",
+    List<String> options =
+        new ArrayList<>(
             List.of(
                 "--home",
                 home.toString(),
@@ -114,17 +118,21 @@ final class Site implements AutoCloseable {
                 "0",
                 "--server-name",
                 SERVER_NAME,
-                "--journal",
-                "kafka://" + kafka.address() + ":" + KAFKA_PORT + "/berth-site",
                 "--host",
                 h.address(),
                 "--port",
                 Integer.toString(CLUSTER_PORT),
-                "--join",
-                joinList(CLUSTER_PORT),
                 "--relay-port",
-                Integer.toString(RELAY_PORT)),
-            null);
+                Integer.toString(RELAY_PORT)));
+    if (kafka != null) {
+      options.addAll(
+          List.of(
+              "--journal",
+              "kafka://" + kafka.address() + ":" + KAFKA_PORT + "/berth-site",
+              "--join",
+              joinList(CLUSTER_PORT)));
+    }
+    Daemon d = startUnit(h, h.name(), "berth-server", options, null);
     awaitLog(d, first ? "berth: serving" : "standing by with the state");
   }
 

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -55,13 +56,44 @@ final class TerminalDriver implements AutoCloseable {
   static TerminalDriver start(
       String user, Path dir, List<String> env, int rows, int columns, String command)
       throws IOException {
+    return start(UnaryOperator.identity(), user, dir, env, rows, columns, command);
+  }
+
+  /** {@link #start} on {@code host}. */
+  static TerminalDriver startOn(
+      VirtualHosts.Host host,
+      String user,
+      Path dir,
+      List<String> env,
+      int rows,
+      int columns,
+      String command)
+      throws IOException {
+    return start(host::command, user, dir, env, rows, columns, command);
+  }
+
+  private static TerminalDriver start(
+      UnaryOperator<List<String>> on,
+      String user,
+      Path dir,
+      List<String> env,
+      int rows,
+      int columns,
+      String command)
+      throws IOException {
     String line = "stty rows " + rows + " cols " + columns + "; exec " + command;
     List<String> argv =
         new java.util.ArrayList<>(List.of("runuser", "-u", user, "--", "env", "SHELL=/bin/sh"));
     argv.addAll(env);
-    argv.addAll(List.of("script", "-qfec", line, "/dev/null"));
+    // in dir on the host, whatever directory entering its namespaces leaves
+    argv.addAll(
+        List.of(
+            "sh", "-c", "cd \"$0\" && exec script -qfec \"$1\" /dev/null", dir.toString(), line));
     return new TerminalDriver(
-        new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true).start());
+        new ProcessBuilder(on.apply(argv))
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .start());
   }
 
   /** Types {@code text}. */

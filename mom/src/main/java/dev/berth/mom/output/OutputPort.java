@@ -41,14 +41,19 @@ import org.slf4j.LoggerFactory;
  * written, by {@code cat} running as the job's owner through the starter, which opens the file with
  * the owner's permissions and without following a link. Root's output is not written here.
  *
- * <p>Bounded: deliveries in progress (each on a thread of its own, with deadlines for the handshake
- * and every read) and the size of a frame; a stream's length is not bounded, it goes to disk as it
- * comes.
+ * <p>Bounded: handshakes in progress in all and per source address (each with one deadline),
+ * deliveries in progress (each on a thread of its own, with a deadline for every read) and the size
+ * of a frame; a stream's length is not bounded, it goes to disk as it comes.
  */
 public final class OutputPort implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OutputPort.class);
 
   static final int DELIVERIES = 16;
+
+  /** A mom delivers each stream on a connection of its own: a job's end may bring several. */
+  static final int HANDSHAKES_PER_SOURCE = 8;
+
+  static final Duration HANDSHAKE = Duration.ofSeconds(10);
   static final int READ_MILLIS = 60_000;
   private static final int FRAME_BYTES = TlsCourier.CHUNK + 1024;
 
@@ -85,7 +90,7 @@ public final class OutputPort implements AutoCloseable {
             bind,
             tls,
             Role.MOM,
-            new TlsListener.Limits(DELIVERIES, Duration.ofMillis(READ_MILLIS), DELIVERIES),
+            new TlsListener.Limits(DELIVERIES, HANDSHAKES_PER_SOURCE, HANDSHAKE, DELIVERIES),
             this::serve);
     log.info("moms deliver job output at {}", address());
   }
@@ -99,14 +104,15 @@ public final class OutputPort implements AutoCloseable {
     SSLSocket socket = c.socket();
     socket.setSoTimeout(READ_MILLIS);
     InputStream in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
-    OutputDelivered answer = take(c.peer().name(), read(in, OutputDelivery.parser()), in);
+    OutputDelivered answer = take(c, read(in, OutputDelivery.parser()), in);
     Frames.write(socket.getOutputStream(), answer);
     socket.close(); // told the mom: close the TLS session properly
   }
 
   /** Checks the delivery with the server, then writes it; the answer says where, or why not. */
-  private OutputDelivered take(String node, OutputDelivery delivery, InputStream in)
+  private OutputDelivered take(TlsListener.Connection c, OutputDelivery delivery, InputStream in)
       throws IOException {
+    String node = c.peer().name();
     OutputGrant grant;
     try {
       grant =
@@ -121,11 +127,14 @@ public final class OutputPort implements AutoCloseable {
       return refused("the server did not say whether it may: " + e);
     }
     if (!grant.getRefusal().isEmpty()) {
-      log.warn(
-          "refused output of job {} from node {}: {}",
-          delivery.getJobId(),
-          node,
-          grant.getRefusal());
+      c.refused(
+          "output grant",
+          "refused output of job "
+              + delivery.getJobId()
+              + " from node "
+              + node
+              + ": "
+              + grant.getRefusal());
       return refused(grant.getRefusal());
     }
     Job job = grant.getJob();

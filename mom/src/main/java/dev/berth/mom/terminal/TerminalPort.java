@@ -9,6 +9,8 @@ import dev.berth.proto.TerminalOut;
 import dev.berth.proto.TerminalPermit;
 import dev.berth.proto.WindowSize;
 import dev.berth.security.NotTrustedException;
+import dev.berth.security.net.Deadline;
+import dev.berth.security.net.SourceSlots;
 import dev.berth.security.seal.Seal;
 import dev.berth.security.tls.TlsListener;
 import java.io.BufferedInputStream;
@@ -22,10 +24,6 @@ import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLContext;
@@ -40,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * pseudo-terminal, and the connection carries keystrokes and window sizes in, the terminal's output
  * out, and at the end the job's exit status.
  *
- * <p>Bounded: handshakes in progress and connections open (each a thread here and one more for its
- * keystrokes), the time to show a permit, and every frame's size.
+ * <p>Bounded: handshakes in progress and connections still showing their permits, in all and per
+ * source address, each with one deadline however slowly its bytes come; connections open (each a
+ * thread here and one more for its keystrokes); and every frame's size. A connection that has shown
+ * its permit and begun its session has no deadline: a shell may sit idle for hours.
  */
 public final class TerminalPort implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TerminalPort.class);
@@ -59,21 +59,21 @@ public final class TerminalPort implements AutoCloseable {
   private static final int PERMIT_BYTES = 16 << 10;
 
   /** Sessions at once, and connections still showing their permits (each within PERMIT_WAIT). */
-  private static final int SESSIONS = 64;
+  static final int SESSIONS = 64;
 
-  private static final int SHOWING = 16;
-  private static final Duration PERMIT_WAIT = Duration.ofSeconds(30);
+  static final int SHOWING = 16;
+  static final int SHOWING_PER_SOURCE = 4;
+  static final Duration PERMIT_WAIT = Duration.ofSeconds(30);
+
+  /** TLS handshakes in progress, in all and per source, and the time each may take. */
+  static final int HANDSHAKES = 16;
+
+  static final int HANDSHAKES_PER_SOURCE = 4;
+  static final Duration HANDSHAKE = Duration.ofSeconds(10);
 
   /** How long a session's end may wait for the job's exit status once its terminal has closed. */
   private static final Duration EXIT_WAIT = Duration.ofMinutes(10);
 
-  private static final ScheduledExecutorService DEADLINES =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "berth-terminal-deadlines");
-            t.setDaemon(true);
-            return t;
-          });
   private static final Duration JOB_ANSWER = Duration.ofSeconds(10);
 
   /** The most rows or columns a window may have; a terminal keeps each as an unsigned short. */
@@ -84,7 +84,7 @@ public final class TerminalPort implements AutoCloseable {
 
   private final Permits permits;
   private final Jobs jobs;
-  private final Semaphore showing = new Semaphore(SHOWING);
+  private final SourceSlots showing = new SourceSlots(SHOWING, SHOWING_PER_SOURCE);
   private final TlsListener listener;
 
   public TerminalPort(InetSocketAddress bind, SSLContext tls, Seal seal, Jobs jobs)
@@ -97,7 +97,8 @@ public final class TerminalPort implements AutoCloseable {
             bind,
             tls,
             null,
-            new TlsListener.Limits(16, Duration.ofSeconds(10), SESSIONS + SHOWING),
+            new TlsListener.Limits(
+                HANDSHAKES, HANDSHAKES_PER_SOURCE, HANDSHAKE, SESSIONS + SHOWING),
             this::serve);
   }
 
@@ -106,8 +107,17 @@ public final class TerminalPort implements AutoCloseable {
   }
 
   private void serve(TlsListener.Connection connection) throws IOException {
-    if (!showing.tryAcquire()) {
-      log.warn("refused a terminal connection: {} are showing their permits", SHOWING);
+    String source = connection.source();
+    SourceSlots.Refusal full = showing.take(source);
+    if (full != null) {
+      connection.refused(
+          full == SourceSlots.Refusal.ALL ? "showing" : "showing from one source",
+          "refused a terminal connection from "
+              + connection.socket().getRemoteSocketAddress()
+              + ": "
+              + (full == SourceSlots.Refusal.ALL
+                  ? SHOWING + " are showing their permits"
+                  : SHOWING_PER_SOURCE + " of " + source + " are showing their permits"));
       return;
     }
     SSLSocket socket = connection.socket();
@@ -115,14 +125,29 @@ public final class TerminalPort implements AutoCloseable {
     InputStream in = new BufferedInputStream(socket.getInputStream());
     Link link = new Link(socket.getOutputStream());
     Attachment attached;
-    // One deadline for the whole permit, however slowly its bytes come.
-    ScheduledFuture<?> deadline =
-        DEADLINES.schedule(connection::cut, PERMIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    Deadline deadline = Deadline.in(PERMIT_WAIT, connection::cut);
     try {
-      attached = admit(socket, in, link);
+      attached = admit(connection, in, link);
+    } catch (IOException e) {
+      if (deadline.meet()) {
+        throw e;
+      }
+      attached = null; // the cut ended the read
     } finally {
-      deadline.cancel(false);
-      showing.release();
+      showing.release(source);
+    }
+    if (!deadline.meet()) {
+      connection.refused(
+          "permit time",
+          "cut a terminal connection from "
+              + socket.getRemoteSocketAddress()
+              + ": no permit shown within "
+              + PERMIT_WAIT.toSeconds()
+              + " s");
+      if (attached != null) {
+        hangUp(attached); // cut just as its session began: nobody is there
+      }
+      return;
     }
     if (attached != null) {
       session(in, link, attached);
@@ -130,7 +155,9 @@ public final class TerminalPort implements AutoCloseable {
   }
 
   /** Reads the permit, checks it and asks its job for the session; null when there is none. */
-  private Attachment admit(SSLSocket socket, InputStream in, Link link) throws IOException {
+  private Attachment admit(TlsListener.Connection connection, InputStream in, Link link)
+      throws IOException {
+    SSLSocket socket = connection.socket();
     TerminalIn first = Frames.read(in, TerminalIn.parser(), PERMIT_BYTES);
     if (first == null) {
       return null;
@@ -147,10 +174,12 @@ public final class TerminalPort implements AutoCloseable {
     try {
       permit = permits.check(attach.getPermit());
     } catch (NotTrustedException e) {
-      log.warn(
-          "refused a terminal session from {}: {}",
-          socket.getRemoteSocketAddress(),
-          e.getMessage());
+      connection.refused(
+          "permit",
+          "refused a terminal session from "
+              + socket.getRemoteSocketAddress()
+              + ": "
+              + e.getMessage());
       link.refuse("permit refused: " + e.getMessage());
       return null;
     }

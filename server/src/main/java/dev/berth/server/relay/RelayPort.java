@@ -40,16 +40,18 @@ import org.slf4j.LoggerFactory;
  * the user comes from the relay, the host never does. The relay also asks here, for a mom that
  * offers it a job's output, whether that mom may deliver it to the relay's host.
  *
- * <p>What a peer can make it hold is bounded: handshakes in progress (each with a deadline),
- * connections in all and per host, requests in progress per connection, the size of a frame, and
- * the bytes of requests not yet answered and replies not yet written per host and for the port
- * ({@link RelayBudget}: the port stops reading a host's connections while they are over).
+ * <p>What a peer can make it hold is bounded: handshakes in progress in all and per source address
+ * (each with one deadline), connections in all and per host, requests in progress per connection,
+ * the size of a frame, and the bytes of requests not yet answered and replies not yet written per
+ * host and for the port ({@link RelayBudget}: the port stops reading a host's connections while
+ * they are over).
  */
 public final class RelayPort implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RelayPort.class);
 
   static final int HANDSHAKES = 16;
-  static final int HANDSHAKE_MILLIS = 10_000;
+  static final int HANDSHAKES_PER_SOURCE = 4;
+  static final Duration HANDSHAKE = Duration.ofSeconds(10);
   static final int CONNECTIONS = 256;
   static final int CONNECTIONS_PER_HOST = 8;
   static final int IN_FLIGHT = 32;
@@ -100,7 +102,7 @@ public final class RelayPort implements AutoCloseable {
             bind,
             tls,
             Role.SUBMIT,
-            new TlsListener.Limits(HANDSHAKES, Duration.ofMillis(HANDSHAKE_MILLIS), CONNECTIONS),
+            new TlsListener.Limits(HANDSHAKES, HANDSHAKES_PER_SOURCE, HANDSHAKE, CONNECTIONS),
             this::serve);
     log.info("submit hosts' relays connect at {}", address());
   }
@@ -115,10 +117,13 @@ public final class RelayPort implements AutoCloseable {
     AtomicInteger ofHost = perHost.computeIfAbsent(host, h -> new AtomicInteger());
     try {
       if (ofHost.incrementAndGet() > CONNECTIONS_PER_HOST) {
-        log.warn(
-            "refused a relay connection of submit host {}: it has {} open",
-            host,
-            CONNECTIONS_PER_HOST);
+        c.refused(
+            "connections of a host",
+            "refused a relay connection of submit host "
+                + host
+                + ": it has "
+                + CONNECTIONS_PER_HOST
+                + " open");
         return;
       }
       c.socket().setSoTimeout(0); // a relay keeps its connection while its host's users are idle

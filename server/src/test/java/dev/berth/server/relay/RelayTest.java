@@ -127,7 +127,11 @@ class RelayTest {
   void aMomCredentialIsNotASubmitHost() throws Exception {
     RelayPort port = port(acking(), host -> null);
     try (SSLSocket s = connect(momTls, port.address())) {
-      write(s.getOutputStream(), relayed("alice", stat()));
+      try {
+        write(s.getOutputStream(), relayed("alice", stat()));
+      } catch (IOException refused) {
+        // the port may have cut it already: TLS 1.3 ends the handshake on this side first
+      }
       assertHungUp(s);
     }
     assertTrue(callers.isEmpty());

@@ -1,17 +1,18 @@
-package dev.berth.security.tls;
+package dev.berth.security.cluster;
 
+import dev.berth.core.QuietLog;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import dev.berth.security.tls.TlsContexts;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.Set;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import org.apache.pekko.remote.artery.tcp.SSLEngineProvider;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import scala.Option;
 
 /**
@@ -19,17 +20,25 @@ import scala.Option;
  * cluster's CA, and only the roles given may connect at all (servers and moms to the cluster port;
  * a broker's or another credential is cut off after the handshake). Which member sent a message
  * Artery does not say, so this only keeps strangers out; who may do what is decided from the signed
- * letters (seal package).
+ * letters (seal package). Each inbound handshake has a deadline ({@link ArteryHandshakes}).
  */
 public final class ArteryTls implements SSLEngineProvider {
-  private static final Logger log = LoggerFactory.getLogger(ArteryTls.class);
-
   private final SSLContext context;
   private final Set<Role> peers;
+  private final Consumer<SSLEngine> inbound;
+  private final QuietLog refusals;
 
-  public ArteryTls(SSLContext context, Set<Role> peers) {
+  /**
+   * Connects with {@code context} (this daemon's credential) to and from members whose credentials
+   * name one of {@code peers}; each engine for an inbound connection goes to {@code inbound} as it
+   * is made (to hold its handshake to a deadline, {@link ArteryHandshakes#watch}), and refused
+   * peers are logged to {@code refusals}.
+   */
+  ArteryTls(SSLContext context, Set<Role> peers, Consumer<SSLEngine> inbound, QuietLog refusals) {
     this.context = context;
     this.peers = Set.copyOf(peers);
+    this.inbound = inbound;
+    this.refusals = refusals;
   }
 
   @Override
@@ -38,6 +47,7 @@ public final class ArteryTls implements SSLEngineProvider {
     engine.setUseClientMode(false);
     engine.setNeedClientAuth(true);
     engine.setEnabledProtocols(new String[] {TlsContexts.PROTOCOL});
+    inbound.accept(engine);
     return engine;
   }
 
@@ -55,24 +65,34 @@ public final class ArteryTls implements SSLEngineProvider {
     return check(session, "connection to " + hostname);
   }
 
-  /** A member that connected to this one (Artery names this end's own address here). */
+  /**
+   * A member that connected to this one. Artery names this end's own address here, and the peer's
+   * address is not known at this point: the refusal names the peer's credential.
+   */
   @Override
   public Option<Throwable> verifyServerSession(String hostname, SSLSession session) {
-    return check(session, "connection from " + session.getPeerHost());
+    return check(session, "connection from a peer");
   }
 
   private Option<Throwable> check(SSLSession session, String what) {
+    Identity peer;
     try {
       Certificate[] chain = session.getPeerCertificates();
-      Identity peer = Identity.of((X509Certificate) chain[0]);
-      if (peers.contains(peer.role())) {
-        return Option.empty();
-      }
-      log.warn("refused the cluster {}: {} may not join a cluster", what, peer);
-      return Option.apply(new SSLPeerUnverifiedException(peer + " may not join a cluster"));
+      peer = Identity.of((X509Certificate) chain[0]);
     } catch (SSLPeerUnverifiedException | IllegalArgumentException e) {
-      log.warn("refused the cluster {}: {}", what, e.getMessage());
+      refusals.say(
+          "peers without an identity",
+          "identity",
+          "refused the cluster " + what + ": " + e.getMessage());
       return Option.apply(e);
     }
+    if (peers.contains(peer.role())) {
+      return Option.empty();
+    }
+    refusals.say(
+        peer.toString(),
+        "role",
+        "refused the cluster " + what + ": " + peer + " may not join a cluster");
+    return Option.apply(new SSLPeerUnverifiedException(peer + " may not join a cluster"));
   }
 }

@@ -1,13 +1,15 @@
-package dev.berth.security.tls;
+package dev.berth.security.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.core.QuietLog;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.pki.CertificateAuthority;
 import dev.berth.security.pki.Credential;
+import dev.berth.security.tls.TlsContexts;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -15,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
@@ -43,8 +46,13 @@ class ArteryTlsTest {
     stranger = other.issue(new Identity(Role.MOM, "n1"), List.of(), YEAR, dir.resolve("o"));
   }
 
+  private static final QuietLog QUIET = new QuietLog(line -> {}, Duration.ofSeconds(1), () -> 0);
+
+  /** Engines made outside Artery's TLS stage: no deadline to hold them to. */
+  private static final Consumer<SSLEngine> UNWATCHED = engine -> {};
+
   private static ArteryTls tls(Credential c) throws Exception {
-    return new ArteryTls(TlsContexts.of(c), Set.of(Role.SERVER, Role.MOM));
+    return new ArteryTls(TlsContexts.of(c), Set.of(Role.SERVER, Role.MOM), UNWATCHED, QUIET);
   }
 
   @Test
@@ -146,7 +154,7 @@ class ArteryTlsTest {
         Credential.load(
             dir.resolve("s"), dev.berth.security.pki.Revocations.in(list, CLOCK), CLOCK);
     SSLEngine accepting =
-        new ArteryTls(TlsContexts.of(strict), Set.of(Role.SERVER, Role.MOM))
+        new ArteryTls(TlsContexts.of(strict), Set.of(Role.SERVER, Role.MOM), UNWATCHED, QUIET)
             .createServerSSLEngine("127.0.0.1", 1);
     SSLEngine connecting = tls(mom).createClientSSLEngine("127.0.0.1", 1);
     assertThrows(SSLException.class, () -> handshake(connecting, accepting));
