@@ -14,9 +14,11 @@ import dev.berth.mom.output.OutputRoutes;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import dev.berth.security.cluster.ClusterPort;
 import dev.berth.security.seal.Seal;
 import dev.berth.server.BerthServer;
 import dev.berth.server.Standby;
+import dev.berth.server.endpoint.ClientLimits;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.KafkaJournal;
 import dev.berth.server.metrics.ServerMetrics;
@@ -103,6 +105,12 @@ public final class EmbeddedCluster implements AutoCloseable {
             List.of("server"),
             settings.join(),
             !settings.join().isEmpty()); // servers that may fail over are given --join
+    Budgets.server(
+            ClientLimits.fromEnvironment(System.getenv(), Runtime.getRuntime().maxMemory()),
+            ClusterPort.Limits.of(config),
+            relays != null,
+            settings.moms().size())
+        .checkThisDaemon();
     system = settings.trust().actorSystem(config);
     org.apache.pekko.cluster.Cluster.get(Adapter.toClassic(system))
         .registerOnMemberUp(() -> log.info("cluster member up at {}", clusterAddress()));

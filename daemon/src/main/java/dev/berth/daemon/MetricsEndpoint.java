@@ -6,6 +6,8 @@ import com.sun.net.httpserver.HttpPrincipal;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsParameters;
+import dev.berth.core.Budget;
+import dev.berth.core.Sizes;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.tls.TlsContexts;
@@ -40,6 +42,26 @@ final class MetricsEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MetricsEndpoint.class);
   static final int CONNECTIONS = 16;
   static final int SECONDS = 10;
+
+  /**
+   * What one connection holds: its request's headers (8 KiB), the answer being written (a daemon's
+   * metrics are some tens of KiB) and its TLS buffers (an estimate with room).
+   */
+  static final int CONNECTION_BYTES = 1 << 20;
+
+  /** The endpoint's budget: its connections, a thread each. */
+  static Budget budget() {
+    return new Budget(
+        "metrics port (Prometheus)",
+        CONNECTIONS
+            + " connections (each "
+            + Sizes.readable(CONNECTION_BYTES)
+            + "), "
+            + SECONDS
+            + " s to read a request and to write its answer",
+        (long) CONNECTIONS * CONNECTION_BYTES,
+        CONNECTIONS);
+  }
 
   private final HTTPServer server;
 

@@ -1,5 +1,6 @@
 package dev.berth.daemon;
 
+import com.typesafe.config.ConfigFactory;
 import dev.berth.core.Hosts;
 import dev.berth.core.Sizes;
 import dev.berth.mom.MomConfig;
@@ -19,6 +20,7 @@ import dev.berth.mom.terminal.TerminalSettings;
 import dev.berth.proto.Gpu;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
+import dev.berth.security.cluster.ClusterPort;
 import dev.berth.server.query.Queries;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
@@ -205,6 +207,7 @@ final class MomCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Budgets.mom(ClusterPort.Limits.of(ConfigFactory.load())).checkThisDaemon();
     BerthHome h = home.home();
     h.secure();
     String node = name != null ? name : Hosts.localName();

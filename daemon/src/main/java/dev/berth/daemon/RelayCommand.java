@@ -86,6 +86,9 @@ final class RelayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    ClientLimits limits =
+        ClientLimits.fromEnvironment(System.getenv(), Runtime.getRuntime().maxMemory());
+    Budgets.relay(limits, outputPort != 0).checkThisDaemon();
     BerthHome h = home.home();
     h.secure();
     String host = name != null ? name : Hosts.localName();
@@ -103,12 +106,7 @@ final class RelayCommand implements Callable<Integer> {
       if (outputPort != 0) {
         outputs = outputPort(h, daemonTrust, upstream);
       }
-      relay =
-          new Relay(
-              home.socket(socket),
-              upstream,
-              ClientLimits.fromEnvironment(System.getenv(), Runtime.getRuntime().maxMemory()),
-              host);
+      relay = new Relay(home.socket(socket), upstream, limits, host);
     } catch (java.io.IOException | RuntimeException e) {
       if (outputs != null) {
         outputs.close();

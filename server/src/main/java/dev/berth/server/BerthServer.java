@@ -1,5 +1,6 @@
 package dev.berth.server;
 
+import dev.berth.core.Budget;
 import dev.berth.proto.AccountingRequest;
 import dev.berth.proto.Error;
 import dev.berth.proto.OutputCheck;
@@ -216,7 +217,7 @@ public final class BerthServer implements AutoCloseable {
     this.published = new AtomicReference<>(r.state());
     this.metrics = config.metrics();
     NodeTelemetry telemetry = new NodeTelemetry();
-    this.queryThreads = Executors.newFixedThreadPool(2, daemon("berth-query"));
+    this.queryThreads = Executors.newFixedThreadPool(QUERY_THREADS, daemon("berth-query"));
     // A hosted command waits for its own requests' answers, so it runs apart from them. The
     // client socket's per-user limits bound how many wait here; users take turns.
     this.commandThreads = Executors.newFixedThreadPool(COMMAND_THREADS, daemon("berth-command"));
@@ -344,6 +345,25 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private static final int COMMAND_THREADS = 4;
+  private static final int QUERY_THREADS = 2;
+
+  /**
+   * The replies being made at once: each query thread's and each command thread's, at most the
+   * largest reply each (a command's recorded output is held to it too).
+   */
+  public static Budget replyBudget(ClientLimits limits) {
+    int makers = QUERY_THREADS + COMMAND_THREADS;
+    return new Budget(
+        "replies being made",
+        limits.describe(ClientLimits.Limit.REPLY)
+            + " each, on "
+            + QUERY_THREADS
+            + " query and "
+            + COMMAND_THREADS
+            + " command threads",
+        makers * limits.replyBytes(),
+        makers);
+  }
 
   /** Commands one user may have running at once, so that others find a thread free. */
   private static final int COMMANDS_PER_USER = 2;

@@ -1,7 +1,9 @@
 package dev.berth.mom.output;
 
 import com.google.protobuf.Parser;
+import dev.berth.core.Budget;
 import dev.berth.core.Frames;
+import dev.berth.core.Sizes;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.StartSpec;
@@ -56,6 +58,28 @@ public final class OutputPort implements AutoCloseable {
   static final Duration HANDSHAKE = Duration.ofSeconds(10);
   static final int READ_MILLIS = 60_000;
   private static final int FRAME_BYTES = TlsCourier.CHUNK + 1024;
+
+  /**
+   * What one connection holds: its frame and a chunk on its way to disk, its TLS socket's buffers
+   * and its thread's objects (an estimate with room).
+   */
+  static final int CONNECTION_BYTES = 256 << 10;
+
+  /** The port's budget: its deliveries, which include their handshakes, a thread each. */
+  public static Budget budget() {
+    return new Budget(
+        "output port (moms delivering job output)",
+        DELIVERIES
+            + " deliveries (each "
+            + Sizes.readable(CONNECTION_BYTES)
+            + "), "
+            + HANDSHAKES_PER_SOURCE
+            + " handshakes a source, "
+            + HANDSHAKE.toSeconds()
+            + " s each",
+        (long) DELIVERIES * CONNECTION_BYTES,
+        DELIVERIES);
+  }
 
   /** Asks the active server whether the mom of {@code node} may deliver a job's stream here. */
   @FunctionalInterface

@@ -1,7 +1,9 @@
 package dev.berth.mom.terminal;
 
 import com.google.protobuf.ByteString;
+import dev.berth.core.Budget;
 import dev.berth.core.Frames;
+import dev.berth.core.Sizes;
 import dev.berth.mom.os.Pty;
 import dev.berth.proto.TerminalAttach;
 import dev.berth.proto.TerminalIn;
@@ -70,6 +72,35 @@ public final class TerminalPort implements AutoCloseable {
 
   static final int HANDSHAKES_PER_SOURCE = 4;
   static final Duration HANDSHAKE = Duration.ofSeconds(10);
+
+  /**
+   * What one connection holds: a frame each way, its TLS socket's buffers and its threads' objects
+   * (an estimate with room).
+   */
+  static final int CONNECTION_BYTES = 256 << 10;
+
+  /**
+   * The port's budget: sessions, connections showing their permits and handshakes in progress; a
+   * session has a thread for each direction.
+   */
+  public static Budget budget() {
+    int connections = SESSIONS + SHOWING + HANDSHAKES;
+    return new Budget(
+        "terminal port (qsub -I)",
+        SESSIONS
+            + " sessions, "
+            + SHOWING
+            + " showing a permit ("
+            + PERMIT_WAIT.toSeconds()
+            + " s), "
+            + HANDSHAKES
+            + " handshakes ("
+            + HANDSHAKE.toSeconds()
+            + " s); each "
+            + Sizes.readable(CONNECTION_BYTES),
+        (long) connections * CONNECTION_BYTES,
+        2 * SESSIONS + SHOWING + HANDSHAKES);
+  }
 
   /** How long a session's end may wait for the job's exit status once its terminal has closed. */
   private static final Duration EXIT_WAIT = Duration.ofMinutes(10);

@@ -2,7 +2,9 @@ package dev.berth.security.cluster;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.berth.core.Budget;
 import dev.berth.core.QuietLog;
+import dev.berth.core.Sizes;
 import dev.berth.security.Role;
 import java.time.Duration;
 import java.util.Set;
@@ -92,6 +94,24 @@ public final class ClusterPort {
     /** The most the connections may hold, in bytes. */
     public long bytes() {
       return connections * CONNECTION_BYTES;
+    }
+
+    /**
+     * The port's budget: its connections, each at what Artery holds for one, on two I/O threads.
+     */
+    public Budget budget() {
+      return new Budget(
+          "cluster port (daemons; any host that reaches it)",
+          connections
+              + " connections (each "
+              + Sizes.readable(CONNECTION_BYTES)
+              + "), "
+              + connectionsPerSource
+              + " a source address, "
+              + handshake.toSeconds()
+              + " s to shake hands",
+          bytes(),
+          2);
     }
   }
 

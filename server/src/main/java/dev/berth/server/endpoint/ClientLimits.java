@@ -1,5 +1,6 @@
 package dev.berth.server.endpoint;
 
+import dev.berth.core.Budget;
 import dev.berth.core.Frames;
 import dev.berth.core.Sizes;
 import dev.berth.server.command.JobBudget;
@@ -59,12 +60,19 @@ public record ClientLimits(
   private static final long MAX_FRAME = Integer.MAX_VALUE - 8;
 
   /**
-   * The default reply limit's share of the heap: the replies being encoded at once (one at the
-   * socket, one per hosted command) must leave room for the state and what clients have not read.
+   * The default reply limit's share of the heap: the replies being made at once (one per query and
+   * per command thread, six) must leave room for the state and what clients have not read.
    */
-  private static final int REPLY_HEAP_SHARE = 32;
+  private static final int REPLY_HEAP_SHARE = 64;
 
-  private static final long MIN_DEFAULT_REPLY = 16 << 20;
+  private static final long MIN_DEFAULT_REPLY = 4 << 20;
+
+  /**
+   * The default share of the heap for what clients send and have not read: with the replies being
+   * made, the jobs, the cluster and relay ports and the moms a daemon embeds, it must fit in the
+   * heap (docs/security.md, "Budgets").
+   */
+  private static final int BUFFER_HEAP_SHARE = 8;
 
   /**
    * The default share of the heap all jobs may take in the state: the state lives in the heap and
@@ -140,10 +148,10 @@ public record ClientLimits(
   }
 
   /**
-   * The defaults for a server whose heap may grow to {@code maxHeapBytes}: a quarter of it for what
-   * clients send and have not read (but room for two of the largest requests), a thirty-second for
-   * one reply (at least 16 MiB, at most what clients read), a quarter for the jobs in the state (a
-   * sixteenth for one user's), the rest for the work.
+   * The defaults for a server whose heap may grow to {@code maxHeapBytes}: an eighth of it for what
+   * clients send and have not read (but room for two of the largest requests), a sixty-fourth for
+   * one reply (at least 4 MiB, at most what clients read), a quarter for the jobs in the state (a
+   * sixteenth for one user's), the rest for the other inputs and the work.
    */
   public static ClientLimits defaults(long maxHeapBytes) {
     return new ClientLimits(
@@ -154,7 +162,7 @@ public record ClientLimits(
         64L << 20,
         Math.min(Math.max(maxHeapBytes / REPLY_HEAP_SHARE, MIN_DEFAULT_REPLY), Frames.REPLY_LIMIT),
         4096,
-        Math.max(maxHeapBytes / 4, 2L * DEFAULT_FRAME),
+        Math.max(maxHeapBytes / BUFFER_HEAP_SHARE, 2L * DEFAULT_FRAME),
         maxHeapBytes / USER_JOBS_HEAP_SHARE,
         maxHeapBytes / JOBS_HEAP_SHARE,
         Duration.ofSeconds(60),
@@ -214,6 +222,45 @@ public record ClientLimits(
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(limit.setting + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * What one connection holds besides its requests and replies: its 4 KiB read buffer, its channel,
+   * selection key and account entry (an estimate with room).
+   */
+  public static final int CONNECTION_BYTES = 8 << 10;
+
+  /**
+   * The client socket's budget: all users' requests and unread replies together, and what the open
+   * connections hold themselves; one selector thread.
+   */
+  public Budget budget() {
+    return new Budget(
+        "client socket (local users)",
+        describe(Limit.FRAME)
+            + " a request; a user "
+            + describe(Limit.USER_CONNECTIONS)
+            + ", "
+            + describe(Limit.USER_BUFFER)
+            + ", "
+            + describe(Limit.USER_REPLIES)
+            + "; in all "
+            + describe(Limit.CONNECTIONS)
+            + " (each "
+            + Sizes.readable(CONNECTION_BYTES)
+            + "), "
+            + describe(Limit.BUFFER),
+        bufferBytes + (long) connections * CONNECTION_BYTES,
+        1);
+  }
+
+  /** The jobs' budget: what all users' jobs may take of the server's state. */
+  public Budget jobsBudget() {
+    return new Budget(
+        "jobs in the server's state (qsub, qalter)",
+        describe(Limit.USER_JOBS) + " a user, " + describe(Limit.JOBS) + " in all",
+        jobBytes,
+        0);
   }
 
   /** The limit as a setting, {@code user_buffer=64 MiB}, for log lines and errors. */

@@ -38,11 +38,14 @@ final class RelayBudget {
   }
 
   /**
-   * The budget for requests of at most {@code frameBytes} each: a host may hold four of the largest
-   * requests (or their replies), the port sixteen.
+   * The budget for requests of at most {@code frameBytes} each, on a server whose local clients may
+   * hold {@code bufferBytes}: the port as much as the local clients, but at least four of the
+   * largest requests and at most sixteen; a host a quarter of that, but at least one largest
+   * request and at most four.
    */
-  static RelayBudget forFrames(int frameBytes) {
-    return new RelayBudget(4L * frameBytes, 16L * frameBytes);
+  static RelayBudget forFrames(int frameBytes, long bufferBytes) {
+    long port = Math.min(Math.max(bufferBytes, 4L * frameBytes), 16L * frameBytes);
+    return new RelayBudget(Math.min(Math.max(port / 4, frameBytes), 4L * frameBytes), port);
   }
 
   long hostBytes() {

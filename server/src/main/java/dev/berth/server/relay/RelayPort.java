@@ -1,6 +1,8 @@
 package dev.berth.server.relay;
 
+import dev.berth.core.Budget;
 import dev.berth.core.Frames;
+import dev.berth.core.Sizes;
 import dev.berth.proto.Error;
 import dev.berth.proto.OutputCheck;
 import dev.berth.proto.OutputGrant;
@@ -56,6 +58,37 @@ public final class RelayPort implements AutoCloseable {
   static final int CONNECTIONS_PER_HOST = 8;
   static final int IN_FLIGHT = 32;
 
+  /**
+   * What one relay connection holds besides its requests and replies: its buffered streams (64 KiB
+   * each way), its TLS socket's buffers and its two threads' objects (an estimate with room).
+   */
+  static final int CONNECTION_BYTES = 256 << 10;
+
+  /**
+   * The port's budget: the requests and replies of all relays ({@link RelayBudget}) and what their
+   * connections hold themselves; a thread reads and one writes each connection.
+   */
+  public static Budget budget(ClientLimits limits) {
+    RelayBudget bytes = RelayBudget.forFrames(limits.frameBytes(), limits.bufferBytes());
+    return new Budget(
+        "relay port (submit hosts)",
+        limits.describe(ClientLimits.Limit.FRAME)
+            + " a request, "
+            + IN_FLIGHT
+            + " in progress a connection; "
+            + CONNECTIONS_PER_HOST
+            + " connections and "
+            + Sizes.readable(bytes.hostBytes())
+            + " of requests and unread replies a host; in all "
+            + CONNECTIONS
+            + " connections (each "
+            + Sizes.readable(CONNECTION_BYTES)
+            + "), "
+            + Sizes.readable(bytes.portBytes()),
+        bytes.portBytes() + (long) CONNECTIONS * CONNECTION_BYTES,
+        2 * CONNECTIONS);
+  }
+
   /** User and group names as POSIX tools accept them. */
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,31}\\$?");
 
@@ -95,7 +128,7 @@ public final class RelayPort implements AutoCloseable {
     this.handler = handler;
     this.gate = gate;
     this.limits = limits;
-    this.budget = RelayBudget.forFrames(limits.frameBytes());
+    this.budget = RelayBudget.forFrames(limits.frameBytes(), limits.bufferBytes());
     listener =
         new TlsListener(
             "relay",

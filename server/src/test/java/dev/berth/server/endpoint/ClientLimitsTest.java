@@ -13,16 +13,16 @@ class ClientLimitsTest {
   private static final long HEAP = 2L << 30;
 
   @Test
-  void theDefaultsGiveClientsAQuarterOfTheHeap() {
+  void theDefaultsGiveClientsAnEighthOfTheHeap() {
     ClientLimits d = ClientLimits.defaults(HEAP);
     assertEquals(16 << 20, d.frameBytes());
     assertEquals(64, d.userConnections());
     assertEquals(16, d.userRequests());
     assertEquals(64L << 20, d.userBufferBytes());
     assertEquals(64L << 20, d.userReplyBytes());
-    assertEquals(64L << 20, d.replyBytes(), "a thirty-second of the heap");
+    assertEquals(32L << 20, d.replyBytes(), "a sixty-fourth of the heap");
     assertEquals(4096, d.connections());
-    assertEquals(512L << 20, d.bufferBytes());
+    assertEquals(256L << 20, d.bufferBytes(), "an eighth");
     assertEquals(128L << 20, d.userJobBytes(), "a sixteenth of the heap for one user's jobs");
     assertEquals(512L << 20, d.jobBytes(), "a quarter for all jobs");
     assertEquals(new JobBudget(128L << 20, 512L << 20), d.jobBudget());
@@ -94,8 +94,8 @@ class ClientLimitsTest {
 
   @Test
   void aReplyMayTakeNoMoreThanClientsRead() {
-    assertEquals(16L << 20, ClientLimits.defaults(256L << 20).replyBytes(), "at least 16 MiB");
-    assertEquals(256L << 20, ClientLimits.defaults(8L << 30).replyBytes());
+    assertEquals(4L << 20, ClientLimits.defaults(128L << 20).replyBytes(), "at least 4 MiB");
+    assertEquals(128L << 20, ClientLimits.defaults(8L << 30).replyBytes());
     assertEquals(512L << 20, ClientLimits.defaults(64L << 30).replyBytes(), "what clients read");
     assertEquals(1L << 20, limits().with("reply=1m").replyBytes());
     assertEquals(

@@ -71,9 +71,21 @@ class RelayBudgetTest {
   }
 
   @Test
-  void theDefaultsAreFourFramesAHostAndSixteenForThePort() {
-    RelayBudget defaults = RelayBudget.forFrames(16 << 20);
-    assertEquals(64L << 20, defaults.hostBytes());
-    assertEquals(256L << 20, defaults.portBytes());
+  void theDefaultsAreFourFramesAHostAndSixteenForThePortOnALargeHeap() {
+    RelayBudget large = RelayBudget.forFrames(16 << 20, 1L << 30);
+    assertEquals(64L << 20, large.hostBytes());
+    assertEquals(256L << 20, large.portBytes());
+  }
+
+  @Test
+  void onASmallHeapThePortHoldsAsMuchAsTheLocalClientsButAlwaysFourFrames() {
+    RelayBudget small = RelayBudget.forFrames(16 << 20, 64L << 20);
+    assertEquals(16L << 20, small.hostBytes(), "one largest request");
+    assertEquals(64L << 20, small.portBytes());
+    RelayBudget tiny = RelayBudget.forFrames(16 << 20, 32L << 20);
+    assertEquals(64L << 20, tiny.portBytes(), "four of the largest requests");
+    RelayBudget middle = RelayBudget.forFrames(16 << 20, 128L << 20);
+    assertEquals(32L << 20, middle.hostBytes());
+    assertEquals(128L << 20, middle.portBytes());
   }
 }
