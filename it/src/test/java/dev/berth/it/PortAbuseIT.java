@@ -52,6 +52,13 @@ class PortAbuseIT {
   /** The cluster port's share of one source (ClusterPort.CONNECTIONS_PER_SOURCE). */
   static final int CLUSTER_SHARE = 64;
 
+  /**
+   * Connections the port has accepted and not yet judged: Pekko's listener accepts up to its
+   * batch-accept-limit (10) at a time and applies the guard to each as its connection actor starts,
+   * so the kernel may show that many past the share for a moment before they are cut.
+   */
+  static final int JUDGING = 10;
+
   static final Duration HANDSHAKE = Duration.ofSeconds(10);
   static final Duration PERMIT = Duration.ofSeconds(30);
 
@@ -183,7 +190,8 @@ class PortAbuseIT {
     System.out.printf(
         "PortAbuseIT: %s: %s; the server held at most %d of its connections%n", attack, s, most);
     assertTrue(
-        most > 0 && most <= CLUSTER_SHARE, from + " held " + most + " connections of the port");
+        most > 0 && most <= CLUSTER_SHARE + JUDGING,
+        from + " held " + most + " connections of the port");
     assertTrue(s.opened() > CLUSTER_SHARE, s.toString());
     assertTrue(s.longest() < HANDSHAKE.plus(LATE).toSeconds(), "a connection lived " + s.longest());
     return qstats;
