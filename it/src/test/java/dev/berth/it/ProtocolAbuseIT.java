@@ -50,7 +50,8 @@ class ProtocolAbuseIT {
     server =
         new ServerProcess(home)
             .environment("BERTH_HEAP", HEAP)
-            .environment("BERTH_CLIENT_LIMITS", "stall=2s"); // to see the drop soon
+            // to see the drop soon; fewer connections, so that the budgets fit in that small heap
+            .environment("BERTH_CLIENT_LIMITS", "stall=2s," + JobStateFloodIT.SMALL_HEAP_LIMITS);
     assertTrue(server.start(), server.log());
   }
 

@@ -65,7 +65,7 @@ public record ClientLimits(
    */
   private static final int REPLY_HEAP_SHARE = 64;
 
-  private static final long MIN_DEFAULT_REPLY = 4 << 20;
+  private static final long MIN_DEFAULT_REPLY = 16 << 20;
 
   /**
    * The default share of the heap for what clients send and have not read: with the replies being
@@ -150,8 +150,9 @@ public record ClientLimits(
   /**
    * The defaults for a server whose heap may grow to {@code maxHeapBytes}: an eighth of it for what
    * clients send and have not read (but room for two of the largest requests), a sixty-fourth for
-   * one reply (at least 4 MiB, at most what clients read), a quarter for the jobs in the state (a
-   * sixteenth for one user's), the rest for the other inputs and the work.
+   * one reply (at least 16 MiB, so that a table of a 10,000-subjob array fits; at most what clients
+   * read), a quarter for the jobs in the state (a sixteenth for one user's), the rest for the other
+   * inputs and the work.
    */
   public static ClientLimits defaults(long maxHeapBytes) {
     return new ClientLimits(

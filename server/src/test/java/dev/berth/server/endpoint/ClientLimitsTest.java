@@ -94,7 +94,7 @@ class ClientLimitsTest {
 
   @Test
   void aReplyMayTakeNoMoreThanClientsRead() {
-    assertEquals(4L << 20, ClientLimits.defaults(128L << 20).replyBytes(), "at least 4 MiB");
+    assertEquals(16L << 20, ClientLimits.defaults(256L << 20).replyBytes(), "at least 16 MiB");
     assertEquals(128L << 20, ClientLimits.defaults(8L << 30).replyBytes());
     assertEquals(512L << 20, ClientLimits.defaults(64L << 30).replyBytes(), "what clients read");
     assertEquals(1L << 20, limits().with("reply=1m").replyBytes());
