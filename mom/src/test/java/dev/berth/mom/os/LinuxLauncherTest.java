@@ -180,14 +180,32 @@ class LinuxLauncherTest {
   }
 
   /**
-   * A mom started in a shell's background inherits SIGINT and SIGQUIT ignored, and exec keeps an
-   * ignored signal ignored: the job must start with none of the standard signals ignored or blocked
-   * (the starter ignores SIGHUP and SIGPIPE itself, so those are checked whatever started this
-   * test). Signals 32 and 33 are the C library's own, which it sets up in every program.
+   * A mom started in a shell's background inherits SIGINT and SIGQUIT ignored, a thread may spawn
+   * with signals blocked, and exec keeps both: the job must start with none of the standard signals
+   * ignored or blocked whatever started the starter. Here it is started by a program that blocks
+   * signals 1-31 and ignores SIGINT and SIGQUIT first. The job reads its own mask ({@code exec}, so
+   * /proc/self is the job's first process): a shell's mask, read by its child, shows what the shell
+   * blocks for a moment around each fork (dash blocks every signal there), not what it started
+   * with. Signals 32 and 33 are the C library's own, which it sets up in every program.
    */
   @Test
   void theJobStartsWithNoSignalIgnoredOrBlocked() throws Exception {
-    assertEquals(0, run(new Spec("grep -E '^Sig(Ign|Blk)' /proc/$$/status")).exitStatus());
+    Path blocking = dir.resolve("blocking-starter");
+    Files.writeString(
+        blocking,
+        "#!/usr/bin/perl\n"
+            + "use POSIX;\n"
+            + "sigprocmask(SIG_BLOCK, POSIX::SigSet->new(1 .. 31)) or die \"sigprocmask: $!\";\n"
+            + "$SIG{INT} = $SIG{QUIT} = 'IGNORE';\n"
+            + "exec {'"
+            + STARTER
+            + "'} '"
+            + STARTER
+            + "', @ARGV or die \"exec: $!\";\n");
+    Files.setPosixFilePermissions(blocking, PosixFilePermissions.fromString("rwxr-xr-x"));
+    launcher = new LinuxLauncher(blocking);
+    assertEquals(
+        0, run(new Spec("exec grep -E '^Sig(Ign|Blk)' /proc/self/status")).exitStatus(), status());
     String[] lines = read("out").split("\n");
     assertEquals(2, lines.length, read("out"));
     for (String line : lines) {
