@@ -1,6 +1,7 @@
 package dev.berth.daemon;
 
 import dev.berth.scheduler.PriorityWeights;
+import dev.berth.scheduler.sim.Estimates;
 import dev.berth.scheduler.sim.Policy;
 import dev.berth.scheduler.sim.Simulation;
 import dev.berth.scheduler.sim.SimulationReport;
@@ -49,6 +50,16 @@ final class SimulateCommand implements Callable<Integer> {
   int backfillDepth;
 
   @Option(
+      names = "--missing-time",
+      defaultValue = "none",
+      paramLabel = "none|runtime|TIME",
+      description =
+          "What jobs without a requested time in the trace are planned with: none (backfill"
+              + " reserves no start behind them; the default), runtime (their real run time,"
+              + " exact estimates) or a time ([[HH:]MM:]SS). They still run their real run time.")
+  String missingTime;
+
+  @Option(
       names = "--priority-weight-age",
       defaultValue = "0",
       description = "Weight of a job's wait, reaching it at --priority-max-age (as qmgr's).")
@@ -86,7 +97,11 @@ final class SimulateCommand implements Callable<Integer> {
           new PriorityWeights(weightAge, maxAge, weightSize, false, 0, 1000, weightFairShare);
       simulation =
           new Simulation(
-              nodes, cpus, Policy.named(policy).settings(weights, backfillDepth), halfLife);
+              nodes,
+              cpus,
+              Policy.named(policy).settings(weights, backfillDepth),
+              halfLife,
+              Estimates.parse(missingTime));
     } catch (IllegalArgumentException e) {
       System.err.println("berth simulate: " + e.getMessage());
       return 2;

@@ -46,6 +46,7 @@ public final class Simulation {
   private final List<Integer> cpuIds;
   private final SchedulerSettings settings;
   private final long halfLifeSeconds;
+  private final Estimates estimates;
   private final Map<String, DecayedUsage> userUsage = new HashMap<>();
   private final Map<String, DecayedUsage> accountUsage = new HashMap<>();
 
@@ -55,6 +56,16 @@ public final class Simulation {
   }
 
   public Simulation(int nodes, int cpusPerNode, SchedulerSettings settings, long halfLifeSeconds) {
+    this(nodes, cpusPerNode, settings, halfLifeSeconds, Estimates.NONE);
+  }
+
+  /** As above, planning jobs without a requested time with {@code estimates}. */
+  public Simulation(
+      int nodes,
+      int cpusPerNode,
+      SchedulerSettings settings,
+      long halfLifeSeconds,
+      Estimates estimates) {
     if (nodes < 1 || cpusPerNode < 1) {
       throw new IllegalArgumentException(
           "a cluster needs at least one node of one CPU, not " + nodes + " x " + cpusPerNode);
@@ -68,19 +79,33 @@ public final class Simulation {
     this.cpuIds = List.copyOf(ids);
     this.settings = settings;
     this.halfLifeSeconds = halfLifeSeconds;
+    this.estimates = estimates;
   }
 
   /**
-   * A started job: when it started, when it really ends, and when its walltime says it ends at the
-   * latest.
+   * A started job: when it started, when it really ends, when its walltime says it ends at the
+   * latest, and whether that walltime is only an estimate ({@link Estimates}).
    */
   private record Running(
       long start,
       long end,
       long plannedEnd,
+      boolean estimated,
       String jobId,
       List<NodeAllocation> allocations,
-      Job job) {}
+      Job job) {
+    /**
+     * When planning at {@code now} takes it to end: an estimate it has outrun is renewed, one
+     * estimate at a time, since the job was not killed at it as at a walltime.
+     */
+    long plannedEndAt(long now) {
+      if (!estimated || plannedEnd > now || plannedEnd == RunningJob.UNKNOWN_END) {
+        return plannedEnd;
+      }
+      long estimate = Math.max(1, plannedEnd - start);
+      return start + ((now - start) / estimate + 1) * estimate;
+    }
+  }
 
   public SimulationReport run(SwfTrace trace) {
     List<SwfJob> arrivals = new ArrayList<>(trace.jobs());
@@ -94,7 +119,8 @@ public final class Simulation {
     Map<String, Long> firstReserved = new HashMap<>();
     PriorityQueue<Running> running =
         new PriorityQueue<>(Comparator.comparingLong(Running::end).thenComparing(Running::jobId));
-    SimulationReport.Builder report = new SimulationReport.Builder(nodeCount * cpusPerNode);
+    SimulationReport.Builder report =
+        new SimulationReport.Builder(nodeCount * cpusPerNode, estimates.describe());
     int next = 0;
     while (next < arrivals.size() || !running.isEmpty()) {
       long now = Long.MAX_VALUE;
@@ -160,7 +186,15 @@ public final class Simulation {
         free.get(index(a.getNode())).removeAll(a.getCpusList());
       }
       long plannedEnd = RunningJob.endOf(now, RunningJob.duration(job));
-      running.add(new Running(now, now + j.runtime(), plannedEnd, d.jobId(), d.allocations(), job));
+      running.add(
+          new Running(
+              now,
+              now + j.runtime(),
+              plannedEnd,
+              estimates.estimates(j),
+              d.jobId(),
+              d.allocations(),
+              job));
       report.started(j, now);
       Long reserved = firstReserved.remove(d.jobId());
       if (reserved != null) {
@@ -189,7 +223,8 @@ public final class Simulation {
 
   /**
    * The job as a Torque request would have it: whole nodes of {@code ppn=P} for its processors, and
-   * one node with the rest; its requested time as its walltime (none when the trace has none).
+   * one node with the rest; its requested time as its walltime, or where the trace has none what
+   * {@link Estimates} plans it with.
    */
   private Job job(SwfJob j) {
     ResourceRequest.Builder r = ResourceRequest.newBuilder();
@@ -201,8 +236,9 @@ public final class Simulation {
     if (rest > 0) {
       r.addNodeGroups(NodeGroup.newBuilder().setCount(1).setPpn(rest));
     }
-    if (j.requestedTime() > 0) {
-      r.setWalltime(j.requestedTime());
+    long walltime = estimates.walltime(j);
+    if (walltime > 0) {
+      r.setWalltime(walltime);
     }
     return Job.newBuilder()
         .setId(j.number() + ".sim")
@@ -261,7 +297,7 @@ public final class Simulation {
       @Override
       public List<RunningJob> runningJobs() {
         return started.stream()
-            .map(r -> new RunningJob(r.jobId(), r.plannedEnd(), r.allocations()))
+            .map(r -> new RunningJob(r.jobId(), r.plannedEndAt(now), r.allocations()))
             .toList();
       }
 

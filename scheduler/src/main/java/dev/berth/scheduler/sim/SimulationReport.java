@@ -22,6 +22,8 @@ public record SimulationReport(
     double meanBoundedSlowdown,
     int reserved,
     int startedAfterReservation,
+    int withoutRequestedTime,
+    String plannedWith,
     List<Long> cycleNanos) {
   public static final long TAU = 10;
 
@@ -42,6 +44,22 @@ public record SimulationReport(
 
   /** The report as the lines {@code berth simulate} prints. */
   public List<String> lines() {
+    List<String> lines = new ArrayList<>(main());
+    if (withoutRequestedTime > 0) {
+      lines.add(
+          String.format(
+              Locale.ROOT,
+              "jobs without a requested time %d, planned with %s%s",
+              withoutRequestedTime,
+              plannedWith,
+              plannedWith.equals("none")
+                  ? ": backfill reserves no start behind them (--missing-time)"
+                  : ""));
+    }
+    return lines;
+  }
+
+  private List<String> main() {
     return List.of(
         String.format(
             Locale.ROOT,
@@ -82,9 +100,12 @@ public record SimulationReport(
     private double slowdowns;
     private int reserved;
     private int late;
+    private int withoutRequestedTime;
+    private final String plannedWith;
 
-    Builder(long totalCpus) {
+    Builder(long totalCpus, String plannedWith) {
       this.totalCpus = totalCpus;
+      this.plannedWith = plannedWith;
     }
 
     void tooLarge() {
@@ -106,6 +127,9 @@ public record SimulationReport(
     void started(SwfJob j, long now) {
       long wait = now - j.submit();
       jobs++;
+      if (j.requestedTime() <= 0) {
+        withoutRequestedTime++;
+      }
       firstSubmit = Math.min(firstSubmit, j.submit());
       lastEnd = Math.max(lastEnd, now + j.runtime());
       work += (double) j.processors() * j.runtime();
@@ -126,6 +150,8 @@ public record SimulationReport(
           jobs == 0 ? 0 : slowdowns / jobs,
           reserved,
           late,
+          withoutRequestedTime,
+          plannedWith,
           cycles);
     }
   }

@@ -37,6 +37,88 @@ class SimulationTest {
         + " -1 1 1 1 -1 1 -1 -1 -1\n";
   }
 
+  /** An SWF line for a job whose trace gives no requested time. */
+  private static String unrequested(long number, long submit, long runtime, int processors) {
+    return number
+        + " "
+        + submit
+        + " -1 "
+        + runtime
+        + " "
+        + processors
+        + " -1 -1 "
+        + processors
+        + " -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+  }
+
+  /**
+   * Two nodes of one CPU, no requested times: 1 (1 CPU, 100 s) at 0; 2 (both CPUs, 10 s) at 1; 3 (1
+   * CPU, 500 s) at 2; 4 (1 CPU, 10 s) at 60.
+   */
+  private static final String NO_REQUESTED_TIMES =
+      unrequested(1, 0, 100, 1)
+          + unrequested(2, 1, 10, 2)
+          + unrequested(3, 2, 500, 1)
+          + unrequested(4, 60, 10, 1);
+
+  @Test
+  void withoutRequestedTimesBackfillReservesNothingAndActsAsFirstFit() throws IOException {
+    // 1 runs 0-100 with no known end, so 2 gets no reserved start: 3 takes the free CPU at 2 and
+    // runs to 502, 4 waits for a CPU until 1 ends (100-110), and 2 gets both only at 502.
+    SimulationReport r =
+        new Simulation(2, 1, EASY, 604800, Estimates.NONE).run(trace(NO_REQUESTED_TIMES));
+    assertEquals((0 + 501 + 0 + 40) / 4.0, r.meanWait(), EPS);
+    assertEquals(0, r.reserved());
+    assertEquals(4, r.withoutRequestedTime());
+    assertTrue(
+        r.lines().get(r.lines().size() - 1).endsWith("(--missing-time)"), r.lines().toString());
+  }
+
+  @Test
+  void runTimesAsEstimatesGiveTheWideJobItsReservedStart() throws IOException {
+    // 1 is known to end at 100: 2 is reserved a start at 100, so 3 (to 502) may not take the free
+    // CPU; 4 (60-70) may, as it ends first. 2 runs 100-110, 3 110-610.
+    SimulationReport r =
+        new Simulation(2, 1, EASY, 604800, Estimates.parse("runtime"))
+            .run(trace(NO_REQUESTED_TIMES));
+    assertEquals((0 + 99 + 108 + 0) / 4.0, r.meanWait(), EPS);
+    assertEquals(108, r.maxWait());
+    assertTrue(r.reserved() >= 1, "2's start was reserved");
+    assertEquals(0, r.startedAfterReservation());
+    assertEquals(
+        "jobs without a requested time 4, planned with their run time",
+        r.lines().get(r.lines().size() - 1));
+  }
+
+  @Test
+  void aFixedEstimateIsRenewedWhileTheJobOutrunsIt() throws IOException {
+    // As above, but 4 asks for its 10 s and the others are planned with 50 s each: 1 "ends" at 50,
+    // so 2 is reserved 50 and 3 (to 52) may not start. At 60 1 still runs, so it is planned to end
+    // at 100 now, and 4 (to 70) fits before 2's start; taken to have ended at 50, 1 would leave 2
+    // a start at once that nothing may delay, and 4 would wait. Then 2 100-110, 3 110-610.
+    SimulationReport r =
+        new Simulation(2, 1, EASY, 604800, Estimates.parse("0:50"))
+            .run(
+                trace(
+                    unrequested(1, 0, 100, 1)
+                        + unrequested(2, 1, 10, 2)
+                        + unrequested(3, 2, 500, 1)
+                        + job(4, 60, 10, 1)));
+    assertEquals((0 + 99 + 108 + 0) / 4.0, r.meanWait(), EPS);
+    assertEquals(
+        "jobs without a requested time 3, planned with 50 s", r.lines().get(r.lines().size() - 1));
+  }
+
+  @Test
+  void aMissingTimeIsNoneRuntimeOrATime() {
+    assertEquals(Estimates.NONE, Estimates.parse("none"));
+    assertEquals(new Estimates(Estimates.Kind.FIXED, 3600), Estimates.parse("1:00:00"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Estimates.parse("soon"));
+    assertTrue(e.getMessage().startsWith("--missing-time: expected none, runtime or a time"));
+    assertThrows(IllegalArgumentException.class, () -> Estimates.parse("0"));
+  }
+
   private static SwfTrace trace(String text) throws IOException {
     return SwfTrace.parse(new StringReader(text));
   }
