@@ -45,9 +45,6 @@ import org.junit.jupiter.api.Test;
 class JobStateFloodIT {
   private static final String HEAP = "256m";
 
-  /** Fewer connections than the defaults, so that the budgets of its inputs fit in that heap. */
-  static final String SMALL_HEAP_LIMITS = "connections=1024";
-
   /** What user_jobs is by default with that heap: a sixteenth of it. */
   private static final String USER_JOBS = "16 MiB";
 
@@ -76,8 +73,7 @@ class JobStateFloodIT {
     server =
         new ServerProcess(home)
             .environment("BERTH_HEAP", HEAP)
-            // what such a small heap needs for the budgets of its inputs to fit (docs/security.md)
-            .environment("BERTH_CLIENT_LIMITS", SMALL_HEAP_LIMITS);
+            .environment("BERTH_CLIENT_LIMITS", ServerProcess.SMALL_HEAP_LIMITS);
     assertTrue(server.start(), server.log());
     assertEquals(0, server.qmgr("create node n1 np=4").exit(), "no mom: jobs stay queued");
   }

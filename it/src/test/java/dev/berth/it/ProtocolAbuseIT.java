@@ -50,8 +50,8 @@ class ProtocolAbuseIT {
     server =
         new ServerProcess(home)
             .environment("BERTH_HEAP", HEAP)
-            // to see the drop soon; fewer connections, so that the budgets fit in that small heap
-            .environment("BERTH_CLIENT_LIMITS", "stall=2s," + JobStateFloodIT.SMALL_HEAP_LIMITS);
+            // to see the drop soon
+            .environment("BERTH_CLIENT_LIMITS", "stall=2s," + ServerProcess.SMALL_HEAP_LIMITS);
     assertTrue(server.start(), server.log());
   }
 

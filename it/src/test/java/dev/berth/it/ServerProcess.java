@@ -18,6 +18,13 @@ import java.util.concurrent.TimeUnit;
  * can kill it with SIGKILL (or stop it with SIGSTOP) and start it again on the same home.
  */
 final class ServerProcess implements AutoCloseable {
+  /**
+   * The client limits the tests' small servers (256 MiB; 512 MiB with a relay port) start with:
+   * fewer connections than the defaults, so that the budgets of their inputs fit in such a heap
+   * (docs/security.md, "Budgets").
+   */
+  static final String SMALL_HEAP_LIMITS = "connections=1024";
+
   final Path home;
   final Path socket;
   private final List<String> options = new java.util.ArrayList<>();

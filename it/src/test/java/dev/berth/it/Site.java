@@ -241,9 +241,7 @@ final class Site implements AutoCloseable {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().put("BERTH_HEAP", "512m");
-    // fewer client connections than the defaults, so that a server's budgets, relay port
-    // included, fit in that heap (docs/security.md, "Budgets")
-    builder.environment().put("BERTH_CLIENT_LIMITS", JobStateFloodIT.SMALL_HEAP_LIMITS);
+    builder.environment().put("BERTH_CLIENT_LIMITS", ServerProcess.SMALL_HEAP_LIMITS);
     // RocksDB unpacks its native library into the temp directory; a SIGKILLed daemon cannot
     // delete it, so it goes where this test removes it.
     builder.environment().put("BERTH_JAVA_OPTS", "-Djava.io.tmpdir=" + dir);

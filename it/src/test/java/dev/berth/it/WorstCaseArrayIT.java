@@ -47,9 +47,6 @@ import org.junit.jupiter.api.Test;
 class WorstCaseArrayIT {
   private static final String HEAP = "256m";
 
-  /** Fewer connections than the defaults, so that the budgets of its inputs fit in that heap. */
-  static final String SMALL_HEAP_LIMITS = "connections=1024";
-
   /** The reply limit the defaults give that heap (a sixty-fourth of it, at least 16 MiB). */
   private static final String REPLY = "16 MiB";
 
@@ -71,8 +68,7 @@ class WorstCaseArrayIT {
     server =
         new ServerProcess(home)
             .environment("BERTH_HEAP", HEAP)
-            // what such a small heap needs for the budgets of its inputs to fit (docs/security.md)
-            .environment("BERTH_CLIENT_LIMITS", SMALL_HEAP_LIMITS);
+            .environment("BERTH_CLIENT_LIMITS", ServerProcess.SMALL_HEAP_LIMITS);
     assertTrue(server.start(), server.log());
     assertEquals(0, server.qmgr("create node n1 np=4").exit(), "no mom: jobs stay queued");
     for (String directive :

@@ -21,24 +21,22 @@ class SimulationTest {
   private static final SchedulerSettings EASY =
       Policy.BACKFILL.settings(PriorityWeights.DEFAULT, 1);
 
-  /** An SWF line: number, submit, run time, allocated processors; the rest unknown. */
+  /** An SWF line of a job that asks for exactly its run time. */
   private static String job(long number, long submit, long runtime, int processors) {
-    return number
-        + " "
-        + submit
-        + " -1 "
-        + runtime
-        + " "
-        + processors
-        + " -1 -1 "
-        + processors
-        + " "
-        + runtime
-        + " -1 1 1 1 -1 1 -1 -1 -1\n";
+    return line(number, submit, runtime, processors, runtime);
   }
 
-  /** An SWF line for a job whose trace gives no requested time. */
+  /** An SWF line of a job whose trace gives no requested time. */
   private static String unrequested(long number, long submit, long runtime, int processors) {
+    return line(number, submit, runtime, processors, -1);
+  }
+
+  /**
+   * An SWF line: number, submit, run time, allocated processors, requested processors and time
+   * ({@code -1}: none); the rest unknown.
+   */
+  private static String line(
+      long number, long submit, long runtime, int processors, long requestedTime) {
     return number
         + " "
         + submit
@@ -48,7 +46,9 @@ class SimulationTest {
         + processors
         + " -1 -1 "
         + processors
-        + " -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+        + " "
+        + requestedTime
+        + " -1 1 1 1 -1 1 -1 -1 -1\n";
   }
 
   /**
