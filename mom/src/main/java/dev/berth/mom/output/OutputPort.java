@@ -59,25 +59,19 @@ public final class OutputPort implements AutoCloseable {
   static final int READ_MILLIS = 60_000;
   private static final int FRAME_BYTES = TlsCourier.CHUNK + 1024;
 
-  /**
-   * What one connection holds: its frame and a chunk on its way to disk, its TLS socket's buffers
-   * and its thread's objects (an estimate with room).
-   */
-  static final int CONNECTION_BYTES = 256 << 10;
-
   /** The port's budget: its deliveries, which include their handshakes, a thread each. */
   public static Budget budget() {
     return new Budget(
         "output port (moms delivering job output)",
         DELIVERIES
             + " deliveries (each "
-            + Sizes.readable(CONNECTION_BYTES)
+            + Sizes.readable(TlsListener.CONNECTION_BYTES)
             + "), "
             + HANDSHAKES_PER_SOURCE
             + " handshakes a source, "
             + HANDSHAKE.toSeconds()
             + " s each",
-        (long) DELIVERIES * CONNECTION_BYTES,
+        (long) DELIVERIES * TlsListener.CONNECTION_BYTES,
         DELIVERIES);
   }
 

@@ -74,12 +74,6 @@ public final class TerminalPort implements AutoCloseable {
   static final Duration HANDSHAKE = Duration.ofSeconds(10);
 
   /**
-   * What one connection holds: a frame each way, its TLS socket's buffers and its threads' objects
-   * (an estimate with room).
-   */
-  static final int CONNECTION_BYTES = 256 << 10;
-
-  /**
    * The port's budget: sessions, connections showing their permits and handshakes in progress; a
    * session has a thread for each direction.
    */
@@ -97,8 +91,8 @@ public final class TerminalPort implements AutoCloseable {
             + " handshakes ("
             + HANDSHAKE.toSeconds()
             + " s); each "
-            + Sizes.readable(CONNECTION_BYTES),
-        (long) connections * CONNECTION_BYTES,
+            + Sizes.readable(TlsListener.CONNECTION_BYTES),
+        (long) connections * TlsListener.CONNECTION_BYTES,
         2 * SESSIONS + SHOWING + HANDSHAKES);
   }
 

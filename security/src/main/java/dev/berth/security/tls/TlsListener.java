@@ -40,6 +40,13 @@ public final class TlsListener implements AutoCloseable {
   public static final Duration QUIET = Duration.ofSeconds(10);
 
   /**
+   * What one connection of a port on this listener holds at most, for the ports' budgets: its TLS
+   * socket's buffers, its streams' buffers, a frame of up to 64 KiB each way (larger requests are
+   * counted by the port that takes them) and its threads' objects. An estimate with room.
+   */
+  public static final int CONNECTION_BYTES = 256 << 10;
+
+  /**
    * @param handshakes handshakes in progress at once
    * @param handshakesPerSource handshakes in progress at once from one source
    * @param handshake how long a peer has to complete its handshake, in all

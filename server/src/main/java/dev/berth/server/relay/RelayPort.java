@@ -59,12 +59,6 @@ public final class RelayPort implements AutoCloseable {
   static final int IN_FLIGHT = 32;
 
   /**
-   * What one relay connection holds besides its requests and replies: its buffered streams (64 KiB
-   * each way), its TLS socket's buffers and its two threads' objects (an estimate with room).
-   */
-  static final int CONNECTION_BYTES = 256 << 10;
-
-  /**
    * The port's budget: the requests and replies of all relays ({@link RelayBudget}) and what their
    * connections hold themselves; a thread reads and one writes each connection.
    */
@@ -82,10 +76,10 @@ public final class RelayPort implements AutoCloseable {
             + " of requests and unread replies a host; in all "
             + CONNECTIONS
             + " connections (each "
-            + Sizes.readable(CONNECTION_BYTES)
+            + Sizes.readable(TlsListener.CONNECTION_BYTES)
             + "), "
             + Sizes.readable(bytes.portBytes()),
-        bytes.portBytes() + (long) CONNECTIONS * CONNECTION_BYTES,
+        bytes.portBytes() + (long) CONNECTIONS * TlsListener.CONNECTION_BYTES,
         2 * CONNECTIONS);
   }
 
