@@ -2,7 +2,6 @@ package dev.berth.it;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -64,18 +63,7 @@ public final class PortAbuser {
   }
 
   public static void main(String[] args) throws Exception {
-    Thread untilInputCloses =
-        new Thread(
-            () -> {
-              try {
-                System.in.transferTo(OutputStream.nullOutputStream());
-              } catch (IOException ignored) {
-                // closed either way
-              }
-              System.exit(0);
-            });
-    untilInputCloses.setDaemon(true);
-    untilInputCloses.start();
+    SocketAbuser.exitWhenInputCloses();
     PortAbuser a =
         new PortAbuser(
             new InetSocketAddress(args[1], Integer.parseInt(args[2])), Integer.parseInt(args[3]));

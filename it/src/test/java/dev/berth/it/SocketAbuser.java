@@ -33,7 +33,11 @@ import java.util.List;
 public final class SocketAbuser {
   private SocketAbuser() {}
 
-  public static void main(String[] args) throws Exception {
+  /**
+   * Ends this process when its standard input closes, as it does when the test that started it ends
+   * or dies, so that no attacker outlives its test.
+   */
+  static void exitWhenInputCloses() {
     Thread untilInputCloses =
         new Thread(
             () -> {
@@ -46,6 +50,10 @@ public final class SocketAbuser {
             });
     untilInputCloses.setDaemon(true);
     untilInputCloses.start();
+  }
+
+  public static void main(String[] args) throws Exception {
+    exitWhenInputCloses();
     UnixDomainSocketAddress socket = UnixDomainSocketAddress.of(args[1]);
     int n = Integer.parseInt(args[2]);
     switch (args[0]) {
