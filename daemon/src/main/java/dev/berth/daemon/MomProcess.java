@@ -12,6 +12,8 @@ import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.seal.Seal;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
@@ -33,15 +35,21 @@ final class MomProcess {
   private volatile boolean stopping;
   private volatile ActorSystem<Void> system;
 
-  private final java.time.Duration patience;
+  /** Completed when a stop asked for by the server hangs past {@link #STOP_LIMIT}. */
+  private final CompletableFuture<Void> stopOverdue = new CompletableFuture<>();
+
+  /**
+   * How long a stop may take before the process exits without waiting for its actor system: the
+   * jobs run on under their starters and the records are on disk, so nothing is lost by it, and a
+   * mom that momctl -s told to stop must not linger half-stopped.
+   */
+  static final Duration STOP_LIMIT = Duration.ofSeconds(20);
+
+  private final Duration patience;
   private final DaemonTrust trust;
 
   MomProcess(
-      MomConfig config,
-      Isolation isolation,
-      Config pekko,
-      java.time.Duration patience,
-      DaemonTrust trust) {
+      MomConfig config, Isolation isolation, Config pekko, Duration patience, DaemonTrust trust) {
     this.config = config;
     this.isolation = isolation;
     this.pekko = pekko;
@@ -78,7 +86,7 @@ final class MomProcess {
 
   private void awaitTermination() throws InterruptedException {
     try {
-      system.getWhenTerminated().toCompletableFuture().get();
+      CompletableFuture.anyOf(system.getWhenTerminated().toCompletableFuture(), stopOverdue).get();
     } catch (java.util.concurrent.ExecutionException e) {
       log.warn("actor system ended with {}", e.getCause().toString());
     }
@@ -93,13 +101,14 @@ final class MomProcess {
     ActorSystem<Void> s = system;
     if (s != null) {
       s.terminate();
+      StopDeadline.overdue(s, STOP_LIMIT, stopOverdue);
     }
   }
 
   void stop() {
     stopping = true;
     ActorSystem<Void> s = system;
-    if (s != null) {
+    if (s != null && !stopOverdue.isDone()) {
       s.terminate();
       try {
         s.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);

@@ -2,6 +2,7 @@ package dev.berth.daemon;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
@@ -10,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Bounds how long a server takes to exit once it has begun to stop. Stopping runs Pekko's
+ * Bounds how long a daemon takes to exit once it has begun to stop. Stopping runs Pekko's
  * coordinated shutdown (leave the cluster, hand the active role over, close the server) and then
  * the JVM's shutdown hooks; each step has a timeout of its own, but together they can outlast a
  * minute, for instance in a server that other members have downed while it was paused and whose
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * again, and a hung stop is worse than a crash (the journal and the moms' records survive crashes).
  * So the process halts if it still runs {@code limit} after its coordinated shutdown began, and
  * says so. A stop asked for with SIGTERM drains and writes its snapshot before that shutdown
- * begins.
+ * begins. A mom told to stop by momctl -s ends its actor system itself and then exits; it waits for
+ * that system a bounded time too ({@link #overdue}), and says where its threads were.
  */
 final class StopDeadline {
   /** Long enough for a healthy stop, whose cluster phases take a few seconds. */
@@ -42,6 +44,28 @@ final class StopDeadline {
             () -> {
               start(limit, halt);
               return CompletableFuture.completedFuture(Done.getInstance());
+            });
+  }
+
+  /**
+   * For a daemon that ends its actor system itself and then exits (a mom told to stop with momctl
+   * -s): completes {@code overdue} if {@code system} has not terminated {@code limit} from now,
+   * once the log says where its threads are, so that the process exits all the same.
+   */
+  static void overdue(ActorSystem<?> system, Duration limit, CompletableFuture<Void> overdue) {
+    CompletableFuture.delayedExecutor(limit.toMillis(), TimeUnit.MILLISECONDS)
+        .execute(
+            () -> {
+              if (system.whenTerminated().isCompleted()) {
+                return;
+              }
+              log.error(
+                  "{} still not ended {} s after the stop began (a step of it hangs); exiting without"
+                      + " it; where its threads are:\n{}",
+                  system.name(),
+                  String.format("%.1f", limit.toMillis() / 1000.0),
+                  threads());
+              overdue.complete(null);
             });
   }
 

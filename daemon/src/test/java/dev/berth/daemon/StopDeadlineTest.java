@@ -50,4 +50,44 @@ class StopDeadlineTest {
       system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
   }
+
+  @Test
+  void aMomWhoseStopHangsIsLetGoAfterTheLimitAndOneThatStopsIsNot() throws Exception {
+    ActorSystem<Void> hanging = system("hanging");
+    CompletableFuture<Done> hung = new CompletableFuture<>();
+    CoordinatedShutdown.get(hanging)
+        .addTask(CoordinatedShutdown.PhaseServiceStop(), "hangs", () -> hung);
+    ActorSystem<Void> healthy = system("healthy");
+    try {
+      CompletableFuture<Void> hangingOverdue = new CompletableFuture<>();
+      CompletableFuture<Void> healthyOverdue = new CompletableFuture<>();
+      long began = System.nanoTime();
+      hanging.terminate();
+      StopDeadline.overdue(hanging, Duration.ofMillis(500), hangingOverdue);
+      healthy.terminate();
+      StopDeadline.overdue(healthy, Duration.ofMillis(500), healthyOverdue);
+      hangingOverdue.get(30, TimeUnit.SECONDS);
+      assertTrue(System.nanoTime() - began >= Duration.ofMillis(500).toNanos(), "not early");
+      assertTrue(!hanging.whenTerminated().isCompleted(), "the stop was still hanging");
+      // the healthy one's deadline has passed too (it was armed after the hanging one's)
+      healthy.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      CompletableFuture.supplyAsync(
+              () -> null, CompletableFuture.delayedExecutor(500, TimeUnit.MILLISECONDS))
+          .get(30, TimeUnit.SECONDS);
+      assertTrue(!healthyOverdue.isDone(), "a stop that ended is not overdue");
+    } finally {
+      hung.complete(Done.getInstance());
+      hanging.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  private static ActorSystem<Void> system(String name) {
+    return ActorSystem.create(
+        Behaviors.empty(),
+        name,
+        ConfigFactory.parseString(
+            "pekko.loglevel = WARNING\n"
+                + "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n"
+                + "pekko.coordinated-shutdown.phases.service-stop.timeout = 60 s\n"));
+  }
 }
