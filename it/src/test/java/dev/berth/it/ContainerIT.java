@@ -176,8 +176,9 @@ class ContainerIT {
   }
 
   /**
-   * mpirun inside the image starts its daemons on both nodes through pbs_tmrsh, and each daemon and
-   * rank runs in the same image (its marker), as the owner, in the job's cgroup there.
+   * mpirun inside the image, with a host file and without, starts its daemons on both nodes through
+   * pbs_tmrsh, and each daemon and rank runs in the same image (its marker), as the owner, in the
+   * job's cgroup there.
    */
   @Test
   void openMpiRanksRunInTheImageAndInTheJobsCgroupOnBothNodes() throws Exception {
@@ -187,7 +188,7 @@ class ContainerIT {
             + "\n"
             + "mpirun --hostfile $PBS_NODEFILE sh -c 'echo \"node=$(hostname) marker=$(cat"
             + " /etc/berth-test-image | tr \" \" _) uid=$(id -u)\"'\n"
-            + "mpirun --hostfile $PBS_NODEFILE ./mpi\n";
+            + "mpirun ./mpi\n";
     String id =
         qsub(
             script,
@@ -225,7 +226,7 @@ class ContainerIT {
   void ranksOverTheLimitAreKilledInTheContainerAndReported() throws Exception {
     String id =
         qsub(
-            "cd " + inside("") + "\nmpirun --hostfile $PBS_NODEFILE ./mpi 100\n",
+            "cd " + inside("") + "\nmpirun ./mpi 100\n",
             "-j",
             "oe",
             "-l",

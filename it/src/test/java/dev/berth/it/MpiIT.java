@@ -24,14 +24,16 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Unchanged MPI job scripts on three mom processes with a host name each: Open MPI's mpirun and
- * MPICH's hydra start their daemons through pbs_tmrsh, so every daemon and every rank lands in the
- * job's cgroup on its own node; memory is held per node; qdel leaves nothing.
+ * Unchanged MPI job scripts on two and three mom processes with a host name each: Open MPI's mpirun
+ * and MPICH's hydra, with no options as with a host file, find the job's slots and start their
+ * daemons through pbs_tmrsh, so every daemon and every rank lands in the job's cgroup on its own
+ * node; memory is held per node; qdel leaves nothing.
  */
 @Tag("integration")
 class MpiIT {
   static final String USER = TestUsers.ALICE;
   static final String THREE_NODES = "nodes=a:ppn=1+b:ppn=1+c:ppn=1";
+  static final String TWO_NODES = "nodes=a:ppn=1+b:ppn=1";
 
   /**
    * Each rank prints where it and its parent (mpirun, orted or hydra_pmi_proxy) run, after
@@ -123,21 +125,23 @@ class MpiIT {
         .toList();
   }
 
-  /** Every rank on its node, it and its parent daemon in the job's cgroup with the node's CPUs. */
-  private static void assertIsolated(Job job, String daemon) {
+  /**
+   * One rank on each of {@code hosts} in order, each with its parent daemon in the job's cgroup on
+   * that node, with the node's CPUs.
+   */
+  private static void assertIsolated(Job job, String daemon, List<String> hosts) {
     assertEquals(0, job.getExitStatus(), output(job));
     List<Map<String, String>> ranks = ranks(job);
-    assertEquals(3, ranks.size(), output(job));
+    assertEquals(hosts.size(), ranks.size(), output(job));
     Map<String, String> cpus =
         job.getExecNodesList().stream()
             .collect(
                 Collectors.toMap(NodeAllocation::getNode, a -> TaskIT.ranges(a.getCpusList())));
-    List<String> hosts = List.of("a", "b", "c");
     for (Map<String, String> r : ranks) {
       String host = hosts.get(Integer.parseInt(r.get("R")));
       String cgroup = "/" + cluster.cgroupRoot + "/" + host + "/" + job.getId();
       assertEquals(host, r.get("H"), "rank " + r);
-      assertEquals("3", r.get("S"));
+      assertEquals(Integer.toString(hosts.size()), r.get("S"));
       assertEquals(cpus.get(host), r.get("C"), "the rank's CPUs: " + r);
       assertTrue(r.get("G").endsWith(cgroup), "the rank's cgroup: " + r);
       if (!host.equals("a") || daemon.equals("hydra_pmi_proxy")) {
@@ -148,32 +152,95 @@ class MpiIT {
     }
   }
 
+  /** What Torque users type: no host file, no rank count; one rank per slot of the job. */
   @Test
-  void openMpiDaemonsAndRanksAreInTheJobsCgroupOnTheirNodes() throws Exception {
-    Job job = run("mpirun --hostfile $PBS_NODEFILE ./mpi\n", THREE_NODES);
-    assertIsolated(job, "orted");
+  void openMpiWithoutOptionsRunsARankOnEverySlotOfTheJob() throws Exception {
+    Job job = run("mpirun ./mpi\n", THREE_NODES);
+    assertIsolated(job, "orted", List.of("a", "b", "c"));
   }
 
   @Test
-  void mpichHydraProxiesAndRanksAreInTheJobsCgroupOnTheirNodes() throws Exception {
-    Job job = run("mpirun.mpich --hostfile $PBS_NODEFILE ./mpi_mpich\n", THREE_NODES);
-    assertIsolated(job, "hydra_pmi_proxy");
+  void mpichWithoutOptionsRunsARankOnEverySlotOfTheJob() throws Exception {
+    Job job = run("mpirun.mpich ./mpi_mpich\n", THREE_NODES);
+    assertIsolated(job, "hydra_pmi_proxy", List.of("a", "b", "c"));
+  }
+
+  /** Scripts written for a host file work as before. */
+  @Test
+  void openMpiWithTheNodefileAsItsHostFile() throws Exception {
+    Job job = run("mpirun --hostfile $PBS_NODEFILE ./mpi\n", TWO_NODES);
+    assertIsolated(job, "orted", List.of("a", "b"));
+  }
+
+  /** -np N fills the job's slots in nodefile order; more than there are is Open MPI's refusal. */
+  @Test
+  void openMpiRankCountsUpToTheJobsSlotsAndNoMore() throws Exception {
+    assertIsolated(run("mpirun -np 2 ./mpi\n", TWO_NODES), "orted", List.of("a", "b"));
+    assertIsolated(run("mpirun -np 1 ./mpi\n", TWO_NODES), "orted", List.of("a"));
+    Job over = run("mpirun -np 3 ./mpi\n", TWO_NODES);
+    assertNotEquals(0, over.getExitStatus(), output(over));
+    assertTrue(output(over).contains("There are not enough slots available"), output(over));
+    assertEquals(List.of(), ranks(over), "no rank started");
+  }
+
+  @Test
+  void mpichRankCountsOnTwoNodes() throws Exception {
+    assertIsolated(
+        run("mpirun.mpich -np 2 ./mpi_mpich\n", TWO_NODES), "hydra_pmi_proxy", List.of("a", "b"));
   }
 
   /**
-   * The seed's experiment with MPI: pmem=60mb, ranks on the sisters touch 100 MB and are killed in
-   * their node's cgroup, rank 0 touches 10 MB and gets through; the job says which nodes.
+   * The seed's experiment with MPI, with no host file: pmem=60mb, ranks on the sisters touch 100 MB
+   * and are killed in their node's cgroup, rank 0 touches 10 MB and gets through; the job says
+   * which nodes.
    */
   @Test
   void ranksOverTheLimitAreKilledOnTheirNodeAndReported() throws Exception {
-    Job job = run("mpirun --hostfile $PBS_NODEFILE ./mpi 100\n", THREE_NODES + ",pmem=60mb");
+    Job job = run("mpirun ./mpi 100\n", THREE_NODES + ",pmem=60mb");
+    assertOnlyRankZeroLived(job);
+    assertTrue(job.getComment().contains("killed on b"), job.getComment());
+    assertTrue(job.getComment().contains("killed on c"), job.getComment());
+    assertTrue(job.getResourcesUsed().getOomKills() >= 2, job.getResourcesUsed().toString());
+  }
+
+  @Test
+  void aRankOverTheLimitOnTwoNodesIsKilledOnItsNodeAndReported() throws Exception {
+    Job job = run("mpirun ./mpi 100\n", TWO_NODES + ",pmem=60mb");
+    assertOnlyRankZeroLived(job);
+    assertTrue(job.getComment().contains("killed on b"), job.getComment());
+    assertTrue(!job.getComment().contains("killed on a"), job.getComment());
+    assertTrue(job.getResourcesUsed().getOomKills() >= 1, job.getResourcesUsed().toString());
+  }
+
+  private static void assertOnlyRankZeroLived(Job job) {
     List<Map<String, String>> ranks = ranks(job);
     assertEquals(List.of("0"), ranks.stream().map(r -> r.get("R")).toList(), output(job));
     assertEquals("10", ranks.get(0).get("M"), "rank 0 stayed under the limit");
     assertNotEquals(0, job.getExitStatus());
-    assertTrue(job.getComment().contains("killed on b"), job.getComment());
-    assertTrue(job.getComment().contains("killed on c"), job.getComment());
-    assertTrue(job.getResourcesUsed().getOomKills() >= 2, job.getResourcesUsed().toString());
+  }
+
+  /** The commands and the job tools are on a job's PATH, although its login shell set PATH anew. */
+  @Test
+  void theCommandsAndToolsAreOnTheJobsPath() throws Exception {
+    String id =
+        cluster.submitAs(
+            USER,
+            work,
+            "for c in pbsdsh pbs_tmrsh qsub qstat qdel; do command -v $c; done\n"
+                + "qstat $PBS_JOBID >/dev/null && echo qstat ok\n"
+                + "pbsdsh -u hostname | sort\n",
+            "-j",
+            "oe",
+            "-l",
+            TWO_NODES,
+            "-v",
+            "BERTH_SERVER=" + cluster.socket);
+    Job job = cluster.await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
+    assertEquals(0, job.getExitStatus(), output(job));
+    assertEquals(
+        "/usr/local/bin/pbsdsh\n/usr/local/bin/pbs_tmrsh\n/usr/local/bin/qsub\n"
+            + "/usr/local/bin/qstat\n/usr/local/bin/qdel\nqstat ok\na\nb\n",
+        output(job));
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.core.Signals;
+import dev.berth.mom.job.JobEnvironment;
 import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.ContainerSpec;
@@ -300,12 +301,10 @@ final class TaskHost {
   private StartSpec spec(SpawnTask s) throws IOException {
     Map<String, String> env = new HashMap<>(s.getEnvMap());
     env.put("TMPDIR", job.tmpdir().toString());
-    env.put("PBS_NODEFILE", job.nodefile().toString());
+    JobEnvironment.moveNodefile(env, job.nodefile());
     job.gpus().addTo(env, job.gpufile());
     if (!job.motherSuperior()) {
-      env.remove(
-          dev.berth.mom.job.JobEnvironment
-              .TM_SOCKET); // the task manager serves the mother superior only
+      env.remove(JobEnvironment.TM_SOCKET); // the task manager serves the mother superior only
     }
     Path cwd = s.getCwd().isEmpty() ? job.home() : Path.of(s.getCwd());
     ContainerSpec container = job.container();

@@ -6,6 +6,7 @@ import dev.berth.proto.NodeGroup;
 import dev.berth.proto.Variable;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,6 +19,18 @@ public final class JobEnvironment {
 
   /** Names the job's task-manager socket, for pbsdsh and pbs_tmrsh. */
   public static final String TM_SOCKET = "BERTH_TM_SOCKET";
+
+  /**
+   * Where each MPI looks for its default host file, so that {@code mpirun ./a.out} with no host or
+   * rank options starts one rank per line of PBS_NODEFILE, as in a Torque job: Open MPI 4 (ORTE),
+   * Open MPI 5 (PRRTE), MPICH's hydra and Intel MPI's hydra.
+   */
+  static final List<String> HOST_FILES =
+      List.of(
+          "OMPI_MCA_orte_default_hostfile",
+          "PRTE_MCA_prte_default_hostfile",
+          "HYDRA_HOST_FILE",
+          "I_MPI_HYDRA_HOST_FILE");
 
   private JobEnvironment() {}
 
@@ -63,9 +76,11 @@ public final class JobEnvironment {
 
   /**
    * What lets a job's processes start tasks through the task manager: its socket, Berth's job-side
-   * tools at the end of PATH (the job's own commands win), and pbs_tmrsh as the remote launcher of
-   * Open MPI, MPICH's hydra and Intel MPI, so that each MPI daemon on another node is started by
-   * that node's mom inside the job's cgroup there. Settings the job brought (qsub -v) stay.
+   * tools at the end of PATH (the job's own commands win), pbs_tmrsh as the remote launcher of Open
+   * MPI, MPICH's hydra and Intel MPI, so that each MPI daemon on another node is started by that
+   * node's mom inside the job's cgroup there, and PBS_NODEFILE as each MPI's default host file.
+   * Settings the job brought (qsub -v) stay. The host files are set only with the launcher: an MPI
+   * that knew the other nodes but not pbs_tmrsh would reach them by ssh, outside the job.
    *
    * @param nodesShareHost the job's nodes are moms on one machine with a host name each: MPICH's
    *     daemons then call back on the loopback interface, since those names resolve nowhere
@@ -82,14 +97,35 @@ public final class JobEnvironment {
     }
     String agent = tools.resolve("pbs_tmrsh").toString();
     env.putIfAbsent("OMPI_MCA_plm_rsh_agent", agent);
+    env.putIfAbsent("PRTE_MCA_plm_ssh_agent", agent);
     // A host's slots are its lines in the nodefile, not its cores: nodes=2:ppn=1 runs 2 ranks.
     env.putIfAbsent("OMPI_MCA_orte_set_default_slots", "1");
+    env.putIfAbsent("PRTE_MCA_prte_set_default_slots", "1");
+    String nodefile = env.get("PBS_NODEFILE");
+    if (nodefile != null) {
+      for (String name : HOST_FILES) {
+        env.putIfAbsent(name, nodefile);
+      }
+    }
     env.putIfAbsent("HYDRA_LAUNCHER", "ssh");
     env.putIfAbsent("HYDRA_LAUNCHER_EXEC", agent);
     env.putIfAbsent("I_MPI_HYDRA_BOOTSTRAP", "ssh");
     env.putIfAbsent("I_MPI_HYDRA_BOOTSTRAP_EXEC", agent);
     if (nodesShareHost) {
       env.putIfAbsent("HYDRA_IFACE", "lo");
+    }
+  }
+
+  /**
+   * Points a task's environment, which its caller on another node sent, at this node's copy of
+   * PBS_NODEFILE: the nodefile itself and the MPI host files that named the caller's copy.
+   */
+  public static void moveNodefile(Map<String, String> env, Path nodefile) {
+    String theirs = env.put("PBS_NODEFILE", nodefile.toString());
+    for (String name : HOST_FILES) {
+      if (theirs != null && theirs.equals(env.get(name))) {
+        env.put(name, nodefile.toString());
+      }
     }
   }
 

@@ -136,4 +136,50 @@ class JobEnvironmentTest {
     assertEquals("/usr/local/bin:/usr/bin:/bin", env(job()).get("PATH"));
     assertEquals("/opt/x/bin", env(job().addVariables(var("PATH", "/opt/x/bin"))).get("PATH"));
   }
+
+  @Test
+  void everyMpiFindsTheNodefileAsItsDefaultHostFileAndPbsTmrshAsItsLauncher() {
+    Map<String, String> env = new java.util.HashMap<>(env(job()));
+    JobEnvironment.addTaskManager(env, Path.of("/tm.sock"), Path.of("/opt/berth/bin"), false);
+    for (String name : JobEnvironment.HOST_FILES) {
+      assertEquals("/nf", env.get(name), name);
+    }
+    assertEquals("/opt/berth/bin/pbs_tmrsh", env.get("OMPI_MCA_plm_rsh_agent"));
+    assertEquals("/opt/berth/bin/pbs_tmrsh", env.get("PRTE_MCA_plm_ssh_agent"));
+    assertEquals("/opt/berth/bin/pbs_tmrsh", env.get("HYDRA_LAUNCHER_EXEC"));
+    assertEquals("/opt/berth/bin/pbs_tmrsh", env.get("I_MPI_HYDRA_BOOTSTRAP_EXEC"));
+  }
+
+  @Test
+  void withoutTheToolsNoMpiIsToldOfTheOtherNodes() {
+    Map<String, String> env = new java.util.HashMap<>(env(job()));
+    JobEnvironment.addTaskManager(env, Path.of("/tm.sock"), null, false);
+    for (String name : JobEnvironment.HOST_FILES) {
+      assertFalse(env.containsKey(name), name + " would send the MPI to the other nodes by ssh");
+    }
+  }
+
+  @Test
+  void aHostFileTheJobBroughtStays() {
+    Map<String, String> env =
+        new java.util.HashMap<>(env(job().addVariables(var("HYDRA_HOST_FILE", "/mine"))));
+    JobEnvironment.addTaskManager(env, Path.of("/tm.sock"), Path.of("/opt/berth/bin"), false);
+    assertEquals("/mine", env.get("HYDRA_HOST_FILE"));
+    assertEquals("/nf", env.get("OMPI_MCA_orte_default_hostfile"));
+  }
+
+  @Test
+  void aTaskOnAnotherNodeFindsThatNodesNodefileUnlessItsCallerNamedAnother() {
+    Map<String, String> env =
+        new java.util.HashMap<>(
+            Map.of(
+                "PBS_NODEFILE", "/ms/nf",
+                "OMPI_MCA_orte_default_hostfile", "/ms/nf",
+                "HYDRA_HOST_FILE", "/mine"));
+    JobEnvironment.moveNodefile(env, Path.of("/sister/nf"));
+    assertEquals("/sister/nf", env.get("PBS_NODEFILE"));
+    assertEquals("/sister/nf", env.get("OMPI_MCA_orte_default_hostfile"));
+    assertEquals("/mine", env.get("HYDRA_HOST_FILE"));
+    assertFalse(env.containsKey("I_MPI_HYDRA_HOST_FILE"));
+  }
 }
