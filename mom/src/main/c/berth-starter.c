@@ -34,6 +34,12 @@
  * dropping root and opening its output files (berth-container.c); the program and the working
  * directory are then the container's.
  *
+ * --limit NAME=VALUE sets a resource limit of the program, soft and hard alike (cpu seconds,
+ * whose hard limit is a second more, so that SIGXCPU comes before SIGKILL; fsize, as and rss
+ * bytes: Torque's pcput, file, pvmem or vmem, and pmem), and --nice N its nice
+ * value (0 to 19), right before the exec, as the owner and inside the container if there is one:
+ * the job sees them with ulimit and cannot raise them, and every process it starts inherits them.
+ *
  * --terminal runs the program on a pseudo-terminal, PATH its slave, whose master the mom holds
  * (an interactive job, qsub -I). The starter, as the leader of the new session, takes PATH as the
  * session's controlling terminal and hands it to the job's owner as grantpt would (owner, the tty
@@ -46,7 +52,7 @@
  * Usage: berth-starter [--uid N --gid N [--groups G,G...]] [--cwd DIR]
  *          [--stdout FILE] [--stderr FILE | --join] [--terminal PATH] [--append] [--umask OCTAL]
  *          [--cgroup PROCS_FILE]... [--hostname NAME] [--search-path]
- *          [--jobid ID --jobid-file FILE]
+ *          [--jobid ID --jobid-file FILE] [--limit cpu|fsize|as|rss=N]... [--nice N]
  *          [--container-image FILE] [--container-cache DIR] [--container-named DIR]
  *          [--container-scratch DIR] [--container-workdir DIR] [--container-writable]
  *          [--container-remap-root] [--container-mount SRC:DST[:ro]]...
@@ -74,6 +80,7 @@
 #include "berth-container.h"
 
 #define MAX_CGROUPS 16
+#define MAX_LIMITS 4
 #define MAX_GROUPS 256
 #define EXIT_SETUP 250
 
@@ -86,6 +93,9 @@ struct options {
   int ncgroups;
   int join, append, search_path;
   long umask_value;
+  struct { int resource; const char *name; rlim_t value; } limits[MAX_LIMITS];
+  int nlimits;
+  long nice_value;
   struct container container;
   char **program;
 };
@@ -142,9 +152,28 @@ static void parse_groups(struct options *o, const char *text) {
   free(copy);
 }
 
+/* --limit NAME=VALUE: one of the limits the mom sets for Torque's resources. */
+static void parse_limit(struct options *o, const char *text) {
+  static const struct { const char *name; int resource; } known[] = {
+      {"cpu", RLIMIT_CPU}, {"fsize", RLIMIT_FSIZE}, {"as", RLIMIT_AS}, {"rss", RLIMIT_RSS}};
+  const char *equals = strchr(text, '=');
+  if (!equals) fail("bad value for --limit: %s", text);
+  for (size_t k = 0; k < sizeof known / sizeof *known; k++) {
+    if (strlen(known[k].name) == (size_t)(equals - text) &&
+        !strncmp(text, known[k].name, (size_t)(equals - text))) {
+      if (o->nlimits == MAX_LIMITS) fail("too many limits");
+      o->limits[o->nlimits].resource = known[k].resource;
+      o->limits[o->nlimits].name = known[k].name;
+      o->limits[o->nlimits++].value = (rlim_t)number("--limit", equals + 1, 10);
+      return;
+    }
+  }
+  fail("unknown limit in --limit %s", text);
+}
+
 static void parse(int argc, char **argv, struct options *o) {
   memset(o, 0, sizeof *o);
-  o->uid = o->gid = o->umask_value = -1;
+  o->uid = o->gid = o->umask_value = o->nice_value = -1;
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -174,6 +203,11 @@ static void parse(int argc, char **argv, struct options *o) {
     else if (!strcmp(a, "--jobid-file")) o->jobid_file = v;
     else if (!strcmp(a, "--terminal")) o->terminal = v;
     else if (!strcmp(a, "--umask")) o->umask_value = number(a, v, 8);
+    else if (!strcmp(a, "--limit")) parse_limit(o, v);
+    else if (!strcmp(a, "--nice")) {
+      o->nice_value = number(a, v, 10);
+      if (o->nice_value > 19) fail("bad value for --nice: %s (0 to 19)", v);
+    }
     else if (!strcmp(a, "--cgroup")) {
       if (o->ncgroups == MAX_CGROUPS) fail("too many cgroups");
       o->cgroups[o->ncgroups++] = v;
@@ -381,6 +415,32 @@ static void default_signals(void) {
   sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/*
+ * The job's limits, last before the exec: as the owner (lowering a limit or raising the nice value
+ * needs no privilege) and after the container is entered, whose setup they must not hinder.
+ */
+static void apply_limits(const struct options *o, int pipe_fd) {
+  for (int i = 0; i < o->nlimits; i++) {
+    struct rlimit limit = {o->limits[i].value, o->limits[i].value};
+    /* The kernel kills at the hard CPU limit before it warns at the soft one when they are equal:
+     * a second more makes a process over its CPU time end with SIGXCPU, which says why. */
+    if (o->limits[i].resource == RLIMIT_CPU) limit.rlim_max = limit.rlim_cur + 1;
+    struct rlimit now;
+    if (getrlimit(o->limits[i].resource, &now) == 0 && now.rlim_max != RLIM_INFINITY &&
+        now.rlim_max < limit.rlim_max)
+      limit.rlim_cur = limit.rlim_max = now.rlim_max; /* already lower: kept */
+    if (setrlimit(o->limits[i].resource, &limit) < 0)
+      child_fail(pipe_fd, "cannot set the limit", o->limits[i].name);
+  }
+  if (o->nice_value >= 0) {
+    errno = 0;
+    int now = getpriority(PRIO_PROCESS, 0);
+    /* a mom that runs niced already passes at least its own value on */
+    if ((errno || o->nice_value > now) && setpriority(PRIO_PROCESS, 0, (int)o->nice_value) < 0)
+      child_fail(pipe_fd, "cannot set the nice value", NULL);
+  }
+}
+
 static void child(const struct options *o, const struct input *in, int pipe_fd, int terminal) {
   setpgid(0, 0); /* the job gets its own process group: signals to it spare the starter */
   default_signals();
@@ -422,6 +482,7 @@ static void child(const struct options *o, const struct input *in, int pipe_fd, 
     errno = e;
     child_fail(pipe_fd, "cannot change to the working directory", o->cwd);
   }
+  apply_limits(o, pipe_fd);
   const char *argv0 = o->argv0;
   if (container_wanted(&o->container) && in->script && access(o->program[0], X_OK) < 0) {
     /* the owner's login shell is the host's; an image without it runs the script with sh */

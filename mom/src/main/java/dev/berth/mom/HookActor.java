@@ -6,6 +6,7 @@ import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.HookFiles;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
+import dev.berth.mom.os.ProcessLimits;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.store.JobRecords;
 import java.io.IOException;
@@ -340,7 +341,8 @@ final class HookActor {
         setup.hostname(),
         null,
         null,
-        null);
+        null,
+        ProcessLimits.NONE);
   }
 
   private String statusName() {

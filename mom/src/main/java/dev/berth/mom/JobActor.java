@@ -7,6 +7,7 @@ import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.job.UsageSums;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
+import dev.berth.mom.os.ProcessLimits;
 import dev.berth.mom.os.Pty;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.cgroup.JobCgroup;
@@ -1246,7 +1247,8 @@ final class JobActor {
               null,
               null,
               null,
-              null);
+              null,
+              ProcessLimits.NONE);
       launcher.start(append).exited().get(10, java.util.concurrent.TimeUnit.SECONDS);
     } catch (Exception e) {
       context.getLog().warn("job {}: cannot write to its stderr: {}", job.getId(), e.toString());

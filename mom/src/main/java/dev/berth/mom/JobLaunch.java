@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.berth.mom.job.ContainerPlan;
 import dev.berth.mom.job.JobEnvironment;
 import dev.berth.mom.job.JobGpus;
+import dev.berth.mom.job.JobLimits;
 import dev.berth.mom.job.NodeFile;
 import dev.berth.mom.os.ContainerSpec;
 import dev.berth.mom.os.JobFiles;
@@ -187,7 +188,8 @@ final class JobLaunch {
             config.hostname(),
             container(nodeJob, config, tmSocket == null ? null : tmSocket.getParent()),
             SessionJobId.of(config.sessionJobIdFile(), job.getId()),
-            null);
+            null,
+            JobLimits.of(job.getResources()));
     return new Prepared(spec, out.spooled());
   }
 
@@ -228,7 +230,8 @@ final class JobLaunch {
         config.hostname(),
         container(nodeJob, config, tmSocket == null ? null : tmSocket.getParent()),
         SessionJobId.of(config.sessionJobIdFile(), job.getId()),
-        null);
+        null,
+        JobLimits.of(job.getResources()));
   }
 
   /** Makes the job's spool if a stream of it goes there (before the script, which writes it). */

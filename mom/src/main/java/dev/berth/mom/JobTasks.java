@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.mom.job.JobGpus;
+import dev.berth.mom.job.JobLimits;
 import dev.berth.mom.os.ContainerSpec;
 import dev.berth.mom.os.PeerCredentials;
 import dev.berth.mom.os.ProcessFacts;
@@ -48,7 +49,8 @@ final class JobTasks {
         config.hostname(),
         nodeJob.job().hasContainer(),
         container(nodeJob, config),
-        SessionJobId.of(config.sessionJobIdFile(), nodeJob.job().getId()));
+        SessionJobId.of(config.sessionJobIdFile(), nodeJob.job().getId()),
+        JobLimits.of(nodeJob.job().getResources()));
   }
 
   /**

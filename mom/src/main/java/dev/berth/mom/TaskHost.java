@@ -7,6 +7,7 @@ import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.ContainerSpec;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
+import dev.berth.mom.os.ProcessLimits;
 import dev.berth.mom.os.SessionJobId;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.TaskProcess;
@@ -88,7 +89,8 @@ final class TaskHost {
       String hostname,
       boolean inContainer,
       ContainerSpec container,
-      SessionJobId sessionJobId) {}
+      SessionJobId sessionJobId,
+      ProcessLimits limits) {}
 
   private record Read(int taskId, int stream, byte[] data) implements Command {}
 
@@ -335,7 +337,8 @@ final class TaskHost {
         job.hostname(),
         container,
         job.sessionJobId(),
-        null);
+        null,
+        job.limits());
   }
 
   /**

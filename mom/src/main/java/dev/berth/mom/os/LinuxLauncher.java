@@ -178,6 +178,7 @@ public final class LinuxLauncher implements Launcher {
     if (spec.hostname() != null) {
       argv.addAll(List.of("--hostname", spec.hostname()));
     }
+    argv.addAll(spec.limits().starterOptions());
     if (spec.sessionJobId() != null) {
       option(argv, "--jobid-file", spec.sessionJobId().file());
       argv.addAll(List.of("--jobid", spec.sessionJobId().jobId()));

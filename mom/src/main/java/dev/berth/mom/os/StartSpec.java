@@ -19,6 +19,7 @@ import java.util.Map;
  * @param terminal a pseudo-terminal's slave device that becomes the process's controlling terminal
  *     and its stdin, stdout and stderr (an interactive job), or null; stdout and stderr are then
  *     null
+ * @param limits the resource limits and nice value the process starts with
  */
 public record StartSpec(
     UserInfo user,
@@ -39,7 +40,8 @@ public record StartSpec(
     String hostname,
     ContainerSpec container,
     SessionJobId sessionJobId,
-    Path terminal) {
+    Path terminal,
+    ProcessLimits limits) {
   public StartSpec {
     cgroupProcs = List.copyOf(cgroupProcs);
     command = List.copyOf(command);
@@ -72,7 +74,8 @@ public record StartSpec(
         hostname,
         container,
         sessionJobId,
-        slave);
+        slave,
+        limits);
   }
 
   /** This spec, adding to its output files instead of replacing them. */
@@ -96,7 +99,8 @@ public record StartSpec(
         hostname,
         container,
         sessionJobId,
-        terminal);
+        terminal,
+        limits);
   }
 
   /**
@@ -126,7 +130,8 @@ public record StartSpec(
         null,
         null,
         null,
-        null);
+        null,
+        ProcessLimits.NONE);
   }
 
   /**
@@ -153,6 +158,7 @@ public record StartSpec(
         null,
         null,
         null,
-        null);
+        null,
+        ProcessLimits.NONE);
   }
 }

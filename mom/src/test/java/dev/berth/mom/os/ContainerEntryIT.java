@@ -132,7 +132,8 @@ class ContainerEntryIT {
             null,
             container,
             null,
-            null);
+            null,
+            ProcessLimits.NONE);
     JobProcess p = launcher.start(spec);
     started.add(p);
     return p;

@@ -54,6 +54,7 @@ class LinuxLauncherTest {
     List<String> command = List.of("/bin/sh");
     Map<String, String> env = Map.of("PATH", "/usr/bin:/bin");
     SessionJobId tag;
+    ProcessLimits limits = ProcessLimits.NONE;
 
     final byte[] script;
 
@@ -82,7 +83,8 @@ class LinuxLauncherTest {
           null,
           null,
           tag,
-          null);
+          null,
+          limits);
     }
 
     JobProcess start() throws IOException {
@@ -348,6 +350,52 @@ class LinuxLauncherTest {
     Path out = dir.resolve("out");
     assertEquals(65534, Files.getAttribute(out, "unix:uid", LinkOption.NOFOLLOW_LINKS));
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(out)));
+  }
+
+  /** The limits as the job's owner sees them, and not able to raise them. */
+  @Test
+  void theJobStartsWithItsLimitsAndNiceValueAndCannotRaiseThem() throws Exception {
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+    UserInfo nobody =
+        new LinuxUsers(STARTER.resolveSibling(NativeLibrary.FILE)).user("nobody").orElseThrow();
+    Spec spec =
+        new Spec(
+            "ulimit -t; ulimit -f; ulimit -v; ulimit -m; cut -d' ' -f19 /proc/self/stat\n"
+                + "ulimit -t 100 2>/dev/null || echo cannot raise\n"
+                + "renice -n -1 -p $$ >/dev/null 2>&1 || echo cannot renice");
+    spec.user = nobody;
+    spec.gid = nobody.gid();
+    spec.limits = new ProcessLimits(7, 2048 * 512, 300L << 20, 200L << 20, 17);
+    assertEquals(0, run(spec).exitStatus(), status() + read("err"));
+    // ulimit -f counts 512-byte blocks, -v and -m kilobytes; field 19 of stat is the nice value
+    assertEquals(
+        "7\n2048\n307200\n204800\n17\ncannot raise\ncannot renice\n", read("out"), read("err"));
+  }
+
+  @Test
+  void aProcessOverItsCpuOrFileLimitIsStoppedByTheKernel() throws Exception {
+    Spec cpu = new Spec("exec sh -c 'while :; do :; done'");
+    cpu.limits = new ProcessLimits(1, 0, 0, 0, -1);
+    StarterStatus s = run(cpu);
+    assertEquals(StarterStatus.Kind.SIGNAL, s.kind(), status());
+    assertEquals(256 + 24, s.exitStatus(), "SIGXCPU");
+    Spec file = new Spec("exec head -c 4096 /dev/zero > big");
+    file.limits = new ProcessLimits(0, 1024, 0, 0, -1);
+    s = run(file);
+    assertEquals(256 + 25, s.exitStatus(), "SIGXFSZ: " + status());
+    assertEquals(1024, Files.size(dir.resolve("big")));
+  }
+
+  @Test
+  void anAllocationOverTheAddressSpaceFailsAndOneUnderItDoesNot() throws Exception {
+    Spec small = new Spec("exec python3 -c 'b = bytearray(20 << 20)'");
+    small.limits = new ProcessLimits(0, 0, 100L << 20, 0, -1);
+    assertEquals(0, run(small).exitStatus(), status() + read("err"));
+    Spec big = new Spec("exec python3 -c 'b = bytearray(200 << 20)'");
+    big.limits = new ProcessLimits(0, 0, 100L << 20, 0, -1);
+    StarterStatus s = run(big);
+    assertEquals(1, s.exitStatus(), status());
+    assertTrue(read("err").contains("MemoryError"), read("err"));
   }
 
   @Test

@@ -158,7 +158,8 @@ class PtyTest {
         null,
         null,
         null,
-        pty.slave());
+        pty.slave(),
+        ProcessLimits.NONE);
   }
 
   private Session start(Pty pty, StartSpec spec) throws IOException {
@@ -295,7 +296,8 @@ class PtyTest {
                 null,
                 null,
                 new SessionJobId(file, "42.server"),
-                pty.slave()));
+                pty.slave(),
+                ProcessLimits.NONE));
     assertEquals(0, job.status().exitStatus(), job.output());
     job.awaitOutput("42.server\r\n");
   }
@@ -324,7 +326,8 @@ class PtyTest {
             null,
             null,
             null,
-            pty.slave());
+            pty.slave(),
+            ProcessLimits.NONE);
     StarterStatus s = start(pty, withScript).status();
     assertEquals(StarterStatus.Kind.FAILED, s.kind());
     assertTrue(s.message().contains("--terminal takes no script"), s.message());
@@ -350,7 +353,8 @@ class PtyTest {
             null,
             null,
             null,
-            another.slave());
+            another.slave(),
+            ProcessLimits.NONE);
     s = start(another, withOutput).status();
     assertEquals(StarterStatus.Kind.FAILED, s.kind());
     assertTrue(s.message().contains("--terminal"), s.message());

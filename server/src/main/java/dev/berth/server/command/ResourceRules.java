@@ -22,7 +22,7 @@ final class ResourceRules {
     SIZE,
     COUNT,
     NODES,
-    INTEGER,
+    NICE,
     TEXT
   }
 
@@ -40,7 +40,7 @@ final class ResourceRules {
           Map.entry("walltime", Kind.TIME),
           Map.entry("cput", Kind.TIME),
           Map.entry("pcput", Kind.TIME),
-          Map.entry("nice", Kind.INTEGER),
+          Map.entry("nice", Kind.NICE),
           Map.entry("arch", Kind.TEXT),
           Map.entry("opsys", Kind.TEXT),
           Map.entry("software", Kind.TEXT),
@@ -98,7 +98,7 @@ final class ResourceRules {
           NodeSpec.parse(value);
           yield value.trim();
         }
-        case INTEGER -> Integer.toString(Integer.parseInt(value.trim()));
+        case NICE -> Integer.toString(nice(value));
         case TEXT -> nonEmpty(name, value);
       };
     } catch (BadValueException | NumberFormatException e) {
@@ -135,7 +135,7 @@ final class ResourceRules {
     return switch (kind) {
       case TIME -> Durations.parseSeconds(value);
       case SIZE -> Sizes.parseBytes(value);
-      case COUNT, INTEGER -> Long.parseLong(value);
+      case COUNT, NICE -> Long.parseLong(value);
       case NODES -> NodeSpec.parse(value).nodeCount();
       case TEXT -> -1;
     };
@@ -144,6 +144,19 @@ final class ResourceRules {
   static CommandException badValue(String name, String value, String why) {
     return new CommandException(
         Error.Code.BAD_VALUE, "illegal value for resource " + name + "=" + value + ": " + why);
+  }
+
+  /**
+   * A nice value a job may run at: 0 to 19. Torque passes a negative one to nice() as root, so any
+   * user could run ahead of the node's other work; here only the scheduler decides who goes first.
+   */
+  private static int nice(String value) {
+    int nice = Integer.parseInt(value.trim());
+    if (nice < 0 || nice > 19) {
+      throw new BadValueException(
+          "a job's nice value is 0 to 19 (a job may lower its priority, not raise it)");
+    }
+    return nice;
   }
 
   /** A time in seconds that also fits in milliseconds, as moms time a walltime in milliseconds. */

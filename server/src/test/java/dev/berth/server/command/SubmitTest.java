@@ -137,6 +137,19 @@ class SubmitTest {
   }
 
   @Test
+  void aJobMayLowerItsPriorityButNotRaiseIt() {
+    refusedSubmit(
+        Error.Code.BAD_VALUE,
+        List.of(resource("nice", "-5")),
+        "illegal value for resource nice=-5",
+        "0 to 19",
+        "may lower its priority, not raise it");
+    refusedSubmit(Error.Code.BAD_VALUE, List.of(resource("nice", "20")), "nice=20", "0 to 19");
+    String id = d.submit(ALICE, resource("nice", "19"));
+    assertEquals("19", d.state.job(id).orElseThrow().getResources().getValuesOrThrow("nice"));
+  }
+
+  @Test
   void nodesCannotBeCombinedWithNcpus() {
     refusedSubmit(
         Error.Code.BAD_VALUE,
