@@ -196,6 +196,32 @@ class SubmitTest {
   }
 
   @Test
+  void theLimitsHaveDefaultsAndBoundsAsWalltimeHas() {
+    d.setServer(
+        ROOT,
+        op("resources_default", "pcput", Attribute.Op.SET, "00:01:00"),
+        op("resources_default", "nice", Attribute.Op.SET, "10"),
+        op("resources_max", "file", Attribute.Op.SET, "1gb"));
+    d.qmgr(
+        ROOT,
+        Manage.Command.SET,
+        Manage.ObjectType.QUEUE,
+        List.of("batch"),
+        op("resources_min", "pvmem", Attribute.Op.SET, "100mb"));
+    Job given = d.job(d.submit(ALICE, resource("pvmem", "1gb")));
+    assertEquals(60, given.getResources().getPcput());
+    assertEquals("10", given.getResources().getValuesOrThrow("nice"));
+    refusedSubmit(
+        Error.Code.EXCEEDS_QUEUE_LIMITS,
+        List.of(resource("file", "2gb")),
+        "Job exceeds server resource limits: file=2gb > resources_max.file=1gb");
+    refusedSubmit(
+        Error.Code.EXCEEDS_QUEUE_LIMITS,
+        List.of(resource("pvmem", "10mb")),
+        "pvmem=10mb < resources_min.pvmem=100mb");
+  }
+
+  @Test
   void requestsNoNodeCouldEverRunAreRefusedWithTheReason() {
     refusedSubmit(
         Error.Code.RESOURCES_UNAVAILABLE,
