@@ -139,4 +139,65 @@ class LimitsIT {
       assertTrue(!out.contains("task rc=0"), out);
     }
   }
+
+  /**
+   * The job's stderr line, the exit status, and the reason the server keeps (comment, tracejob).
+   */
+  private static void assertKilledFor(Job job, String pattern, int exitStatus) {
+    String out = output(job);
+    assertEquals(exitStatus, job.getExitStatus(), out);
+    assertTrue(
+        out.lines().anyMatch(l -> l.matches("=>> PBS: job killed: " + pattern)),
+        "Torque's line: " + out);
+    assertTrue(
+        job.getExitReason().matches("job killed: " + pattern),
+        "the reason: " + job.getExitReason());
+  }
+
+  /**
+   * cput is the CPU time of all the job's processes on all its nodes: the script burning it on the
+   * first node, or a task burning it on the other, is killed as Torque kills it; a job under it
+   * ends as it would.
+   */
+  @Test
+  void aJobOverItsCpuTimeOnAnyOfItsNodesIsKilledWithTorquesLine() throws Exception {
+    for (boolean cgroups : new boolean[] {true, false}) {
+      cluster.qmgr("set server cgroup_enable = " + (cgroups ? "True" : "False"));
+      String here = submit("while :; do :; done\n", "-l", "cput=2");
+      String there = submit("pbsdsh -h b sh -c 'while :; do :; done'\n", "-l", "cput=2");
+      String under =
+          submit(
+              "end=$(($(date +%s) + 2)); while [ $(date +%s) -lt $end ]; do :; done\n",
+              "-l", "cput=30");
+      Job job = done(here);
+      assertKilledFor(job, "cput \\d+ exceeded limit 2", -12);
+      assertTrue(job.getResourcesUsed().getCput() > 2, "as polled: " + job.getResourcesUsed());
+      assertKilledFor(done(there), "cput \\d+ exceeded limit 2", -12);
+      Job fine = done(under);
+      assertEquals(0, fine.getExitStatus(), output(fine));
+    }
+  }
+
+  /**
+   * vmem is the virtual memory of all the job's processes together (each one stays under it, as its
+   * address space limit wants), and mem their resident memory where no cgroup holds it.
+   */
+  @Test
+  void aJobOverItsMemoryIsKilledWithTorquesLine() throws Exception {
+    String twoProcesses =
+        "for i in 1 2; do python3 -c 'import time; b = bytearray(150 << 20); time.sleep(60)' &"
+            + " done\nwait\n";
+    for (boolean cgroups : new boolean[] {true, false}) {
+      cluster.qmgr("set server cgroup_enable = " + (cgroups ? "True" : "False"));
+      assertKilledFor(
+          done(submit(twoProcesses, "-l", "vmem=250mb")),
+          "vmem \\d+ exceeded limit 262144000",
+          -10);
+    }
+    cluster.qmgr("set server cgroup_enable = False");
+    String big = "python3 -c 'import time; b = bytearray(300 << 20); time.sleep(60)'\n";
+    assertKilledFor(done(submit(big, "-l", "mem=100mb")), "mem \\d+ exceeded limit 104857600", -10);
+    Job fine = done(submit("python3 -c 'b = bytearray(20 << 20)'\n", "-l", "mem=200mb,vmem=2gb"));
+    assertEquals(0, fine.getExitStatus(), output(fine));
+  }
 }

@@ -4,10 +4,13 @@ import dev.berth.core.Durations;
 import dev.berth.core.Signals;
 import dev.berth.mom.job.HookPlan;
 import dev.berth.mom.job.StarterStatus;
+import dev.berth.mom.job.UsageLimits;
 import dev.berth.mom.job.UsageSums;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.ProcessLimits;
+import dev.berth.mom.os.ProcessUsage;
+import dev.berth.mom.os.ProcessUsage.Sample;
 import dev.berth.mom.os.Pty;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.mom.os.cgroup.JobCgroup;
@@ -26,6 +29,7 @@ import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SisterDone;
+import dev.berth.proto.SisterUsage;
 import dev.berth.proto.TerminalAttach;
 import dev.berth.proto.TmRequest;
 import dev.berth.proto.WindowSize;
@@ -36,9 +40,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -75,6 +77,12 @@ final class JobActor {
 
   /** A sister's answer to KILL_JOB: nothing of the job is left there. */
   record SisterReport(SisterDone done) implements Command {}
+
+  /** What the job's processes on a sister use now, for the job-wide limits. */
+  record SisterUsed(SisterUsage usage) implements Command {}
+
+  /** The job's processes on all its nodes together went over a job-wide limit. */
+  private record OverLimit(UsageLimits.Over over, Sample used) implements Command {}
 
   /**
    * A request on the job's task-manager socket; {@code done} gives its bytes back to the socket's
@@ -157,7 +165,8 @@ final class JobActor {
   private final TmSocket tm;
 
   /** Sessions whose processes may use the task manager: the script's and local tasks'. */
-  private final Set<Long> sessions = ConcurrentHashMap.newKeySet();
+  /** The job's processes here, for the task manager's admission and the limits' polling. */
+  private final JobProcesses processes = new JobProcesses();
 
   private final Suspender suspender;
 
@@ -186,6 +195,13 @@ final class JobActor {
   private boolean startAcked;
   private String killReason;
   private boolean walltimeExceeded;
+
+  /** Polls the job-wide limits (cput, mem, vmem) while the script runs; null without them. */
+  private ActorRef<LimitWatch.Command> limitWatch;
+
+  /** The job-wide limit the job went over, and what it used then; null while it has not. */
+  private OverLimit overLimit;
+
   private boolean hungUp;
   private boolean sessionReused;
 
@@ -308,6 +324,7 @@ final class JobActor {
               .create(job, config.name(), config.gpus())
               .map(JobCgroup::procsFiles)
               .orElse(List.of());
+      processes.cgroups(cgroupProcs);
       config.gpuMonitor().watch(job, config.name(), config.gpus());
       JobLaunch.writeNodeFiles(nodeJob);
       JobLaunch.Prepared prepared =
@@ -431,7 +448,7 @@ final class JobActor {
     try {
       openTasks(); // before the script: its socket must answer as soon as the script runs
       process = launcher.start(spec);
-      sessions.add(process.pid());
+      processes.sessions().add(process.pid());
       recordProcessOrKill();
     } catch (IOException e) {
       return cannotStart(e.getMessage());
@@ -623,7 +640,7 @@ final class JobActor {
     Optional<JobProcess> alive = record.process().flatMap(p -> launcher.reattach(p[0], p[1], p[2]));
     if (alive.isPresent()) {
       process = alive.get();
-      sessions.add(process.pid());
+      processes.sessions().add(process.pid());
       openTasks();
       context.getLog().info("job {} found running again as session {}", job.getId(), process.pid());
       if (job.hasInteractive()) {
@@ -656,6 +673,7 @@ final class JobActor {
     try {
       nodeJob = NodeJob.existing(job, config, users);
       cgroupProcs = isolation.find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
+      processes.cgroups(cgroupProcs);
       JobLaunch.Prepared prepared =
           JobLaunch.prepare(nodeJob, run.getScript(), cgroupProcs, config, records, tmPath());
       spec = prepared.spec();
@@ -680,7 +698,7 @@ final class JobActor {
     ActorRef<TaskHost.Command> host =
         context.spawn(
             TaskHost.create(
-                JobTasks.context(nodeJob, config, true, cgroupProcs),
+                JobTasks.context(nodeJob, config, true, cgroupProcs, processes),
                 launcher,
                 records,
                 config.resend(),
@@ -693,7 +711,7 @@ final class JobActor {
             ? null
             : tm.serve(
                 job.getId(),
-                JobTasks.admit(nodeJob, sessions, cgroupProcs),
+                JobTasks.admit(nodeJob, processes.sessions(), cgroupProcs),
                 new TmEndpoint.Handler() {
                   @Override
                   public void request(long connection, TmRequest request, Runnable done) {
@@ -726,7 +744,7 @@ final class JobActor {
                 launcher,
                 context.getLog(),
                 userScreen == null ? null : terminal(userScreen)),
-            sessions,
+            processes.sessions(),
             context.getLog());
   }
 
@@ -775,6 +793,10 @@ final class JobActor {
   private Behavior<Command> endTasks() {
     scriptEndedNanos = System.nanoTime();
     timers.cancelAll();
+    if (limitWatch != null) {
+      context.stop(limitWatch); // what the job uses while it ends is no longer polled
+      limitWatch = null;
+    }
     if (suspender.suspended()) {
       suspender.thawToEnd(); // the script ended while its tasks were stopped (no freezer here)
     }
@@ -815,8 +837,20 @@ final class JobActor {
       startWalltime();
     }
     sendStarted();
+    startLimitWatch();
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     return withTasks(Behaviors.receive(Command.class))
+        .onMessage(OverLimit.class, this::overLimit)
+        .onMessage(
+            SisterUsed.class,
+            u -> {
+              if (limitWatch != null) {
+                limitWatch.tell(
+                    new LimitWatch.SisterSample(
+                        u.usage().getNode(), LimitWatch.sample(u.usage().getResourcesUsed())));
+              }
+              return Behaviors.same();
+            })
         .onMessageEquals(
             Ack.STARTED,
             () -> {
@@ -945,6 +979,40 @@ final class JobActor {
     return kill(message, run.getKillDelay());
   }
 
+  /**
+   * Polls the job-wide limits the job has, at every heartbeat, over its processes here and what its
+   * sisters report (the mem limit only where no cgroup holds the job's memory).
+   */
+  private void startLimitWatch() {
+    UsageLimits limits = UsageLimits.of(job.getResources(), !cgroupProcs.isEmpty());
+    if (!limits.any() || limitWatch != null) {
+      return;
+    }
+    ActorRef<Command> self = context.getSelf();
+    limitWatch =
+        context.spawn(
+            LimitWatch.motherSuperior(
+                limits,
+                new ProcessUsage(),
+                processes,
+                config.heartbeat(),
+                (over, used) -> self.tell(new OverLimit(over, used))),
+            "limits",
+            DispatcherSelector.blocking());
+  }
+
+  /** As Torque's mom: the job's stderr says which limit, and the job is killed as by qdel. */
+  private Behavior<Command> overLimit(OverLimit o) {
+    if (killReason != null) {
+      return Behaviors.same();
+    }
+    overLimit = o;
+    limitWatch = null; // it has stopped
+    String message = "job killed: " + o.over().message();
+    tellUser("=>> PBS: " + message);
+    return kill(message, run.getKillDelay());
+  }
+
   private Behavior<Command> kill(String reason, int killDelay) {
     if (killReason == null) {
       killReason = reason;
@@ -987,6 +1055,8 @@ final class JobActor {
     }
     if (walltimeExceeded) {
       obit.setExitStatus(OVER_WALLTIME).setReason(killReason);
+    } else if (overLimit != null) {
+      obit.setExitStatus(overLimit.over().exitStatus()).setReason(killReason);
     } else if (hungUp) {
       obit.setReason(killReason); // the job's comment and tracejob say why it ended
     }
@@ -1006,6 +1076,9 @@ final class JobActor {
                     .setGpus(
                         job.getExecNodesList().stream().mapToInt(a -> a.getGpuIdsCount()).sum())
                     .build()));
+    if (overLimit != null) {
+      obit.setResourcesUsed(LimitWatch.atLeast(obit.getResourcesUsed(), overLimit.used()));
+    }
     memoryAccounting(obit); // which ends whatever is left in the cgroup
     if (sisters.none()) {
       return epilogues(obit); // then ended(), which removes the cgroup once the obit is on its way

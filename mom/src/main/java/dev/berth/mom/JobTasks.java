@@ -32,7 +32,11 @@ final class JobTasks {
   private JobTasks() {}
 
   static TaskHost.Context context(
-      NodeJob nodeJob, MomConfig config, boolean motherSuperior, List<Path> cgroupProcs) {
+      NodeJob nodeJob,
+      MomConfig config,
+      boolean motherSuperior,
+      List<Path> cgroupProcs,
+      JobProcesses processes) {
     return new TaskHost.Context(
         nodeJob.job().getId(),
         config.name(),
@@ -50,7 +54,8 @@ final class JobTasks {
         nodeJob.job().hasContainer(),
         container(nodeJob, config),
         SessionJobId.of(config.sessionJobIdFile(), nodeJob.job().getId()),
-        JobLimits.of(nodeJob.job().getResources()));
+        JobLimits.of(nodeJob.job().getResources()),
+        processes);
   }
 
   /**

@@ -735,6 +735,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
           forward(m.getJoinReply().getJobId(), new JobActor.Joined(m.getJoinReply()));
       case SISTER_DONE ->
           forward(m.getSisterDone().getJobId(), new JobActor.SisterReport(m.getSisterDone()));
+      case SISTER_USAGE ->
+          forward(m.getSisterUsage().getJobId(), new JobActor.SisterUsed(m.getSisterUsage()));
       case TASK_STARTED -> forward(m.getTaskStarted().getJobId(), new JobActor.FromTaskHost(m));
       case TASK_OUTPUT -> forward(m.getTaskOutput().getJobId(), new JobActor.FromTaskHost(m));
       case TASK_OBIT -> forward(m.getTaskObit().getJobId(), new JobActor.FromTaskHost(m));

@@ -1,7 +1,9 @@
 package dev.berth.mom;
 
 import dev.berth.mom.job.HookPlan;
+import dev.berth.mom.job.UsageLimits;
 import dev.berth.mom.os.Launcher;
+import dev.berth.mom.os.ProcessUsage;
 import dev.berth.mom.os.Users;
 import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.os.cgroup.Usage;
@@ -13,6 +15,7 @@ import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.SisterDone;
+import dev.berth.proto.SisterUsage;
 import dev.berth.proto.TaskStarted;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -188,10 +191,35 @@ final class SisterJobActor {
 
   private void openTasks(Launcher launcher, NodeJob nodeJob, List<Path> procs) {
     String to = motherSuperior;
+    JobProcesses processes = new JobProcesses();
+    processes.cgroups(procs);
+    if (UsageLimits.of(job.getResources(), !procs.isEmpty()).any()) {
+      // the mother superior adds what the job uses here to the rest for its job-wide limits
+      String jobId = job.getId();
+      String node = config.name();
+      context.spawn(
+          LimitWatch.sister(
+              new ProcessUsage(),
+              processes,
+              config.heartbeat(),
+              used ->
+                  mom.tell(
+                      new MomActor.ToPeer(
+                          to,
+                          MomInbound.newBuilder()
+                              .setSisterUsage(
+                                  SisterUsage.newBuilder()
+                                      .setJobId(jobId)
+                                      .setNode(node)
+                                      .setResourcesUsed(LimitWatch.used(used)))
+                              .build()))),
+          "limits",
+          DispatcherSelector.blocking());
+    }
     tasks =
         context.spawn(
             TaskHost.create(
-                JobTasks.context(nodeJob, config, false, procs),
+                JobTasks.context(nodeJob, config, false, procs, processes),
                 launcher,
                 records,
                 config.resend(),

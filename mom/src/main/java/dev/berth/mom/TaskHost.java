@@ -90,7 +90,8 @@ final class TaskHost {
       boolean inContainer,
       ContainerSpec container,
       SessionJobId sessionJobId,
-      ProcessLimits limits) {}
+      ProcessLimits limits,
+      JobProcesses processes) {}
 
   private record Read(int taskId, int stream, byte[] data) implements Command {}
 
@@ -275,6 +276,7 @@ final class TaskHost {
     try {
       TaskProcess p = launcher.startPiped(spec(s));
       t.process = p.process();
+      job.processes().sessions().add(t.process.pid());
       t.stdin = p.stdin();
       t.lastProgress = System.currentTimeMillis();
       try {
@@ -539,6 +541,10 @@ final class TaskHost {
     obit.setExitStatus(status.exitStatus()).setResourcesUsed(status.usage(wall));
     cpuMicros += status.cpuMicros();
     maxRssKb += status.maxRssKb();
+    Task t = tasks.get(taskId);
+    if (t != null && t.process != null) {
+      job.processes().ended(t.process.pid(), status.cpuMicros());
+    }
     if (status.kind() == StarterStatus.Kind.FAILED) {
       obit.setError(status.message());
     }

@@ -51,6 +51,13 @@ public final class SenderRules {
               message.getSisterDone().getJobId(),
               message.getSisterDone().getNode(),
               knows);
+      case SISTER_USAGE ->
+          fromSister(
+              from,
+              message,
+              message.getSisterUsage().getJobId(),
+              message.getSisterUsage().getNode(),
+              knows);
       case TASK_STARTED ->
           fromSister(
               from,

@@ -11,6 +11,7 @@ import dev.berth.proto.MomInbound;
 import dev.berth.proto.MomOrder;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.SignalTask;
+import dev.berth.proto.SisterUsage;
 import dev.berth.proto.SpawnTask;
 import dev.berth.proto.SuspendJob;
 import dev.berth.proto.TaskObit;
@@ -186,6 +187,25 @@ class SenderRulesTest {
             MomInbound.newBuilder()
                 .setJoinReply(JoinJobReply.newBuilder().setJobId("1.s").setNode("n1"))),
         "this node is no mother superior of 1.s");
+    assertTrue(
+        allowed(
+            N3,
+            MomInbound.newBuilder()
+                .setSisterUsage(SisterUsage.newBuilder().setJobId("2.s").setNode("n3"))));
+    assertEquals(
+        false,
+        allowed(
+            N3,
+            MomInbound.newBuilder()
+                .setSisterUsage(SisterUsage.newBuilder().setJobId("2.s").setNode("n2"))),
+        "no usage in another node's name");
+    assertEquals(
+        false,
+        allowed(
+            N4,
+            MomInbound.newBuilder()
+                .setSisterUsage(SisterUsage.newBuilder().setJobId("2.s").setNode("n4"))),
+        "no usage for a job the node has no part in");
   }
 
   @Test
