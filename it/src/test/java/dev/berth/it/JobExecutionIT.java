@@ -111,6 +111,20 @@ class JobExecutionIT {
     assertTrue(full.contains("exit_status = -11"), full);
   }
 
+  /** The estimate a running job without a walltime is planned to end with, and where from. */
+  @Test
+  void qstatShowsTheEstimateARunningJobWithoutAWalltimeIsPlannedWith() throws IOException {
+    String id = cluster.submit(work, "sleep 60\n", "-N", "open");
+    cluster.awaitState(id, JobState.RUNNING);
+    String full = cluster.cli("qstat", "-f", id).out();
+    assertTrue(
+        full.contains(
+            "    planned_walltime = 01:00:00 (the server's estimate for jobs without one)\n"),
+        full);
+    assertEquals(0, cluster.cli("qdel", id).exit());
+    cluster.awaitState(id, JobState.COMPLETED);
+  }
+
   @Test
   void qdelOfARunningJobKillsItsWholeProcessTree() throws IOException {
     String id =

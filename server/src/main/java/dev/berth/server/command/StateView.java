@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntPredicate;
 
@@ -130,22 +131,25 @@ public final class StateView implements ClusterView {
   }
 
   /**
-   * A job holding nodes, to end at its start plus its walltime and the time it was suspended
-   * (unknown without a walltime), or at its reservation's end, where it is killed; one the mom has
-   * not yet reported started counts as starting now. A suspended job runs the rest of its walltime
-   * once the jobs on its CPUs have ended.
+   * A job holding nodes, to end at its start plus its walltime and the time it was suspended, or at
+   * its reservation's end, where it is killed; one the mom has not yet reported started counts as
+   * starting now. A suspended job runs the rest of its walltime once the jobs on its CPUs have
+   * ended. A job without a walltime is planned with its estimate ({@link WalltimeEstimate}),
+   * renewed as often as it has outrun it.
    */
   private RunningJob running(Job j, Set<String> lending) {
     long start = j.getStartTime() > 0 ? j.getStartTime() : now;
+    Optional<WalltimeEstimate> estimate = WalltimeEstimate.of(j, state);
     long end;
     if (Suspensions.suspended(j)) {
-      long rest = RunningJob.duration(j);
-      if (rest != RunningJob.UNKNOWN_END) {
-        rest = Math.max(0, rest - Suspensions.ranSeconds(j, now));
-      }
+      long ran = Suspensions.ranSeconds(j, now);
+      long rest =
+          estimate
+              .map(e -> e.endAt(0, ran) - ran)
+              .orElseGet(() -> Math.max(0, RunningJob.duration(j) - ran));
       end = RunningJob.endOf(resumesAt(j), rest);
     } else {
-      end = RunningJob.endOf(start + Suspensions.suspendedSeconds(j, now), RunningJob.duration(j));
+      end = plannedEnd(j, start, estimate);
     }
     Reservation r = reservationOfQueue().get(j.getQueue());
     return new RunningJob(
@@ -173,6 +177,14 @@ public final class StateView implements ClusterView {
     return result;
   }
 
+  /** When a running job that is not suspended ends: at its walltime, else its estimate's end. */
+  private long plannedEnd(Job j, long start, Optional<WalltimeEstimate> estimate) {
+    long from = start + Suspensions.suspendedSeconds(j, now);
+    return estimate
+        .map(e -> e.endAt(from, now))
+        .orElseGet(() -> RunningJob.endOf(from, RunningJob.duration(j)));
+  }
+
   /** When the last job running on a suspended job's CPUs ends at the latest. */
   private long resumesAt(Job suspended) {
     long at = now;
@@ -183,11 +195,7 @@ public final class StateView implements ClusterView {
         Job on = holder == null ? null : state.job(holder).orElse(null);
         if (on != null && !Suspensions.suspended(on)) {
           long start = on.getStartTime() > 0 ? on.getStartTime() : now;
-          at =
-              Math.max(
-                  at,
-                  RunningJob.endOf(
-                      start + Suspensions.suspendedSeconds(on, now), RunningJob.duration(on)));
+          at = Math.max(at, plannedEnd(on, start, WalltimeEstimate.of(on, state)));
         }
       }
     }

@@ -32,6 +32,7 @@ import dev.berth.server.command.CommandException;
 import dev.berth.server.command.Permissions;
 import dev.berth.server.command.ReservationCommands;
 import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.command.WalltimeEstimate;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.JobCounts;
@@ -58,6 +59,18 @@ import java.util.function.Supplier;
 public final class Queries {
   /** Berth's version as qstat -B and qmgr show it. */
   public static final String VERSION = "Berth-0.1.0";
+
+  /** A running job without a walltime with the estimate the scheduler plans its end with. */
+  private static Job withEstimate(Job job, ClusterState s) {
+    return WalltimeEstimate.of(job, s)
+        .map(
+            e ->
+                job.toBuilder()
+                    .setPlannedWalltime(e.seconds())
+                    .setPlannedWalltimeSource(e.source())
+                    .build())
+        .orElse(job);
+  }
 
   private static final Comparator<Job> JOB_ORDER =
       Comparator.comparingLong(Job::getNumber)
@@ -148,6 +161,9 @@ public final class Queries {
         notes = new SchedulingNotes(s, clock.millis() / 1000, lastPlan.get());
       }
       Job shown = notes == null ? j : notes.of(j);
+      if (j.getState() == JobState.RUNNING) {
+        shown = withEstimate(shown, s);
+      }
       if (j.getState() == JobState.RUNNING && j.getStartTime() > 0) {
         Job running = shown;
         shown =

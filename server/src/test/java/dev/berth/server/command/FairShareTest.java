@@ -88,10 +88,11 @@ class FairShareTest {
     assertEquals(0.5, f.users().factor("alice"), 1e-9, "the only user with usage: all of both");
     assertEquals(1.0, f.users().factor("bob"), 1e-9);
     assertEquals(List.of(bobs), d.schedule());
+    // bob's job has no walltime: alice's start is reserved at the end of its estimate, an hour
     assertEquals(
-        "Not Running: not enough free resources, and no start can be planned: what it needs is"
-            + " held by jobs without a walltime, or on nodes that are down or offline",
+        "Not Running: not enough free resources; its start is reserved",
         d.plan().waitingOf(alices).comment());
+    assertEquals(d.nowSeconds() + 3600, d.plan().waitingOf(alices).estimatedStart());
   }
 
   @Test

@@ -127,6 +127,38 @@ class SchedulingNotesTest {
     assertFalse(qstat(short_).hasSchedPriority(), "a running job has no scheduling notes");
   }
 
+  /**
+   * A running job without a walltime is planned to end at its estimate (else the job after it could
+   * not be reserved a start at all), renewed when it outruns it, and qstat says which.
+   */
+  @Test
+  void aRunningJobWithoutAWalltimeIsPlannedWithAnEstimateSoTheNextIsReserved() {
+    String open = d.submit(ALICE, resource("nodes", "1:ppn=1")); // n1's last CPU, no walltime
+    running(open);
+    Job o = qstat(open);
+    assertEquals(3600, o.getPlannedWalltime());
+    assertEquals("the server's estimate for jobs without one", o.getPlannedWalltimeSource());
+    String whole = submit(BOB, "1:ppn=4", "00:30:00");
+    assertEquals(List.of(), schedule());
+    assertEquals(t0 + 60 + 3600, qstat(whole).getEstimatedStartTime(), "n1 or n2, an hour on");
+
+    d.qmgr(
+        ROOT,
+        Manage.Command.SET,
+        Manage.ObjectType.QUEUE,
+        List.of("batch"),
+        Driver.op("resources_max", "walltime", dev.berth.proto.Attribute.Op.SET, "00:20:00"));
+    assertEquals(List.of(), schedule());
+    assertEquals(
+        t0 + 60 + 1200, qstat(whole).getEstimatedStartTime(), "n1, once its 20 minutes are up");
+    assertEquals("resources_max.walltime of queue batch", qstat(open).getPlannedWalltimeSource());
+
+    d.advance(1500); // the open job has outrun its estimate; alice's first job is over its time
+    assertEquals(List.of(), schedule());
+    assertEquals(t0 + 60 + 2400, qstat(whole).getEstimatedStartTime(), "one estimate more");
+    assertEquals(0, qstat(whole).getPlannedWalltime(), "a job with a walltime has no estimate");
+  }
+
   @Test
   void priorityAndItsPartsFollowTheWeights() {
     String job = submit(BOB, "2:ppn=4", "00:30:00");

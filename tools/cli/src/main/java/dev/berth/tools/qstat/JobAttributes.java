@@ -1,6 +1,7 @@
 package dev.berth.tools.qstat;
 
 import dev.berth.core.CpuRanges;
+import dev.berth.core.Durations;
 import dev.berth.core.Suspensions;
 import dev.berth.core.UsedResources;
 import dev.berth.proto.Container;
@@ -211,6 +212,15 @@ public final class JobAttributes {
     }
     if (job.getEstimatedStartTime() > 0) {
       attrs.add(Attr.time("estimated", "start_time", job.getEstimatedStartTime()));
+    }
+    if (job.getPlannedWalltime() > 0) {
+      attrs.add(
+          Attr.text(
+              "planned_walltime",
+              Durations.format(job.getPlannedWalltime())
+                  + " ("
+                  + job.getPlannedWalltimeSource()
+                  + ")"));
     }
     if (job.hasContainer()) {
       container(attrs, job.getContainer());

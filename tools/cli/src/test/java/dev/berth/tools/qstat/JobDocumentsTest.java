@@ -106,6 +106,19 @@ class JobDocumentsTest {
   }
 
   @Test
+  void aRunningJobWithoutAWalltimeShowsTheEstimateItIsPlannedWith() {
+    Job open =
+        Jobs.running()
+            .setPlannedWalltime(5400)
+            .setPlannedWalltimeSource("resources_max.walltime of queue batch")
+            .build();
+    String text = JobDocuments.full(List.of(open), FakeServer.NOW, ZoneOffset.UTC, 77);
+    assertTrue(
+        text.contains("    planned_walltime = 01:30:00 (resources_max.walltime of queue batch)\n"),
+        text);
+  }
+
+  @Test
   void walltimeRemainingTurnsIntoExceeded() {
     Job late = Jobs.running().setStartTime(FakeServer.NOW - 3700).build();
     String text = JobDocuments.full(List.of(late), FakeServer.NOW, ZoneOffset.UTC, 77);
