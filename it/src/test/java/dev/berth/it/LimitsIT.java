@@ -152,6 +152,10 @@ class LimitsIT {
     assertTrue(
         job.getExitReason().matches("job killed: " + pattern),
         "the reason: " + job.getExitReason());
+    String trace = cluster.cli("tracejob", job.getId()).out();
+    assertTrue(
+        trace.lines().anyMatch(l -> l.matches(".*job killed: " + pattern + ".*")),
+        "tracejob: " + trace);
   }
 
   /**

@@ -20,7 +20,7 @@ import java.util.List;
  */
 public final class Bench {
   private static final String USAGE =
-      "usage: ops/bench/run [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|kafka|kafka-tls|all] [rounds]";
+      "usage: ops/bench/run [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|limits|kafka|kafka-tls|all] [rounds]";
 
   private final Path root;
   private final int rounds;
@@ -59,6 +59,7 @@ public final class Bench {
       case "containers" -> ContainerBench.run(root);
       case "interactive" -> InteractiveBench.run(root);
       case "hostile" -> HostileBench.run(root);
+      case "limits" -> LimitsBench.run(root);
       case "kafka" -> bench.kafka();
       case "kafka-tls" -> bench.kafkaTls();
       case "all" -> {
@@ -74,6 +75,7 @@ public final class Bench {
         ContainerBench.run(root);
         InteractiveBench.run(root);
         HostileBench.run(root);
+        LimitsBench.run(root);
         bench.kafka();
         bench.kafkaTls();
       }

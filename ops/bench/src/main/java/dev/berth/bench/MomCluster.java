@@ -121,6 +121,11 @@ final class MomCluster implements AutoCloseable {
 
   /** Starts a mom and waits until its node is free; returns the seconds that took. */
   double startMom(String node, String cpus) throws Exception {
+    return startMom(node, cpus, 1);
+  }
+
+  /** A mom with a status report (and limit poll) every {@code heartbeat} seconds. */
+  double startMom(String node, String cpus, int heartbeat) throws Exception {
     long begin = System.nanoTime();
     List<String> argv =
         new ArrayList<>(
@@ -136,7 +141,7 @@ final class MomCluster implements AutoCloseable {
                 "--cpus",
                 cpus,
                 "--heartbeat",
-                "1",
+                Integer.toString(heartbeat),
                 "--cgroup-root",
                 cgroupRoot,
                 "--node-hostname"));
