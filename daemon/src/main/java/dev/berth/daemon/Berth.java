@@ -26,6 +26,7 @@ import picocli.CommandLine.Command;
       CaCommand.class,
       CredentialCommand.class,
       SimulateCommand.class,
+      WorkloadCommand.class,
       ImageCommand.class
     })
 public final class Berth implements Runnable {

@@ -92,6 +92,46 @@ class SimulateCommandTest {
     assertEquals("wait mean 90 s, max 190 s", lines[3], "without fair share: max 180 s");
   }
 
+  /** A synthetic trace without requested times, simulated as a recorded one would be. */
+  @Test
+  void aWorkloadOfTheModelIsWrittenAndSimulated() throws Exception {
+    Path trace = dir.resolve("lublin.swf");
+    assertEquals(
+        0,
+        berth(
+            "workload",
+            "--jobs",
+            "200",
+            "--processors",
+            "32",
+            "--seed",
+            "7",
+            "--out",
+            trace.toString()));
+    assertEquals(
+        trace + ": 200 jobs for 32 processors, seed 7\n", out.toString(StandardCharsets.UTF_8));
+    out.reset();
+    assertEquals(
+        0,
+        berth(
+            "simulate",
+            "--trace",
+            trace.toString(),
+            "--nodes",
+            "8",
+            "--cpus",
+            "4",
+            "--missing-time",
+            "runtime"));
+    String report = out.toString(StandardCharsets.UTF_8);
+    assertTrue(
+        report.contains("jobs 200 (left out of the trace: 0, larger than the cluster: 0)"), report);
+    assertTrue(report.contains("jobs without a requested time 200, planned with"), report);
+    assertEquals(
+        2, berth("workload", "--jobs", "5", "--processors", "0", "--out", trace.toString()));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("berth workload: a machine needs"));
+  }
+
   @Test
   void badInputIsNamed() throws Exception {
     assertEquals(
