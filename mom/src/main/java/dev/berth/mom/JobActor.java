@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.core.Durations;
+import dev.berth.core.ExitStatus;
 import dev.berth.core.Signals;
 import dev.berth.mom.job.HookPlan;
 import dev.berth.mom.job.StarterStatus;
@@ -138,15 +139,6 @@ final class JobActor {
    * node cannot take the job again if it is requeued.
    */
   static final Duration DONE_TIMEOUT = Duration.ofSeconds(15);
-
-  /** Torque's JOB_EXEC_OVERLIMIT_WT: killed for running past its walltime. */
-  static final int OVER_WALLTIME = -11;
-
-  /** Torque's JOB_EXEC_INITABT: the job's processes vanished while the mom was away. */
-  static final int LOST = -4;
-
-  /** Torque's JOB_EXEC_FAIL2: a prologue aborted the job (exit status 1). */
-  static final int PROLOGUE_ABORTED = -2;
 
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
@@ -316,7 +308,7 @@ final class JobActor {
       records.create(run);
       Optional<String> unwell = MomActor.unwellForJob(config, mom);
       if (unwell.isPresent()) {
-        return notStarted(unwell.get(), StarterStatus.EXEC_FAILED, true);
+        return notStarted(unwell.get(), ExitStatus.EXEC_FAILED, true);
       }
       nodeJob = NodeJob.prepare(job, config, users);
       cgroupProcs =
@@ -351,7 +343,7 @@ final class JobActor {
               Optional<String> refused = sisters.joined(j.reply());
               if (refused.isPresent()) {
                 return j.reply().getRetry()
-                    ? notStarted(refused.get(), StarterStatus.EXEC_FAILED, true)
+                    ? notStarted(refused.get(), ExitStatus.EXEC_FAILED, true)
                     : cannotStart(refused.get());
               }
               if (!sisters.allJoined()) {
@@ -409,7 +401,7 @@ final class JobActor {
                 return startScript();
               }
               String reason = r.reason(config.name());
-              int status = r.aborts() ? PROLOGUE_ABORTED : StarterStatus.EXEC_FAILED;
+              int status = r.aborts() ? ExitStatus.PROLOGUE_ABORTED : ExitStatus.EXEC_FAILED;
               return epiloguesThen(
                   JobObitReport.newBuilder().setExitStatus(status),
                   () -> notStarted(reason, status, !r.aborts()));
@@ -510,8 +502,7 @@ final class JobActor {
   private Behavior<Command> endUnattached(String reason) {
     timers.cancelAll();
     return epiloguesThen(
-        JobObitReport.newBuilder().setExitStatus(StarterStatus.EXEC_FAILED),
-        () -> notStarted(reason));
+        JobObitReport.newBuilder().setExitStatus(ExitStatus.EXEC_FAILED), () -> notStarted(reason));
   }
 
   /** The owner's qsub is here: the shell starts on a new terminal, and qsub gets that terminal. */
@@ -578,7 +569,7 @@ final class JobActor {
   }
 
   private Behavior<Command> notStarted(String reason) {
-    return notStarted(reason, StarterStatus.EXEC_FAILED, false);
+    return notStarted(reason, ExitStatus.EXEC_FAILED, false);
   }
 
   /**
@@ -605,7 +596,7 @@ final class JobActor {
             .setExitStatus(exitStatus)
             .setReason(reason)
             .setRequeue(requeue);
-    if (exitStatus == PROLOGUE_ABORTED) {
+    if (exitStatus == ExitStatus.PROLOGUE_ABORTED) {
       obit.setOutputNote(stageOut()); // the prologue's words to the user, Torque's "see stderr"
     }
     cleanUp();
@@ -1040,7 +1031,7 @@ final class JobActor {
             .setJobId(job.getId())
             .setEndTime(end / 1000);
     if (line.isEmpty()) {
-      obit.setExitStatus(killReason != null ? 256 + Signals.SIGKILL : LOST)
+      obit.setExitStatus(killReason != null ? 256 + Signals.SIGKILL : ExitStatus.LOST)
           .setReason(
               killReason != null
                   ? ""
@@ -1054,7 +1045,7 @@ final class JobActor {
       }
     }
     if (walltimeExceeded) {
-      obit.setExitStatus(OVER_WALLTIME).setReason(killReason);
+      obit.setExitStatus(ExitStatus.OVER_WALLTIME).setReason(killReason);
     } else if (overLimit != null) {
       obit.setExitStatus(overLimit.over().exitStatus()).setReason(killReason);
     } else if (hungUp) {

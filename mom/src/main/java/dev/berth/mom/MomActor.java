@@ -1,5 +1,6 @@
 package dev.berth.mom;
 
+import dev.berth.core.ExitStatus;
 import dev.berth.core.MomStatus;
 import dev.berth.core.Services;
 import dev.berth.mom.os.Launcher;
@@ -840,7 +841,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                 JobObitReport.newBuilder()
                     .setNode(config.name())
                     .setJobId(kill.getJobId())
-                    .setExitStatus(dev.berth.mom.job.StarterStatus.EXEC_FAILED)
+                    .setExitStatus(ExitStatus.EXEC_FAILED)
                     .setEndTime(System.currentTimeMillis() / 1000)
                     .setReason("killed before it started on " + config.name()))
             .build());

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.google.protobuf.ByteString;
+import dev.berth.core.ExitStatus;
 import dev.berth.core.Services;
 import dev.berth.core.Signals;
 import dev.berth.mom.os.JobFiles;
@@ -439,7 +440,7 @@ class MomActorIT {
     long sid = expectStarted("5.test").getSessionId();
 
     JobObitReport obit = expectObit("5.test", TIMEOUT.plusSeconds(5));
-    assertEquals(JobActor.OVER_WALLTIME, obit.getExitStatus());
+    assertEquals(ExitStatus.OVER_WALLTIME, obit.getExitStatus());
     assertEquals(-11, obit.getExitStatus());
     assertTrue(obit.getReason().contains("walltime"), obit.getReason());
     String stderr = Files.readString(dir.resolve("5.test.e"));
@@ -647,7 +648,7 @@ class MomActorIT {
     assertNotEquals('T', Sessions.state(sleep), "SIGCONT let it go on");
 
     JobObitReport obit = expectObit("15.test", TIMEOUT);
-    assertEquals(JobActor.OVER_WALLTIME, obit.getExitStatus());
+    assertEquals(ExitStatus.OVER_WALLTIME, obit.getExitStatus());
     long walltime = obit.getResourcesUsed().getWalltime();
     assertTrue(walltime >= 2 && walltime <= 3, obit.toString());
     assertTrue(

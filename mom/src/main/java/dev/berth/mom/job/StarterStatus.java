@@ -1,5 +1,6 @@
 package dev.berth.mom.job;
 
+import dev.berth.core.ExitStatus;
 import dev.berth.proto.ResourcesUsed;
 
 /**
@@ -12,9 +13,6 @@ public record StarterStatus(Kind kind, int value, long cpuMicros, long maxRssKb,
     SIGNAL,
     FAILED
   }
-
-  /** Torque's JOB_EXEC_FAIL1: the job could not be started at all. */
-  public static final int EXEC_FAILED = -1;
 
   public static StarterStatus parse(String line) {
     String text = line.strip();
@@ -42,7 +40,7 @@ public record StarterStatus(Kind kind, int value, long cpuMicros, long maxRssKb,
     return switch (kind) {
       case EXIT -> value;
       case SIGNAL -> 256 + value;
-      case FAILED -> EXEC_FAILED;
+      case FAILED -> ExitStatus.EXEC_FAILED;
     };
   }
 

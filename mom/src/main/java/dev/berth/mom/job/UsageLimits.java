@@ -1,5 +1,6 @@
 package dev.berth.mom.job;
 
+import dev.berth.core.ExitStatus;
 import dev.berth.mom.os.ProcessUsage.Sample;
 import dev.berth.proto.ResourceRequest;
 import java.util.Optional;
@@ -13,12 +14,6 @@ import java.util.Optional;
  * @param mem 0 when not polled: unset, or held by the job's cgroups
  */
 public record UsageLimits(long cput, long mem, long vmem) {
-  /** Torque's JOB_EXEC_OVERLIMIT_MEM: killed for using more memory than mem or vmem. */
-  public static final int OVER_MEMORY = -10;
-
-  /** Torque's JOB_EXEC_OVERLIMIT_CPUT: killed for using more CPU time than cput. */
-  public static final int OVER_CPUT = -12;
-
   /** A limit the job went over: Torque's line for it (after "job killed: ") and exit status. */
   public record Over(String message, int exitStatus) {}
 
@@ -36,15 +31,17 @@ public record UsageLimits(long cput, long mem, long vmem) {
   public Optional<Over> over(Sample used) {
     if (cput > 0 && used.cpuSeconds() > cput) {
       return Optional.of(
-          new Over("cput " + used.cpuSeconds() + " exceeded limit " + cput, OVER_CPUT));
+          new Over("cput " + used.cpuSeconds() + " exceeded limit " + cput, ExitStatus.OVER_CPUT));
     }
     if (mem > 0 && used.residentBytes() > mem) {
       return Optional.of(
-          new Over("mem " + used.residentBytes() + " exceeded limit " + mem, OVER_MEMORY));
+          new Over(
+              "mem " + used.residentBytes() + " exceeded limit " + mem, ExitStatus.OVER_MEMORY));
     }
     if (vmem > 0 && used.virtualBytes() > vmem) {
       return Optional.of(
-          new Over("vmem " + used.virtualBytes() + " exceeded limit " + vmem, OVER_MEMORY));
+          new Over(
+              "vmem " + used.virtualBytes() + " exceeded limit " + vmem, ExitStatus.OVER_MEMORY));
     }
     return Optional.empty();
   }

@@ -1,5 +1,6 @@
 package dev.berth.server.command;
 
+import dev.berth.core.ExitStatus;
 import dev.berth.proto.Event;
 import dev.berth.proto.Gpu;
 import dev.berth.proto.Holds;
@@ -38,14 +39,8 @@ import java.util.stream.Stream;
  * so moms can resend until they hear back.
  */
 final class NodeReports {
-  /** Torque's JOB_EXEC_FAIL1: the job could not be started. */
-  static final int EXEC_FAILED = -1;
-
   /** Failed starts in a row (prologue, health check) after which a requeued job is held. */
   static final int MAX_FAILED_STARTS = 3;
-
-  /** Torque's JOB_EXEC_INITABT: the job was lost when its mother superior went away. */
-  static final int LOST = -4;
 
   private NodeReports() {}
 
@@ -205,7 +200,7 @@ final class NodeReports {
               .setJobExited(
                   JobExited.newBuilder()
                       .setJobId(job.getId())
-                      .setExitStatus(LOST)
+                      .setExitStatus(ExitStatus.LOST)
                       .setEndTime(ctx.nowSeconds())
                       .setResourcesUsed(job.getResourcesUsed())
                       .setReason("job lost: " + why + " (not rerunnable)")));
@@ -287,7 +282,7 @@ final class NodeReports {
               .setJobExited(
                   JobExited.newBuilder()
                       .setJobId(r.getJobId())
-                      .setExitStatus(EXEC_FAILED)
+                      .setExitStatus(ExitStatus.EXEC_FAILED)
                       .setEndTime(ctx.nowSeconds())
                       .setResourcesUsed(ResourcesUsed.getDefaultInstance())
                       .setReason("could not start on " + r.getNode() + ": " + r.getReason())));

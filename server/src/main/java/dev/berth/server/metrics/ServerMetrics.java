@@ -1,5 +1,6 @@
 package dev.berth.server.metrics;
 
+import dev.berth.core.ExitStatus;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.server.state.ClusterState;
@@ -143,7 +144,7 @@ public final class ServerMetrics {
                     was.get().getQueue(), exit.getExitStatus() == 0 ? "succeeded" : "failed")
                 .inc();
           } else if (was.isPresent()
-              && exit.getExitStatus() == EXEC_FAILED
+              && exit.getExitStatus() == ExitStatus.EXEC_FAILED
               && was.get().getDeleteRequestedBy().isEmpty()) {
             failedStarts.inc(); // not one deleted before it started
           }
@@ -157,9 +158,6 @@ public final class ServerMetrics {
       }
     }
   }
-
-  /** Torque's JOB_EXEC_FAIL1: the job could not start on its nodes. */
-  private static final int EXEC_FAILED = -1;
 
   /** The journal made {@code events} events durable in {@code nanos}. */
   public void journalCommitted(int events, long nanos) {
