@@ -156,8 +156,10 @@ final class JobActor {
   /** The node's task-manager socket, or null when this mom cannot serve one. */
   private final TmSocket tm;
 
-  /** Sessions whose processes may use the task manager: the script's and local tasks'. */
-  /** The job's processes here, for the task manager's admission and the limits' polling. */
+  /**
+   * The job's processes here: the sessions whose processes may use the task manager (the script's
+   * and local tasks'), and what the job-wide limits poll.
+   */
   private final JobProcesses processes = new JobProcesses();
 
   private final Suspender suspender;
