@@ -429,8 +429,9 @@ class PortAbuseIT {
 
   /** A running PortAbuser and what it says. */
   static final class Attack implements AutoCloseable {
+    /** A whole report: the file may end in the middle of the line being written. */
     private static final Pattern STATUS =
-        Pattern.compile("open=(\\d+) opened=(\\d+) cut=(\\d+) longest=([0-9.]+)");
+        Pattern.compile("open=(\\d+) opened=(\\d+) cut=(\\d+) longest=([0-9.]+)\n");
 
     record Status(int open, int opened, int cut, double longest) {}
 
@@ -454,6 +455,11 @@ class PortAbuseIT {
 
     /** Its last report. */
     Status status() {
+      return lastReport()
+          .orElseThrow(() -> new AssertionError(what + " has not reported: " + output()));
+    }
+
+    private java.util.Optional<Status> lastReport() {
       Matcher m = STATUS.matcher(output());
       Status last = null;
       while (m.find()) {
@@ -464,15 +470,12 @@ class PortAbuseIT {
                 Integer.parseInt(m.group(3)),
                 Double.parseDouble(m.group(4)));
       }
-      if (last == null) {
-        throw new AssertionError(what + " has not reported: " + output());
-      }
-      return last;
+      return java.util.Optional.ofNullable(last);
     }
 
     void awaitStatus(java.util.function.Predicate<Status> condition) {
       MultiNodeCluster.awaitTrue(
-          () -> output().contains("longest=") && condition.test(status()),
+          () -> lastReport().filter(condition).isPresent(),
           Duration.ofSeconds(90),
           () -> what + ": " + output().lines().reduce((a, b) -> b).orElse(""));
     }
