@@ -177,8 +177,8 @@ class ContainerIT {
 
   /**
    * mpirun inside the image, with a host file and without, starts its daemons on both nodes through
-   * pbs_tmrsh, and each daemon and rank runs in the same image (its marker), as the owner, in the
-   * job's cgroup there.
+   * pbs_tmrsh, and each daemon and rank runs in the same image (its marker), as the owner, with the
+   * job's limits and nice value, in the job's cgroup there.
    */
   @Test
   void openMpiRanksRunInTheImageAndInTheJobsCgroupOnBothNodes() throws Exception {
@@ -187,7 +187,8 @@ class ContainerIT {
             + inside("")
             + "\n"
             + "mpirun --hostfile $PBS_NODEFILE sh -c 'echo \"node=$(hostname) marker=$(cat"
-            + " /etc/berth-test-image | tr \" \" _) uid=$(id -u)\"'\n"
+            + " /etc/berth-test-image | tr \" \" _) uid=$(id -u) t=$(ulimit -t)"
+            + " n=$(cut -d\" \" -f19 /proc/self/stat)\"'\n"
             + "mpirun ./mpi\n";
     String id =
         qsub(
@@ -195,7 +196,7 @@ class ContainerIT {
             "-j",
             "oe",
             "-l",
-            "nodes=a:ppn=1+b:ppn=1",
+            "nodes=a:ppn=1+b:ppn=1,pcput=600,nice=5",
             "-W",
             "container_image=" + openMpi,
             "-W",
@@ -207,8 +208,8 @@ class ContainerIT {
     String uid = TestCluster.exec(work, List.of("id", "-u", USER)).out().trim();
     for (String node : List.of("a", "b")) {
       assertTrue(
-          out.contains("node=" + node + " marker=" + marker + " uid=" + uid + "\n"),
-          "a process on " + node + " in the image: " + out);
+          out.contains("node=" + node + " marker=" + marker + " uid=" + uid + " t=600 n=5\n"),
+          "a process on " + node + " in the image, with the job's limits: " + out);
     }
     List<Map<String, String>> ranks =
         out.lines().filter(l -> l.startsWith("R=")).map(MultiNodeCluster::fields).toList();
