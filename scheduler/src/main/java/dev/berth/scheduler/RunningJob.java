@@ -21,6 +21,16 @@ public record RunningJob(String jobId, long end, List<NodeAllocation> allocation
     return walltime > 0 ? walltime : UNKNOWN_END;
   }
 
+  /**
+   * The planned end at {@code now} of a job that started at {@code start} with an estimate of
+   * {@code estimate} seconds that it is not killed at: the estimate's end, or as many estimates
+   * later as the job has outrun, so that it is always after {@code now}.
+   */
+  public static long renewedEnd(long start, long estimate, long now) {
+    long ran = Math.max(0, now - start);
+    return start + (ran / estimate + 1) * estimate;
+  }
+
   /** The end of something that starts at {@code start} and lasts {@code duration}, saturating. */
   public static long endOf(long start, long duration) {
     if (duration == UNKNOWN_END || start > UNKNOWN_END - duration) {

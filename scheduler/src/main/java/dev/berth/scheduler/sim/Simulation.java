@@ -102,8 +102,7 @@ public final class Simulation {
       if (!estimated || plannedEnd > now || plannedEnd == RunningJob.UNKNOWN_END) {
         return plannedEnd;
       }
-      long estimate = Math.max(1, plannedEnd - start);
-      return start + ((now - start) / estimate + 1) * estimate;
+      return RunningJob.renewedEnd(start, Math.max(1, plannedEnd - start), now);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.berth.server.command;
 import dev.berth.core.Durations;
 import dev.berth.proto.Job;
 import dev.berth.proto.Queue;
+import dev.berth.scheduler.RunningJob;
 import dev.berth.server.state.ClusterState;
 import java.util.Map;
 import java.util.Optional;
@@ -55,7 +56,6 @@ public record WalltimeEstimate(long seconds, String source) {
    * the start, or as many estimates more as it has outrun.
    */
   public long endAt(long start, long now) {
-    long ran = Math.max(0, now - start);
-    return start + (ran / seconds + 1) * seconds;
+    return RunningJob.renewedEnd(start, seconds, now);
   }
 }
