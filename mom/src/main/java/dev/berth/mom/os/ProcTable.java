@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /** Reads process facts from /proc. */
 final class ProcTable {
@@ -18,25 +19,38 @@ final class ProcTable {
   /** Pids whose session id is {@code sid}. */
   List<Long> inSession(long sid) {
     List<Long> result = new ArrayList<>();
+    forEach(
+        (pid, dir) -> {
+          if (session(dir.resolve("stat")) == sid) {
+            result.add(pid);
+          }
+        });
+    return result;
+  }
+
+  /** Each process in /proc: its pid and its directory. */
+  void forEach(BiConsumer<Long, Path> process) {
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(proc, "[0-9]*")) {
       for (Path dir : dirs) {
-        long session = session(dir.resolve("stat"));
-        if (session == sid) {
-          result.add(Long.parseLong(dir.getFileName().toString()));
+        long pid;
+        try {
+          pid = Long.parseLong(dir.getFileName().toString());
+        } catch (NumberFormatException e) {
+          continue;
         }
+        process.accept(pid, dir);
       }
-    } catch (IOException e) {
+    } catch (IOException | java.io.UncheckedIOException e) {
       // /proc vanished under us; nothing to report
     }
-    return result;
   }
 
   /** Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot; or -1. */
   long startTicks(long pid) {
+    String[] f = fields(proc.resolve(Long.toString(pid)).resolve("stat"));
     try {
-      String s = Files.readString(proc.resolve(Long.toString(pid)).resolve("stat"));
-      return Long.parseLong(s.substring(s.lastIndexOf(')') + 2).split(" ")[19]);
-    } catch (IOException | RuntimeException e) {
+      return f == null ? -1 : Long.parseLong(f[19]);
+    } catch (RuntimeException e) {
       return -1;
     }
   }
@@ -46,15 +60,30 @@ final class ProcTable {
    * be signalled; an orphan stays one until init reaps it, which some inits do only lazily).
    */
   static long session(Path stat) {
+    String[] f = fields(stat);
     try {
-      String s = Files.readString(stat);
-      String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-      if (f[0].equals("Z") || f[0].equals("X")) {
-        return -1;
-      }
-      return Long.parseLong(f[3]);
-    } catch (IOException | RuntimeException e) {
+      return f == null || zombie(f) ? -1 : Long.parseLong(f[3]);
+    } catch (RuntimeException e) {
       return -1;
     }
+  }
+
+  /**
+   * The fields of a /proc/PID/stat file after the command name (field 3, the state, first), or null
+   * when it cannot be read: the command name may hold spaces and parentheses, so it ends at the
+   * last ')'.
+   */
+  static String[] fields(Path stat) {
+    try {
+      String s = Files.readString(stat);
+      return s.substring(s.lastIndexOf(')') + 2).split(" ");
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** Whether the fields say the process has exited (a zombie, or dead). */
+  static boolean zombie(String[] fields) {
+    return fields[0].equals("Z") || fields[0].equals("X");
   }
 }

@@ -15,10 +15,10 @@ public final class ProcessFacts {
 
   /** The parent of {@code pid}, or -1 if it is gone. */
   public static long parent(long pid) {
+    String[] f = ProcTable.fields(Path.of("/proc", Long.toString(pid), "stat"));
     try {
-      String s = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-      return Long.parseLong(s.substring(s.lastIndexOf(')') + 2).split(" ")[1]);
-    } catch (IOException | RuntimeException e) {
+      return f == null ? -1 : Long.parseLong(f[1]);
+    } catch (RuntimeException e) {
       return -1;
     }
   }

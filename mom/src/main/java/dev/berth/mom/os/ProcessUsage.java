@@ -2,7 +2,6 @@ package dev.berth.mom.os;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
@@ -23,14 +22,14 @@ public final class ProcessUsage {
    */
   private static final long TICKS_PER_SECOND = 100;
 
-  private final Path proc;
+  private final ProcTable proc;
 
   public ProcessUsage() {
     this(Path.of("/proc"));
   }
 
   ProcessUsage(Path proc) {
-    this.proc = proc;
+    this.proc = new ProcTable(proc);
   }
 
   /** Usage: CPU seconds, resident and virtual bytes. */
@@ -51,30 +50,22 @@ public final class ProcessUsage {
    */
   public Sample of(Set<Long> sessions, List<Path> cgroupProcs) {
     Set<Long> inCgroups = listed(cgroupProcs);
-    long ticks = 0;
-    long resident = 0;
-    long virtual = 0;
-    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(proc, "[0-9]*")) {
-      for (Path dir : dirs) {
-        long pid;
-        try {
-          pid = Long.parseLong(dir.getFileName().toString());
-        } catch (NumberFormatException e) {
-          continue;
-        }
-        String[] stat = stat(dir);
-        if (stat == null || !(inCgroups.contains(pid) || sessions.contains(session(stat)))) {
-          continue;
-        }
-        ticks += field(stat, 11) + field(stat, 12) + field(stat, 13) + field(stat, 14);
-        long[] sizes = sizes(dir);
-        resident += sizes[0];
-        virtual += sizes[1];
-      }
-    } catch (IOException | UncheckedIOException e) {
-      // /proc cannot be read now: nothing is counted this time
-    }
-    return new Sample(ticks / TICKS_PER_SECOND, resident, virtual);
+    long[] sum = new long[3]; // clock ticks, resident and virtual bytes
+    proc.forEach(
+        (pid, dir) -> {
+          String[] stat = ProcTable.fields(dir.resolve("stat"));
+          if (stat == null
+              || stat.length < 22
+              || ProcTable.zombie(stat)
+              || !(inCgroups.contains(pid) || sessions.contains(field(stat, 3)))) {
+            return;
+          }
+          sum[0] += field(stat, 11) + field(stat, 12) + field(stat, 13) + field(stat, 14);
+          long[] sizes = sizes(dir);
+          sum[1] += sizes[0];
+          sum[2] += sizes[1];
+        });
+    return new Sample(sum[0] / TICKS_PER_SECOND, sum[1], sum[2]);
   }
 
   private static Set<Long> listed(Collection<Path> procsFiles) {
@@ -94,21 +85,6 @@ public final class ProcessUsage {
       }
     }
     return pids;
-  }
-
-  /** The fields of /proc/PID/stat after the command name, or null if it is gone or a zombie. */
-  private static String[] stat(Path dir) {
-    try {
-      String s = Files.readString(dir.resolve("stat"));
-      String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-      return f.length < 22 || f[0].equals("Z") || f[0].equals("X") ? null : f;
-    } catch (IOException | RuntimeException e) {
-      return null;
-    }
-  }
-
-  private static long session(String[] stat) {
-    return field(stat, 3);
   }
 
   private static long field(String[] stat, int index) {
