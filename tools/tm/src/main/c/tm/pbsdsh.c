@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "tm.h"
 
 #define USAGE                                                                                      \

@@ -4,11 +4,17 @@
  * socket named by $BERTH_TM_SOCKET. They run inside the job's memory cgroup, so they are a small
  * C program: one process, one poll loop, a few buffers, libc only.
  *
+ * The TM client is a library the commands call, never the reverse (the build links it alone):
+ *
  *   tm-wire.c    the TM messages, encoded and decoded by hand (protobuf wire format)
  *   tm-conn.c    the connection: frames in and out, the poll loop, relayed output, signals
- *   berth-tm.c   main, and what both commands share (messages, statuses, the job's nodes)
+ *   tm-client.c  what every command needs: messages, statuses, the job's nodes
+ *
+ * The commands (commands.h) sit on it:
+ *
  *   pbsdsh.c     pbsdsh
  *   pbs_tmrsh.c  pbs_tmrsh
+ *   berth-tm.c   main, which picks one
  */
 #ifndef BERTH_TM_H
 #define BERTH_TM_H
@@ -121,9 +127,12 @@ void tm_trap(const int *signals, int n);
  */
 void tm_poll(struct tm_conn *c, struct pollfd *extra);
 
-/* ---- shared (berth-tm.c) ---- */
+/* ---- what every command needs (tm-client.c) ---- */
 
 extern const char *tm_program; /* "pbsdsh" or "pbs_tmrsh", the prefix of every message */
+
+/* Names the command for every message and sets what it exits with when out of memory. */
+void tm_init(const char *program, int failure_status);
 
 /* Prints "PROGRAM: message" on stderr. */
 void tm_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -140,8 +149,5 @@ int tm_get_nodes(struct tm_conn *c, struct tm_nodes *nodes);
 const struct tm_node *tm_find_node(const struct tm_nodes *nodes, const char *host);
 /* Prints "HOST is not a node of job J (its nodes: a, b)". */
 void tm_say_not_a_node(const struct tm_nodes *nodes, const char *host);
-
-int pbsdsh_main(int argc, char **argv);
-int pbs_tmrsh_main(int argc, char **argv);
 
 #endif
