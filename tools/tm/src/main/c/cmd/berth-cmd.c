@@ -237,6 +237,11 @@ int main(int argc, char **argv) {
   cmd_zone(run.zone, sizeof run.zone);
   if (!utf8(run.zone)) run.zone[0] = 0;
   run.terminal = isatty(0) && isatty(1);
+  const char *script = strcmp(name, "qsub") ? NULL : cmd_qsub_script(&run);
+  if (script && cmd_read_named(&run, script) < 0) {
+    fprintf(stderr, "%s: out of memory reading %s\n", name, script);
+    return 1;
+  }
 
   struct buf frame = {0};
   struct reply r;

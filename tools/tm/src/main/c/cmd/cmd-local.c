@@ -84,6 +84,13 @@ static void squeeze_slashes(char *path) {
   *out = 0;
 }
 
+/* `arg` as an absolute path: relative to the run's cwd, its slashes squeezed. */
+static void absolute(const struct run *run, const char *arg, char *path, size_t size) {
+  if (arg[0] == '/') snprintf(path, size, "%s", arg);
+  else snprintf(path, size, "%s/%s", run->cwd, arg);
+  squeeze_slashes(path);
+}
+
 /*
  * Whether the command line names `path` (absolute, as the server asks for it): the client reads
  * only what its caller named, whatever a server at the other end of the socket asks for.
@@ -91,11 +98,8 @@ static void squeeze_slashes(char *path) {
 static int named(const struct run *run, const char *path) {
   char candidate[8192];
   for (int i = 0; i < run->nargs; i++) {
-    const char *arg = run->args[i];
-    if (!*arg) continue;
-    if (arg[0] == '/') snprintf(candidate, sizeof candidate, "%s", arg);
-    else snprintf(candidate, sizeof candidate, "%s/%s", run->cwd, arg);
-    squeeze_slashes(candidate);
+    if (!*run->args[i]) continue;
+    absolute(run, run->args[i], candidate, sizeof candidate);
     if (!strcmp(candidate, path)) return 1;
   }
   return 0;
@@ -103,6 +107,9 @@ static int named(const struct run *run, const char *path) {
 
 /* The server names a file by its absolute path; the client reads it as the caller. */
 int cmd_read_file(struct run *run, struct pb_bytes path) {
+  for (int i = 0; i < run->nfiles; i++) /* sent already, before the server asked */
+    if (strlen(run->files[i].path) == path.n && !memcmp(run->files[i].path, path.p, path.n))
+      return 0;
   struct local_file *files = realloc(run->files, (size_t)(run->nfiles + 1) * sizeof *files);
   if (!files) return -1;
   run->files = files;
@@ -148,6 +155,12 @@ int cmd_read_file(struct run *run, struct pb_bytes path) {
     f->reason = strerror(error);
   }
   return 0;
+}
+
+int cmd_read_named(struct run *run, const char *arg) {
+  char path[8192];
+  absolute(run, arg, path, sizeof path);
+  return cmd_read_file(run, (struct pb_bytes){path, strlen(path)});
 }
 
 /*

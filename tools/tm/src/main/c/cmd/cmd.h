@@ -93,6 +93,11 @@ int cmd_read_stdin(struct run *run);
 int cmd_read_file(struct run *run, struct pb_bytes path);
 int cmd_probe_file(struct run *run, struct pb_bytes path);
 
+/* cmd-qsub.c: qsub's script operand, sent before the server asks for it; NULL when none is sure */
+const char *cmd_qsub_script(const struct run *run);
+/* Reads the file `arg` names (relative to the run's cwd) into run->files, as cmd_read_file does. */
+int cmd_read_named(struct run *run, const char *arg);
+
 /* cmd-server.c: finding and talking to the server */
 struct sockets {
   char **path;

@@ -193,6 +193,69 @@ class BerthCmdTest {
   }
 
   @Test
+  void qsubSendsItsScriptWithTheFirstRequest() throws Exception {
+    Files.writeString(dir.resolve("job.sh"), "#PBS -N x\ntrue\n");
+    CompletableFuture<Void> served = serve(r -> output(0, false, "1.vm\n"));
+    TmProcess.Result result = run("", "qsub", "-l", "nodes=1", "job.sh");
+    served.get(10, TimeUnit.SECONDS);
+    assertEquals(new TmProcess.Result(0, "1.vm\n", ""), result);
+    assertEquals(1, received.size(), "one round trip");
+    List<LocalFile> files = received.get(0).getRunCommand().getFilesList();
+    assertEquals(1, files.size());
+    assertEquals(dir.toRealPath().resolve("job.sh").toString(), files.get(0).getPath());
+    assertEquals("#PBS -N x\ntrue\n", files.get(0).getContent().toStringUtf8());
+  }
+
+  @Test
+  void qsubsScriptIsFoundByQsubsOwnOptionRules() throws Exception {
+    for (String name : List.of("a.sh", "b.sh", "-c.sh")) {
+      Files.writeString(dir.resolve(name), "true\n");
+    }
+    Map<List<String>, List<String>> sent = new java.util.LinkedHashMap<>();
+    sent.put(List.of("-N", "a.sh", "b.sh"), List.of("b.sh"));
+    sent.put(List.of("b.sh", "-N", "a.sh"), List.of("b.sh"));
+    sent.put(List.of("-hN", "a.sh", "b.sh"), List.of("b.sh"));
+    sent.put(List.of("-Na.sh", "b.sh"), List.of("b.sh"));
+    sent.put(List.of("-l", "nodes=1", "--", "-c.sh"), List.of("-c.sh"));
+    sent.put(List.of("--version", "a.sh"), List.of("a.sh"));
+    sent.put(List.of("a.sh", "b.sh"), List.of());
+    sent.put(List.of("-I"), List.of());
+    sent.put(List.of("-N", "a.sh"), List.of());
+    sent.put(List.of("-Y", "a.sh"), List.of());
+    for (Map.Entry<List<String>, List<String>> line : sent.entrySet()) {
+      received.clear();
+      CompletableFuture<Void> served = serve(r -> output(0, false, "1.vm\n"));
+      run("", "qsub", line.getKey().toArray(String[]::new));
+      served.get(10, TimeUnit.SECONDS);
+      List<String> files =
+          received.get(0).getRunCommand().getFilesList().stream()
+              .map(f -> Path.of(f.getPath()).getFileName().toString())
+              .toList();
+      assertEquals(line.getValue(), files, "qsub " + line.getKey());
+    }
+  }
+
+  @Test
+  void aFileSentAheadIsNotSentAgainWhenTheServerAsksForIt() throws Exception {
+    Files.writeString(dir.resolve("job.sh"), "true\n");
+    String job = dir.toRealPath().resolve("job.sh").toString();
+    CompletableFuture<Void> served =
+        serve(
+            r ->
+                r.getId() == 1
+                    ? Response.newBuilder()
+                        .setCommand(
+                            CommandReply.newBuilder()
+                                .setNeeds(
+                                    CommandNeeds.newBuilder().setEnvironment(true).addFiles(job)))
+                    : output(0, false, "1.vm\n"));
+    run("", "qsub", "-V", "job.sh");
+    served.get(10, TimeUnit.SECONDS);
+    assertEquals(2, received.size());
+    assertEquals(1, received.get(1).getRunCommand().getFilesCount());
+  }
+
+  @Test
   void aBrokenConnectionIsReportedAsTheJavaCommandsReportIt() throws Exception {
     CompletableFuture<Void> served = serve(r -> null);
     TmProcess.Result result = run("", "qsub", "job.sh");
