@@ -4,10 +4,10 @@ import dev.berth.core.Sizes;
 import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.os.cgroup.CgroupConfig;
 import dev.berth.mom.os.cgroup.CgroupDriver;
+import dev.berth.mom.os.cgroup.CgroupUsage;
 import dev.berth.mom.os.cgroup.Cgroups;
 import dev.berth.mom.os.cgroup.Device;
 import dev.berth.mom.os.cgroup.JobCgroup;
-import dev.berth.mom.os.cgroup.Usage;
 import dev.berth.proto.Gpu;
 import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
@@ -144,8 +144,8 @@ public final class Isolation {
    * Ends whatever is left of the job in its cgroup (also processes that left its session), reads
    * what the cgroup used, and removes it. Empty when the job had no cgroup here.
    */
-  Optional<Usage> tearDown(String jobId) throws IOException {
-    Optional<Usage> usage = stop(jobId);
+  Optional<CgroupUsage> tearDown(String jobId) throws IOException {
+    Optional<CgroupUsage> usage = stop(jobId);
     remove(jobId);
     return usage;
   }
@@ -156,7 +156,7 @@ public final class Isolation {
    * kernel's slow part (removing a memory cgroup) need not delay the obit. Empty when the job had
    * no cgroup here.
    */
-  Optional<Usage> stop(String jobId) throws IOException {
+  Optional<CgroupUsage> stop(String jobId) throws IOException {
     Optional<JobCgroup> cgroup = find(jobId);
     if (cgroup.isEmpty()) {
       return Optional.empty();
@@ -164,7 +164,7 @@ public final class Isolation {
     long start = System.nanoTime();
     JobCgroup c = cgroup.get();
     c.killAll(KILL_TIMEOUT);
-    Usage usage = c.usage();
+    CgroupUsage usage = c.usage();
     metrics.cgroupStopped(System.nanoTime() - start);
     if (usage.oomKills() > 0) {
       metrics.oomKilled(usage.oomKills());
@@ -205,7 +205,7 @@ public final class Isolation {
   }
 
   /** Usage with what the cgroup measured in place of the starter's own figures. */
-  static ResourcesUsed merge(ResourcesUsed base, Usage cgroup) {
+  static ResourcesUsed merge(ResourcesUsed base, CgroupUsage cgroup) {
     ResourcesUsed.Builder u = base.toBuilder();
     if (cgroup.cpuNanos() >= 0) {
       u.setCput(cgroup.cpuNanos() / 1_000_000_000L);

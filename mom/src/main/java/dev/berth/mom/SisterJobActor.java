@@ -5,8 +5,8 @@ import dev.berth.mom.job.UsageLimits;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.ProcessUsage;
 import dev.berth.mom.os.Users;
+import dev.berth.mom.os.cgroup.CgroupUsage;
 import dev.berth.mom.os.cgroup.JobCgroup;
-import dev.berth.mom.os.cgroup.Usage;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
 import dev.berth.proto.JoinJob;
@@ -395,7 +395,7 @@ final class SisterJobActor {
    * TMPDIR in the trash, before the mother superior hears that nothing of the job is left here;
    * returns what the cgroup measured. A cgroup that cannot be removed takes the node offline.
    */
-  private static Optional<Usage> clearAway(
+  private static Optional<CgroupUsage> clearAway(
       MomConfig config,
       JobRecords records,
       Isolation isolation,
@@ -407,7 +407,7 @@ final class SisterJobActor {
     if (!problem.isEmpty()) {
       log.warn("job {}: {}", jobId, problem);
     }
-    Optional<Usage> usage = Optional.empty();
+    Optional<CgroupUsage> usage = Optional.empty();
     try {
       usage = isolation.tearDown(jobId);
     } catch (IOException e) {

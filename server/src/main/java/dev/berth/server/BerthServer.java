@@ -18,7 +18,7 @@ import dev.berth.server.command.Permissions;
 import dev.berth.server.command.SubmitHosts;
 import dev.berth.server.endpoint.ClientEndpoint;
 import dev.berth.server.endpoint.ClientLimits;
-import dev.berth.server.endpoint.Replies;
+import dev.berth.server.endpoint.ErrorResponses;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.JournalException;
 import dev.berth.server.mail.Outbox;
@@ -374,7 +374,7 @@ public final class BerthServer implements AutoCloseable {
   private CompletionStage<Response> runCommand(Request request, Caller caller) {
     if (commands == null) {
       return CompletableFuture.completedFuture(
-          Replies.error(
+          ErrorResponses.error(
               request.getId(),
               Error.Code.UNKNOWN_REQUEST,
               "this server runs no commands for the native client"));
@@ -410,7 +410,7 @@ public final class BerthServer implements AutoCloseable {
                 e.toString());
             log.debug("the failed command", e);
             answer.complete(
-                Replies.error(
+                ErrorResponses.error(
                     request.getId(),
                     Error.Code.INTERNAL,
                     "the server could not run the command: " + e));
@@ -455,7 +455,7 @@ public final class BerthServer implements AutoCloseable {
   /** berth accounting: the files of a range of days, made again from the journal; managers only. */
   private Response accountingFiles(Caller caller, AccountingRequest request) {
     if (!Permissions.isManager(published.get(), caller)) {
-      return Replies.error(
+      return ErrorResponses.error(
           0, Error.Code.PERMISSION, "only managers may have the accounting files made again");
     }
     try {

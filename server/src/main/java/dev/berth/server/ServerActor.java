@@ -25,7 +25,7 @@ import dev.berth.server.command.Outcome;
 import dev.berth.server.command.ReservationCommands;
 import dev.berth.server.command.ServerAttributes;
 import dev.berth.server.command.StateView;
-import dev.berth.server.endpoint.Replies;
+import dev.berth.server.endpoint.ErrorResponses;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.metrics.ServerMetrics;
 import dev.berth.server.query.NodeTelemetry;
@@ -375,7 +375,8 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
         working = before;
         batch.subList(mark, batch.size()).clear();
         done.add(
-            new Completion(e.reply(), Replies.error(0, ex.code(), ex.getMessage()), List.of()));
+            new Completion(
+                e.reply(), ErrorResponses.error(0, ex.code(), ex.getMessage()), List.of()));
       } catch (RuntimeException ex) {
         getContext().getLog().error("command {} failed", e.command(), ex);
         working = before;
@@ -383,7 +384,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
         done.add(
             new Completion(
                 e.reply(),
-                Replies.error(0, Error.Code.INTERNAL, "internal error: " + ex),
+                ErrorResponses.error(0, Error.Code.INTERNAL, "internal error: " + ex),
                 List.of()));
       }
     }
@@ -442,7 +443,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
       if (c.reply() != null) {
         c.reply()
             .complete(
-                Replies.error(
+                ErrorResponses.error(
                     0,
                     Error.Code.SERVER_DOWN,
                     "the server's journal failed: " + f.failure().getMessage()));
@@ -451,7 +452,9 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     pending.forEach(
         e -> {
           if (e.reply() != null) {
-            e.reply().complete(Replies.error(0, Error.Code.SERVER_DOWN, "the server is stopping"));
+            e.reply()
+                .complete(
+                    ErrorResponses.error(0, Error.Code.SERVER_DOWN, "the server is stopping"));
           }
         });
     getContext().getSystem().terminate();

@@ -198,7 +198,7 @@ final class ClientConnection {
     }
     if (r.getBodyCase() == Request.BodyCase.BODY_NOT_SET) {
       answer(
-          Replies.error(
+          ErrorResponses.error(
               r.getId(),
               Error.Code.UNKNOWN_REQUEST,
               "unknown request type (from a newer client?); this server does not know it"));
@@ -315,7 +315,7 @@ final class ClientConnection {
   private void refuse(Error.Code code, String message) throws IOException {
     complain("protocol", "refused a request of user " + user() + ": " + message);
     closeAfterWrite = true;
-    answer(Replies.error(0, code, message));
+    answer(ErrorResponses.error(0, code, message));
   }
 
   private void answer(Response response) throws IOException {
@@ -354,6 +354,7 @@ final class ClientConnection {
   }
 
   private static Response internalError(Request r, Throwable failure) {
-    return Replies.error(r.getId(), Error.Code.INTERNAL, "internal error: " + failure.getMessage());
+    return ErrorResponses.error(
+        r.getId(), Error.Code.INTERNAL, "internal error: " + failure.getMessage());
   }
 }

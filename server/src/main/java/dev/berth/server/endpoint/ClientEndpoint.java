@@ -259,7 +259,7 @@ public final class ClientEndpoint implements AutoCloseable {
             + ")";
     complaints.say("user " + user, limit.setting, "refused a connection: " + why);
     FrameWriter refusal = new FrameWriter();
-    refusal.add(Replies.error(0, Error.Code.SYSTEM, "too many connections: " + why));
+    refusal.add(ErrorResponses.error(0, Error.Code.SYSTEM, "too many connections: " + why));
     try {
       refusal.writeTo(channel);
     } catch (IOException ignored) {

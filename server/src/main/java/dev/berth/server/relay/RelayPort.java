@@ -15,7 +15,7 @@ import dev.berth.security.tls.TlsListener;
 import dev.berth.server.command.Caller;
 import dev.berth.server.endpoint.ClientEndpoint;
 import dev.berth.server.endpoint.ClientLimits;
-import dev.berth.server.endpoint.Replies;
+import dev.berth.server.endpoint.ErrorResponses;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -266,13 +266,13 @@ public final class RelayPort implements AutoCloseable {
       long id = relayed.getRequest().getId();
       String refusal = gate.refusal(host);
       if (refusal != null) {
-        reply(Replies.error(id, Error.Code.BAD_HOST, refusal), requestBytes);
+        reply(ErrorResponses.error(id, Error.Code.BAD_HOST, refusal), requestBytes);
         return;
       }
       if (!NAME.matcher(relayed.getUser()).matches()
           || !NAME.matcher(relayed.getGroup()).matches()) {
         reply(
-            Replies.error(
+            ErrorResponses.error(
                 id,
                 Error.Code.PROTOCOL,
                 "the relay of " + host + " named no valid user and group for its caller"),

@@ -14,7 +14,7 @@ import dev.berth.security.Role;
 import dev.berth.security.tls.TlsSockets;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
-import dev.berth.server.endpoint.Replies;
+import dev.berth.server.endpoint.ErrorResponses;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -133,7 +133,7 @@ public final class Upstream implements AutoCloseable {
                 resendable(request),
                 why ->
                     ServerFrame.newBuilder()
-                        .setResponse(Replies.error(0, Error.Code.SYSTEM, why))
+                        .setResponse(ErrorResponses.error(0, Error.Code.SYSTEM, why))
                         .build()))
         .thenApply(ServerFrame::getResponse);
   }

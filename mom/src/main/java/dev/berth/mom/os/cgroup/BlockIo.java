@@ -24,7 +24,7 @@ final class BlockIo {
 
   /** Read and written bytes; {@link Usage#UNKNOWN} both where nothing counts them. */
   record Bytes(long read, long written) {
-    static final Bytes UNKNOWN = new Bytes(Usage.UNKNOWN, Usage.UNKNOWN);
+    static final Bytes UNKNOWN = new Bytes(CgroupUsage.UNKNOWN, CgroupUsage.UNKNOWN);
   }
 
   /**

@@ -30,7 +30,7 @@ final class ControlFiles {
         return Long.parseLong(f[1]);
       }
     }
-    return Usage.UNKNOWN;
+    return CgroupUsage.UNKNOWN;
   }
 
   /** The pids in a cgroup.procs file; none if the cgroup is gone. */

@@ -25,7 +25,7 @@ public interface JobCgroup {
   void denyDevices(List<Device> devices) throws IOException;
 
   /** What the job used so far; read it before {@link #remove}. */
-  Usage usage() throws IOException;
+  CgroupUsage usage() throws IOException;
 
   /** Whether no process is left in the job's cgroup (true when it does not exist). */
   boolean empty() throws IOException;

@@ -63,16 +63,18 @@ final class V1Job implements JobCgroup {
   }
 
   @Override
-  public Usage usage() throws IOException {
+  public CgroupUsage usage() throws IOException {
     Path cpuacct = dirs.get(CgroupV1.CPUACCT);
     Path memory = dirs.get(CgroupV1.MEMORY);
     Path memsw = memory.resolve("memory.memsw.max_usage_in_bytes");
     Path blkio = dirs.get(CgroupV1.BLKIO);
     BlockIo.Bytes io = blkio == null ? BlockIo.Bytes.UNKNOWN : BlockIo.v1(blkio);
-    return new Usage(
-        cpuacct == null ? Usage.UNKNOWN : ControlFiles.readLong(cpuacct.resolve("cpuacct.usage")),
+    return new CgroupUsage(
+        cpuacct == null
+            ? CgroupUsage.UNKNOWN
+            : ControlFiles.readLong(cpuacct.resolve("cpuacct.usage")),
         ControlFiles.readLong(memory.resolve("memory.max_usage_in_bytes")),
-        Files.exists(memsw) ? ControlFiles.readLong(memsw) : Usage.UNKNOWN,
+        Files.exists(memsw) ? ControlFiles.readLong(memsw) : CgroupUsage.UNKNOWN,
         ControlFiles.field(memory.resolve("memory.oom_control"), "oom_kill"),
         io.read(),
         io.written());

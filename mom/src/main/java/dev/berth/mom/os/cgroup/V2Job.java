@@ -64,9 +64,9 @@ final class V2Job implements JobCgroup {
    * block I/O from io.stat.
    */
   @Override
-  public Usage usage() throws IOException {
+  public CgroupUsage usage() throws IOException {
     long usec = ControlFiles.field(dir.resolve("cpu.stat"), "usage_usec");
-    long peak = Usage.UNKNOWN;
+    long peak = CgroupUsage.UNKNOWN;
     Path memoryPeak = dir.resolve("memory.peak");
     Path current = dir.resolve("memory.current");
     if (Files.exists(memoryPeak)) {
@@ -78,13 +78,15 @@ final class V2Job implements JobCgroup {
     long memsw =
         Files.exists(memoryPeak) && Files.exists(swapPeak)
             ? peak + ControlFiles.readLong(swapPeak)
-            : Usage.UNKNOWN;
+            : CgroupUsage.UNKNOWN;
     Path events = dir.resolve("memory.events");
     long oom =
-        Files.exists(events) ? Math.max(0, ControlFiles.field(events, "oom_kill")) : Usage.UNKNOWN;
+        Files.exists(events)
+            ? Math.max(0, ControlFiles.field(events, "oom_kill"))
+            : CgroupUsage.UNKNOWN;
     BlockIo.Bytes io = BlockIo.v2(dir);
-    return new Usage(
-        usec < 0 ? Usage.UNKNOWN : usec * 1000, peak, memsw, oom, io.read(), io.written());
+    return new CgroupUsage(
+        usec < 0 ? CgroupUsage.UNKNOWN : usec * 1000, peak, memsw, oom, io.read(), io.written());
   }
 
   @Override

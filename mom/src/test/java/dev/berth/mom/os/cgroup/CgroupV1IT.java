@@ -103,17 +103,17 @@ class CgroupV1IT {
   void aProcessOverTheLimitIsOomKilledAndOneUnderItIsNot() throws Exception {
     JobCgroup over = driver.create("2.test", List.of(cpu), 60 * MIB);
     RealCgroups.Run big = RealCgroups.run(over, tmp, "big", List.of(hog.toString(), "100"));
-    Usage overUsage = over.usage();
+    CgroupUsage overUsage = over.usage();
 
     JobCgroup under = driver.create("3.test", List.of(cpu), 60 * MIB);
     RealCgroups.Run small = RealCgroups.run(under, tmp, "small", List.of(hog.toString(), "20"));
-    Usage underUsage = under.usage();
+    CgroupUsage underUsage = under.usage();
 
     assertTrue(big.status().startsWith("signal 9"), big.status() + " / " + big.output());
     assertTrue(overUsage.oomKills() >= 1, overUsage.toString());
     assertTrue(overUsage.memoryPeakBytes() > 50 * MIB, overUsage.toString());
     assertTrue(overUsage.memoryPeakBytes() <= 60 * MIB, overUsage.toString());
-    if (overUsage.memswPeakBytes() != Usage.UNKNOWN) {
+    if (overUsage.memswPeakBytes() != CgroupUsage.UNKNOWN) {
       assertTrue(overUsage.memswPeakBytes() >= overUsage.memoryPeakBytes(), overUsage.toString());
     }
     assertTrue(small.status().startsWith("exit 0"), small.status() + " / " + small.output());
@@ -195,7 +195,7 @@ class CgroupV1IT {
                 "bs=1M",
                 "count=20",
                 "conv=fsync")); // v1 counts what the job itself writes out, not later writeback
-    Usage usage = job.usage();
+    CgroupUsage usage = job.usage();
     assertTrue(run.status().startsWith("exit 0"), run.status() + " / " + run.output());
     assertTrue(usage.ioWriteBytes() >= 20 * MIB, usage.toString());
     assertTrue(usage.ioReadBytes() >= 0, usage.toString());

@@ -108,7 +108,7 @@ class CgroupV1Test {
     FakeTree t = FakeTree.hybrid(tmp, false);
     CgroupV1 d = driver(t, Map.of());
     JobCgroup job = d.create("7", List.of(0), 64 * MIB);
-    assertEquals(Usage.UNKNOWN, job.usage().memswPeakBytes());
+    assertEquals(CgroupUsage.UNKNOWN, job.usage().memswPeakBytes());
     Path dir = t.top.resolve("memory/process_api/abc/berth/n1/7");
     assertEquals("67108864", read(dir.resolve(MemoryLimits.LIMIT)));
     assertFalse(Files.exists(dir.resolve(MemoryLimits.MEMSW)));
@@ -192,7 +192,7 @@ class CgroupV1Test {
         mem.resolve("memory.oom_control"), "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
     Files.writeString(mem.resolve("memory.memsw.max_usage_in_bytes"), "67112960\n");
     Files.writeString(t.top.resolve("cpuacct/berth/n1/7/cpuacct.usage"), "1228181810\n");
-    assertEquals(new Usage(1228181810L, 67108864L, 67112960L, 2), job.usage());
+    assertEquals(new CgroupUsage(1228181810L, 67108864L, 67112960L, 2), job.usage());
   }
 
   @Test
@@ -326,7 +326,8 @@ class CgroupV1Test {
     t.kernel.join(t.top.resolve("memory/berth/n1/7"), 101);
     assertTrue(job.killAll(Duration.ZERO), "one round even without time to wait");
     assertEquals(List.of(101L), t.kernel.killed);
-    assertEquals(new Usage(Usage.UNKNOWN, 0, 0, 0), job.usage(), "no cpuacct: no CPU time");
+    assertEquals(
+        new CgroupUsage(CgroupUsage.UNKNOWN, 0, 0, 0), job.usage(), "no cpuacct: no CPU time");
   }
 
   @Test

@@ -94,9 +94,9 @@ class CgroupV2IT {
     assertEquals(2, sessions.size(), sessions.toString());
     assertFalse(job.empty());
     Thread.sleep(300);
-    Usage usage = job.usage();
+    CgroupUsage usage = job.usage();
     assertTrue(usage.cpuNanos() > 100_000_000L, usage.toString());
-    assertEquals(Usage.UNKNOWN, usage.memoryPeakBytes());
+    assertEquals(CgroupUsage.UNKNOWN, usage.memoryPeakBytes());
 
     long start = System.nanoTime();
     assertTrue(job.killAll(TIMEOUT));

@@ -123,7 +123,9 @@ class CgroupV2Test {
     JobCgroup job = d.create("7", List.of(), 0);
     assertEquals(List.of(h.top.resolve("unified/berth/n1/7/cgroup.procs")), job.procsFiles());
     assertEquals(List.of(), h.kernel.writesTo("cgroup.subtree_control"));
-    assertEquals(new Usage(0, Usage.UNKNOWN, Usage.UNKNOWN, Usage.UNKNOWN), job.usage());
+    assertEquals(
+        new CgroupUsage(0, CgroupUsage.UNKNOWN, CgroupUsage.UNKNOWN, CgroupUsage.UNKNOWN),
+        job.usage());
   }
 
   @Test
@@ -134,14 +136,14 @@ class CgroupV2Test {
     Files.writeString(dir.resolve("memory.peak"), "67108864\n");
     Files.writeString(dir.resolve("memory.events"), "low 0\nhigh 0\nmax 40\noom 1\noom_kill 2\n");
     Files.writeString(dir.resolve("memory.swap.peak"), "4096\n");
-    assertEquals(new Usage(461_371_000L, 67108864L, 67112960L, 2), job.usage());
+    assertEquals(new CgroupUsage(461_371_000L, 67108864L, 67112960L, 2), job.usage());
 
     Files.delete(dir.resolve("memory.peak")); // before 5.19: the highest memory.current seen
     Files.writeString(dir.resolve("memory.current"), "1000\n");
     assertEquals(1000, job.usage().memoryPeakBytes());
     Files.writeString(dir.resolve("memory.current"), "400\n");
     assertEquals(1000, job.usage().memoryPeakBytes());
-    assertEquals(Usage.UNKNOWN, job.usage().memswPeakBytes());
+    assertEquals(CgroupUsage.UNKNOWN, job.usage().memswPeakBytes());
   }
 
   @Test

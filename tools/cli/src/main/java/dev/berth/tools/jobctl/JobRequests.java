@@ -1,5 +1,6 @@
 package dev.berth.tools.jobctl;
 
+import dev.berth.client.ErrorText;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
@@ -9,7 +10,6 @@ import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.tools.cli.CliContext;
-import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
 import dev.berth.tools.cli.ServerNames;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.berth.tools.jobctl;
 
+import dev.berth.client.ErrorText;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
@@ -13,7 +14,6 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatJobs;
 import dev.berth.tools.cli.CliContext;
-import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
 import java.util.List;
 import java.util.Optional;

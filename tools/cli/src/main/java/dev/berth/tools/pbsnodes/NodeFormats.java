@@ -19,7 +19,7 @@ public final class NodeFormats {
   public static String block(NodeStatus status) {
     StringBuilder out =
         new StringBuilder(ControlCharacters.escape(status.getNode().getName())).append('\n');
-    for (Attr attr : NodeAttributes.of(status)) {
+    for (Attr attr : NodeAttributeList.of(status)) {
       out.append("     ")
           .append(ControlCharacters.escape(attr.name()))
           .append(" = ")
@@ -53,7 +53,7 @@ public final class NodeFormats {
     Xml xml = new Xml().open("Data");
     for (NodeStatus status : nodes) {
       xml.open("Node").element("name", status.getNode().getName());
-      AttrDocuments.xml(xml, NodeAttributes.of(status));
+      AttrDocuments.xml(xml, NodeAttributeList.of(status));
       xml.close("Node");
     }
     return xml.close("Data") + "\n";
@@ -71,7 +71,7 @@ public final class NodeFormats {
             .beginObject("nodes");
     for (NodeStatus status : nodes) {
       json.beginObject(status.getNode().getName());
-      AttrDocuments.json(json, NodeAttributes.of(status), zone);
+      AttrDocuments.json(json, NodeAttributeList.of(status), zone);
       json.endObject();
     }
     return json.endObject().endObject().toString();

@@ -1,5 +1,6 @@
 package dev.berth.tools.pbsnodes;
 
+import dev.berth.client.ErrorText;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
@@ -13,7 +14,6 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatNodes;
 import dev.berth.tools.cli.CliContext;
-import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
 import dev.berth.tools.cli.ServerNames;
 import dev.berth.tools.cli.VersionRequested;

@@ -5,7 +5,7 @@ import dev.berth.client.LocalTimeArgument;
 import dev.berth.core.Durations;
 import dev.berth.core.Sizes;
 import dev.berth.proto.Job;
-import dev.berth.tools.qstat.JobAttributes;
+import dev.berth.tools.qstat.JobAttributeList;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,7 +100,8 @@ final class JobSelection {
         if (v.op() != Op.EQ && v.op() != Op.NE) {
           throw new IllegalValue(o);
         }
-        tests.add(j -> v.op().passes(JobAttributes.holdTypes(j.getHolds()).equals(holds) ? 0 : 1));
+        tests.add(
+            j -> v.op().passes(JobAttributeList.holdTypes(j.getHolds()).equals(holds) ? 0 : 1));
       }
       case 'l' -> {
         for (String item : value.split(",")) {
@@ -131,7 +132,7 @@ final class JobSelection {
         }
         tests.add(
             j -> {
-              boolean in = states.indexOf(JobAttributes.stateLetter(j).charAt(0)) >= 0;
+              boolean in = states.indexOf(JobAttributeList.stateLetter(j).charAt(0)) >= 0;
               return v.op() == Op.NE ? !in : in;
             });
       }

@@ -66,7 +66,7 @@ public final class AltJobTable {
   public static String row(Job job, Style style, long now, ZoneId zone) {
     Map<String, String> requested = job.getResources().getValuesMap();
     boolean usesCput = requested.containsKey("cput");
-    String state = JobAttributes.stateLetter(job);
+    String state = JobAttributeList.stateLetter(job);
     StringBuilder out = new StringBuilder();
     out.append(left(job.getId(), 23, 22))
         .append(' ')

@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * Jobs as {@code qstat -f} text, {@code -x} XML and {@code -F json}, all from {@link
- * JobAttributes}.
+ * JobAttributeList}.
  */
 public final class JobDocuments {
   private JobDocuments() {}
@@ -20,7 +20,7 @@ public final class JobDocuments {
     StringBuilder out = new StringBuilder();
     for (Job job : jobs) {
       out.append(
-          AttrText.block("Job Id: " + job.getId(), JobAttributes.of(job, now), zone, linesize));
+          AttrText.block("Job Id: " + job.getId(), JobAttributeList.of(job, now), zone, linesize));
     }
     return out.toString();
   }
@@ -33,7 +33,7 @@ public final class JobDocuments {
     Xml xml = new Xml().open("Data");
     for (Job job : jobs) {
       xml.open("Job").element("Job_Id", job.getId());
-      AttrDocuments.xml(xml, JobAttributes.of(job, now));
+      AttrDocuments.xml(xml, JobAttributeList.of(job, now));
       xml.close("Job");
     }
     return "<?xml version=\"1.0\"?>\n" + xml.close("Data") + "\n";
@@ -44,7 +44,7 @@ public final class JobDocuments {
     JsonWriter json = header(server, version, now).beginObject("Jobs");
     for (Job job : jobs) {
       json.beginObject(job.getId());
-      AttrDocuments.json(json, JobAttributes.of(job, now), zone);
+      AttrDocuments.json(json, JobAttributeList.of(job, now), zone);
       json.endObject();
     }
     return json.endObject().endObject().toString();

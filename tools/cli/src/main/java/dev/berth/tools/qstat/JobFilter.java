@@ -14,7 +14,7 @@ record JobFilter(Set<String> users, Set<String> states, boolean noCompleted, Str
     if (noCompleted && job.getState() == JobState.COMPLETED) {
       return false;
     }
-    if (!states.isEmpty() && !states.contains(JobAttributes.stateLetter(job))) {
+    if (!states.isEmpty() && !states.contains(JobAttributeList.stateLetter(job))) {
       return false;
     }
     if (!queue.isEmpty() && !queue.equals(job.getQueue())) {

@@ -28,7 +28,7 @@ public final class JobTable {
         + " "
         + right(timeUsed(job), 8)
         + " "
-        + right(JobAttributes.stateLetter(job), 1)
+        + right(JobAttributeList.stateLetter(job), 1)
         + " "
         + left(Columns.cut(beforeAt(job.getQueue()), 15), 15)
         + "\n";

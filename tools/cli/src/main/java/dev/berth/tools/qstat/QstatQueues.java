@@ -1,5 +1,6 @@
 package dev.berth.tools.qstat;
 
+import dev.berth.client.ErrorText;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
@@ -11,7 +12,6 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatQueues;
 import dev.berth.tools.cli.CliContext;
-import dev.berth.tools.cli.ErrorText;
 import dev.berth.tools.cli.Replies;
 import dev.berth.tools.format.AttrDocuments;
 import dev.berth.tools.format.AttrText;

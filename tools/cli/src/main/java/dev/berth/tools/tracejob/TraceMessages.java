@@ -8,7 +8,7 @@ import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobExited;
 import dev.berth.proto.ResourcesUsed;
-import dev.berth.tools.qstat.JobAttributes;
+import dev.berth.tools.qstat.JobAttributeList;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -166,7 +166,7 @@ final class TraceMessages {
   }
 
   private static String letters(Holds holds) {
-    return JobAttributes.holdTypes(holds);
+    return JobAttributeList.holdTypes(holds);
   }
 
   private static String usage(ResourcesUsed used) {

@@ -84,7 +84,7 @@ class JobDocumentsTest {
             .putExtensions("container_image", "/images/pytorch.sqsh")
             .build();
     String names =
-        JobAttributes.of(job, FakeServer.NOW).stream()
+        JobAttributeList.of(job, FakeServer.NOW).stream()
             .map(Attr::fullName)
             .collect(Collectors.joining(" "));
     assertEquals(
@@ -143,7 +143,7 @@ class JobDocumentsTest {
   void variableListEscapesCommasInValues() {
     assertEquals(
         "A=x\\,y,B=",
-        JobAttributes.variableText(
+        JobAttributeList.variableText(
             List.of(
                 Variable.newBuilder().setName("A").setValue("x,y").build(),
                 Variable.newBuilder().setName("B").build())));

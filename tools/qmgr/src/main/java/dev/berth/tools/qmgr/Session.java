@@ -1,6 +1,7 @@
 package dev.berth.tools.qmgr;
 
 import dev.berth.client.Connector;
+import dev.berth.client.ErrorText;
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
@@ -227,7 +228,7 @@ final class Session implements AutoCloseable {
 
   /** Torque's report of a rejected request: {@code qmgr obj=batch svr=default: Unknown queue}. */
   private int serverError(String object, Error error) {
-    error("qmgr obj=" + object + " svr=" + server + ": " + ErrorText.of(error));
+    error("qmgr obj=" + object + " svr=" + server + ": " + ErrorText.message(error));
     return ExitCodes.of(error);
   }
 

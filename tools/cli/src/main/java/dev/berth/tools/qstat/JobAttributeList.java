@@ -26,12 +26,12 @@ import java.util.TreeMap;
  * attributes ({@code work_dir}, {@code cgroup_enable}, {@code exit_reason}, other {@code -W}
  * extensions). The same list feeds {@code -f}, {@code -x} and {@code -F json}.
  */
-public final class JobAttributes {
+public final class JobAttributeList {
   /** Extensions that have their own place in Torque's order. */
   private static final Set<String> PLACED_EXTENSIONS =
       Set.of("group_list", "stagein", "stageout", "User_List", "umask", "job_radix");
 
-  private JobAttributes() {}
+  private JobAttributeList() {}
 
   /** The attributes of {@code job}; {@code now} (epoch seconds) gives Walltime.Remaining. */
   public static List<Attr> of(Job job, long now) {

@@ -19,7 +19,7 @@ import java.util.TreeMap;
  * last report), note, gpus, gpu_status (the GPUs the mom found and the jobs that hold them).
  * Attributes the node does not have are left out.
  */
-public final class NodeAttributes {
+public final class NodeAttributeList {
   /** The order in which a Torque mom reports its status items; others follow by name. */
   private static final List<String> STATUS_ORDER =
       List.of(
@@ -44,7 +44,7 @@ public final class NodeAttributes {
           "rectime",
           "jobs");
 
-  private NodeAttributes() {}
+  private NodeAttributeList() {}
 
   public static List<Attr> of(NodeStatus status) {
     Node node = status.getNode();

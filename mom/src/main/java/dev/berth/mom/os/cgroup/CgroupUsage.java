@@ -11,7 +11,7 @@ package dev.berth.mom.os.cgroup;
  * @param ioReadBytes bytes the cgroup read from the node's disks
  * @param ioWriteBytes bytes the cgroup wrote to them (see {@link BlockIo} for what counts)
  */
-public record Usage(
+public record CgroupUsage(
     long cpuNanos,
     long memoryPeakBytes,
     long memswPeakBytes,
@@ -21,7 +21,7 @@ public record Usage(
   public static final long UNKNOWN = -1;
 
   /** Usage without block I/O figures. */
-  public Usage(long cpuNanos, long memoryPeakBytes, long memswPeakBytes, long oomKills) {
+  public CgroupUsage(long cpuNanos, long memoryPeakBytes, long memswPeakBytes, long oomKills) {
     this(cpuNanos, memoryPeakBytes, memswPeakBytes, oomKills, UNKNOWN, UNKNOWN);
   }
 }

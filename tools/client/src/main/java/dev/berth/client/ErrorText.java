@@ -1,4 +1,4 @@
-package dev.berth.tools.cli;
+package dev.berth.client;
 
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Error;
@@ -33,12 +33,17 @@ public final class ErrorText {
     if (error.getCode() == Error.Code.UNKNOWN_JOB) {
       return "Unknown Job Id Error";
     }
+    return message(error);
+  }
+
+  /** The server's message (control characters escaped), else Torque's text for the code. */
+  public static String message(Error error) {
     String message = ControlCharacters.escape(error.getMessage().strip());
     return message.isEmpty() ? torqueText(error) : message;
   }
 
   /** Torque 6's text for a PBSE code (pbs_error_db.h), without its trailing blanks. */
-  static String torqueText(Error error) {
+  private static String torqueText(Error error) {
     switch (error.getCode()) {
       case UNKNOWN_JOB:
         return "Unknown Job Id Error";
@@ -76,6 +81,20 @@ public final class ErrorText {
         return "Unknown Reservation Id"; // OpenPBS's; Torque has no reservations
       case PROTOCOL:
         return "Protocol error";
+      case QUEUE_EXISTS:
+        return "Queue already exists";
+      case QUEUE_BUSY:
+        return "Cannot delete busy queue";
+      case UNKNOWN_RESOURCE:
+        return "Unknown resource type";
+      case SERVER_DOWN:
+        return "Request not allowed: Server shutting down";
+      case NODE_EXISTS:
+        return "Node name already exists";
+      case NOT_IMPLEMENTED:
+        return "This functionality is not yet implemented";
+      case INVALID_SYNTAX:
+        return "Command syntax invalid";
       default:
         return "Server returned error " + error.getCodeValue();
     }
