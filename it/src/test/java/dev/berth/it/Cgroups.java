@@ -1,11 +1,17 @@
 package dev.berth.it;
 
 import java.io.IOException;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
-import java.util.stream.Stream;
 
 /** Test cleanup: whatever a test cluster left below its cgroup root, in every hierarchy. */
 final class Cgroups {
@@ -13,26 +19,55 @@ final class Cgroups {
 
   private Cgroups() {}
 
-  /** Directories named {@code name} (at any depth) and everything below them, deepest first. */
+  /**
+   * Directories named {@code name} (at any depth) and everything below them, deepest first. Other
+   * clusters' moms create and remove their own cgroups while this walks (the test classes run in
+   * parallel), so a directory that vanishes under the walk is passed over, not an error.
+   */
   static List<Path> below(String name) throws IOException {
-    try (Stream<Path> all = Files.walk(ROOT, 6)) {
-      return all.filter(Files::isDirectory)
-          .filter(
-              p ->
-                  p.toString().contains("/" + name + "/")
-                      || p.getFileName().toString().equals(name))
-          .sorted(Comparator.comparingInt(Path::getNameCount).reversed())
-          .toList();
-    }
+    List<Path> found = new ArrayList<>();
+    Files.walkFileTree(
+        ROOT,
+        EnumSet.noneOf(FileVisitOption.class),
+        6,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+            if (dir.toString().contains("/" + name + "/")
+                || dir.getFileName().toString().equals(name)) {
+              found.add(dir);
+            }
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult visitFileFailed(Path file, IOException gone) {
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult postVisitDirectory(Path dir, IOException gone) {
+            return FileVisitResult.CONTINUE;
+          }
+        });
+    found.sort(Comparator.comparingInt(Path::getNameCount).reversed());
+    return found;
   }
 
   static void removeTree(String name) throws IOException {
     for (Path dir : below(name)) {
       Path procs = dir.resolve("cgroup.procs");
-      if (Files.exists(procs)) {
+      try {
         for (String pid : Files.readAllLines(procs)) {
           ProcessHandle.of(Long.parseLong(pid.trim())).ifPresent(ProcessHandle::destroyForcibly);
         }
+      } catch (NoSuchFileException gone) {
+        continue;
       }
       for (int i = 0; i < 50 && Files.exists(dir); i++) {
         try {

@@ -114,8 +114,9 @@ class ContainerIT {
 
   /** Mounts of this host that name the test's cache or job directories (there must be none). */
   private static List<String> hostMounts() throws IOException {
+    String jobTmp = new BerthHome(cluster.home).jobTmp().toString(); // its .containers cache
     return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
-        .filter(l -> l.contains(cluster.home.toString()) || l.contains(".containers"))
+        .filter(l -> l.contains(cluster.home.toString()) || l.contains(jobTmp))
         .toList();
   }
 

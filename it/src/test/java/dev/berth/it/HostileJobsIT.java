@@ -32,6 +32,9 @@ import org.junit.jupiter.api.Test;
  * left: no process, cgroup or TMPDIR. The seed is printed; {@code -Dberth.hostile.seed=N} repeats a
  * run.
  */
+// Alone: its fork storm takes every CPU, and it waits until berth-bob has no process left
+// on the host, which other classes' jobs as bob would hold up.
+@Alone
 @Tag("integration")
 class HostileJobsIT {
   private static final Path CORPUS = TestCluster.ROOT.resolve("ops/hostile");

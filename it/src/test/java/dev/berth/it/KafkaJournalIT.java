@@ -47,6 +47,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * away, refuse the server or stop answering in the middle of a write; and that nobody but a server
  * may use the journal.
  */
+// Alone: it bounds how fast a journal without its broker fails and recovers.
+@Alone
 @Tag("integration")
 class KafkaJournalIT {
   /** The write timeout of these tests (30 s in service). */

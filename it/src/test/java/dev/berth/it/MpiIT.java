@@ -245,13 +245,13 @@ class MpiIT {
 
   @Test
   void qdelLeavesNoRankOrOrtedOnAnyNode() throws Exception {
-    qdelLeavesNothing("mpirun --hostfile $PBS_NODEFILE ./mpi 0 3101", "orted", "-mca", 2);
+    qdelLeavesNothing("mpirun --hostfile $PBS_NODEFILE ./mpi 0 3601", "orted", "-mca", 2);
   }
 
   @Test
   void qdelLeavesNoRankOrHydraProxyOnAnyNode() throws Exception {
     qdelLeavesNothing(
-        "mpirun.mpich --hostfile $PBS_NODEFILE ./mpi_mpich 0 3102",
+        "mpirun.mpich --hostfile $PBS_NODEFILE ./mpi_mpich 0 3602",
         "hydra_pmi_proxy",
         "--control-port",
         3);
@@ -269,16 +269,20 @@ class MpiIT {
             USER, work, "cd $PBS_O_WORKDIR\n" + launch + "\n", "-j", "oe", "-l", THREE_NODES);
     Job running = cluster.await(id, j -> j.getStartTime() > 0, Duration.ofSeconds(30));
     awaitTrue(() -> ranks(running).size() == 3, Duration.ofSeconds(30));
-    assertEquals(daemons, Processes.running(daemon, daemonArgument).size(), daemon);
+    // Other test classes' MPI jobs may run beside this one: the daemons counted are this
+    // cluster's, and a daemon outside the job's cgroups would leave the count short.
+    List<Long> jobDaemons =
+        Processes.inCgroup(Processes.running(daemon, daemonArgument), cluster.cgroupRoot);
+    assertEquals(daemons, jobDaemons.size(), daemon + " in the job's cgroups");
     long before = System.currentTimeMillis();
     assertEquals(0, cluster.cli("qdel", id).exit());
     awaitTrue(
         () ->
             Processes.matching(marker).isEmpty()
-                && Processes.running(daemon, daemonArgument).isEmpty()
+                && Processes.alive(jobDaemons).isEmpty()
                 && !cluster.hasCgroups(id),
         Duration.ofSeconds(5),
-        () -> Processes.matching(marker) + " " + Processes.running(daemon, daemonArgument));
+        () -> Processes.matching(marker) + " " + Processes.alive(jobDaemons));
     assertTrue(System.currentTimeMillis() - before <= 5000);
     cluster.await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(20));
   }

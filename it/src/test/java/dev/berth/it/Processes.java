@@ -1,5 +1,8 @@
 package dev.berth.it;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /** Processes on this host, found by their command line. */
@@ -22,6 +25,31 @@ final class Processes {
                 p.info().command().map(c -> c.endsWith("/" + program)).orElse(false)
                     && p.info().commandLine().map(c -> c.contains(argument)).orElse(false))
         .map(ProcessHandle::pid)
+        .toList();
+  }
+
+  /**
+   * Those of {@code pids} in a cgroup below {@code root} (a cluster's cgroup root) in any
+   * hierarchy: a cluster's own processes, where other test classes' clusters run beside it.
+   */
+  static List<Long> inCgroup(List<Long> pids, String root) {
+    return pids.stream()
+        .filter(
+            pid -> {
+              try {
+                return Files.readString(Path.of("/proc", pid.toString(), "cgroup"))
+                    .contains("/" + root + "/");
+              } catch (IOException gone) {
+                return false;
+              }
+            })
+        .toList();
+  }
+
+  /** Those of {@code pids} still running. */
+  static List<Long> alive(List<Long> pids) {
+    return pids.stream()
+        .filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
         .toList();
   }
 }

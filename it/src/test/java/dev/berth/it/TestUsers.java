@@ -2,7 +2,12 @@ package dev.berth.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 /**
@@ -15,12 +20,25 @@ final class TestUsers {
 
   private TestUsers() {}
 
+  /**
+   * Creates the users that do not exist yet. Test classes run in parallel JVMs, and useradd refuses
+   * to run while another holds /etc/passwd's lock, so the JVMs take turns here.
+   */
   static void ensure(String... users) {
-    for (String user : users) {
-      if (TestCluster.exec(Path.of("/"), List.of("id", "-u", user)).exit() != 0) {
-        var r = TestCluster.exec(Path.of("/"), List.of("useradd", "-m", "-s", "/bin/bash", user));
-        assertEquals(0, r.exit(), "useradd " + user + ": " + r.err());
+    try (FileChannel lock =
+            FileChannel.open(
+                Path.of("/run/lock/berth-test-users.lock"),
+                StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+        FileLock held = lock.lock()) {
+      for (String user : users) {
+        if (TestCluster.exec(Path.of("/"), List.of("id", "-u", user)).exit() != 0) {
+          var r = TestCluster.exec(Path.of("/"), List.of("useradd", "-m", "-s", "/bin/bash", user));
+          assertEquals(0, r.exit(), "useradd " + user + ": " + r.err());
+        }
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

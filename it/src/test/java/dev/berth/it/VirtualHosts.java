@@ -49,7 +49,10 @@ final class VirtualHosts implements AutoCloseable {
   private VirtualHosts(Path dir) throws IOException {
     this.hostsFile = dir.resolve("hosts");
     Files.writeString(hostsFile, "127.0.0.1\tlocalhost\n");
-    int n = ThreadLocalRandom.current().nextInt(10, 250);
+    int n;
+    do { // a tag no other site on this host (another test class's) holds now
+      n = ThreadLocalRandom.current().nextInt(10, 250);
+    } while (Files.exists(NETNS.resolve("bv" + n + "-sw")));
     this.tag = "bv" + n;
     this.subnet = "10.231." + n + ".";
     this.netnsExisted = Files.exists(NETNS);
