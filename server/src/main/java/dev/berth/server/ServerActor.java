@@ -21,6 +21,7 @@ import dev.berth.server.command.Context;
 import dev.berth.server.command.Decider;
 import dev.berth.server.command.JobBudget;
 import dev.berth.server.command.NodeHealth;
+import dev.berth.server.command.NodeLiveness;
 import dev.berth.server.command.Outcome;
 import dev.berth.server.command.ReservationCommands;
 import dev.berth.server.command.ServerAttributes;
@@ -139,7 +140,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private final ArrayDeque<Execute> pending = new ArrayDeque<>();
   private final Map<String, ActorRef<Sealed>> moms = new HashMap<>();
   private final MomPost post;
-  private final Map<String, Long> lastHeard = new HashMap<>();
+  private final NodeLiveness liveness;
   private final Deliveries deliveries;
   private final AfterCommit afterCommit;
   private final ServerMetrics metrics;
@@ -189,8 +190,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     context.getSystem().receptionist().tell(Receptionist.register(SERVER_KEY, inbox));
     this.deliveries = new Deliveries(settings.resend().toMillis());
     deliveries.refreshAll(committed);
-    long now = clock.millis();
-    committed.nodes().keySet().forEach(n -> lastHeard.put(n, now));
+    this.liveness = new NodeLiveness(committed, clock.millis());
     timers.startTimerWithFixedDelay(Timer.TICK, settings.tick());
     timers.startTimerWithFixedDelay(
         Timer.SCHEDULE, Duration.ofSeconds(Math.max(1, schedulerIteration())));
@@ -478,7 +478,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   private void fromMom(MomPost.Report report) {
     ServerInbound m = report.message();
     String node = nodeOf(m);
-    lastHeard.put(node, clock.millis());
+    liveness.heard(node, clock.millis());
     switch (m.getBodyCase()) {
       case HELLO -> {
         moms.put(node, report.mom());
@@ -501,7 +501,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
         if (known.isPresent() && NodeHealth.changes(known.get(), m.getStatus().getHealthError())) {
           execute(new Decider.FromNode(m), Caller.system("node:" + node, node), null);
         }
-        if (known.isPresent() && known.get().getDown() && moms.containsKey(node)) {
+        if (NodeLiveness.backUp(known, moms.containsKey(node))) {
           getContext().getLog().info("node {} reports again; marking it up", node);
           ServerInbound hello =
               ServerInbound.newBuilder()
@@ -524,19 +524,14 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   }
 
   private Behavior<Message> tick() {
-    long now = clock.millis();
-    long timeout = ServerAttributes.number(committed, ServerAttributes.NODE_CHECK_RATE) * 1000;
-    for (var n : committed.nodes().values()) {
-      Long heard = lastHeard.get(n.getName());
-      if (n.getRegistered() && !n.getDown() && heard != null && now - heard > timeout) {
-        getContext()
-            .getLog()
-            .warn(
-                "node {} has not reported for {} s: marking it down",
-                n.getName(),
-                (now - heard) / 1000);
-        execute(new Decider.NodeDown(n.getName()), serverCaller, null);
-      }
+    for (NodeLiveness.Silent silent : liveness.overdue(committed, clock.millis())) {
+      getContext()
+          .getLog()
+          .warn(
+              "node {} has not reported for {} s: marking it down",
+              silent.node(),
+              silent.silentMillis() / 1000);
+      execute(new Decider.NodeDown(silent.node()), serverCaller, null);
     }
     execute(new Decider.Tick(), serverCaller, null);
     sendDue();
