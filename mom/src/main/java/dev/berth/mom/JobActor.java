@@ -207,27 +207,20 @@ final class JobActor {
   private JobActor(
       ActorContext<Command> context,
       TimerScheduler<Command> timers,
-      MomConfig config,
-      Launcher launcher,
-      dev.berth.mom.os.Users users,
-      JobRecords records,
-      Isolation isolation,
-      ActorRef<MomActor.Command> mom,
-      TmSocket tm,
-      Clock clock,
+      JobServices services,
       RunJob run) {
     this.context = context;
-    this.tm = tm;
-    this.users = users;
+    this.tm = services.tm();
+    this.users = services.users();
     // Behaviors built with Behaviors.receive would otherwise log under Pekko's internal names.
     context.setLoggerName(JobActor.class);
     this.timers = timers;
-    this.config = config;
-    this.launcher = launcher;
-    this.records = records;
-    this.isolation = isolation;
-    this.mom = mom;
-    this.clock = clock;
+    this.config = services.config();
+    this.launcher = services.launcher();
+    this.records = services.records();
+    this.isolation = services.isolation();
+    this.mom = services.mom();
+    this.clock = services.clock();
     this.run = run;
     this.job = run.getJob();
     this.sisters =
@@ -250,59 +243,21 @@ final class JobActor {
   }
 
   /** A new job: prepare, start, report. */
-  static Behavior<Command> start(
-      MomConfig config,
-      Launcher launcher,
-      dev.berth.mom.os.Users users,
-      JobRecords records,
-      Isolation isolation,
-      ActorRef<MomActor.Command> mom,
-      TmSocket tm,
-      RunJob run) {
-    return create(config, launcher, users, records, isolation, mom, tm, run, JobActor::launch);
+  static Behavior<Command> start(JobServices services, RunJob run) {
+    return create(services, run, JobActor::launch);
   }
 
   /** A job found in the node-local records after a mom restart. */
-  static Behavior<Command> recover(
-      MomConfig config,
-      Launcher launcher,
-      dev.berth.mom.os.Users users,
-      JobRecords records,
-      Isolation isolation,
-      ActorRef<MomActor.Command> mom,
-      TmSocket tm,
-      JobRecords.Record record) {
-    return create(
-        config, launcher, users, records, isolation, mom, tm, record.run(), a -> a.resume(record));
+  static Behavior<Command> recover(JobServices services, JobRecords.Record record) {
+    return create(services, record.run(), a -> a.resume(record));
   }
 
   private static Behavior<Command> create(
-      MomConfig config,
-      Launcher launcher,
-      dev.berth.mom.os.Users users,
-      JobRecords records,
-      Isolation isolation,
-      ActorRef<MomActor.Command> mom,
-      TmSocket tm,
+      JobServices services,
       RunJob run,
       java.util.function.Function<JobActor, Behavior<Command>> first) {
     return Behaviors.withTimers(
-        timers ->
-            Behaviors.setup(
-                ctx ->
-                    first.apply(
-                        new JobActor(
-                            ctx,
-                            timers,
-                            config,
-                            launcher,
-                            users,
-                            records,
-                            isolation,
-                            mom,
-                            tm,
-                            Clock.systemUTC(),
-                            run))));
+        timers -> Behaviors.setup(ctx -> first.apply(new JobActor(ctx, timers, services, run))));
   }
 
   private Behavior<Command> launch() {

@@ -153,6 +153,9 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   /** The node's task-manager socket, or null when this mom cannot serve one. */
   private final TmSocket tm;
 
+  /** What the node's job actors use, built once the task-manager socket is open. */
+  private final JobServices jobServices;
+
   /** The port interactive sessions attach at, or null when this mom takes none. */
   private final TerminalPort terminals;
 
@@ -223,6 +226,16 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     this.listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
     context.getSystem().receptionist().tell(Receptionist.register(momKey(config.name()), inbox));
     this.tm = openTaskManager();
+    this.jobServices =
+        new JobServices(
+            config,
+            launcher,
+            users,
+            records,
+            isolation,
+            context.getSelf(),
+            tm,
+            java.time.Clock.systemUTC());
     this.terminals = openTerminalPort(seal);
     this.unaccounted = recoverJobs();
     unaccounted.trouble().ifPresent(troubles::add);
@@ -555,8 +568,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             r.jobId(),
             getContext()
                 .spawn(
-                    SisterJobActor.recover(
-                        config, launcher, users, records, isolation, getContext().getSelf(), r),
+                    SisterJobActor.recover(jobServices, r),
                     "sister-" + actorName(r.jobId()),
                     DispatcherSelector.blocking()));
       } else {
@@ -565,8 +577,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             r.jobId(),
             getContext()
                 .spawn(
-                    JobActor.recover(
-                        config, launcher, users, records, isolation, getContext().getSelf(), tm, r),
+                    JobActor.recover(jobServices, r),
                     actorName(r.jobId()),
                     DispatcherSelector.blocking()));
       }
@@ -769,11 +780,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     jobs.put(
         id,
         getContext()
-            .spawn(
-                JobActor.start(
-                    config, launcher, users, records, isolation, getContext().getSelf(), tm, run),
-                actorName(id),
-                DispatcherSelector.blocking()));
+            .spawn(JobActor.start(jobServices, run), actorName(id), DispatcherSelector.blocking()));
   }
 
   /** JOIN_JOB from a mother superior: this node becomes a sister of the job (idempotent). */
@@ -802,8 +809,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         id,
         getContext()
             .spawn(
-                SisterJobActor.join(
-                    config, launcher, users, records, isolation, getContext().getSelf(), join),
+                SisterJobActor.join(jobServices, join),
                 "sister-" + actorName(id),
                 DispatcherSelector.blocking()));
   }

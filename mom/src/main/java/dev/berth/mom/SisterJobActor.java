@@ -4,7 +4,6 @@ import dev.berth.mom.job.HookPlan;
 import dev.berth.mom.job.UsageLimits;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.ProcessUsage;
-import dev.berth.mom.os.Users;
 import dev.berth.mom.os.cgroup.CgroupUsage;
 import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.store.JobRecords;
@@ -19,7 +18,6 @@ import dev.berth.proto.SisterUsage;
 import dev.berth.proto.TaskStarted;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -74,20 +72,13 @@ final class SisterJobActor {
   private NodeJob nodeJob;
 
   private SisterJobActor(
-      ActorContext<Command> context,
-      MomConfig config,
-      Launcher launcher,
-      JobRecords records,
-      Isolation isolation,
-      ActorRef<MomActor.Command> mom,
-      Job job,
-      String motherSuperior) {
+      ActorContext<Command> context, JobServices services, Job job, String motherSuperior) {
     this.context = context;
-    this.config = config;
-    this.launcher = launcher;
-    this.records = records;
-    this.isolation = isolation;
-    this.mom = mom;
+    this.config = services.config();
+    this.launcher = services.launcher();
+    this.records = services.records();
+    this.isolation = services.isolation();
+    this.mom = services.mom();
     this.job = job;
     this.motherSuperior = motherSuperior;
     // Everything of the job that signals reach here is its tasks.
@@ -103,19 +94,16 @@ final class SisterJobActor {
             },
             records,
             m -> mom.tell(new MomActor.ToServer(m)),
-            Clock.systemUTC(),
+            services.clock(),
             context.getLog());
   }
 
   /** A new JOIN_JOB: prepare the node for the job and answer; a refusal ends the actor. */
-  static Behavior<Command> join(
-      MomConfig config,
-      Launcher launcher,
-      Users users,
-      JobRecords records,
-      Isolation isolation,
-      ActorRef<MomActor.Command> mom,
-      JoinJob join) {
+  static Behavior<Command> join(JobServices services, JoinJob join) {
+    MomConfig config = services.config();
+    JobRecords records = services.records();
+    Isolation isolation = services.isolation();
+    ActorRef<MomActor.Command> mom = services.mom();
     return Behaviors.setup(
         ctx -> {
           ctx.setLoggerName(SisterJobActor.class);
@@ -127,7 +115,7 @@ final class SisterJobActor {
             return Behaviors.stopped();
           }
           try {
-            NodeJob nodeJob = NodeJob.prepare(job, config, users);
+            NodeJob nodeJob = NodeJob.prepare(job, config, services.users());
             JobLaunch.writeNodeFiles(nodeJob);
             records.createSister(join);
             List<Path> procs =
@@ -136,11 +124,9 @@ final class SisterJobActor {
                     .map(JobCgroup::procsFiles)
                     .orElse(List.of());
             config.gpuMonitor().watch(job, config.name(), config.gpus());
-            SisterJobActor a =
-                new SisterJobActor(
-                    ctx, config, launcher, records, isolation, mom, job, join.getMotherSuperior());
+            SisterJobActor a = new SisterJobActor(ctx, services, job, join.getMotherSuperior());
             a.nodeJob = nodeJob;
-            a.openTasks(launcher, nodeJob, procs);
+            a.openTasks(services.launcher(), nodeJob, procs);
             return a.prologues(join);
           } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
             // Whatever the join made so far goes before the refusal, so that once the mother
@@ -155,33 +141,21 @@ final class SisterJobActor {
   }
 
   /** A sister job found in the node-local records after a mom restart. */
-  static Behavior<Command> recover(
-      MomConfig config,
-      Launcher launcher,
-      Users users,
-      JobRecords records,
-      Isolation isolation,
-      ActorRef<MomActor.Command> mom,
-      JobRecords.Record record) {
+  static Behavior<Command> recover(JobServices services, JobRecords.Record record) {
     return Behaviors.setup(
         ctx -> {
           ctx.setLoggerName(SisterJobActor.class);
           Job job = record.run().getJob();
           SisterJobActor a =
-              new SisterJobActor(
-                  ctx,
-                  config,
-                  launcher,
-                  records,
-                  isolation,
-                  mom,
-                  job,
-                  record.motherSuperior().orElseThrow());
+              new SisterJobActor(ctx, services, job, record.motherSuperior().orElseThrow());
           a.suspender.restore(record.suspension());
           try {
             List<Path> procs =
-                isolation.find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
-            a.openTasks(launcher, NodeJob.existing(job, config, users), procs);
+                services.isolation().find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
+            a.openTasks(
+                services.launcher(),
+                NodeJob.existing(job, services.config(), services.users()),
+                procs);
           } catch (NodeJob.RefusedException e) {
             ctx.getLog().warn("job {}: its tasks cannot run here: {}", job.getId(), e.getMessage());
           }
