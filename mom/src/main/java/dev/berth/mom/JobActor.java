@@ -4,6 +4,8 @@ import dev.berth.core.Durations;
 import dev.berth.core.ExitStatus;
 import dev.berth.core.Signals;
 import dev.berth.mom.job.HookPlan;
+import dev.berth.mom.job.MomJobPhase;
+import dev.berth.mom.job.PhaseWalk;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.job.UsageLimits;
 import dev.berth.mom.job.UsageSums;
@@ -186,6 +188,9 @@ final class JobActor {
   /** The streams the script writes to the job's spool, for delivery after it. */
   private List<OutputFiles.Spooled> spooled = List.of();
 
+  /** Where the job is in its lifecycle (docs/mom-job-states.md). */
+  private final PhaseWalk<MomJobPhase> phases;
+
   private boolean startAcked;
   private String killReason;
   private boolean walltimeExceeded;
@@ -223,6 +228,7 @@ final class JobActor {
     this.clock = services.clock();
     this.run = run;
     this.job = run.getJob();
+    this.phases = new PhaseWalk<>(MomJobPhase.TABLE, job.getId(), context.getLog());
     this.sisters =
         new Sisters(
             job,
@@ -261,6 +267,7 @@ final class JobActor {
   }
 
   private Behavior<Command> launch() {
+    phases.enter(MomJobPhase.PREPARING);
     try {
       records.create(run);
       Optional<String> unwell = MomActor.unwellForJob(config, mom);
@@ -289,6 +296,7 @@ final class JobActor {
 
   /** JOIN_JOB to every sister until all have joined; the script starts only then. */
   private Behavior<Command> joining() {
+    phases.enter(MomJobPhase.JOINING);
     joinSentNanos = System.nanoTime();
     sisters.askToJoin();
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
@@ -336,6 +344,7 @@ final class JobActor {
    * meanwhile ends the job once they are done.
    */
   private Behavior<Command> prologues() {
+    phases.enter(MomJobPhase.PROLOGUE);
     if (config.site().directory() == null) {
       return startScript();
     }
@@ -391,6 +400,7 @@ final class JobActor {
   }
 
   private Behavior<Command> startScript() {
+    phases.enter(MomJobPhase.STARTING);
     if (job.hasInteractive() && pty == null) {
       return awaitingSession();
     }
@@ -421,6 +431,7 @@ final class JobActor {
    * attaches. The server hears of the start now: only then does it give qsub its permit.
    */
   private Behavior<Command> awaitingSession() {
+    phases.enter(MomJobPhase.AWAITING_SESSION);
     sendStarted(0, clock.millis());
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     timers.startSingleTimer(Timer.ATTACH_TIMEOUT, ATTACH_TIMEOUT);
@@ -538,6 +549,7 @@ final class JobActor {
    * wrote) is delivered, a requeued one's dropped.
    */
   private Behavior<Command> notStarted(String reason, int exitStatus, boolean requeue) {
+    phases.enter(MomJobPhase.NOT_STARTED);
     timers.cancelAll();
     config.metrics().startFailed();
     context.getLog().warn("job {} did not start: {}", job.getId(), reason);
@@ -580,6 +592,7 @@ final class JobActor {
   }
 
   private Behavior<Command> resume(JobRecords.Record record) {
+    phases.enter(MomJobPhase.RECOVERING);
     if (record.obit().isPresent()) {
       return ended(record.obit().get());
     }
@@ -739,6 +752,7 @@ final class JobActor {
 
   /** The script has ended: no more task requests, and every task here is ended before the obit. */
   private Behavior<Command> endTasks() {
+    phases.enter(MomJobPhase.ENDING_TASKS);
     scriptEndedNanos = System.nanoTime();
     timers.cancelAll();
     if (limitWatch != null) {
@@ -778,6 +792,7 @@ final class JobActor {
   }
 
   private Behavior<Command> running() {
+    phases.enter(MomJobPhase.RUNNING);
     // A non-null value: Pekko's dead-letter logging fails on a null one if this actor has stopped.
     context.pipeToSelf(
         process.exited().thenApply(v -> Boolean.TRUE), (ok, failure) -> new Exited());
@@ -974,6 +989,7 @@ final class JobActor {
 
   /** The starter has exited: read its status, clean up, and report the obit. */
   private Behavior<Command> finish() {
+    phases.enter(MomJobPhase.FINISHING);
     timers.cancelAll();
     if (process != null && !sessionReused && cgroupProcs.isEmpty()) {
       // whatever the script left behind; in a cgroup, stopping the cgroup ends it all
@@ -1050,6 +1066,7 @@ final class JobActor {
    */
   private Behavior<Command> epiloguesThen(
       JobObitReport.Builder obit, java.util.function.Supplier<Behavior<Command>> then) {
+    phases.enter(MomJobPhase.EPILOGUE);
     if (config.site().directory() == null || spec == null) {
       return then.get();
     }
@@ -1069,6 +1086,7 @@ final class JobActor {
 
   /** The job's TMPDIR goes, its output is delivered, and the obit is on its way. */
   private Behavior<Command> delivered(JobObitReport.Builder obit) {
+    phases.enter(MomJobPhase.DELIVERING);
     releaseAccount();
     obit.setOutputNote(stageOut());
     return ended(obit.build());
@@ -1118,6 +1136,7 @@ final class JobActor {
   private Behavior<Command> collecting(
       JobObitReport.Builder obit,
       java.util.function.Function<JobObitReport.Builder, Behavior<Command>> then) {
+    phases.enter(MomJobPhase.COLLECTING);
     String why = killReason != null ? killReason : "the job ended";
     sisters.kill(why);
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
@@ -1171,6 +1190,7 @@ final class JobActor {
 
   /** The obit is recorded, then sent until the server acknowledges it. */
   private Behavior<Command> ended(JobObitReport obit) {
+    phases.enter(MomJobPhase.ENDED);
     timers.cancelAll();
     if (config.site().healthAtJobEnd()) {
       mom.tell(MomActor.CheckHealth.NOW);
@@ -1208,6 +1228,7 @@ final class JobActor {
             Ack.OBIT,
             () -> {
               removeRecord();
+              phases.enter(MomJobPhase.GONE);
               return Behaviors.stopped();
             })
         .onMessage(Suspend.class, s -> notRunning())

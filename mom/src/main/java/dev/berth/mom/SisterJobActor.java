@@ -1,6 +1,8 @@
 package dev.berth.mom;
 
 import dev.berth.mom.job.HookPlan;
+import dev.berth.mom.job.PhaseWalk;
+import dev.berth.mom.job.SisterJobPhase;
 import dev.berth.mom.job.UsageLimits;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.ProcessUsage;
@@ -66,6 +68,10 @@ final class SisterJobActor {
   private final Job job;
   private final String motherSuperior;
   private final Suspender suspender;
+
+  /** Where the job is in its lifecycle here (docs/mom-job-states.md). */
+  private final PhaseWalk<SisterJobPhase> phases;
+
   private ActorRef<TaskHost.Command> tasks;
 
   /** The job's account here, once the join has prepared it (null after a mom restart). */
@@ -81,6 +87,7 @@ final class SisterJobActor {
     this.mom = services.mom();
     this.job = job;
     this.motherSuperior = motherSuperior;
+    this.phases = new PhaseWalk<>(SisterJobPhase.TABLE, job.getId(), context.getLog());
     // Everything of the job that signals reach here is its tasks.
     this.suspender =
         new Suspender(
@@ -125,6 +132,7 @@ final class SisterJobActor {
                     .orElse(List.of());
             config.gpuMonitor().watch(job, config.name(), config.gpus());
             SisterJobActor a = new SisterJobActor(ctx, services, job, join.getMotherSuperior());
+            a.phases.enter(SisterJobPhase.PREPARING); // done: what refuses the join came before
             a.nodeJob = nodeJob;
             a.openTasks(services.launcher(), nodeJob, procs);
             return a.prologues(join);
@@ -148,6 +156,7 @@ final class SisterJobActor {
           Job job = record.run().getJob();
           SisterJobActor a =
               new SisterJobActor(ctx, services, job, record.motherSuperior().orElseThrow());
+          a.phases.enter(SisterJobPhase.RECOVERING);
           a.suspender.restore(record.suspension());
           try {
             List<Path> procs =
@@ -208,6 +217,7 @@ final class SisterJobActor {
    * again (Torque's rule for a sister's prologue, whatever its exit status).
    */
   private Behavior<Command> prologues(JoinJob join) {
+    phases.enter(SisterJobPhase.PROLOGUE);
     if (config.site().directory() == null) {
       return joinedNow();
     }
@@ -224,6 +234,7 @@ final class SisterJobActor {
                 clearAway(config, records, isolation, mom, job.getId(), context.getLog());
                 refuse(mom, join, config.name(), why, true);
                 mom.tell(new MomActor.SisterGone(job.getId()));
+                phases.enter(SisterJobPhase.GONE);
                 return Behaviors.stopped();
               }
               Behavior<Command> next = joinedNow();
@@ -261,6 +272,7 @@ final class SisterJobActor {
   }
 
   private Behavior<Command> joined() {
+    phases.enter(SisterJobPhase.JOINED);
     return Behaviors.receive(Command.class)
         .onMessage(
             Join.class,
@@ -300,6 +312,7 @@ final class SisterJobActor {
 
   /** KILL_JOB: the tasks here end first, then everything else of the job. */
   private Behavior<Command> endTasks(KillJob kill) {
+    phases.enter(SisterJobPhase.ENDING_TASKS);
     suspender.thawToEnd();
     if (tasks == null) {
       return epilogues(kill, ResourcesUsed.getDefaultInstance());
@@ -331,6 +344,7 @@ final class SisterJobActor {
    * job), then the end.
    */
   private Behavior<Command> epilogues(KillJob kill, ResourcesUsed taskUsage) {
+    phases.enter(SisterJobPhase.EPILOGUE);
     if (config.site().directory() == null || nodeJob == null) {
       return end(kill, taskUsage);
     }
@@ -361,6 +375,7 @@ final class SisterJobActor {
     }
     context.getLog().info("job {} ended on this sister ({})", job.getId(), kill.getReason());
     mom.tell(new MomActor.SisterGone(job.getId()));
+    phases.enter(SisterJobPhase.GONE);
     return Behaviors.stopped();
   }
 
