@@ -191,6 +191,8 @@ final class JobActor {
   /** Where the job is in its lifecycle (docs/mom-job-states.md). */
   private final PhaseWalk<MomJobPhase> phases;
 
+  private final JobTeardown teardown;
+
   private boolean startAcked;
   private String killReason;
   private boolean walltimeExceeded;
@@ -229,6 +231,7 @@ final class JobActor {
     this.run = run;
     this.job = run.getJob();
     this.phases = new PhaseWalk<>(MomJobPhase.TABLE, job.getId(), context.getLog());
+    this.teardown = new JobTeardown(services, job.getId(), context.getLog());
     this.sisters =
         new Sisters(
             job,
@@ -568,7 +571,7 @@ final class JobActor {
     if (exitStatus == ExitStatus.PROLOGUE_ABORTED) {
       obit.setOutputNote(stageOut()); // the prologue's words to the user, Torque's "see stderr"
     }
-    cleanUp();
+    teardown.end();
     try {
       OutputSpool.remove(config.tmpBase(), job.getId()); // made for a script that did not run
     } catch (IOException e) {
@@ -1047,7 +1050,7 @@ final class JobActor {
     if (sisters.none()) {
       return epilogues(obit); // then ended(), which removes the cgroup once the obit is on its way
     }
-    removeCgroup(); // the obit waits for the sisters: nothing is gained by waiting here
+    teardown.removeCgroup(); // the obit waits for the sisters: nothing is gained by waiting here
     return collecting(obit, this::epilogues);
   }
 
@@ -1087,7 +1090,7 @@ final class JobActor {
   /** The job's TMPDIR goes, its output is delivered, and the obit is on its way. */
   private Behavior<Command> delivered(JobObitReport.Builder obit) {
     phases.enter(MomJobPhase.DELIVERING);
-    releaseAccount();
+    teardown.releaseAccount();
     obit.setOutputNote(stageOut());
     return ended(obit.build());
   }
@@ -1111,22 +1114,18 @@ final class JobActor {
    * reported in the obit's reason and on the job's stderr.
    */
   private void memoryAccounting(JobObitReport.Builder obit) {
-    try {
-      isolation
-          .stop(job.getId())
-          .ifPresent(
-              usage -> {
-                obit.setResourcesUsed(Isolation.merge(obit.getResourcesUsed(), usage));
-                if (usage.oomKills() > 0) {
-                  String reason = Isolation.memoryReason(job, config.name(), usage.oomKills());
-                  tellUser("=>> PBS: " + reason);
-                  obit.setReason(
-                      obit.getReason().isEmpty() ? reason : obit.getReason() + "; " + reason);
-                }
-              });
-    } catch (IOException e) {
-      cgroupLeft("end", e);
-    }
+    teardown
+        .stopCgroup()
+        .ifPresent(
+            usage -> {
+              obit.setResourcesUsed(Isolation.merge(obit.getResourcesUsed(), usage));
+              if (usage.oomKills() > 0) {
+                String reason = Isolation.memoryReason(job, config.name(), usage.oomKills());
+                tellUser("=>> PBS: " + reason);
+                obit.setReason(
+                    obit.getReason().isEmpty() ? reason : obit.getReason() + "; " + reason);
+              }
+            });
   }
 
   /**
@@ -1215,7 +1214,7 @@ final class JobActor {
       context.getLog().info("job {} ended with exit status {}", job.getId(), obit.getExitStatus());
     }
     report(ServerInbound.newBuilder().setObit(obit).build());
-    removeCgroup();
+    teardown.removeCgroup();
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     return Behaviors.receive(Command.class)
         .onMessageEquals(
@@ -1297,53 +1296,8 @@ final class JobActor {
     }
   }
 
-  /**
-   * Puts the job's TMPDIR in the trash and ends whatever is left in its cgroup; the cgroup's
-   * directories go once the obit is on its way ({@link #ended}, also after a mom restart).
-   */
-  private void cleanUp() {
-    config.gpuMonitor().forget(job.getId());
-    releaseAccount();
-    try {
-      isolation.stop(job.getId());
-    } catch (IOException e) {
-      cgroupLeft("end", e);
-    }
-  }
-
-  /**
-   * The job's TMPDIR, into the trash (a rename: the node's {@link Cleanup} removes it later, off
-   * this actor and as the job's owner).
-   */
-  private void releaseAccount() {
-    String problem = NodeJob.release(config, job.getId());
-    if (!problem.isEmpty()) {
-      context.getLog().warn("job {}: {}", job.getId(), problem);
-    }
-  }
-
-  /** The cgroup's directories, once nothing of the job runs (idempotent). */
-  private void removeCgroup() {
-    try {
-      isolation.remove(job.getId());
-    } catch (IOException e) {
-      cgroupLeft("remove", e);
-    }
-  }
-
-  /** The log and the node's trouble say that the job's cgroup could not be ended or removed. */
-  private void cgroupLeft(String what, IOException e) {
-    context.getLog().warn("job {}: cannot {} its cgroup: {}", job.getId(), what, e.getMessage());
-    mom.tell(
-        new MomActor.Trouble("job " + job.getId() + " left a cgroup behind: " + e.getMessage()));
-  }
-
   private void removeRecord() {
-    try {
-      records.remove(job.getId());
-    } catch (IOException e) {
-      context.getLog().warn("job {}: cannot remove its record: {}", job.getId(), e.getMessage());
-    }
+    teardown.removeRecord();
     mom.tell(new MomActor.JobGone(job.getId()));
   }
 }

@@ -6,7 +6,6 @@ import dev.berth.mom.job.SisterJobPhase;
 import dev.berth.mom.job.UsageLimits;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.ProcessUsage;
-import dev.berth.mom.os.cgroup.CgroupUsage;
 import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
@@ -27,7 +26,6 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.slf4j.Logger;
 
 /**
  * One job on one of its sister nodes: joined when the mother superior asks (the job's TMPDIR,
@@ -72,6 +70,8 @@ final class SisterJobActor {
   /** Where the job is in its lifecycle here (docs/mom-job-states.md). */
   private final PhaseWalk<SisterJobPhase> phases;
 
+  private final JobTeardown teardown;
+
   private ActorRef<TaskHost.Command> tasks;
 
   /** The job's account here, once the join has prepared it (null after a mom restart). */
@@ -88,6 +88,7 @@ final class SisterJobActor {
     this.job = job;
     this.motherSuperior = motherSuperior;
     this.phases = new PhaseWalk<>(SisterJobPhase.TABLE, job.getId(), context.getLog());
+    this.teardown = new JobTeardown(services, job.getId(), context.getLog());
     // Everything of the job that signals reach here is its tasks.
     this.suspender =
         new Suspender(
@@ -140,7 +141,7 @@ final class SisterJobActor {
             // Whatever the join made so far goes before the refusal, so that once the mother
             // superior hears of it, nothing of the job is left here.
             ctx.getLog().warn("job {} refused on this sister: {}", job.getId(), e.getMessage());
-            clearAway(config, records, isolation, mom, job.getId(), ctx.getLog());
+            new JobTeardown(services, job.getId(), ctx.getLog()).clearAway();
             refuse(mom, join, config.name(), e.getMessage(), false);
             mom.tell(new MomActor.SisterGone(job.getId()));
             return Behaviors.stopped();
@@ -231,7 +232,7 @@ final class SisterJobActor {
             d -> {
               if (!d.result().ok()) {
                 String why = d.result().reason(config.name());
-                clearAway(config, records, isolation, mom, job.getId(), context.getLog());
+                teardown.clearAway();
                 refuse(mom, join, config.name(), why, true);
                 mom.tell(new MomActor.SisterGone(job.getId()));
                 phases.enter(SisterJobPhase.GONE);
@@ -366,9 +367,7 @@ final class SisterJobActor {
   private Behavior<Command> end(KillJob kill, ResourcesUsed taskUsage) {
     ResourcesUsed tasks = config.gpuMonitor().finish(job.getId(), taskUsage);
     ResourcesUsed used =
-        clearAway(config, records, isolation, mom, job.getId(), context.getLog())
-            .map(usage -> Isolation.merge(tasks, usage))
-            .orElse(tasks);
+        teardown.clearAway().map(usage -> Isolation.merge(tasks, usage)).orElse(tasks);
     done(mom, motherSuperior, job.getId(), config.name(), used);
     if (config.site().healthAtJobEnd()) {
       mom.tell(MomActor.CheckHealth.NOW);
@@ -377,38 +376,6 @@ final class SisterJobActor {
     mom.tell(new MomActor.SisterGone(job.getId()));
     phases.enter(SisterJobPhase.GONE);
     return Behaviors.stopped();
-  }
-
-  /**
-   * Removes the job's cgroup (with anything left in it) and its record from this node, and puts its
-   * TMPDIR in the trash, before the mother superior hears that nothing of the job is left here;
-   * returns what the cgroup measured. A cgroup that cannot be removed takes the node offline.
-   */
-  private static Optional<CgroupUsage> clearAway(
-      MomConfig config,
-      JobRecords records,
-      Isolation isolation,
-      ActorRef<MomActor.Command> mom,
-      String jobId,
-      Logger log) {
-    config.gpuMonitor().forget(jobId);
-    String problem = NodeJob.release(config, jobId);
-    if (!problem.isEmpty()) {
-      log.warn("job {}: {}", jobId, problem);
-    }
-    Optional<CgroupUsage> usage = Optional.empty();
-    try {
-      usage = isolation.tearDown(jobId);
-    } catch (IOException e) {
-      log.warn("job {}: cannot remove its cgroup: {}", jobId, e.getMessage());
-      mom.tell(new MomActor.Trouble("job " + jobId + " left a cgroup behind: " + e.getMessage()));
-    }
-    try {
-      records.remove(jobId);
-    } catch (IOException e) {
-      log.warn("job {}: cannot remove its record: {}", jobId, e.getMessage());
-    }
-    return usage;
   }
 
   /** Refuses a JOIN_JOB: the mother superior hears why this node cannot take the job. */
