@@ -11,7 +11,6 @@ import dev.berth.mom.job.UsageLimits;
 import dev.berth.mom.job.UsageSums;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
-import dev.berth.mom.os.ProcessLimits;
 import dev.berth.mom.os.ProcessUsage;
 import dev.berth.mom.os.ProcessUsage.Sample;
 import dev.berth.mom.os.Pty;
@@ -37,7 +36,6 @@ import dev.berth.proto.TerminalAttach;
 import dev.berth.proto.TmRequest;
 import dev.berth.proto.WindowSize;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -193,6 +191,8 @@ final class JobActor {
 
   private final JobTeardown teardown;
 
+  private final JobNotices notices;
+
   private boolean startAcked;
   private String killReason;
   private boolean walltimeExceeded;
@@ -232,6 +232,7 @@ final class JobActor {
     this.job = run.getJob();
     this.phases = new PhaseWalk<>(MomJobPhase.TABLE, job.getId(), context.getLog());
     this.teardown = new JobTeardown(services, job.getId(), context.getLog());
+    this.notices = new JobNotices(job.getId(), launcher, records, context.getLog());
     this.sisters =
         new Sisters(
             job,
@@ -1255,45 +1256,9 @@ final class JobActor {
     mom.tell(new MomActor.ToServer(message));
   }
 
-  /** Appends a line to the job's stderr file as the job's owner (never as root). */
+  /** Tells the job's owner {@code line}: on its terminal, else in its stderr file. */
   private void tellUser(String line) {
-    if (screen != null) {
-      screen.offer(("\r\n" + line + "\r\n").getBytes(StandardCharsets.UTF_8), () -> {});
-      return;
-    }
-    if (spec == null || spec.stdout() == null) {
-      context.getLog().info("job {}: {}", job.getId(), line);
-      return;
-    }
-    Path file = spec.joinStderr() ? spec.stdout() : spec.stderr();
-    try {
-      StartSpec append =
-          new StartSpec(
-              spec.user(),
-              spec.gid(),
-              null,
-              null,
-              null,
-              null,
-              false,
-              null,
-              List.of(),
-              records.file(job.getId(), "notice.status"),
-              null,
-              List.of(
-                  "/bin/sh", "-c", "printf '%s\\n' \"$1\" >> \"$2\"", "sh", line, file.toString()),
-              java.util.Map.of("PATH", "/usr/bin:/bin"),
-              false,
-              false,
-              null,
-              null,
-              null,
-              null,
-              ProcessLimits.NONE);
-      launcher.start(append).exited().get(10, java.util.concurrent.TimeUnit.SECONDS);
-    } catch (Exception e) {
-      context.getLog().warn("job {}: cannot write to its stderr: {}", job.getId(), e.toString());
-    }
+    notices.tell(line, spec, screen);
   }
 
   private void removeRecord() {

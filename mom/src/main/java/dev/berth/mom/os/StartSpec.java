@@ -135,6 +135,35 @@ public record StartSpec(
   }
 
   /**
+   * {@code sh} started as {@code user}, adding {@code line} to the end of {@code file} with the
+   * user's permissions: how the mom's notices reach a job's stderr, never as root.
+   */
+  public static StartSpec appendLine(
+      UserInfo user, int gid, Path file, String line, Path statusFile) {
+    return new StartSpec(
+        user,
+        gid,
+        null,
+        null,
+        null,
+        null,
+        false,
+        null,
+        List.of(),
+        statusFile,
+        null,
+        List.of("/bin/sh", "-c", "printf '%s\\n' \"$1\" >> \"$2\"", "sh", line, file.toString()),
+        Map.of("PATH", "/usr/bin:/bin"),
+        false,
+        false,
+        null,
+        null,
+        null,
+        null,
+        ProcessLimits.NONE);
+  }
+
+  /**
    * {@code cat} started as {@code user}, reading {@code file} with the user's permissions to its
    * stdout (a pipe, with {@link Launcher#startPiped}).
    */
