@@ -6,7 +6,7 @@ import dev.berth.core.Signals;
 import dev.berth.mom.job.HookPlan;
 import dev.berth.mom.job.MomJobPhase;
 import dev.berth.mom.job.PhaseWalk;
-import dev.berth.mom.job.StarterStatus;
+import dev.berth.mom.job.ScriptEnd;
 import dev.berth.mom.job.UsageLimits;
 import dev.berth.mom.job.UsageSums;
 import dev.berth.mom.os.JobProcess;
@@ -1001,33 +1001,18 @@ final class JobActor {
     }
     long end = clock.millis();
     long start = process == null ? end : process.launchedMillis();
-    Optional<String> line = records.status(job.getId());
     JobObitReport.Builder obit =
-        JobObitReport.newBuilder()
-            .setNode(config.name())
-            .setJobId(job.getId())
-            .setEndTime(end / 1000);
-    if (line.isEmpty()) {
-      obit.setExitStatus(killReason != null ? 256 + Signals.SIGKILL : ExitStatus.LOST)
-          .setReason(
-              killReason != null
-                  ? ""
-                  : "the job's processes ended while the mom could not watch them");
-    } else {
-      StarterStatus status = StarterStatus.parse(line.get());
-      long walltime = suspender.state().ranMillis(start, end) / 1000;
-      obit.setExitStatus(status.exitStatus()).setResourcesUsed(status.usage(walltime));
-      if (status.kind() == StarterStatus.Kind.FAILED) {
-        obit.setReason("could not start on " + config.name() + ": " + status.message());
-      }
-    }
-    if (walltimeExceeded) {
-      obit.setExitStatus(ExitStatus.OVER_WALLTIME).setReason(killReason);
-    } else if (overLimit != null) {
-      obit.setExitStatus(overLimit.over().exitStatus()).setReason(killReason);
-    } else if (hungUp) {
-      obit.setReason(killReason); // the job's comment and tracejob say why it ended
-    }
+        new ScriptEnd(
+                config.name(),
+                job.getId(),
+                end,
+                records.status(job.getId()),
+                suspender.state().ranMillis(start, end),
+                killReason,
+                walltimeExceeded,
+                overLimit == null ? null : overLimit.over(),
+                hungUp)
+            .obit();
     sessionEnd.complete(obit.getExitStatus());
     if (screen != null) {
       screen.close();
