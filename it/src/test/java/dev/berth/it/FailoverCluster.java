@@ -170,7 +170,7 @@ final class FailoverCluster implements AutoCloseable {
     MomProcesses.stop(moms.values());
     first.close();
     second.close();
-    Cgroups.removeTree(cgroupRoot);
+    CgroupTrees.removeTree(cgroupRoot);
     JobFiles.removeTree(new BerthHome(dir.resolve("moms")).jobTmp());
   }
 }

@@ -356,7 +356,7 @@ final class MultiNodeCluster implements AutoCloseable {
     MomProcesses.stop(moms.values());
     server.close();
     List<String> offPhase = stepsOffTheirTables();
-    Cgroups.removeTree(cgroupRoot);
+    CgroupTrees.removeTree(cgroupRoot);
     JobFiles.removeTree(new BerthHome(home).jobTmp());
     JobFiles.removeTree(home);
     if (!offPhase.isEmpty()) {

@@ -228,7 +228,7 @@ class PackageIT {
       if (!server.waitFor(60, TimeUnit.SECONDS)) {
         server.destroyForcibly();
       }
-      Cgroups.removeTree("berth-it-package");
+      CgroupTrees.removeTree("berth-it-package");
       JobFiles.removeTree(work);
       JobFiles.removeTree(new dev.berth.daemon.BerthHome(home).jobTmp());
     }

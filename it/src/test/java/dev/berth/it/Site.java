@@ -404,7 +404,7 @@ final class Site implements AutoCloseable {
       }
     }
     net.close();
-    Cgroups.removeTree(cgroupRoot);
+    CgroupTrees.removeTree(cgroupRoot);
     for (Daemon d : daemons.values()) {
       JobFiles.removeTree(new BerthHome(dir.resolve("home-" + d.host().name())).jobTmp());
     }

@@ -550,7 +550,7 @@ class SiteIT {
 
   private static boolean hasCgroups(String id) {
     try {
-      return Cgroups.below(site.cgroupRoot).stream()
+      return CgroupTrees.below(site.cgroupRoot).stream()
           .anyMatch(p -> p.getFileName().toString().equals(id));
     } catch (IOException e) {
       return true;
@@ -559,7 +559,7 @@ class SiteIT {
 
   private static String cgroups() {
     try {
-      return Cgroups.below(site.cgroupRoot).toString();
+      return CgroupTrees.below(site.cgroupRoot).toString();
     } catch (IOException e) {
       return e.toString();
     }

@@ -15,7 +15,7 @@ import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.LinuxLauncher;
 import dev.berth.mom.os.LinuxUsers;
 import dev.berth.mom.os.NodeFacts;
-import dev.berth.mom.os.Sessions;
+import dev.berth.mom.os.ProcessSessions;
 import dev.berth.mom.os.cgroup.CgroupConfig;
 import dev.berth.mom.os.cgroup.CgroupDriver;
 import dev.berth.mom.os.cgroup.Cgroups;
@@ -169,7 +169,7 @@ class MomActorIT {
 
   @AfterEach
   void tearDown() {
-    sessions.forEach(Sessions::kill);
+    sessions.forEach(ProcessSessions::kill);
     kit.shutdownTestKit();
   }
 
@@ -321,8 +321,10 @@ class MomActorIT {
    * profile forks its own first.
    */
   private static long scriptSleep(long sid) {
-    assertTrue(Sessions.await(TIMEOUT, () -> Sessions.runs(sid, "sleep")), "the script's sleep");
-    return Sessions.running(sid, "sleep").get(0);
+    assertTrue(
+        ProcessSessions.await(TIMEOUT, () -> ProcessSessions.runs(sid, "sleep")),
+        "the script's sleep");
+    return ProcessSessions.running(sid, "sleep").get(0);
   }
 
   private static MomInbound.Builder obitAck(String jobId) {
@@ -347,7 +349,7 @@ class MomActorIT {
     assertTrue(Files.exists(records.recordFile("1.test")), "kept until the server has the obit");
 
     mom.tell(obitAck("1.test"));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("1.test"))));
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("1.test"))));
     expectForgotten("1.test");
     long quiet = System.nanoTime() + RESEND.multipliedBy(4).toNanos();
     while (System.nanoTime() < quiet) {
@@ -403,7 +405,7 @@ class MomActorIT {
     assertFalse(Files.exists(dir.resolve("tmp").resolve(jobId)), "its TMPDIR is gone at once");
     assertEquals(obit, expectObit(jobId, TIMEOUT), "sent again until acknowledged");
     mom.tell(obitAck(jobId));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile(jobId))));
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> !Files.exists(records.recordFile(jobId))));
     return obit;
   }
 
@@ -421,14 +423,16 @@ class MomActorIT {
     mom.tell(run(job("4.test"), "sleep 100", 30));
     long sid = expectStarted("4.test").getSessionId();
     // the script's sleep, not just a third process: root's login profile forks its own first
-    assertTrue(Sessions.await(TIMEOUT, () -> Sessions.runs(sid, "sleep")), "the script's sleep");
+    assertTrue(
+        ProcessSessions.await(TIMEOUT, () -> ProcessSessions.runs(sid, "sleep")),
+        "the script's sleep");
 
     mom.tell(kill("4.test", 30));
     JobObitReport obit = expectObit("4.test", TIMEOUT);
     assertEquals(256 + 15, obit.getExitStatus());
     assertTrue(
-        Sessions.await(TIMEOUT, () -> Sessions.members(sid).isEmpty()),
-        "left in the session: " + Sessions.members(sid));
+        ProcessSessions.await(TIMEOUT, () -> ProcessSessions.members(sid).isEmpty()),
+        "left in the session: " + ProcessSessions.members(sid));
     mom.tell(obitAck("4.test"));
   }
 
@@ -445,7 +449,7 @@ class MomActorIT {
     assertTrue(obit.getReason().contains("walltime"), obit.getReason());
     String stderr = Files.readString(dir.resolve("5.test.e"));
     assertTrue(stderr.contains("exceeded limit"), stderr);
-    assertTrue(Sessions.await(TIMEOUT, () -> Sessions.members(sid).isEmpty()));
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> ProcessSessions.members(sid).isEmpty()));
     mom.tell(obitAck("5.test"));
   }
 
@@ -455,7 +459,7 @@ class MomActorIT {
     first.tell(run(job("6.test"), "sleep 5; echo done", 5));
     long sid = expectStarted("6.test").getSessionId();
     kit.stop(first.actor(), TIMEOUT);
-    assertTrue(Sessions.members(sid).contains(sid), "the job outlives its mom");
+    assertTrue(ProcessSessions.members(sid).contains(sid), "the job outlives its mom");
 
     Mom second = startMom();
     assertNotEquals(first.inbox(), second.inbox());
@@ -466,7 +470,7 @@ class MomActorIT {
     assertEquals(0, obit.getExitStatus(), obit.toString());
     assertEquals("done\n", Files.readString(dir.resolve("6.test.o")));
     second.tell(obitAck("6.test"));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("6.test"))));
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("6.test"))));
   }
 
   @Test
@@ -475,7 +479,9 @@ class MomActorIT {
     mom.tell(run(job("7.test"), "trap 'echo got it; exit 5' USR1\nsleep 100 &\nwait", 5));
     long sid = expectStarted("7.test").getSessionId();
     // the script's sleep, not just a third process: root's login profile forks its own first
-    assertTrue(Sessions.await(TIMEOUT, () -> Sessions.runs(sid, "sleep")), "the script's sleep");
+    assertTrue(
+        ProcessSessions.await(TIMEOUT, () -> ProcessSessions.runs(sid, "sleep")),
+        "the script's sleep");
 
     mom.tell(
         MomInbound.newBuilder()
@@ -492,14 +498,15 @@ class MomActorIT {
     first.tell(run(job("8.test"), "sleep 1; exit 4", 5));
     long sid = expectStarted("8.test").getSessionId();
     kit.stop(first.actor(), TIMEOUT);
-    assertTrue(Sessions.await(TIMEOUT, () -> Sessions.members(sid).isEmpty()), "job ended");
+    assertTrue(
+        ProcessSessions.await(TIMEOUT, () -> ProcessSessions.members(sid).isEmpty()), "job ended");
 
     Mom second = startMom();
     assertEquals(List.of("8.test"), second.hello().getRunningJobsList());
     JobObitReport obit = expectObit("8.test", TIMEOUT);
     assertEquals(4, obit.getExitStatus(), obit.toString());
     second.tell(obitAck("8.test"));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("8.test"))));
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("8.test"))));
   }
 
   @Test
@@ -514,7 +521,7 @@ class MomActorIT {
     assertEquals(List.of("9.test"), second.hello().getRunningJobsList());
     assertEquals(6, expectObit("9.test", TIMEOUT).getExitStatus());
     second.tell(obitAck("9.test"));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("9.test"))));
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("9.test"))));
   }
 
   @Test
@@ -562,7 +569,7 @@ class MomActorIT {
     assertTrue(unaccounted.getReason().contains("checksum mismatch"), unaccounted.toString());
     String trouble = expect(ServerInbound::hasTrouble, TIMEOUT).getTrouble().getMessage();
     assertTrue(trouble.startsWith("cannot read its records of jobs 13.test ("), trouble);
-    assertTrue(Sessions.members(sid).contains(sid), "the job runs on");
+    assertTrue(ProcessSessions.members(sid).contains(sid), "the job runs on");
 
     // Orders about it are not carried out: no start, no kill, no report. The obit for a job the
     // mom has never had, asked for after them, shows they were handled; a heartbeat after it
@@ -575,7 +582,7 @@ class MomActorIT {
     ServerInbound heartbeat = expect(ServerInbound::hasStatus, TIMEOUT);
     assertEquals(List.of(), heartbeat.getStatus().getRunningJobsList());
     assertArrayEquals(damaged, Files.readAllBytes(runRecord));
-    assertTrue(Sessions.members(sid).contains(sid), "still running");
+    assertTrue(ProcessSessions.members(sid).contains(sid), "still running");
     kit.stop(second.actor(), TIMEOUT);
 
     Files.write(runRecord, intact); // the administrator restores the record
@@ -586,7 +593,7 @@ class MomActorIT {
     third.tell(kill("13.test", 5));
     assertEquals(256 + 15, expectObit("13.test", TIMEOUT).getExitStatus());
     third.tell(obitAck("13.test"));
-    assertTrue(Sessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("13.test"))));
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> !Files.exists(records.recordFile("13.test"))));
   }
 
   @Test
@@ -607,7 +614,7 @@ class MomActorIT {
         second.hello().toString());
     String trouble = expect(ServerInbound::hasTrouble, TIMEOUT).getTrouble().getMessage();
     assertTrue(trouble.startsWith("cannot read its job records (NotDirectoryException"), trouble);
-    assertTrue(Sessions.members(sid).contains(sid), "the job runs on");
+    assertTrue(ProcessSessions.members(sid).contains(sid), "the job runs on");
     kit.stop(second.actor(), TIMEOUT);
 
     Files.delete(jobs); // the administrator puts the records back
@@ -634,7 +641,7 @@ class MomActorIT {
     JobSuspendReport report = expectSuspendReport("15.test");
     assertEquals("node1", report.getNode());
     assertTrue(report.getSuspended());
-    assertEquals('T', Sessions.state(sleep), "without a cgroup, SIGSTOP stops the job");
+    assertEquals('T', ProcessSessions.state(sleep), "without a cgroup, SIGSTOP stops the job");
     mom.tell(suspend("15.test", true)); // the answer was lost: asked again, answered again
     assertTrue(expectSuspendReport("15.test").getSuspended());
 
@@ -645,7 +652,7 @@ class MomActorIT {
     }
     mom.tell(suspend("15.test", false));
     assertFalse(expectSuspendReport("15.test").getSuspended());
-    assertNotEquals('T', Sessions.state(sleep), "SIGCONT let it go on");
+    assertNotEquals('T', ProcessSessions.state(sleep), "SIGCONT let it go on");
 
     JobObitReport obit = expectObit("15.test", TIMEOUT);
     assertEquals(ExitStatus.OVER_WALLTIME, obit.getExitStatus());
@@ -665,14 +672,14 @@ class MomActorIT {
     long sleep = scriptSleep(sid);
     mom.tell(suspend("16.test", true));
     assertTrue(expectSuspendReport("16.test").getSuspended());
-    assertEquals('T', Sessions.state(sleep));
+    assertEquals('T', ProcessSessions.state(sleep));
 
     mom.tell(kill("16.test", 30));
     JobObitReport obit = expectObit("16.test", TIMEOUT);
     assertEquals(256 + 15, obit.getExitStatus(), "SIGTERM, not the SIGKILL 30 s later");
     assertTrue(
-        Sessions.await(TIMEOUT, () -> Sessions.members(sid).isEmpty()),
-        "left in the session: " + Sessions.members(sid));
+        ProcessSessions.await(TIMEOUT, () -> ProcessSessions.members(sid).isEmpty()),
+        "left in the session: " + ProcessSessions.members(sid));
     mom.tell(obitAck("16.test"));
   }
 
@@ -689,7 +696,7 @@ class MomActorIT {
     JobSuspendReport first = expect(ServerInbound::hasSuspendReport, TIMEOUT).getSuspendReport();
     assertEquals("17.test", first.getJobId(), "a job that is not here gets no answer");
     assertFalse(first.getSuspended(), "the forged suspend was not acted on");
-    assertNotEquals('T', Sessions.state(sleep));
+    assertNotEquals('T', ProcessSessions.state(sleep));
 
     mom.tell(kill("17.test", 5));
     assertEquals(256 + 15, expectObit("17.test", TIMEOUT).getExitStatus());
@@ -722,16 +729,17 @@ class MomActorIT {
       assertTrue(expectSuspendReport("18.test").getSuspended());
       // D is how a process frozen by the v1 freezer shows; the starter is frozen too, which no
       // signal would do (the mom never signals it).
-      assertEquals('D', Sessions.state(sleep));
-      assertEquals('D', Sessions.state(sid), "the starter");
+      assertEquals('D', ProcessSessions.state(sleep));
+      assertEquals('D', ProcessSessions.state(sid), "the starter");
 
       mom.tell(kill("18.test", 30));
       assertEquals(256 + 15, expectObit("18.test", TIMEOUT).getExitStatus());
       assertTrue(
-          Sessions.await(TIMEOUT, () -> Sessions.members(sid).isEmpty()),
-          "left in the session: " + Sessions.members(sid));
+          ProcessSessions.await(TIMEOUT, () -> ProcessSessions.members(sid).isEmpty()),
+          "left in the session: " + ProcessSessions.members(sid));
       assertTrue(
-          Sessions.await(TIMEOUT, () -> driver.find("18.test").isEmpty()), "the cgroup is left");
+          ProcessSessions.await(TIMEOUT, () -> driver.find("18.test").isEmpty()),
+          "the cgroup is left");
       mom.tell(obitAck("18.test"));
     } finally {
       for (String id : driver.jobs()) {
@@ -759,7 +767,7 @@ class MomActorIT {
       assertEquals(node.hello().getNode().getName(), report.getNode());
       assertTrue(report.getSuspended(), report.toString());
     }
-    assertEquals('T', Sessions.state(sleep));
+    assertEquals('T', ProcessSessions.state(sleep));
     sister.tell(suspend("19.test", true)); // a repeat, answered again
     JobSuspendReport again = expectSuspendReport("19.test");
     assertEquals("node2", again.getNode());

@@ -272,8 +272,8 @@ class ImageImportTest {
 
   @Test
   void importsCreatesListsAndRemovesAsAnUnprivilegedUser() throws Exception {
-    Path oci = TestImages.ociLayout(work.resolve("oci-layout"), layers());
-    Path archive = TestImages.dockerArchive(work.resolve("app.tar"), layers());
+    Path oci = ImageLayouts.ociLayout(work.resolve("oci-layout"), layers());
+    Path archive = ImageLayouts.dockerArchive(work.resolve("app.tar"), layers());
 
     timed("OCI layout import", "import", "oci:" + oci, "--name", "ocitest");
     Path image = data.resolve("images/ocitest.sqsh");
@@ -359,7 +359,7 @@ class ImageImportTest {
     Path outside = Files.createDirectory(work.resolve("outside"));
     Files.setOwner(outside, owner(USER)); // a directory she could write to herself
     Path evil =
-        TestImages.ociLayout(
+        ImageLayouts.ociLayout(
             work.resolve("evil"),
             List.of(
                 new TestLayer().symlink("etc", outside.toString()),
@@ -401,15 +401,15 @@ class ImageImportTest {
     }
     byte[] blob = Files.readAllBytes(layer);
     Files.delete(layer);
-    Digest digest = TestImages.blob(oci, blob);
+    Digest digest = ImageLayouts.blob(oci, blob);
     String config = "{\"config\":{}}";
-    Digest configDigest = TestImages.blob(oci, config.getBytes(StandardCharsets.UTF_8));
+    Digest configDigest = ImageLayouts.blob(oci, config.getBytes(StandardCharsets.UTF_8));
     byte[] manifest =
         ("{\"schemaVersion\":2,\"config\":"
-                + TestImages.descriptor(
+                + ImageLayouts.descriptor(
                     "application/vnd.oci.image.config.v1+json", configDigest, config.length())
                 + ",\"layers\":["
-                + TestImages.descriptor(
+                + ImageLayouts.descriptor(
                     "application/vnd.oci.image.layer.v1.tar+gzip", digest, blob.length)
                 + "]}")
             .getBytes(StandardCharsets.UTF_8);
@@ -417,9 +417,9 @@ class ImageImportTest {
     Files.writeString(
         oci.resolve("index.json"),
         "{\"schemaVersion\":2,\"manifests\":["
-            + TestImages.descriptor(
+            + ImageLayouts.descriptor(
                 "application/vnd.oci.image.manifest.v1+json",
-                TestImages.blob(oci, manifest),
+                ImageLayouts.blob(oci, manifest),
                 manifest.length)
             + "]}");
 

@@ -20,8 +20,8 @@ class ImageSourceTest {
   @Test
   void aPrefixForcesTheKindAndWithoutOneTheContentTellsIt() throws IOException {
     Path rootfs = Files.createDirectory(dir.resolve("rootfs"));
-    Path layout = TestImages.ociLayout(dir.resolve("ubuntu-oci"), List.of(new TestLayer()));
-    Path archive = TestImages.dockerArchive(dir.resolve("app.tar"), List.of(new TestLayer()));
+    Path layout = ImageLayouts.ociLayout(dir.resolve("ubuntu-oci"), List.of(new TestLayer()));
+    Path archive = ImageLayouts.dockerArchive(dir.resolve("app.tar"), List.of(new TestLayer()));
     assertEquals(
         new ImageSource(ImageSource.Kind.DIRECTORY, rootfs), ImageSource.parse(rootfs.toString()));
     assertEquals(

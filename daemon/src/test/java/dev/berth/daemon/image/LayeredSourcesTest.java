@@ -49,7 +49,7 @@ class LayeredSourcesTest {
 
   @Test
   void readsAnOciLayoutInADirectoryAndInATar() throws IOException {
-    Path layout = TestImages.ociLayout(dir.resolve("oci"), twoLayers());
+    Path layout = ImageLayouts.ociLayout(dir.resolve("oci"), twoLayers());
     ImageFiles files = new DirectoryFiles(layout);
     LayeredImage image = OciLayout.read(files, warnings::add);
     assertEquals(2, image.layers().size());
@@ -67,7 +67,7 @@ class LayeredSourcesTest {
         var archive = new TarArchiveOutputStream(out, "UTF-8")) {
       try (var walk = Files.walk(layout)) {
         for (Path p : walk.filter(Files::isRegularFile).toList()) {
-          TestImages.member(archive, "./" + layout.relativize(p), Files.readAllBytes(p));
+          ImageLayouts.member(archive, "./" + layout.relativize(p), Files.readAllBytes(p));
         }
       }
     }
@@ -84,7 +84,7 @@ class LayeredSourcesTest {
 
   @Test
   void readsADockerSaveArchive() throws IOException {
-    Path archive = TestImages.dockerArchive(dir.resolve("app.tar"), twoLayers());
+    Path archive = ImageLayouts.dockerArchive(dir.resolve("app.tar"), twoLayers());
     ImageSource source = ImageSource.parse(archive.toString());
     assertEquals(ImageSource.Kind.DOCKER_ARCHIVE, source.kind());
     assertEquals("app", source.defaultName());
@@ -99,7 +99,7 @@ class LayeredSourcesTest {
 
   @Test
   void aLayerThatDoesNotMatchItsDigestFails() throws IOException {
-    Path layout = TestImages.ociLayout(dir.resolve("oci"), twoLayers());
+    Path layout = ImageLayouts.ociLayout(dir.resolve("oci"), twoLayers());
     ImageFiles files = new DirectoryFiles(layout);
     LayeredImage image = OciLayout.read(files, warnings::add);
     Layer first = image.layers().get(0);
@@ -157,7 +157,7 @@ class LayeredSourcesTest {
   @Test
   void aDockerLayerIsCheckedAgainstItsDiffId() throws IOException {
     List<TestLayer> layers = twoLayers();
-    Path archive = TestImages.dockerArchive(dir.resolve("app.tar"), layers);
+    Path archive = ImageLayouts.dockerArchive(dir.resolve("app.tar"), layers);
     ImageFiles files = ArchiveFiles.open(archive);
     LayeredImage image = DockerArchive.read(files, warnings::add);
     Layer second = image.layers().get(1);
@@ -180,7 +180,7 @@ class LayeredSourcesTest {
 
   @Test
   void zstdAndUnknownLayerTypesAreRefusedClearly() throws IOException {
-    Path layout = TestImages.ociLayout(dir.resolve("oci"), twoLayers());
+    Path layout = ImageLayouts.ociLayout(dir.resolve("oci"), twoLayers());
     for (String type :
         List.of(
             "application/vnd.oci.image.layer.v1.tar+zstd", "application/vnd.example.squashfs")) {
@@ -202,7 +202,7 @@ class LayeredSourcesTest {
             why.contains("has media type '" + type + "', which berth image import does not read"),
             why);
       }
-      TestImages.ociLayout(layout, twoLayers());
+      ImageLayouts.ociLayout(layout, twoLayers());
     }
     // A docker archive's layer is told by its first bytes.
     Path zstd = dir.resolve("zstd");
@@ -229,18 +229,18 @@ class LayeredSourcesTest {
     String oldDigest = index.replaceAll(".*\"digest\":\"(sha256:[0-9a-f]{64})\".*", "$1");
     Path old = layout.resolve(Digest.parse(oldDigest, "test").blobPath());
     byte[] manifest = change.apply(Files.readString(old)).getBytes(StandardCharsets.UTF_8);
-    Digest digest = TestImages.blob(layout, manifest);
+    Digest digest = ImageLayouts.blob(layout, manifest);
     Files.writeString(
         layout.resolve("index.json"),
         "{\"schemaVersion\":2,\"manifests\":["
-            + TestImages.descriptor(
+            + ImageLayouts.descriptor(
                 "application/vnd.oci.image.manifest.v1+json", digest, manifest.length)
             + "]}");
   }
 
   @Test
   void anIndexForSeveralPlatformsGivesThisMachines() throws IOException {
-    Path layout = TestImages.ociLayout(dir.resolve("oci"), twoLayers());
+    Path layout = ImageLayouts.ociLayout(dir.resolve("oci"), twoLayers());
     String index = Files.readString(layout.resolve("index.json"));
     String ours = index.substring(index.indexOf("[{") + 1, index.lastIndexOf("}]") + 1);
     String mine =
@@ -250,7 +250,7 @@ class LayeredSourcesTest {
                 + OciLayout.architecture()
                 + "\"}}");
     String other =
-        TestImages.descriptor(
+        ImageLayouts.descriptor(
                 "application/vnd.oci.image.manifest.v1+json", Digest.of(new byte[1]), 1)
             .replace("}", ",\"platform\":{\"os\":\"linux\",\"architecture\":\"s390x\"}}");
     Files.writeString(
@@ -270,7 +270,7 @@ class LayeredSourcesTest {
 
   @Test
   void aDigestCannotNameAPathOutsideTheBlobs() throws IOException {
-    Path layout = TestImages.ociLayout(dir.resolve("oci"), twoLayers());
+    Path layout = ImageLayouts.ociLayout(dir.resolve("oci"), twoLayers());
     Files.writeString(
         layout.resolve("index.json"),
         "{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
@@ -284,7 +284,7 @@ class LayeredSourcesTest {
 
   @Test
   void anArchiveWithTwoImagesOrAChangedConfigIsRefused() throws IOException {
-    Path archive = TestImages.dockerArchive(dir.resolve("app.tar"), twoLayers());
+    Path archive = ImageLayouts.dockerArchive(dir.resolve("app.tar"), twoLayers());
     // Two images.
     Path two = dir.resolve("two.tar");
     try (ArchiveFiles files = ArchiveFiles.open(archive);
@@ -292,7 +292,7 @@ class LayeredSourcesTest {
         var tar = new TarArchiveOutputStream(out)) {
       String manifest = new String(files.read("manifest.json", 1 << 20), StandardCharsets.UTF_8);
       String entry = manifest.substring(1, manifest.length() - 1);
-      TestImages.member(
+      ImageLayouts.member(
           tar, "manifest.json", ("[" + entry + "," + entry + "]").getBytes(StandardCharsets.UTF_8));
     }
     try (ArchiveFiles files = ArchiveFiles.open(two)) {
@@ -308,8 +308,8 @@ class LayeredSourcesTest {
         var tar = new TarArchiveOutputStream(out)) {
       String manifest = new String(files.read("manifest.json", 1 << 20), StandardCharsets.UTF_8);
       String config = manifest.replaceAll(".*\"Config\":\"([^\"]+)\".*", "$1");
-      TestImages.member(tar, "manifest.json", manifest.getBytes(StandardCharsets.UTF_8));
-      TestImages.member(
+      ImageLayouts.member(tar, "manifest.json", manifest.getBytes(StandardCharsets.UTF_8));
+      ImageLayouts.member(
           tar,
           config,
           "{\"config\":{\"Env\":[\"EVIL=1\"]},\"rootfs\":{\"diff_ids\":[]}}"

@@ -88,7 +88,7 @@ class ContainerEntryIT {
   @AfterEach
   void killLeftovers() throws Exception {
     for (JobProcess p : started) {
-      Sessions.kill(p.pid());
+      ProcessSessions.kill(p.pid());
       p.exited().get(10, TimeUnit.SECONDS);
     }
   }
@@ -209,7 +209,7 @@ class ContainerEntryIT {
     }
     ContainerCache tight = new ContainerCache(cache.base(), 0);
     assertEquals(List.of(), tight.evict(), "in use");
-    Sessions.kill(holder.pid());
+    ProcessSessions.kill(holder.pid());
     holder.exited().get(10, TimeUnit.SECONDS);
     // the starter ends before the killed sleep it started is gone, which holds the lock too
     while (inUse()) {

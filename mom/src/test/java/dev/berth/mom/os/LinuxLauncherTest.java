@@ -102,7 +102,7 @@ class LinuxLauncherTest {
   @AfterEach
   void killLeftovers() throws Exception {
     for (JobProcess p : started) {
-      Sessions.kill(p.pid());
+      ProcessSessions.kill(p.pid());
       p.exited().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     }
   }
@@ -221,7 +221,7 @@ class LinuxLauncherTest {
     Spec spec = new Spec("echo $FOO; sleep 2");
     spec.env = Map.of("PATH", "/usr/bin:/bin", "FOO", "job", "LD_PRELOAD", "/nonexistent.so");
     JobProcess p = spec.start();
-    assertTrue(Sessions.await(TIMEOUT, () -> holds("out", "job\n")), "the job never wrote");
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> holds("out", "job\n")), "the job never wrote");
     String starter = Files.readString(Path.of("/proc", Long.toString(p.pid()), "environ"));
     assertEquals("PATH=/usr/sbin:/usr/bin:/sbin:/bin\0", starter);
     try (var files = Files.list(dir)) {
@@ -422,21 +422,23 @@ class LinuxLauncherTest {
                 + "\nwait");
     spec.command = List.of("/bin/bash");
     JobProcess p = spec.start();
-    assertTrue(Sessions.await(TIMEOUT, () -> Files.exists(bgPid)), "the job never started");
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> Files.exists(bgPid)), "the job never started");
     long bg = Long.parseLong(Files.readString(bgPid).strip());
     long shell =
-        Sessions.members(p.pid()).stream()
+        ProcessSessions.members(p.pid()).stream()
             .filter(pid -> pid != p.pid() && pid != bg)
             .findFirst()
             .orElseThrow();
-    assertNotEquals(Sessions.processGroup(shell), Sessions.processGroup(bg));
-    assertTrue(Sessions.members(p.pid()).contains(bg), "the child is still in the session");
+    assertNotEquals(ProcessSessions.processGroup(shell), ProcessSessions.processGroup(bg));
+    assertTrue(ProcessSessions.members(p.pid()).contains(bg), "the child is still in the session");
 
     launcher.signalJob(p.pid(), Signals.SIGKILL);
 
     p.exited().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     assertTrue(status().startsWith("signal 9 "), status());
-    assertTrue(Sessions.await(TIMEOUT, () -> !Sessions.alive(bg)), "the background child lives");
+    assertTrue(
+        ProcessSessions.await(TIMEOUT, () -> !ProcessSessions.alive(bg)),
+        "the background child lives");
   }
 
   @Test
@@ -444,7 +446,7 @@ class LinuxLauncherTest {
     JobProcess p = new Spec("sleep 100").start();
     // starter, the shell and its sleep: signal only once the sleep exists, or it would be
     // forked after the signal and outlive the test
-    assertTrue(Sessions.await(TIMEOUT, () -> Sessions.members(p.pid()).size() == 3));
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> ProcessSessions.members(p.pid()).size() == 3));
 
     assertTrue(p.identity() > 0, "identity " + p.identity());
     Optional<JobProcess> again = launcher.reattach(p.pid(), p.identity(), p.launchedMillis());
@@ -457,7 +459,7 @@ class LinuxLauncherTest {
     launcher.signalJob(p.pid(), Signals.SIGTERM);
     again.get().exited().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     assertEquals(256 + 15, StarterStatus.parse(status()).exitStatus(), status());
-    assertTrue(Sessions.await(TIMEOUT, () -> !launcher.anyAlive(p.pid())));
+    assertTrue(ProcessSessions.await(TIMEOUT, () -> !launcher.anyAlive(p.pid())));
   }
 
   @Test

@@ -77,7 +77,7 @@ class PtyTest {
 
     void awaitOutput(String text) {
       assertTrue(
-          Sessions.await(TIMEOUT, () -> output().contains(text)),
+          ProcessSessions.await(TIMEOUT, () -> output().contains(text)),
           "no '" + text + "' in the terminal's output: '" + output() + "'");
     }
 
@@ -90,7 +90,7 @@ class PtyTest {
     long shell() {
       long[] found = {-1};
       assertTrue(
-          Sessions.await(
+          ProcessSessions.await(
               TIMEOUT,
               () -> {
                 found[0] = jobSession(process);
@@ -117,7 +117,7 @@ class PtyTest {
   void cleanUp() throws Exception {
     ptys.forEach(Pty::close);
     for (JobProcess p : started) {
-      Sessions.kill(p.pid());
+      ProcessSessions.kill(p.pid());
       p.exited().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     }
   }
@@ -127,7 +127,7 @@ class PtyTest {
     return ProcessHandle.of(p.pid()).stream()
         .flatMap(ProcessHandle::children)
         .mapToLong(ProcessHandle::pid)
-        .filter(pid -> Sessions.processGroup(pid) == pid)
+        .filter(pid -> ProcessSessions.processGroup(pid) == pid)
         .findFirst()
         .orElse(-1);
   }
@@ -204,7 +204,7 @@ class PtyTest {
         PosixFilePermissions.toString(Files.getPosixFilePermissions(slave)),
         "others can neither read nor type into the job's terminal");
     long shell = job.shell();
-    assertEquals(shell, Sessions.processGroup(shell), "the job's process group is its pid");
+    assertEquals(shell, ProcessSessions.processGroup(shell), "the job's process group is its pid");
     assertEquals(
         job.process.pid(),
         ProcTable.session(Path.of("/proc", Long.toString(shell), "stat")),
@@ -230,7 +230,8 @@ class PtyTest {
     Session job = start("sleep 600");
     job.shell();
     assertTrue(
-        Sessions.await(TIMEOUT, () -> Sessions.runs(job.process.pid(), "sleep")), "no sleep");
+        ProcessSessions.await(TIMEOUT, () -> ProcessSessions.runs(job.process.pid(), "sleep")),
+        "no sleep");
 
     job.type("\u0003");
 
@@ -246,7 +247,8 @@ class PtyTest {
     long session = job.process.pid();
     List<Long> sleeps = new ArrayList<>();
     assertTrue(
-        Sessions.await(TIMEOUT, () -> sleeps.addAll(Sessions.running(session, "sleep"))),
+        ProcessSessions.await(
+            TIMEOUT, () -> sleeps.addAll(ProcessSessions.running(session, "sleep"))),
         "no sleep");
     assertTrue(!job.end.isDone(), "the reader waits for more output");
 
@@ -261,7 +263,7 @@ class PtyTest {
     assertEquals(StarterStatus.Kind.SIGNAL, s.kind());
     assertEquals(1, s.value(), "SIGHUP");
     assertTrue(
-        Sessions.await(TIMEOUT, () -> sleeps.stream().noneMatch(Sessions::alive)),
+        ProcessSessions.await(TIMEOUT, () -> sleeps.stream().noneMatch(ProcessSessions::alive)),
         "the hangup reached every process of the job");
     byte[] keys = {'x'};
     assertThrows(IOException.class, () -> job.pty.write(keys, 0, 1));

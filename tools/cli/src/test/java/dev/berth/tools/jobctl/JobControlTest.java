@@ -13,8 +13,8 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.SignalJob;
 import dev.berth.tools.testing.FakeServer;
-import dev.berth.tools.testing.Jobs;
 import dev.berth.tools.testing.Run;
+import dev.berth.tools.testing.SampleJobs;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -107,10 +107,12 @@ class JobControlTest {
             return Response.newBuilder()
                 .setJobs(
                     JobList.newBuilder()
-                        .addJobs(Jobs.running().setId("12.srv.cluster.org"))
-                        .addJobs(Jobs.queued().setId("13.srv.cluster.org"))
+                        .addJobs(SampleJobs.running().setId("12.srv.cluster.org"))
+                        .addJobs(SampleJobs.queued().setId("13.srv.cluster.org"))
                         .addJobs(
-                            Jobs.queued().setId("11.srv.cluster.org").setState(JobState.COMPLETED)))
+                            SampleJobs.queued()
+                                .setId("11.srv.cluster.org")
+                                .setState(JobState.COMPLETED)))
                 .build();
           }
           String id = request.getDelete().getJobId();

@@ -17,7 +17,7 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Run;
-import dev.berth.tools.testing.Terminal;
+import dev.berth.tools.testing.TerminalSafety;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -356,9 +356,9 @@ class MomctlTest {
         N1.toBuilder()
             .setNode(
                 N1.getNode().toBuilder()
-                    .putStatus("home", "/x\n" + Terminal.FORGED)
+                    .putStatus("home", "/x\n" + TerminalSafety.FORGED)
                     .putStatus("version", "1\u001b[2J")
-                    .putStatus("loadave", "0\r\n" + Terminal.FORGED)
+                    .putStatus("loadave", "0\r\n" + TerminalSafety.FORGED)
                     .setOffline(true)
                     .setNote("a\u202eb"))
             .build();
@@ -367,7 +367,7 @@ class MomctlTest {
       Run run = momctl(server(hostile), args);
       assertEquals(0, run.status(), run.err());
       assertTrue(run.out().contains("n1"), run.out());
-      Terminal.assertSafe(run.out());
+      TerminalSafety.assertSafe(run.out());
     }
   }
 

@@ -1,11 +1,11 @@
 package dev.berth.tools.pbsnodes;
 
-import static dev.berth.tools.testing.Terminal.assertSafe;
+import static dev.berth.tools.testing.TerminalSafety.assertSafe;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeStatus;
-import dev.berth.tools.testing.Terminal;
+import dev.berth.tools.testing.TerminalSafety;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,7 +22,7 @@ class HostileNodeTest {
                   .setName("n1")
                   .setNp(2)
                   .addProperties("fast\u001b[5m")
-                  .setNote("disk ok\n" + Terminal.FORGED)
+                  .setNote("disk ok\n" + TerminalSafety.FORGED)
                   .putStatus("uname", "Linux\u001b]0;owned\u0007")
                   .putStatus("loadave\r", "0.1"))
           .setState("free")

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.core.CpuRanges;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.tools.testing.FakeServer;
-import dev.berth.tools.testing.Jobs;
+import dev.berth.tools.testing.SampleJobs;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -35,7 +35,7 @@ class AltJobTableTest {
   void runningRow() {
     assertEquals(
         RUNNING_ROW + "\n",
-        AltJobTable.row(Jobs.running().build(), PLAIN, FakeServer.NOW, ZoneOffset.UTC));
+        AltJobTable.row(SampleJobs.running().build(), PLAIN, FakeServer.NOW, ZoneOffset.UTC));
   }
 
   @Test
@@ -43,13 +43,13 @@ class AltJobTableTest {
     assertEquals(
         "12.srv                  alice       batch    STDIN               --      1      2       -- "
             + "  01:00:00 Q       -- \n",
-        AltJobTable.row(Jobs.queued().build(), PLAIN, FakeServer.NOW, ZoneOffset.UTC));
+        AltJobTable.row(SampleJobs.queued().build(), PLAIN, FakeServer.NOW, ZoneOffset.UTC));
   }
 
   @Test
   void memoryAndCutColumns() {
     var job =
-        Jobs.queued()
+        SampleJobs.queued()
             .setId("1234567.averylongservername.example.org")
             .setName("averyveryverylongjobname")
             .setOwner("averyverylonguser@host")
@@ -73,14 +73,14 @@ class AltJobTableTest {
     AltJobTable.Style nodes = new AltJobTable.Style(true, false, false, false, SizeUnit.AS_GIVEN);
     assertEquals(
         RUNNING_ROW + "\n   n1/0-1\n",
-        AltJobTable.row(Jobs.running().build(), nodes, FakeServer.NOW, ZoneOffset.UTC));
+        AltJobTable.row(SampleJobs.running().build(), nodes, FakeServer.NOW, ZoneOffset.UTC));
     AltJobTable.Style oneLine = new AltJobTable.Style(true, true, false, false, SizeUnit.AS_GIVEN);
     assertEquals(
         RUNNING_ROW + "   n1/0-1\n",
-        AltJobTable.row(Jobs.running().build(), oneLine, FakeServer.NOW, ZoneOffset.UTC));
+        AltJobTable.row(SampleJobs.running().build(), oneLine, FakeServer.NOW, ZoneOffset.UTC));
     assertEquals(
         "    -- \n",
-        AltJobTable.row(Jobs.queued().build(), nodes, FakeServer.NOW, ZoneOffset.UTC)
+        AltJobTable.row(SampleJobs.queued().build(), nodes, FakeServer.NOW, ZoneOffset.UTC)
             .split("\n", 2)[1],
         "a job without nodes shows Torque's blank");
   }
@@ -91,13 +91,13 @@ class AltJobTableTest {
     assertEquals(
         RUNNING_ROW + "\n   Job started on n1\n",
         AltJobTable.row(
-            Jobs.running().setComment("Job started on n1").build(),
+            SampleJobs.running().setComment("Job started on n1").build(),
             comment,
             FakeServer.NOW,
             ZoneOffset.UTC));
     assertEquals(
         "    -- \n",
-        AltJobTable.row(Jobs.running().build(), comment, FakeServer.NOW, ZoneOffset.UTC)
+        AltJobTable.row(SampleJobs.running().build(), comment, FakeServer.NOW, ZoneOffset.UTC)
             .split("\n", 2)[1]);
   }
 
@@ -109,7 +109,7 @@ class AltJobTableTest {
     assertEquals("Req'd       Req'd        Est", header.split("\n")[2].strip());
     assertTrue(header.split("\n")[3].endsWith("Time    S   Start"), header);
     long now = FakeServer.NOW;
-    var queued = Jobs.queued();
+    var queued = SampleJobs.queued();
     assertEquals(
         "      -- ",
         AltJobTable.row(queued.build(), estimated, now, ZoneOffset.UTC).substring(104, 113));
@@ -130,7 +130,7 @@ class AltJobTableTest {
 
   @Test
   void longExecHostsBreakBeforeAPlus() {
-    var job = Jobs.running().clearExecNodes();
+    var job = SampleJobs.running().clearExecNodes();
     for (int i = 1; i <= 8; i++) {
       job.addExecNodes(
           NodeAllocation.newBuilder().setNode("node0" + i).addCpus(0).addCpus(1).addCpus(2));

@@ -1,13 +1,13 @@
 package dev.berth.tools.qstat;
 
-import static dev.berth.tools.testing.Terminal.assertSafe;
+import static dev.berth.tools.testing.TerminalSafety.assertSafe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.proto.Job;
 import dev.berth.tools.format.AttrText;
 import dev.berth.tools.testing.FakeServer;
-import dev.berth.tools.testing.Terminal;
+import dev.berth.tools.testing.TerminalSafety;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * terminal as an escape and no value forges a line.
  */
 class HostileValuesTest {
-  private final Job job = Terminal.hostileJob().build();
+  private final Job job = TerminalSafety.hostileJob().build();
   private final long now = FakeServer.NOW;
 
   @Test

@@ -11,7 +11,7 @@ import dev.berth.proto.Variable;
 import dev.berth.tools.format.Attr;
 import dev.berth.tools.format.AttrText;
 import dev.berth.tools.testing.FakeServer;
-import dev.berth.tools.testing.Jobs;
+import dev.berth.tools.testing.SampleJobs;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -64,13 +64,16 @@ class JobDocumentsTest {
     assertEquals(
         RUNNING_FULL,
         JobDocuments.full(
-            List.of(Jobs.running().build()), FakeServer.NOW, ZoneOffset.UTC, AttrText.LINESIZE));
+            List.of(SampleJobs.running().build()),
+            FakeServer.NOW,
+            ZoneOffset.UTC,
+            AttrText.LINESIZE));
   }
 
   @Test
   void completedJobCarriesExitAndBerthsAttributes() {
     Job job =
-        Jobs.running()
+        SampleJobs.running()
             .setState(JobState.COMPLETED)
             .setExitStatus(271)
             .setCompTime(FakeServer.NOW)
@@ -108,7 +111,7 @@ class JobDocumentsTest {
   @Test
   void aRunningJobWithoutAWalltimeShowsTheEstimateItIsPlannedWith() {
     Job open =
-        Jobs.running()
+        SampleJobs.running()
             .setPlannedWalltime(5400)
             .setPlannedWalltimeSource("resources_max.walltime of queue batch")
             .build();
@@ -120,7 +123,7 @@ class JobDocumentsTest {
 
   @Test
   void walltimeRemainingTurnsIntoExceeded() {
-    Job late = Jobs.running().setStartTime(FakeServer.NOW - 3700).build();
+    Job late = SampleJobs.running().setStartTime(FakeServer.NOW - 3700).build();
     String text = JobDocuments.full(List.of(late), FakeServer.NOW, ZoneOffset.UTC, 77);
     assertTrue(text.contains("    Walltime.Exceeded = -100\n"), text);
   }
@@ -129,7 +132,7 @@ class JobDocumentsTest {
   void aSuspendedJobShowsSAndItsWalltimeLeavesOutTheTimeSuspended() {
     // started 300 s ago, suspended 100 s ago after 50 s of an earlier suspension: ran 150 s
     Job suspended =
-        Jobs.running()
+        SampleJobs.running()
             .setSuspendedAt(FakeServer.NOW - 100)
             .setSuspendedSeconds(50)
             .setSuspendedFor("13.srv")
@@ -166,7 +169,7 @@ class JobDocumentsTest {
             + "<submit_args>-l nodes=1:ppn=2,walltime=1:00:00</submit_args>"
             + "<submit_host>login1</submit_host><init_work_dir>/home/alice</init_work_dir>"
             + "<cgroup_enable>False</cgroup_enable></Job></Data>\n",
-        JobDocuments.xml(List.of(Jobs.queued().build()), FakeServer.NOW));
+        JobDocuments.xml(List.of(SampleJobs.queued().build()), FakeServer.NOW));
     assertEquals(
         "<?xml version=\"1.0\"?>\n<Data></Data>\n", JobDocuments.xml(List.of(), FakeServer.NOW));
   }
@@ -175,7 +178,7 @@ class JobDocumentsTest {
   void jsonAsOpenPbs() {
     String json =
         JobDocuments.json(
-            List.of(Jobs.running().setName("say \"hi\"").build()),
+            List.of(SampleJobs.running().setName("say \"hi\"").build()),
             "srv",
             "1.2.3",
             FakeServer.NOW,

@@ -3,7 +3,7 @@ package dev.berth.tools.qstat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.berth.proto.JobState;
-import dev.berth.tools.testing.Jobs;
+import dev.berth.tools.testing.SampleJobs;
 import org.junit.jupiter.api.Test;
 
 class JobTableTest {
@@ -19,21 +19,21 @@ class JobTableTest {
   void runningJobShowsCpuTimeUsed() {
     assertEquals(
         "12.srv                    STDIN            alice           00:02:05 R batch          \n",
-        JobTable.row(Jobs.running().build()));
+        JobTable.row(SampleJobs.running().build()));
   }
 
   @Test
   void jobWithoutUsageShowsZero() {
     assertEquals(
         "12.srv                    STDIN            alice                  0 Q batch          \n",
-        JobTable.row(Jobs.queued().build()));
+        JobTable.row(SampleJobs.queued().build()));
   }
 
   @Test
   void longFieldsAreCutAsTorqueCutsThem() {
     String row =
         JobTable.row(
-            Jobs.queued()
+            SampleJobs.queued()
                 .setId("1234567.averylongservername.example.org")
                 .setName("averyveryverylongjobname")
                 .setOwner("averyverylonguser@host")
@@ -48,7 +48,7 @@ class JobTableTest {
   void longNamesKeepTheirTailFromASlash() {
     String row =
         JobTable.row(
-            Jobs.queued()
+            SampleJobs.queued()
                 .setId("13[].srv")
                 .setName("/home/alice/scripts/run.sh")
                 .setOwner("bob@login1")
@@ -61,7 +61,7 @@ class JobTableTest {
 
   @Test
   void cpuTimeOverEightCharactersIsCut() {
-    var job = Jobs.running();
+    var job = SampleJobs.running();
     job.getResourcesUsedBuilder().setCput(152 * 3600 + 53 * 60 + 31);
     assertEquals("152:53:3", JobTable.timeUsed(job.build()));
   }

@@ -14,18 +14,18 @@ import dev.berth.proto.Response;
 import dev.berth.proto.ServerStatus;
 import dev.berth.proto.StatJobs;
 import dev.berth.tools.testing.FakeServer;
-import dev.berth.tools.testing.Jobs;
 import dev.berth.tools.testing.Run;
+import dev.berth.tools.testing.SampleJobs;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class QstatTest {
-  private static final Job RUNNING = Jobs.running().build();
+  private static final Job RUNNING = SampleJobs.running().build();
   private static final Job BOBS =
-      Jobs.queued().setId("13.srv").setOwner("bob@login1").setName("sim").build();
+      SampleJobs.queued().setId("13.srv").setOwner("bob@login1").setName("sim").build();
   private static final Job DONE =
-      Jobs.running().setId("11.srv").setState(JobState.COMPLETED).setQueue("short").build();
+      SampleJobs.running().setId("11.srv").setState(JobState.COMPLETED).setQueue("short").build();
 
   /** A server with jobs 11 (completed), 12 (running) and 13 (bob's, queued). */
   private static FakeServer server() {

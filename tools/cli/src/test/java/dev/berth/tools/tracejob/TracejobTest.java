@@ -26,17 +26,17 @@ import dev.berth.proto.SubjobAltered;
 import dev.berth.proto.TraceJob;
 import dev.berth.proto.TraceReply;
 import dev.berth.tools.testing.FakeServer;
-import dev.berth.tools.testing.Jobs;
 import dev.berth.tools.testing.Run;
-import dev.berth.tools.testing.Terminal;
+import dev.berth.tools.testing.SampleJobs;
+import dev.berth.tools.testing.TerminalSafety;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class TracejobTest {
-  private static final long SUBMIT_MS = Jobs.CTIME * 1000 + 123;
-  private static final long START_MS = Jobs.START * 1000;
-  private static final long END = Jobs.START + 3601;
+  private static final long SUBMIT_MS = SampleJobs.CTIME * 1000 + 123;
+  private static final long START_MS = SampleJobs.START * 1000;
+  private static final long END = SampleJobs.START + 3601;
 
   static List<Event> lifeOfJob12() {
     ResourcesUsed used =
@@ -51,7 +51,7 @@ class TracejobTest {
             .setSeq(1)
             .setTime(SUBMIT_MS)
             .setActor("alice@login1")
-            .setJobSubmitted(JobSubmitted.newBuilder().setJob(Jobs.queued()))
+            .setJobSubmitted(JobSubmitted.newBuilder().setJob(SampleJobs.queued()))
             .build(),
         Event.newBuilder()
             .setSeq(2)
@@ -70,7 +70,7 @@ class TracejobTest {
                 JobStarted.newBuilder()
                     .setJobId("12.srv")
                     .setSessionId(4242)
-                    .setStartTime(Jobs.START))
+                    .setStartTime(SampleJobs.START))
             .build(),
         Event.newBuilder()
             .setSeq(4)
@@ -196,7 +196,7 @@ class TracejobTest {
             Event.newBuilder()
                 .setTime(SUBMIT_MS)
                 .setActor("alice@login1")
-                .setJobSubmitted(JobSubmitted.newBuilder().setJob(Terminal.hostileJob()))
+                .setJobSubmitted(JobSubmitted.newBuilder().setJob(TerminalSafety.hostileJob()))
                 .build(),
             Event.newBuilder()
                 .setTime(SUBMIT_MS)
@@ -204,13 +204,13 @@ class TracejobTest {
                 .setJobExited(
                     JobExited.newBuilder()
                         .setJobId("12.srv")
-                        .setReason("node lost\n" + Terminal.FORGED + "\u001b[0m"))
+                        .setReason("node lost\n" + TerminalSafety.FORGED + "\u001b[0m"))
                 .build());
     for (int columns : new int[] {0, 80}) {
       String text =
           TraceFormat.text(
               "12.srv", events, ZoneOffset.UTC, new TraceFormat.Style(true, true, columns));
-      Terminal.assertSafe(text);
+      TerminalSafety.assertSafe(text);
       assertTrue(text.contains("job name = evil\\x1b[2J\\nJob_Owner"), text);
     }
   }
@@ -223,7 +223,7 @@ class TracejobTest {
             .setActor("node:n1")
             .setJobAltered(
                 JobAltered.newBuilder()
-                    .setJob(Jobs.queued().setComment("node n1 cannot read it"))
+                    .setJob(SampleJobs.queued().setComment("node n1 cannot read it"))
                     .addChanged("comment"))
             .build();
     assertEquals(

@@ -20,7 +20,7 @@ class MomTerminalTest {
   private static TestPki.Ca ca;
   private static TestPki.Ca stranger;
 
-  private final Sessions session = Sessions.atTerminal();
+  private final InteractiveSessions session = InteractiveSessions.atTerminal();
 
   @BeforeAll
   static void pki() throws Exception {
@@ -34,7 +34,7 @@ class MomTerminalTest {
   private int attach(TestPki.Credential shown, ByteString trusted, StandInPort.Script script)
       throws Exception {
     try (StandInPort mom = new StandInPort(shown.serverContext(), script)) {
-      server = new ScriptedServer(r -> Sessions.running(mom.address(), trusted));
+      server = new ScriptedServer(r -> InteractiveSessions.running(mom.address(), trusted));
       return session.run(server);
     }
   }
@@ -95,7 +95,7 @@ class MomTerminalTest {
   void thePermitIsShownOnlyToTheRightMom() throws Exception {
     TestPki.Credential other = ca.issue("urn:berth:mom:n02");
     try (StandInPort mom = new StandInPort(other.serverContext(), READY_AND_DONE)) {
-      session.run(new ScriptedServer(r -> Sessions.running(mom.address(), ca.pem())));
+      session.run(new ScriptedServer(r -> InteractiveSessions.running(mom.address(), ca.pem())));
       dev.berth.proto.TerminalIn shown;
       try {
         shown = mom.attach();

@@ -76,7 +76,7 @@ final class StandInPort implements AutoCloseable {
     if (ca == null) {
       try {
         ca = TestPki.ca("stand-in CA");
-        n01 = ca.issue("urn:berth:mom:" + Sessions.NODE).serverContext();
+        n01 = ca.issue("urn:berth:mom:" + InteractiveSessions.NODE).serverContext();
       } catch (Exception e) {
         throw new IllegalStateException("cannot make the tests' CA", e);
       }

@@ -1,6 +1,6 @@
 package dev.berth.tools.qsub.session;
 
-import static dev.berth.tools.qsub.session.Sessions.JOB;
+import static dev.berth.tools.qsub.session.InteractiveSessions.JOB;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /** qsub -I while its job waits: asking the server, Torque's messages, and giving up on Ctrl-C. */
 class StartWaitTest {
-  private final Sessions session = Sessions.atTerminal();
+  private final InteractiveSessions session = InteractiveSessions.atTerminal();
 
   /** Answers AttachJob with {@code states} in turn (the last one again), DeleteJob with ack. */
   private static ScriptedServer waiting(Function<Integer, Response> attach) {
@@ -41,7 +41,8 @@ class StartWaitTest {
                     case 0 -> ScriptedServer.state("Q");
                     case 1 -> ScriptedServer.state("H");
                     case 2 -> ScriptedServer.state("R"); // started, its mom not yet ready
-                    default -> Sessions.running(mom.address(), StandInPort.caCertificates());
+                    default ->
+                        InteractiveSessions.running(mom.address(), StandInPort.caCertificates());
                   });
       assertEquals(0, session.run(server), session.stderr());
       assertEquals(4, server.attaches().size());

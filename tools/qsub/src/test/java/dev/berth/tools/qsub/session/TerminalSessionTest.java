@@ -1,7 +1,7 @@
 package dev.berth.tools.qsub.session;
 
-import static dev.berth.tools.qsub.session.Sessions.PERMIT;
-import static dev.berth.tools.qsub.session.Sessions.WINDOW;
+import static dev.berth.tools.qsub.session.InteractiveSessions.PERMIT;
+import static dev.berth.tools.qsub.session.InteractiveSessions.WINDOW;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,11 +14,12 @@ import org.junit.jupiter.api.Test;
 
 /** The session on a stand-in for the mom's terminal port, over plain TCP (an insecure cluster). */
 class TerminalSessionTest {
-  private Sessions session = Sessions.atTerminal();
+  private InteractiveSessions session = InteractiveSessions.atTerminal();
 
   private int run(StandInPort mom) {
     return session.run(
-        new ScriptedServer(r -> Sessions.running(mom.address(), StandInPort.caCertificates())));
+        new ScriptedServer(
+            r -> InteractiveSessions.running(mom.address(), StandInPort.caCertificates())));
   }
 
   @Test
@@ -96,7 +97,7 @@ class TerminalSessionTest {
 
   @Test
   void inputThatIsNotATerminalIsSentAsItIsThenCtrlD() throws Exception {
-    session = new Sessions(new FakeTerminal(false, null)).stdin("echo one\necho two\n");
+    session = new InteractiveSessions(new FakeTerminal(false, null)).stdin("echo one\necho two\n");
     ByteArrayOutputStream typed = new ByteArrayOutputStream();
     try (StandInPort mom =
         new StandInPort(
@@ -173,7 +174,8 @@ class TerminalSessionTest {
     }
     int status =
         session.run(
-            new ScriptedServer(r -> Sessions.running(address, StandInPort.caCertificates())));
+            new ScriptedServer(
+                r -> InteractiveSessions.running(address, StandInPort.caCertificates())));
     assertEquals(1, status);
     assertTrue(
         session

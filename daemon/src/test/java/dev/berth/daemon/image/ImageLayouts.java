@@ -14,11 +14,11 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * Images written the way skopeo (an OCI layout) and docker save (an archive) write them, from
  * layers of {@link TestLayer}.
  */
-final class TestImages {
+final class ImageLayouts {
   static final String ENV =
       "\"Env\":[\"PATH=/usr/local/bin:/usr/bin:/bin\",\"GREETING=hello world\"]";
 
-  private TestImages() {}
+  private ImageLayouts() {}
 
   /** An image config with the test environment and working directory and these diff_ids. */
   static String config(List<TestLayer> layers) {

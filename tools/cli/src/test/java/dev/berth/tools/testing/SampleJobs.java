@@ -10,11 +10,11 @@ import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.Variable;
 
 /** Hand-made jobs for format tests. Times are around {@link FakeServer#NOW}. */
-public final class Jobs {
+public final class SampleJobs {
   public static final long CTIME = FakeServer.NOW - 600; // Mon Nov 30 09:50:00 2026 UTC
   public static final long START = FakeServer.NOW - 300; // 09:55:00
 
-  private Jobs() {}
+  private SampleJobs() {}
 
   /**
    * Job 12, queued, as qsub makes it from {@code echo hi | qsub -l nodes=1:ppn=2,walltime=1:00:00}.

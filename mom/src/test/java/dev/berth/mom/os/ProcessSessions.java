@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /** Test helpers for real processes: who is left in a session, and cleaning up after a test. */
-public final class Sessions {
+public final class ProcessSessions {
   private static final ProcTable PROC = new ProcTable(Path.of("/proc"));
 
-  private Sessions() {}
+  private ProcessSessions() {}
 
   /** Live (non-zombie) processes whose session id is {@code sid}, the leader included. */
   public static List<Long> members(long sid) {

@@ -14,10 +14,10 @@ import java.util.EnumSet;
 import java.util.List;
 
 /** Test cleanup: whatever a test cluster left below its cgroup root, in every hierarchy. */
-final class Cgroups {
+final class CgroupTrees {
   private static final Path ROOT = Path.of("/sys/fs/cgroup");
 
-  private Cgroups() {}
+  private CgroupTrees() {}
 
   /**
    * Directories named {@code name} (at any depth) and everything below them, deepest first. Other

@@ -15,7 +15,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
 /** One qsub -I session in a test: its streams, its terminal, quick timings. */
-final class Sessions {
+final class InteractiveSessions {
   static final String JOB = "7.srv";
   static final String NODE = "n01";
   static final Sealed PERMIT =
@@ -33,16 +33,16 @@ final class Sessions {
   final FakeTerminal terminal;
   InputStream in = blocking();
 
-  Sessions(FakeTerminal terminal) {
+  InteractiveSessions(FakeTerminal terminal) {
     this.terminal = terminal;
   }
 
   /** A user at a terminal of 50 rows and 132 columns. */
-  static Sessions atTerminal() {
-    return new Sessions(new FakeTerminal(true, WINDOW));
+  static InteractiveSessions atTerminal() {
+    return new InteractiveSessions(new FakeTerminal(true, WINDOW));
   }
 
-  Sessions stdin(String text) {
+  InteractiveSessions stdin(String text) {
     in = new ByteArrayInputStream(text.getBytes(UTF_8));
     return this;
   }

@@ -8,11 +8,11 @@ import dev.berth.proto.Job;
 import dev.berth.proto.Variable;
 
 /** What a command's output must be, whatever the values it shows hold. */
-public final class Terminal {
+public final class TerminalSafety {
   /** A line a hostile job name tries to add to root's {@code qstat -f}. */
   public static final String FORGED = "    Job_Owner = root@head";
 
-  private Terminal() {}
+  private TerminalSafety() {}
 
   /**
    * Job 12 with control characters in every free-text field a user or a mom could fill: a name that
@@ -20,7 +20,7 @@ public final class Terminal {
    * variable with a C1 CSI, and an exit reason with a bidi override.
    */
   public static Job.Builder hostileJob() {
-    return Jobs.queued()
+    return SampleJobs.queued()
         .setName("evil\u001b[2J\n" + FORGED.strip())
         .setAccount("acct\r\u0000")
         .setComment("done\u001b]0;owned\u0007")
