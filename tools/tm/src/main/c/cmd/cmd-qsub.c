@@ -12,11 +12,6 @@
 
 #define QSUB_OPTIONS "a:A:b:c:C:d:D:e:EfF:hi:Ij:J:k:K:l:L:m:M:nN:o:p:P:q:r:S:t:T:u:v:Vw:W:Xxz-:"
 
-static int takes_argument(char option) {
-  const char *at = strchr(QSUB_OPTIONS, option);
-  return at && at[1] == ':';
-}
-
 const char *cmd_qsub_script(const struct run *run) {
   const char *operand = NULL;
   int operands = 0;
@@ -33,8 +28,9 @@ const char *cmd_qsub_script(const struct run *run) {
       continue;
     }
     for (const char *c = arg + 1; *c; c++) {
-      if (*c == ':' || *c == '+' || !strchr(QSUB_OPTIONS, *c)) return NULL; /* refused anyway */
-      if (!takes_argument(*c)) continue;
+      const char *known = *c == ':' || *c == '+' ? NULL : strchr(QSUB_OPTIONS, *c);
+      if (!known) return NULL; /* refused anyway */
+      if (known[1] != ':') continue;
       if (!c[1]) i++; /* the next word is the option's argument */
       break;
     }

@@ -41,11 +41,6 @@ final class CgroupTrees {
           }
 
           @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-            return FileVisitResult.CONTINUE;
-          }
-
-          @Override
           public FileVisitResult visitFileFailed(Path file, IOException gone) {
             return FileVisitResult.CONTINUE;
           }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.berth.daemon.BerthHome;
+import dev.berth.mom.job.PhaseWalk;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.proto.Job;
 import java.io.IOException;
@@ -374,7 +375,7 @@ final class MultiNodeCluster implements AutoCloseable {
     try (Stream<Path> logs = Files.list(home)) {
       for (Path log : logs.filter(p -> p.getFileName().toString().startsWith("mom-")).toList()) {
         Files.readAllLines(log).stream()
-            .filter(l -> l.contains("is not a step of docs/mom-job-states.md"))
+            .filter(l -> l.contains(PhaseWalk.OFF_TABLE))
             .forEach(found::add);
       }
     }

@@ -55,8 +55,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * One job on its mother superior: started (or found again after a mom restart), watched until its
  * starter exits, suspended and resumed as the server says (its walltime stands still meanwhile),
  * killed on qdel or when it passes its walltime, and reported: the start and the obit are sent
- * again and again until the server acknowledges them. Two behaviors: {@link #running} and {@link
- * #ended}.
+ * again and again until the server acknowledges them. Each behavior is a phase of {@link
+ * MomJobPhase}'s table (docs/mom-job-states.md), which the actor checks every step against.
  */
 final class JobActor {
   sealed interface Command {}

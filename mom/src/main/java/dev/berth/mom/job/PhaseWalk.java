@@ -8,6 +8,9 @@ import org.slf4j.Logger;
  * assertion error where assertions are on (the tests). The daemon goes on either way.
  */
 public final class PhaseWalk<P extends Enum<P>> {
+  /** What the log says of a step the table does not have (the integration tests look for it). */
+  public static final String OFF_TABLE = "is not a step of docs/mom-job-states.md";
+
   private final PhaseTable<P> table;
   private final String jobId;
   private final Logger log;
@@ -22,15 +25,10 @@ public final class PhaseWalk<P extends Enum<P>> {
   public void enter(P next) {
     if (!table.allows(phase, next)) {
       String step = (phase == null ? "start" : phase) + " -> " + next;
-      log.error("job {}: {} is not a step of docs/mom-job-states.md", jobId, step);
+      log.error("job {}: {} {}", jobId, step, OFF_TABLE);
       assert false : "job " + jobId + ": " + step + " is not a step of its phase table";
     }
     log.debug("job {}: {} -> {}", jobId, phase, next);
     phase = next;
-  }
-
-  /** The phase the job is in; null before its first. */
-  public P phase() {
-    return phase;
   }
 }

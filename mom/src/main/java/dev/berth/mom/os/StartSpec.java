@@ -111,27 +111,8 @@ public record StartSpec(
    */
   public static StartSpec catTo(
       UserInfo user, int gid, Path file, String umask, boolean append, Path statusFile) {
-    return new StartSpec(
-        user,
-        gid,
-        Path.of("/"),
-        null,
-        file,
-        null,
-        true,
-        umask,
-        List.of(),
-        statusFile,
-        null,
-        List.of("/bin/cat"),
-        Map.of("PATH", "/usr/bin:/bin"),
-        append,
-        false,
-        null,
-        null,
-        null,
-        null,
-        ProcessLimits.NONE);
+    return helper(
+        user, gid, Path.of("/"), file, null, true, umask, append, statusFile, List.of("/bin/cat"));
   }
 
   /**
@@ -140,27 +121,17 @@ public record StartSpec(
    */
   public static StartSpec appendLine(
       UserInfo user, int gid, Path file, String line, Path statusFile) {
-    return new StartSpec(
+    return helper(
         user,
         gid,
         null,
         null,
         null,
-        null,
         false,
         null,
-        List.of(),
+        false,
         statusFile,
-        null,
-        List.of("/bin/sh", "-c", "printf '%s\\n' \"$1\" >> \"$2\"", "sh", line, file.toString()),
-        Map.of("PATH", "/usr/bin:/bin"),
-        false,
-        false,
-        null,
-        null,
-        null,
-        null,
-        ProcessLimits.NONE);
+        List.of("/bin/sh", "-c", "printf '%s\\n' \"$1\" >> \"$2\"", "sh", line, file.toString()));
   }
 
   /**
@@ -168,21 +139,49 @@ public record StartSpec(
    * stdout (a pipe, with {@link Launcher#startPiped}).
    */
   public static StartSpec catFrom(UserInfo user, int gid, Path file, Path statusFile) {
-    return new StartSpec(
+    return helper(
         user,
         gid,
         Path.of("/"),
         null,
-        null,
         Path.of("/dev/null"),
         false,
         null,
+        false,
+        statusFile,
+        List.of("/bin/cat", "--", file.toString()));
+  }
+
+  /**
+   * A small program the mom runs as {@code user} for itself, not as a job: no script, cgroup,
+   * terminal, container or limits, and only PATH in its environment.
+   */
+  private static StartSpec helper(
+      UserInfo user,
+      int gid,
+      Path workingDirectory,
+      Path stdout,
+      Path stderr,
+      boolean joinStderr,
+      String umask,
+      boolean append,
+      Path statusFile,
+      List<String> command) {
+    return new StartSpec(
+        user,
+        gid,
+        workingDirectory,
+        null,
+        stdout,
+        stderr,
+        joinStderr,
+        umask,
         List.of(),
         statusFile,
         null,
-        List.of("/bin/cat", "--", file.toString()),
+        command,
         Map.of("PATH", "/usr/bin:/bin"),
-        false,
+        append,
         false,
         null,
         null,

@@ -124,6 +124,11 @@ class BerthCmdTest {
     return Response.newBuilder().setCommand(reply);
   }
 
+  /** The server's answer that the command needs {@code needs} before it can run. */
+  private static Response.Builder needs(CommandNeeds.Builder needs) {
+    return Response.newBuilder().setCommand(CommandReply.newBuilder().setNeeds(needs));
+  }
+
   @Test
   void sendsTheCommandAndPrintsWhatTheServerAnswers() throws Exception {
     CompletableFuture<Void> served =
@@ -159,17 +164,14 @@ class BerthCmdTest {
         serve(
             r ->
                 r.getId() == 1
-                    ? Response.newBuilder()
-                        .setCommand(
-                            CommandReply.newBuilder()
-                                .setNeeds(
-                                    CommandNeeds.newBuilder()
-                                        .setStdin(true)
-                                        .setEnvironment(true)
-                                        .addFiles(job)
-                                        .addFiles(missing)
-                                        .addFiles(adir)
-                                        .addFiles("/etc/hostname")))
+                    ? needs(
+                        CommandNeeds.newBuilder()
+                            .setStdin(true)
+                            .setEnvironment(true)
+                            .addFiles(job)
+                            .addFiles(missing)
+                            .addFiles(adir)
+                            .addFiles("/etc/hostname"))
                     : output(0, false, "1.vm\n"));
     TmProcess.Result result = run("from stdin\n", "qsub", "job.sh", "missing.sh", "adir/");
     served.get(10, TimeUnit.SECONDS);
@@ -243,11 +245,7 @@ class BerthCmdTest {
         serve(
             r ->
                 r.getId() == 1
-                    ? Response.newBuilder()
-                        .setCommand(
-                            CommandReply.newBuilder()
-                                .setNeeds(
-                                    CommandNeeds.newBuilder().setEnvironment(true).addFiles(job)))
+                    ? needs(CommandNeeds.newBuilder().setEnvironment(true).addFiles(job))
                     : output(0, false, "1.vm\n"));
     run("", "qsub", "-V", "job.sh");
     served.get(10, TimeUnit.SECONDS);
