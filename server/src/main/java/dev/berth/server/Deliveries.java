@@ -6,7 +6,7 @@ import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.RunJob;
 import dev.berth.proto.SuspendJob;
-import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -22,7 +22,7 @@ import dev.berth.security.Role;
 import dev.berth.security.seal.InsecureSeal;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
-import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.endpoint.ClientLimits;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.RocksJournal;

@@ -2,7 +2,7 @@ package dev.berth.bench;
 
 import dev.berth.scheduler.Planner;
 import dev.berth.scheduler.RunDecision;
-import dev.berth.server.command.StateView;
+import dev.berth.server.command.schedule.StateView;
 import dev.berth.server.state.ClusterState;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

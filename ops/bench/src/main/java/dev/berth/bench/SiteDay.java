@@ -10,7 +10,7 @@ import dev.berth.scheduler.Plan;
 import dev.berth.scheduler.RunDecision;
 import dev.berth.server.command.Context;
 import dev.berth.server.command.Decider;
-import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import dev.berth.core.Durations;
 import dev.berth.core.Sizes;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
+import dev.berth.server.command.config.QueueAttributes;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -15,8 +16,8 @@ import java.util.Set;
  * One settable attribute of the server, a queue or a node: its type decides how a value is checked
  * and normalized and what {@code +=} and {@code -=} mean.
  */
-record AttributeSpec(String name, Type type, boolean resource, boolean readOnly) {
-  enum Type {
+public record AttributeSpec(String name, Type type, boolean resource, boolean readOnly) {
+  public enum Type {
     BOOLEAN,
     INTEGER,
     /** A whole number of at least 0: a limit (max_user_queuable). */
@@ -37,16 +38,16 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
   /** The most shares one name may have: their sum over many names still fits in a long. */
   static final long MAX_SHARES = 1_000_000_000;
 
-  static AttributeSpec of(String name, Type type) {
+  public static AttributeSpec of(String name, Type type) {
     return new AttributeSpec(name, type, type == Type.RESOURCE || type == Type.SHARES, false);
   }
 
-  static AttributeSpec readOnly(String name, Type type) {
+  public static AttributeSpec readOnly(String name, Type type) {
     return new AttributeSpec(name, type, false, true);
   }
 
   /** The new text value after {@code op} on {@code current} (null = unset). */
-  String combine(Attribute a, String current) {
+  public String combine(Attribute a, String current) {
     String label = a.getResource().isEmpty() ? name : name + "." + a.getResource();
     if (readOnly) {
       throw new CommandException(
@@ -165,7 +166,7 @@ record AttributeSpec(String name, Type type, boolean resource, boolean readOnly)
     return items.isEmpty() ? null : String.join(",", items);
   }
 
-  static List<String> items(String value) {
+  public static List<String> items(String value) {
     List<String> items = new ArrayList<>();
     for (String item : value.split(",")) {
       if (!item.isBlank()) {

@@ -20,9 +20,9 @@ import java.nio.charset.StandardCharsets;
  * environment may hold them for good reason (a zero-width joiner in Persian or Indic text, in an
  * emoji), the job gets them as they were, and the commands escape them where they show them.
  */
-final class AttributeValues {
+public final class AttributeValues {
   /** The longest value accepted, in UTF-8 bytes. */
-  static final int MAX_BYTES = 64 * 1024;
+  public static final int MAX_BYTES = 64 * 1024;
 
   /**
    * The most a job's attributes may take together, encoded: with the largest default script this
@@ -36,7 +36,7 @@ final class AttributeValues {
   private AttributeValues() {}
 
   /** Refuses {@code value} of attribute {@code label} if it breaks a rule, naming both. */
-  static void check(String label, String value) {
+  public static void check(String label, String value) {
     checkData(label, value);
     int at = ControlCharacters.findFormat(value);
     if (at >= 0) {
@@ -58,7 +58,7 @@ final class AttributeValues {
    * Refuses {@code value} of attribute {@code label} if it holds a control character or is too
    * long: the rules for a job's own data, which may hold formatting characters.
    */
-  static void checkData(String label, String value) {
+  public static void checkData(String label, String value) {
     int at = ControlCharacters.find(value);
     if (at >= 0) {
       throw new CommandException(
@@ -88,7 +88,7 @@ final class AttributeValues {
   }
 
   /** Refuses a job whose attributes together are larger than {@link #MAX_JOB_BYTES}. */
-  static void checkTotal(Job job) {
+  public static void checkTotal(Job job) {
     int size = job.getSerializedSize();
     if (size > MAX_JOB_BYTES) {
       throw new CommandException(
@@ -104,7 +104,7 @@ final class AttributeValues {
   }
 
   /** A value as an error message may repeat it: escaped, and cut if long. */
-  static String shown(String value) {
+  public static String shown(String value) {
     String escaped = ControlCharacters.escape(value);
     return escaped.length() <= SHOWN ? escaped : escaped.substring(0, SHOWN) + "...";
   }

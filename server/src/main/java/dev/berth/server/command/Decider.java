@@ -10,6 +10,21 @@ import dev.berth.proto.ServerAttributesChanged;
 import dev.berth.proto.ServerInbound;
 import dev.berth.scheduler.Preemption;
 import dev.berth.scheduler.RunDecision;
+import dev.berth.server.command.config.ManageCommands;
+import dev.berth.server.command.config.QueueAttributes;
+import dev.berth.server.command.config.ServerAttributes;
+import dev.berth.server.command.job.AlterJobs;
+import dev.berth.server.command.job.JobControl;
+import dev.berth.server.command.job.QueueMoves;
+import dev.berth.server.command.job.Reruns;
+import dev.berth.server.command.job.SubmitJobs;
+import dev.berth.server.command.node.MomControls;
+import dev.berth.server.command.node.NodeHealth;
+import dev.berth.server.command.node.NodeReports;
+import dev.berth.server.command.reservation.ReservationCommands;
+import dev.berth.server.command.schedule.Preemptions;
+import dev.berth.server.command.schedule.RunJobs;
+import dev.berth.server.command.schedule.RunNow;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
 import java.util.List;
@@ -20,6 +35,12 @@ import java.util.Optional;
  * Decides what a command means for the state: the events to record and the answers to send. Reads
  * the state, mutates nothing, and does no I/O; the server's pipeline makes the events durable and
  * applies them.
+ *
+ * <p>Each domain's commands live in a package of their own, which this class dispatches to: {@code
+ * job} (submit, alter, delete, hold, move, rerun), {@code node} (moms' reports, liveness, health,
+ * momctl), {@code schedule} (run decisions, qrun, preemption, running limits), {@code reservation}
+ * and {@code config} (qmgr: the server's, queues' and nodes' settings). What they share stays here:
+ * the caller, the context, the outcome, permissions and the typing of attribute values.
  */
 public final class Decider {
   /** Something that may change the state. */

@@ -11,6 +11,11 @@ import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeUpdated;
+import dev.berth.server.command.config.QueueAttributes;
+import dev.berth.server.command.config.ServerAttributes;
+import dev.berth.server.command.job.Dependencies;
+import dev.berth.server.command.node.NodeReports;
+import dev.berth.server.command.reservation.ReservationCommands;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.ClusterState.PurgeKey;
 import dev.berth.server.state.DependencyIndex;
@@ -22,7 +27,7 @@ import org.pcollections.PSortedSet;
  * windows, releasing or deleting jobs whose dependencies were decided, and handling a node whose
  * mom stopped answering.
  */
-final class Housekeeping {
+public final class Housekeeping {
   /** Bounds the work of one tick so a backlog cannot stall the command pipeline. */
   private static final int MAX_PURGES_PER_TICK = 1000;
 

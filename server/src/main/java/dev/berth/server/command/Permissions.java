@@ -2,6 +2,7 @@ package dev.berth.server.command;
 
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
+import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 
 /**
@@ -71,7 +72,7 @@ public final class Permissions {
    * later); when that is root, {@code acl_roots} must name the submitter, as in Torque and OpenPBS.
    * The mom checks again for uid 0 before it starts anything.
    */
-  static void requireMayRunAs(ClusterState s, Caller c) {
+  public static void requireMayRunAs(ClusterState s, Caller c) {
     if (c.isRoot() && !UserAcl.admits(ServerAttributes.get(s, ServerAttributes.ACL_ROOTS), c)) {
       throw new CommandException(
           Error.Code.BAD_USER,
@@ -84,7 +85,7 @@ public final class Permissions {
     }
   }
 
-  static void requireManager(ClusterState s, Caller c, String what) {
+  public static void requireManager(ClusterState s, Caller c, String what) {
     if (!isManager(s, c)) {
       throw new CommandException(
           Error.Code.PERMISSION,
@@ -95,7 +96,7 @@ public final class Permissions {
     }
   }
 
-  static void requireOperator(ClusterState s, Caller c, String what) {
+  public static void requireOperator(ClusterState s, Caller c, String what) {
     if (!isOperator(s, c)) {
       throw new CommandException(
           Error.Code.PERMISSION,
@@ -103,7 +104,7 @@ public final class Permissions {
     }
   }
 
-  static void requireControl(ClusterState s, Caller c, Job job, String what) {
+  public static void requireControl(ClusterState s, Caller c, Job job, String what) {
     if (!mayControl(s, c, job)) {
       throw new CommandException(
           Error.Code.PERMISSION,

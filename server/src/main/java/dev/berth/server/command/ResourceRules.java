@@ -16,7 +16,7 @@ import java.util.TreeSet;
  * does not know: a typo such as {@code walltim} or an OpenPBS {@code select} would otherwise be
  * silently ignored and the job would run with defaults.
  */
-final class ResourceRules {
+public final class ResourceRules {
   private enum Kind {
     TIME,
     SIZE,
@@ -75,7 +75,7 @@ final class ResourceRules {
   }
 
   /** The value as qstat shows it; throws for an unknown name or a malformed value. */
-  static String normalize(String name, String value) {
+  public static String normalize(String name, String value) {
     Kind kind = KINDS.get(name);
     if (kind == null) {
       String hint = HINTS.get(name);
@@ -107,7 +107,7 @@ final class ResourceRules {
   }
 
   /** Sets the typed field for a normalized resource value. */
-  static void setTyped(ResourceRequest.Builder r, String name, String value) {
+  public static void setTyped(ResourceRequest.Builder r, String name, String value) {
     switch (name) {
       case "nodes" -> r.clearNodeGroups().addAllNodeGroups(NodeSpec.parse(value).groups());
       case "ncpus" -> r.setNcpus(Integer.parseInt(value));
@@ -127,7 +127,7 @@ final class ResourceRules {
   }
 
   /** A comparable magnitude for limits (resources_max/min), or -1 if the kind has none. */
-  static long magnitude(String name, String value) {
+  public static long magnitude(String name, String value) {
     Kind kind = KINDS.get(name);
     if (kind == null) {
       return -1;
@@ -141,7 +141,7 @@ final class ResourceRules {
     };
   }
 
-  static CommandException badValue(String name, String value, String why) {
+  public static CommandException badValue(String name, String value, String why) {
     return new CommandException(
         Error.Code.BAD_VALUE, "illegal value for resource " + name + "=" + value + ": " + why);
   }

@@ -1,6 +1,7 @@
 package dev.berth.server.command;
 
 import dev.berth.core.HostPattern;
+import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import java.util.List;
 

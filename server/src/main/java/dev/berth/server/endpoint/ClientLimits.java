@@ -3,7 +3,7 @@ package dev.berth.server.endpoint;
 import dev.berth.core.Budget;
 import dev.berth.core.Frames;
 import dev.berth.core.Sizes;
-import dev.berth.server.command.JobBudget;
+import dev.berth.server.command.job.JobBudget;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;

@@ -6,7 +6,7 @@ import dev.berth.proto.StatFairShare;
 import dev.berth.scheduler.FairShare;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Permissions;
-import dev.berth.server.command.ServerAttributes;
+import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import java.util.Set;
 import java.util.TreeSet;

@@ -8,9 +8,9 @@ import dev.berth.scheduler.JobPriority;
 import dev.berth.scheduler.Plan;
 import dev.berth.scheduler.Priorities;
 import dev.berth.scheduler.Waiting;
-import dev.berth.server.command.QueueAttributes;
-import dev.berth.server.command.ServerAttributes;
-import dev.berth.server.command.StateView;
+import dev.berth.server.command.config.QueueAttributes;
+import dev.berth.server.command.config.ServerAttributes;
+import dev.berth.server.command.schedule.StateView;
 import dev.berth.server.state.ClusterState;
 import java.util.Optional;
 

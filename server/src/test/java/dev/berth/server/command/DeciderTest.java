@@ -1,12 +1,12 @@
 package dev.berth.server.command;
 
-import static dev.berth.server.command.SubmitTest.refused;
 import static dev.berth.server.testing.Driver.ALICE;
 import static dev.berth.server.testing.Driver.BOB;
 import static dev.berth.server.testing.Driver.ROOT;
 import static dev.berth.server.testing.Driver.attr;
 import static dev.berth.server.testing.Driver.resource;
 import static dev.berth.server.testing.Events.alloc;
+import static dev.berth.server.testing.RefusedCommands.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,6 +20,8 @@ import dev.berth.proto.Request;
 import dev.berth.proto.StatJobs;
 import dev.berth.proto.StatNodes;
 import dev.berth.scheduler.RunDecision;
+import dev.berth.server.command.config.QueueAttributes;
+import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.testing.Driver;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,11 +1,11 @@
 package dev.berth.server.command;
 
-import static dev.berth.server.command.SubmitTest.refused;
 import static dev.berth.server.testing.Driver.ALICE;
 import static dev.berth.server.testing.Driver.BOB;
 import static dev.berth.server.testing.Driver.ROOT;
 import static dev.berth.server.testing.Driver.attr;
 import static dev.berth.server.testing.Driver.resource;
+import static dev.berth.server.testing.RefusedCommands.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -2,6 +2,7 @@ package dev.berth.server.command;
 
 import static dev.berth.server.testing.Driver.ROOT;
 import static dev.berth.server.testing.Driver.attr;
+import static dev.berth.server.testing.RefusedCommands.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -60,7 +61,7 @@ class SubmitHostsTest {
   void aRelayedRootIsNoManager() {
     assertTrue(Permissions.isManager(d.state, ROOT));
     assertTrue(!Permissions.isManager(d.state, RELAYED_ROOT));
-    SubmitTest.refused(
+    refused(
         Error.Code.PERMISSION,
         () -> d.setServer(RELAYED_ROOT, attr("query_other_jobs", "true")),
         "root@login1 may not");

@@ -3,7 +3,7 @@ package dev.berth.server.endpoint;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.berth.server.command.JobBudget;
+import dev.berth.server.command.job.JobBudget;
 import dev.berth.server.endpoint.ClientLimits.Limit;
 import java.time.Duration;
 import java.util.Map;

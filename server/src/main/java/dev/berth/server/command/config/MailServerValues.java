@@ -1,0 +1,58 @@
+package dev.berth.server.command.config;
+
+import dev.berth.core.Hosts;
+import dev.berth.proto.Error;
+import dev.berth.server.command.AttributeValues;
+import dev.berth.server.command.Caller;
+import dev.berth.server.command.CommandException;
+import dev.berth.server.mail.MailAddresses;
+import dev.berth.server.mail.MailSettings;
+
+/**
+ * The rules of the mail server attributes beyond their type. sendmail_path names a program the
+ * server runs as its own user, so only root on a server host may set or unset it: the managers list
+ * does not make someone root there. mail_from becomes an argument of that program and mail_domain
+ * part of an address, so both must be plain names.
+ */
+final class MailServerValues {
+  private MailServerValues() {}
+
+  static void check(Caller caller, String key, String value) {
+    switch (key) {
+      case MailSettings.SENDMAIL_PATH -> {
+        if (!caller.isRoot() || caller.relayed()) {
+          throw new CommandException(
+              Error.Code.PERMISSION,
+              caller.principal()
+                  + " may not set sendmail_path: the server runs it as its own user, so only root"
+                  + " on a server host may");
+        }
+        if (value != null && !value.startsWith("/")) {
+          throw new CommandException(
+              Error.Code.BAD_VALUE,
+              "sendmail_path '" + AttributeValues.shown(value) + "' must be an absolute path");
+        }
+      }
+      case MailSettings.MAIL_FROM -> {
+        if (value != null) {
+          MailAddresses.refusalAsSender(value)
+              .ifPresent(
+                  why -> {
+                    throw new CommandException(
+                        Error.Code.BAD_VALUE, "illegal mail_from: " + AttributeValues.shown(why));
+                  });
+        }
+      }
+      case MailSettings.MAIL_DOMAIN -> {
+        if (value != null && !value.equalsIgnoreCase(MailSettings.NEVER) && !Hosts.isName(value)) {
+          throw new CommandException(
+              Error.Code.BAD_VALUE,
+              "illegal mail_domain '"
+                  + AttributeValues.shown(value)
+                  + "': a domain name, or never for no job mail");
+        }
+      }
+      default -> {}
+    }
+  }
+}

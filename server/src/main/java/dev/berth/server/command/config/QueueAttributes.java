@@ -1,0 +1,124 @@
+package dev.berth.server.command.config;
+
+import dev.berth.proto.Attribute;
+import dev.berth.proto.Error;
+import dev.berth.proto.Queue;
+import dev.berth.server.command.AttributeSpec;
+import dev.berth.server.command.AttributeSpec.Type;
+import dev.berth.server.command.AttributeValues;
+import dev.berth.server.command.CommandException;
+import dev.berth.server.state.ClusterState;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/** A queue's attributes: what qmgr may set and typed reads for the submit and run paths. */
+public final class QueueAttributes {
+  public static final String QUEUE_TYPE = "queue_type";
+  public static final String ENABLED = "enabled";
+  public static final String STARTED = "started";
+  public static final String MAX_QUEUABLE = "max_queuable";
+  public static final String ACL_USER_ENABLE = "acl_user_enable";
+  public static final String ACL_USERS = "acl_users";
+  public static final String PRIORITY = "Priority";
+
+  /**
+   * Its jobs go before other queues' and may requeue or suspend running jobs of preemptable queues.
+   */
+  public static final String PREEMPTOR = "preemptor";
+
+  /** How its running jobs may be preempted: {@link #PREEMPT_OFF} (unset), requeue or suspend. */
+  public static final String PREEMPT_MODE = "preempt_mode";
+
+  public static final String PREEMPT_OFF = "off";
+  public static final String PREEMPT_REQUEUE = "requeue";
+  public static final String PREEMPT_SUSPEND = "suspend";
+
+  static final Map<String, AttributeSpec> SPECS =
+      Stream.of(
+              AttributeSpec.of(QUEUE_TYPE, Type.STRING),
+              AttributeSpec.of(ENABLED, Type.BOOLEAN),
+              AttributeSpec.of(STARTED, Type.BOOLEAN),
+              AttributeSpec.of(PRIORITY, Type.INTEGER),
+              AttributeSpec.of(MAX_QUEUABLE, Type.COUNT),
+              AttributeSpec.of(ServerAttributes.MAX_USER_QUEUABLE, Type.COUNT),
+              AttributeSpec.of(ServerAttributes.MAX_RUNNING, Type.INTEGER),
+              AttributeSpec.of(ServerAttributes.MAX_USER_RUN, Type.INTEGER),
+              AttributeSpec.of(ServerAttributes.COMMENT, Type.STRING),
+              AttributeSpec.of(ServerAttributes.KEEP_COMPLETED, Type.INTEGER),
+              AttributeSpec.of(ServerAttributes.KILL_DELAY, Type.INTEGER),
+              AttributeSpec.of(ServerAttributes.RESOURCES_DEFAULT, Type.RESOURCE),
+              AttributeSpec.of(ServerAttributes.RESOURCES_MAX, Type.RESOURCE),
+              AttributeSpec.of("resources_min", Type.RESOURCE),
+              AttributeSpec.of(ACL_USER_ENABLE, Type.BOOLEAN),
+              AttributeSpec.of(ACL_USERS, Type.LIST),
+              AttributeSpec.of(PREEMPTOR, Type.BOOLEAN),
+              AttributeSpec.of(PREEMPT_MODE, Type.PREEMPT_MODE),
+              AttributeSpec.readOnly("total_jobs", Type.INTEGER),
+              AttributeSpec.readOnly("state_count", Type.STRING))
+          .collect(Collectors.toUnmodifiableMap(AttributeSpec::name, Function.identity()));
+
+  private QueueAttributes() {}
+
+  static AttributeSpec spec(String name) {
+    AttributeSpec spec = SPECS.get(name);
+    if (spec == null) {
+      throw new CommandException(
+          Error.Code.UNKNOWN_ATTRIBUTE,
+          "unknown queue attribute '"
+              + AttributeValues.shown(name)
+              + "' (see docs/qmgr.md for the list)");
+    }
+    return spec;
+  }
+
+  /** Checks values whose type alone does not say enough (queue_type). */
+  static String check(Attribute a, String value) {
+    if (value != null && a.getName().equals(QUEUE_TYPE)) {
+      return switch (value.toLowerCase(Locale.ROOT)) {
+        case "e", "execution" -> "Execution";
+        case "r", "route" ->
+            throw new CommandException(
+                Error.Code.BAD_VALUE,
+                "routing queues are not supported; use queue_type = Execution");
+        default ->
+            throw new CommandException(
+                Error.Code.BAD_VALUE, "illegal value for queue_type: '" + value + "'");
+      };
+    }
+    return value;
+  }
+
+  public static Optional<String> get(Queue q, String name) {
+    return Optional.ofNullable(q.getAttributesMap().get(name));
+  }
+
+  /** Whether {@code queue} exists and is started (its jobs are scheduled). */
+  public static boolean started(ClusterState s, String queue) {
+    return s.queue(queue).map(q -> flag(q, STARTED)).orElse(false);
+  }
+
+  /** Whether {@code queue} is a preemptor's: its jobs may requeue preemptable running jobs. */
+  public static boolean preemptor(ClusterState s, String queue) {
+    return s.queue(queue).map(q -> flag(q, PREEMPTOR)).orElse(false);
+  }
+
+  /**
+   * How running jobs of {@code queue} may be preempted for a preemptor's job: {@link
+   * #PREEMPT_REQUEUE}, {@link #PREEMPT_SUSPEND}, or {@link #PREEMPT_OFF} (also for a preemptor's
+   * own queue).
+   */
+  public static String preemptMode(ClusterState s, String queue) {
+    return s.queue(queue)
+        .filter(q -> !flag(q, PREEMPTOR))
+        .map(q -> q.getAttributesMap().getOrDefault(PREEMPT_MODE, PREEMPT_OFF))
+        .orElse(PREEMPT_OFF);
+  }
+
+  public static boolean flag(Queue q, String name) {
+    return "True".equals(q.getAttributesMap().get(name));
+  }
+}

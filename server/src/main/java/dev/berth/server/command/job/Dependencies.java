@@ -1,0 +1,116 @@
+package dev.berth.server.command.job;
+
+import dev.berth.core.BadValueException;
+import dev.berth.core.JobIds;
+import dev.berth.proto.Dependency;
+import dev.berth.proto.Error;
+import dev.berth.proto.Job;
+import dev.berth.server.command.CommandException;
+import dev.berth.server.state.ClusterState;
+import dev.berth.server.state.DependencyStatus;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Job dependencies ({@code -W depend=afterok:12:13,afterany:14}). A job whose dependencies are not
+ * yet met waits in H with a system hold, as in Torque; it is released when they are met and
+ * deleted, with the reason, when one can no longer be met. The server finds those through the
+ * state's {@link dev.berth.server.state.DependencyIndex}, at a cost of what waits on the job that
+ * changed.
+ */
+public final class Dependencies {
+  /**
+   * The most jobs one job's dependencies may name. Torque bounds the whole -W depend value (64 KiB,
+   * as Berth bounds every value); Berth bounds the count, which is what a submission costs: each
+   * named job is looked up when the job is submitted, indexed while it waits, and held in memory
+   * with it. More can be waited on through jobs that each wait on a part.
+   */
+  static final int MAX_DEPENDENCIES = 1000;
+
+  private Dependencies() {}
+
+  static List<Dependency> parse(String value, ClusterState s, String server) {
+    long named = value.chars().filter(c -> c == ':').count(); // each job id follows a colon
+    if (named > MAX_DEPENDENCIES) {
+      throw new CommandException(
+          Error.Code.BAD_DEPENDENCY,
+          "the dependencies name "
+              + named
+              + " jobs; a job may name at most "
+              + MAX_DEPENDENCIES
+              + " (to wait on more, let a few jobs each wait on a part and depend on those)");
+    }
+    List<Dependency> result = new ArrayList<>();
+    for (String clause : value.split(",")) {
+      String[] parts = clause.trim().split(":");
+      String type = parts[0];
+      if (!DependencyStatus.TYPES.contains(type)) {
+        throw new CommandException(
+            Error.Code.BAD_DEPENDENCY,
+            "dependency type '"
+                + type
+                + "' is not supported (use after, afterok, afternotok or afterany)");
+      }
+      if (parts.length < 2) {
+        throw new CommandException(
+            Error.Code.BAD_DEPENDENCY, "dependency '" + clause + "' names no job");
+      }
+      Dependency.Builder d = Dependency.newBuilder().setType(type);
+      for (int i = 1; i < parts.length; i++) {
+        String id = canonical(parts[i], server);
+        if (s.job(id).isEmpty()) {
+          throw new CommandException(
+              Error.Code.BAD_DEPENDENCY,
+              "job " + id + " in dependency " + type + " does not exist");
+        }
+        if (!s.job(id).get().getArrayRequest().isEmpty()) {
+          throw new CommandException(
+              Error.Code.BAD_DEPENDENCY,
+              "dependencies on a whole job array (" + id + ") are not supported yet; name subjobs");
+        }
+        d.addJobIds(id);
+      }
+      result.add(d.build());
+    }
+    return result;
+  }
+
+  private static String canonical(String id, String server) {
+    try {
+      return JobIds.canonical(id, server);
+    } catch (BadValueException e) {
+      throw new CommandException(
+          Error.Code.BAD_DEPENDENCY, "illegal dependency: " + e.getMessage());
+    }
+  }
+
+  /** Whether all of a job's dependencies are met, still pending, or can never be met. */
+  static DependencyStatus status(Job job, ClusterState s) {
+    DependencyStatus overall = DependencyStatus.MET;
+    for (Dependency d : job.getDependenciesList()) {
+      for (String id : d.getJobIdsList()) {
+        DependencyStatus one = DependencyStatus.of(d.getType(), s.job(id).orElse(null));
+        if (one == DependencyStatus.IMPOSSIBLE) {
+          return DependencyStatus.IMPOSSIBLE;
+        }
+        if (one == DependencyStatus.PENDING) {
+          overall = DependencyStatus.PENDING;
+        }
+      }
+    }
+    return overall;
+  }
+
+  /** A readable reason why a job's dependencies can never be met. */
+  public static String why(Job job, ClusterState s) {
+    for (Dependency d : job.getDependenciesList()) {
+      for (String id : d.getJobIdsList()) {
+        if (DependencyStatus.of(d.getType(), s.job(id).orElse(null))
+            == DependencyStatus.IMPOSSIBLE) {
+          return "dependency " + d.getType() + ":" + id + " can never be satisfied";
+        }
+      }
+    }
+    return "";
+  }
+}

@@ -1,0 +1,40 @@
+package dev.berth.server.command.job;
+
+import dev.berth.proto.Error;
+import dev.berth.proto.Job;
+import dev.berth.proto.Reservation;
+import dev.berth.scheduler.Feasibility;
+import dev.berth.scheduler.NodeCapacity;
+import dev.berth.server.command.CommandException;
+import dev.berth.server.command.schedule.StateView;
+import dev.berth.server.state.ClusterState;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Refuses a job (submitted or altered) that could never run: on no combination of the cluster's
+ * nodes as if they were empty, or, in a reservation's queue, of the reservation's nodes.
+ */
+final class Feasible {
+  private Feasible() {}
+
+  /** Throws, saying {@code what} (e.g. "job can never run") and why, if the job cannot run. */
+  static void require(ClusterState s, Job job, String what) {
+    List<NodeCapacity> all = StateView.capacities(s);
+    Optional<String> why = Feasibility.whyImpossible(job, all);
+    Optional<Reservation> r = s.reservationOfQueue(job.getQueue());
+    if (why.isEmpty() && r.isPresent()) {
+      Set<String> reserved = Set.copyOf(r.get().getNodesList());
+      why =
+          Feasibility.whyImpossible(
+              job,
+              all.stream().filter(n -> reserved.contains(n.name())).toList(),
+              "reservation " + r.get().getId());
+    }
+    why.ifPresent(
+        reason -> {
+          throw new CommandException(Error.Code.RESOURCES_UNAVAILABLE, what + ": " + reason);
+        });
+  }
+}

@@ -1,0 +1,85 @@
+package dev.berth.server.command.job;
+
+import static dev.berth.server.testing.Driver.ALICE;
+import static dev.berth.server.testing.Driver.ROOT;
+import static dev.berth.server.testing.Driver.attr;
+import static dev.berth.server.testing.Driver.op;
+import static dev.berth.server.testing.RefusedCommands.refused;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.berth.core.AttributeNames;
+import dev.berth.proto.Attribute;
+import dev.berth.proto.Error;
+import dev.berth.proto.Job;
+import dev.berth.server.testing.Driver;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Jobs never run as root unless the server's acl_roots names the submitter (Torque's and OpenPBS's
+ * rule). A job runs as the user who submitted it, so submission is where it is decided.
+ */
+class RootJobsTest {
+  private Driver d;
+
+  @BeforeEach
+  void cluster() {
+    d = Driver.withTwoNodes();
+  }
+
+  @Test
+  void withoutAclRootsRootCannotSubmitAndNothingIsRecorded() {
+    int events = d.journal.size();
+    refused(
+        Error.Code.BAD_USER,
+        () -> d.submit(ROOT),
+        "root user root@head not allowed",
+        "acl_roots",
+        "set server acl_roots += root@head");
+    assertEquals(events, d.journal.size());
+  }
+
+  @Test
+  void aclRootsNamingTheSubmitterLetsTheJobIn() {
+    d.setServer(ROOT, attr("acl_roots", "root@head"));
+    Job job = d.job(d.submit(ROOT, attr(AttributeNames.JOB_NAME, "backup")));
+    assertEquals("root", job.getEuser());
+    assertEquals("root@head", job.getOwner());
+    assertEquals("backup", job.getName());
+  }
+
+  @Test
+  void aclRootsForAnotherHostDoesNot() {
+    d.setServer(ROOT, attr("acl_roots", "root@login1,root@*.example.org"));
+    refused(Error.Code.BAD_USER, () -> d.submit(ROOT), "acl_roots");
+    d.setServer(ROOT, op("acl_roots", Attribute.Op.INCR, "root@he*"));
+    d.submit(ROOT);
+    d.setServer(ROOT, op("acl_roots", Attribute.Op.UNSET, ""));
+    refused(Error.Code.BAD_USER, () -> d.submit(ROOT), "acl_roots");
+  }
+
+  @Test
+  void otherUsersAreNotConcernedAndCannotSetIt() {
+    d.submit(ALICE);
+    refused(
+        Error.Code.PERMISSION,
+        () -> d.setServer(ALICE, attr("acl_roots", "root")),
+        "only managers");
+  }
+
+  @Test
+  void noAttributeChangesWhoAJobRunsAs() {
+    for (String name : new String[] {"User_List", "euser", "Job_Owner", "proxy_user"}) {
+      refused(
+          Error.Code.UNKNOWN_ATTRIBUTE,
+          () -> d.submit(ALICE, attr(name, "root")),
+          "undefined job attribute '" + name + "'");
+    }
+    String id = d.submit(ALICE, attr(AttributeNames.HOLD_TYPES, "u"));
+    refused(
+        Error.Code.UNKNOWN_ATTRIBUTE,
+        () -> d.qalter(ALICE, id, attr("User_List", "root")),
+        "undefined job attribute 'User_List'");
+    assertEquals("alice", d.job(id).getEuser());
+  }
+}
