@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.berth.core.ArrayRequest;
 import dev.berth.core.JobDeltas;
 import dev.berth.core.JobIds;
+import dev.berth.core.pbs.JobTransition;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -79,7 +80,7 @@ final class Jobs {
   /** A completed job leaves the state; an array job takes its subjobs with it. */
   static void purged(StateBuilder b, String id) {
     Job job = b.require(id);
-    StateMachine.requireState(job, "purge", JobState.COMPLETED);
+    StateMachine.require(job, JobTransition.JOB_PURGED);
     if (b.jobs.containsKey(job.getArrayParent())) {
       // alone it would leave its array's counts short and the array's state stuck
       throw new IllegalTransitionException(

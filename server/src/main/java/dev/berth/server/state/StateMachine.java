@@ -4,6 +4,7 @@ import dev.berth.core.ArrayRequest;
 import dev.berth.core.JobDeltas;
 import dev.berth.core.JobIds;
 import dev.berth.core.Suspensions;
+import dev.berth.core.pbs.JobTransition;
 import dev.berth.proto.AttributeValue;
 import dev.berth.proto.Event;
 import dev.berth.proto.Holds;
@@ -103,19 +104,23 @@ public final class StateMachine {
 
   private static void held(StateBuilder b, String id, Holds holds, long now) {
     Job job = b.require(id);
-    requireState(job, "hold", JobState.QUEUED, JobState.HELD, JobState.WAITING);
+    require(job, JobTransition.JOB_HELD);
     Holds merged =
         Holds.newBuilder()
             .setUser(job.getHolds().getUser() || holds.getUser())
             .setOther(job.getHolds().getOther() || holds.getOther())
             .setSystem(job.getHolds().getSystem() || holds.getSystem())
             .build();
-    b.replace(job, job.toBuilder().setHolds(merged).setState(JobState.HELD).setMtime(now).build());
+    replace(
+        b,
+        JobTransition.JOB_HELD,
+        job,
+        job.toBuilder().setHolds(merged).setState(JobState.HELD).setMtime(now).build());
   }
 
   private static void released(StateBuilder b, String id, Holds holds, long now) {
     Job job = b.require(id);
-    requireState(job, "release", JobState.QUEUED, JobState.HELD, JobState.WAITING);
+    require(job, JobTransition.JOB_RELEASED);
     Holds left =
         Holds.newBuilder()
             .setUser(job.getHolds().getUser() && !holds.getUser())
@@ -127,14 +132,22 @@ public final class StateMachine {
         stillHeld
             ? JobState.HELD
             : job.getExecutionTime() > now ? JobState.WAITING : JobState.QUEUED;
-    b.replace(job, job.toBuilder().setHolds(left).setState(next).setMtime(now).build());
+    replace(
+        b,
+        JobTransition.JOB_RELEASED,
+        job,
+        job.toBuilder().setHolds(left).setState(next).setMtime(now).build());
   }
 
   /** A job with new attribute values; a subjob keeps sharing what it shares with its parent. */
   private static void altered(StateBuilder b, Job altered, long now) {
     Job job = b.require(altered.getId());
     replaceAltered(
-        b, job, job.getArrayParent().isEmpty() ? altered : Jobs.shared(job, altered), now);
+        b,
+        JobTransition.JOB_ALTERED,
+        job,
+        job.getArrayParent().isEmpty() ? altered : Jobs.shared(job, altered),
+        now);
   }
 
   private static void subjobAltered(StateBuilder b, SubjobAltered a, long now) {
@@ -142,28 +155,28 @@ public final class StateMachine {
     if (job.getArrayParent().isEmpty()) {
       throw new IllegalTransitionException("job " + job.getId() + " is not an array's subjob");
     }
-    replaceAltered(b, job, JobDeltas.apply(job, a.getChanges()), now);
+    replaceAltered(b, JobTransition.SUBJOB_ALTERED, job, JobDeltas.apply(job, a.getChanges()), now);
   }
 
-  private static void replaceAltered(StateBuilder b, Job job, Job altered, long now) {
-    if (job.getState() != altered.getState()) {
-      throw new IllegalTransitionException(
-          "alter of " + job.getId() + " may not change its state " + job.getState());
-    }
+  private static void replaceAltered(
+      StateBuilder b, JobTransition t, Job job, Job altered, long now) {
+    require(job, t);
     if (!job.getId().equals(altered.getId())) {
       throw new IllegalTransitionException("alter of " + job.getId() + " may not change its id");
     }
-    b.replace(job, altered.toBuilder().setMtime(now).build());
+    replace(b, t, job, altered.toBuilder().setMtime(now).build());
   }
 
   private static void dispatched(
       StateBuilder b, String id, List<NodeAllocation> allocations, long now) {
     Job job = b.require(id);
-    requireState(job, "dispatch", JobState.QUEUED);
+    require(job, JobTransition.JOB_DISPATCHED);
     for (NodeAllocation a : allocations) {
       b.hold(a, id);
     }
-    b.replace(
+    replace(
+        b,
+        JobTransition.JOB_DISPATCHED,
         job,
         job.toBuilder()
             .setState(JobState.RUNNING)
@@ -177,8 +190,10 @@ public final class StateMachine {
   private static void started(StateBuilder b, Event e) {
     var s = e.getJobStarted();
     Job job = b.require(s.getJobId());
-    requireState(job, "start", JobState.RUNNING);
-    b.replace(
+    require(job, JobTransition.JOB_STARTED);
+    replace(
+        b,
+        JobTransition.JOB_STARTED,
         job,
         job.toBuilder()
             .setSessionId(s.getSessionId())
@@ -192,7 +207,7 @@ public final class StateMachine {
   private static void exited(StateBuilder b, Event e) {
     var x = e.getJobExited();
     Job job = b.require(x.getJobId());
-    requireState(job, "exit", JobState.RUNNING, JobState.EXITING);
+    require(job, JobTransition.JOB_EXITED);
     UsageCharges.charge(b, job, x.getEndTime(), e.getTime());
     b.release(job);
     Job.Builder done =
@@ -217,14 +232,16 @@ public final class StateMachine {
     if (!comment.isEmpty()) {
       done.setComment(comment);
     }
-    b.replace(job, done.build());
+    replace(b, JobTransition.JOB_EXITED, job, done.build());
   }
 
   private static void deleted(StateBuilder b, Event e, long now) {
     var d = e.getJobDeleted();
     Job job = b.require(d.getJobId());
-    requireState(job, "delete", JobState.QUEUED, JobState.HELD, JobState.WAITING);
-    b.replace(
+    require(job, JobTransition.JOB_DELETED);
+    replace(
+        b,
+        JobTransition.JOB_DELETED,
         job,
         job.toBuilder()
             .setState(JobState.COMPLETED)
@@ -238,8 +255,10 @@ public final class StateMachine {
   private static void killRequested(StateBuilder b, Event e, long now) {
     var k = e.getJobKillRequested();
     Job job = b.require(k.getJobId());
-    requireState(job, "kill", JobState.RUNNING);
-    b.replace(
+    require(job, JobTransition.JOB_KILL_REQUESTED);
+    replace(
+        b,
+        JobTransition.JOB_KILL_REQUESTED,
         job,
         job.toBuilder()
             .setDeleteRequestedBy(e.getActor())
@@ -253,10 +272,12 @@ public final class StateMachine {
   private static void requeued(StateBuilder b, Event e, long now) {
     var r = e.getJobRequeued();
     Job job = b.require(r.getJobId());
-    requireState(job, "requeue", JobState.RUNNING, JobState.EXITING);
+    require(job, JobTransition.JOB_REQUEUED);
     UsageCharges.charge(b, job, now, e.getTime());
     b.release(job);
-    b.replace(
+    replace(
+        b,
+        JobTransition.JOB_REQUEUED,
         job,
         job.toBuilder()
             .setState(JobState.QUEUED)
@@ -286,7 +307,7 @@ public final class StateMachine {
   private static void suspended(StateBuilder b, Event e, long now) {
     var x = e.getJobSuspended();
     Job job = b.require(x.getJobId());
-    requireState(job, "suspend", JobState.RUNNING);
+    require(job, JobTransition.JOB_SUSPENDED);
     if (job.getSuspendedAt() > 0) {
       throw new IllegalTransitionException("job " + job.getId() + " is already suspended");
     }
@@ -295,7 +316,9 @@ public final class StateMachine {
           "job " + job.getId() + " cannot be suspended before it starts or while it is killed");
     }
     b.requireNotOnLentCpus(job);
-    b.replace(
+    replace(
+        b,
+        JobTransition.JOB_SUSPENDED,
         job,
         job.toBuilder()
             .setSuspendedAt(now)
@@ -309,25 +332,31 @@ public final class StateMachine {
   /** Every node froze the suspended job: it lends its CPUs and keeps the rest. */
   private static void suspendConfirmed(StateBuilder b, String id, long now) {
     Job job = b.require(id);
-    requireState(job, "confirm the suspension of", JobState.RUNNING);
+    require(job, JobTransition.JOB_SUSPEND_CONFIRMED);
     if (job.getSuspendedAt() == 0 || job.getSuspendConfirmed()) {
       throw new IllegalTransitionException(
           "job " + id + " has no suspension waiting to be confirmed");
     }
     b.lendCpus(job);
-    b.replace(job, job.toBuilder().setSuspendConfirmed(true).setMtime(now).build());
+    replace(
+        b,
+        JobTransition.JOB_SUSPEND_CONFIRMED,
+        job,
+        job.toBuilder().setSuspendConfirmed(true).setMtime(now).build());
   }
 
   private static void resumed(StateBuilder b, String id, long now) {
     Job job = b.require(id);
-    requireState(job, "resume", JobState.RUNNING);
+    require(job, JobTransition.JOB_RESUMED);
     if (job.getSuspendedAt() == 0) {
       throw new IllegalTransitionException("job " + id + " is not suspended");
     }
     if (job.getSuspendConfirmed()) {
       b.takeBackCpus(job);
     }
-    b.replace(
+    replace(
+        b,
+        JobTransition.JOB_RESUMED,
         job,
         job.toBuilder()
             .setSuspendedSeconds(Suspensions.suspendedSeconds(job, now))
@@ -414,14 +443,27 @@ public final class StateMachine {
     }
   }
 
-  static void requireState(Job job, String what, JobState... allowed) {
-    for (JobState s : allowed) {
-      if (job.getState() == s) {
-        return;
-      }
+  /** The job's state allows {@code t} (docs/job-states.md). */
+  static void require(Job job, JobTransition t) {
+    if (!t.from().contains(job.getState())) {
+      throw new IllegalTransitionException(
+          "cannot " + t.verb() + " job " + job.getId() + " in state " + job.getState());
     }
-    throw new IllegalTransitionException(
-        "cannot " + what + " job " + job.getId() + " in state " + job.getState());
+  }
+
+  /** {@code job} becomes {@code next} by {@code t}, which must allow the state it leaves it in. */
+  private static void replace(StateBuilder b, JobTransition t, Job job, Job next) {
+    if (!t.to(job.getState()).contains(next.getState())) {
+      throw new IllegalTransitionException(
+          t.event()
+              + " may not take job "
+              + job.getId()
+              + " from "
+              + job.getState()
+              + " to "
+              + next.getState());
+    }
+    b.replace(job, next);
   }
 
   /** The subjob ids of an array job, in index order. */

@@ -239,13 +239,16 @@ class StateMachineTest {
         .rejects(started("7.srv", 1, 1), "no job 7.srv")
         .rejects(
             altered(job(1).toBuilder().setState(HELD).build(), "Hold_Types"),
-            "alter of 1.srv may not change its state QUEUED")
+            "JobAltered may not take job 1.srv from QUEUED to HELD")
         .then(dispatched("1.srv", alloc("n1", 0)))
         .rejects(released("1.srv", "u"), "cannot release job 1.srv in state RUNNING")
         .rejects(held("1.srv", "u"), "cannot hold job 1.srv in state RUNNING")
         .then(exited("1.srv", 0, 1))
         .rejects(exited("1.srv", 0, 1), "cannot exit job 1.srv in state COMPLETED")
         .rejects(held("1.srv", "u"), "cannot hold job 1.srv in state COMPLETED")
+        .rejects(
+            altered(job(1).toBuilder().setState(COMPLETED).build(), "comment"),
+            "cannot alter job 1.srv in state COMPLETED")
         .rejects(Event.newBuilder(), "unknown kind");
   }
 
@@ -365,7 +368,7 @@ class StateMachineTest {
             field("3[1].srv", "queue", Job::getQueue, "batch"))
         .rejects(
             subjobAltered("3[1].srv", Job.newBuilder().setState(HELD)),
-            "alter of 3[1].srv may not change its state QUEUED")
+            "SubjobAltered may not take job 3[1].srv from QUEUED to HELD")
         .rejects(
             subjobAltered("3[1].srv", Job.newBuilder().setId("4.srv")),
             "alter of 3[1].srv may not change its id")
