@@ -3,47 +3,45 @@ package dev.berth.server.command;
 import dev.berth.core.BadValueException;
 import dev.berth.core.Durations;
 import dev.berth.core.Sizes;
+import dev.berth.core.pbs.AttributeDef;
+import dev.berth.core.pbs.AttributeTable;
+import dev.berth.core.pbs.ValueType;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.server.command.config.QueueAttributes;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * One settable attribute of the server, a queue or a node: its type decides how a value is checked
- * and normalized and what {@code +=} and {@code -=} mean.
+ * One attribute of the server, a queue or a node as the server checks it: its type (core's {@link
+ * AttributeDef}) decides how a value is checked and normalized and what {@code +=} and {@code -=}
+ * mean.
  */
-public record AttributeSpec(String name, Type type, boolean resource, boolean readOnly) {
-  public enum Type {
-    BOOLEAN,
-    INTEGER,
-    /** A whole number of at least 0: a limit (max_user_queuable). */
-    COUNT,
-    /** A Torque size ({@code 512kb}, {@code 1mb}). */
-    SIZE,
-    /** A length of time of a second or more, {@code [[[DD:]HH:]MM:]SS}; kept in seconds. */
-    DURATION,
-    STRING,
-    LIST,
-    RESOURCE,
-    /** Shares of a named user or account ({@code fairshare_user.alice = 10}): 1 or more. */
-    SHARES,
-    /** How a queue's running jobs may be preempted: {@code off} or {@code requeue}. */
-    PREEMPT_MODE
-  }
-
+public record AttributeSpec(String name, ValueType type, boolean resource, boolean readOnly) {
   /** The most shares one name may have: their sum over many names still fits in a long. */
   static final long MAX_SHARES = 1_000_000_000;
 
-  public static AttributeSpec of(String name, Type type) {
-    return new AttributeSpec(name, type, type == Type.RESOURCE || type == Type.SHARES, false);
+  /** How the server checks and combines values of {@code d} (core's vocabulary). */
+  public static AttributeSpec of(AttributeDef d) {
+    return new AttributeSpec(d.name(), d.type(), d.type().named(), d.readOnly());
   }
 
-  public static AttributeSpec readOnly(String name, Type type) {
-    return new AttributeSpec(name, type, false, true);
+  /** The specs of {@code table}'s attributes, by name. */
+  public static Map<String, AttributeSpec> of(AttributeTable table) {
+    Map<String, AttributeSpec> specs = new LinkedHashMap<>();
+    table.definitions().forEach(d -> specs.put(d.name(), of(d)));
+    return Collections.unmodifiableMap(specs);
+  }
+
+  /** The spec of {@code table}'s attribute {@code name}, which the table must have. */
+  public static AttributeSpec of(AttributeTable table, String name) {
+    return of(table.find(name).orElseThrow());
   }
 
   /** The new text value after {@code op} on {@code current} (null = unset). */
@@ -139,7 +137,7 @@ public record AttributeSpec(String name, Type type, boolean resource, boolean re
   }
 
   private String increment(String label, String current, String value, int sign) {
-    if (type == Type.INTEGER || type == Type.COUNT) {
+    if (type == ValueType.INTEGER || type == ValueType.COUNT) {
       long base = current == null ? 0 : Long.parseLong(current);
       long next;
       try {
@@ -147,12 +145,12 @@ public record AttributeSpec(String name, Type type, boolean resource, boolean re
       } catch (ArithmeticException e) {
         throw bad(label, value, "the result does not fit in 64 bits");
       }
-      if (type == Type.COUNT && next < 0) {
+      if (type == ValueType.COUNT && next < 0) {
         throw bad(label, value, "the result would be below 0");
       }
       return Long.toString(next);
     }
-    if (type != Type.LIST) {
+    if (type != ValueType.LIST) {
       throw bad(label, value, "+= and -= apply only to numbers and lists");
     }
     Set<String> items = new LinkedHashSet<>(current == null ? List.of() : items(current));

@@ -1,5 +1,6 @@
 package dev.berth.server.mail;
 
+import dev.berth.core.pbs.AttributeTable;
 import dev.berth.server.state.ClusterState;
 
 /**
@@ -29,7 +30,8 @@ public record MailSettings(
   public static final String NO_MAIL_FORCE = "no_mail_force";
 
   /** Torque's PBS_DEFAULT_MAIL. */
-  public static final String DEFAULT_FROM = "adm";
+  public static final String DEFAULT_FROM =
+      AttributeTable.SERVER.find(MAIL_FROM).orElseThrow().defaultValue();
 
   public static final String DEFAULT_SUBJECT = "PBS JOB %i";
 

@@ -1,6 +1,7 @@
 package dev.berth.server.state;
 
 import dev.berth.core.Suspensions;
+import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.ShareUsage;
@@ -27,13 +28,17 @@ public final class UsageCharges {
   /** Server attribute: CPU-seconds one GiB-second of memory counts as. */
   public static final String MEMORY_WEIGHT = "fairshare_weight_mem_gb";
 
-  public static final long DEFAULT_HALF_LIFE = 7 * 24 * 3600;
-  public static final long DEFAULT_GPU_WEIGHT = 8;
-  public static final long DEFAULT_MEMORY_WEIGHT = 0;
+  public static final long DEFAULT_HALF_LIFE = serverDefault(HALF_LIFE);
+  public static final long DEFAULT_GPU_WEIGHT = serverDefault(GPU_WEIGHT);
+  public static final long DEFAULT_MEMORY_WEIGHT = serverDefault(MEMORY_WEIGHT);
 
   private static final double GIB = 1L << 30;
 
   private UsageCharges() {}
+
+  private static long serverDefault(String name) {
+    return Long.parseLong(AttributeTable.SERVER.find(name).orElseThrow().defaultValue());
+  }
 
   /** The half-life in seconds the state's server attributes set. */
   public static long halfLife(Map<String, String> server) {

@@ -1,6 +1,8 @@
 package dev.berth.server.command.config;
 
 import dev.berth.core.Sizes;
+import dev.berth.core.pbs.AttributeTable;
+import dev.berth.core.pbs.SetBy;
 import dev.berth.proto.Ack;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.AttributeValue;
@@ -199,7 +201,12 @@ public final class ManageCommands {
     boolean onlyState =
         (m.getCommand() == Manage.Command.SET || m.getCommand() == Manage.Command.UNSET)
             && attributes(m).stream()
-                .allMatch(a -> a.getName().equals("state") || a.getName().equals("note"));
+                .allMatch(
+                    a ->
+                        AttributeTable.NODE
+                            .find(a.getName())
+                            .map(d -> d.setBy() == SetBy.OPERATOR)
+                            .orElse(false));
     if (onlyState) {
       Permissions.requireOperator(s, caller, "change node state");
     } else {

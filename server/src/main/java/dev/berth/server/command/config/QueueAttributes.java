@@ -1,19 +1,16 @@
 package dev.berth.server.command.config;
 
+import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Queue;
 import dev.berth.server.command.AttributeSpec;
-import dev.berth.server.command.AttributeSpec.Type;
 import dev.berth.server.command.AttributeValues;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.state.ClusterState;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /** A queue's attributes: what qmgr may set and typed reads for the submit and run paths. */
 public final class QueueAttributes {
@@ -37,29 +34,7 @@ public final class QueueAttributes {
   public static final String PREEMPT_REQUEUE = "requeue";
   public static final String PREEMPT_SUSPEND = "suspend";
 
-  static final Map<String, AttributeSpec> SPECS =
-      Stream.of(
-              AttributeSpec.of(QUEUE_TYPE, Type.STRING),
-              AttributeSpec.of(ENABLED, Type.BOOLEAN),
-              AttributeSpec.of(STARTED, Type.BOOLEAN),
-              AttributeSpec.of(PRIORITY, Type.INTEGER),
-              AttributeSpec.of(MAX_QUEUABLE, Type.COUNT),
-              AttributeSpec.of(ServerAttributes.MAX_USER_QUEUABLE, Type.COUNT),
-              AttributeSpec.of(ServerAttributes.MAX_RUNNING, Type.INTEGER),
-              AttributeSpec.of(ServerAttributes.MAX_USER_RUN, Type.INTEGER),
-              AttributeSpec.of(ServerAttributes.COMMENT, Type.STRING),
-              AttributeSpec.of(ServerAttributes.KEEP_COMPLETED, Type.INTEGER),
-              AttributeSpec.of(ServerAttributes.KILL_DELAY, Type.INTEGER),
-              AttributeSpec.of(ServerAttributes.RESOURCES_DEFAULT, Type.RESOURCE),
-              AttributeSpec.of(ServerAttributes.RESOURCES_MAX, Type.RESOURCE),
-              AttributeSpec.of("resources_min", Type.RESOURCE),
-              AttributeSpec.of(ACL_USER_ENABLE, Type.BOOLEAN),
-              AttributeSpec.of(ACL_USERS, Type.LIST),
-              AttributeSpec.of(PREEMPTOR, Type.BOOLEAN),
-              AttributeSpec.of(PREEMPT_MODE, Type.PREEMPT_MODE),
-              AttributeSpec.readOnly("total_jobs", Type.INTEGER),
-              AttributeSpec.readOnly("state_count", Type.STRING))
-          .collect(Collectors.toUnmodifiableMap(AttributeSpec::name, Function.identity()));
+  static final Map<String, AttributeSpec> SPECS = AttributeSpec.of(AttributeTable.QUEUE);
 
   private QueueAttributes() {}
 

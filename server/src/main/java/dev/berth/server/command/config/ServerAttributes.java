@@ -1,23 +1,18 @@
 package dev.berth.server.command.config;
 
 import dev.berth.core.Sizes;
+import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Error;
 import dev.berth.scheduler.DecayedUsage;
 import dev.berth.scheduler.FairShare;
 import dev.berth.scheduler.PriorityWeights;
 import dev.berth.scheduler.SchedulerSettings;
 import dev.berth.server.command.AttributeSpec;
-import dev.berth.server.command.AttributeSpec.Type;
 import dev.berth.server.command.AttributeValues;
 import dev.berth.server.command.CommandException;
-import dev.berth.server.mail.MailSettings;
 import dev.berth.server.state.ClusterState;
-import dev.berth.server.state.UsageCharges;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Function;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * The server's attributes: what qmgr may set, their defaults, and typed reads for the code that
@@ -58,85 +53,10 @@ public final class ServerAttributes {
   public static final String FAIRSHARE_USER = "fairshare_user";
   public static final String FAIRSHARE_ACCOUNT = "fairshare_account";
 
-  static final Map<String, AttributeSpec> SPECS =
-      Stream.of(
-              AttributeSpec.of(SCHEDULING, Type.BOOLEAN),
-              AttributeSpec.of(DEFAULT_QUEUE, Type.STRING),
-              AttributeSpec.of(MANAGERS, Type.LIST),
-              AttributeSpec.of(OPERATORS, Type.LIST),
-              AttributeSpec.of(QUERY_OTHER_JOBS, Type.BOOLEAN),
-              AttributeSpec.of(KEEP_COMPLETED, Type.INTEGER),
-              AttributeSpec.of(CGROUP_ENABLE, Type.BOOLEAN),
-              AttributeSpec.of(KILL_DELAY, Type.INTEGER),
-              AttributeSpec.of(MAX_JOB_ARRAY_SIZE, Type.COUNT),
-              AttributeSpec.of(NODE_CHECK_RATE, Type.INTEGER),
-              AttributeSpec.of(SCHEDULER_ITERATION, Type.INTEGER),
-              AttributeSpec.of(RESOURCES_DEFAULT, Type.RESOURCE),
-              AttributeSpec.of(RESOURCES_MAX, Type.RESOURCE),
-              AttributeSpec.of(MAX_RUNNING, Type.INTEGER),
-              AttributeSpec.of(MAX_USER_RUN, Type.INTEGER),
-              AttributeSpec.of(COMMENT, Type.STRING),
-              AttributeSpec.of(ACL_ROOTS, Type.LIST),
-              AttributeSpec.of(MAX_USER_QUEUABLE, Type.COUNT),
-              AttributeSpec.of(JOBSCRIPT_MAX_SIZE, Type.SIZE),
-              AttributeSpec.of(SUBMIT_HOSTS, Type.LIST),
-              AttributeSpec.of(ACL_HOSTS, Type.LIST),
-              AttributeSpec.of(ACL_HOST_ENABLE, Type.BOOLEAN),
-              AttributeSpec.of(BACKFILL_DEPTH, Type.COUNT),
-              AttributeSpec.of(STRICT_ORDERING, Type.BOOLEAN),
-              AttributeSpec.of(PRIORITY_WEIGHT_AGE, Type.COUNT),
-              AttributeSpec.of(PRIORITY_MAX_AGE, Type.DURATION),
-              AttributeSpec.of(PRIORITY_WEIGHT_JOB_SIZE, Type.COUNT),
-              AttributeSpec.of(PRIORITY_FAVOR_SMALL, Type.BOOLEAN),
-              AttributeSpec.of(PRIORITY_WEIGHT_QUEUE, Type.COUNT),
-              AttributeSpec.of(PRIORITY_WEIGHT_USER, Type.COUNT),
-              AttributeSpec.of(PRIORITY_WEIGHT_FAIRSHARE, Type.COUNT),
-              AttributeSpec.of(UsageCharges.HALF_LIFE, Type.DURATION),
-              AttributeSpec.of(UsageCharges.GPU_WEIGHT, Type.COUNT),
-              AttributeSpec.of(UsageCharges.MEMORY_WEIGHT, Type.COUNT),
-              AttributeSpec.of(FAIRSHARE_USER, Type.SHARES),
-              AttributeSpec.of(FAIRSHARE_ACCOUNT, Type.SHARES),
-              AttributeSpec.of(MailSettings.MAIL_DOMAIN, Type.STRING),
-              AttributeSpec.of(MailSettings.MAIL_FROM, Type.STRING),
-              AttributeSpec.of(MailSettings.MAIL_SUBJECT_FMT, Type.STRING),
-              AttributeSpec.of(MailSettings.MAIL_BODY_FMT, Type.STRING),
-              AttributeSpec.of(MailSettings.SENDMAIL_PATH, Type.STRING),
-              AttributeSpec.of(MailSettings.NO_MAIL_FORCE, Type.BOOLEAN),
-              AttributeSpec.of("next_job_number", Type.INTEGER),
-              AttributeSpec.readOnly("server_state", Type.STRING),
-              AttributeSpec.readOnly("total_jobs", Type.INTEGER),
-              AttributeSpec.readOnly("state_count", Type.STRING),
-              AttributeSpec.readOnly("pbs_version", Type.STRING))
-          .collect(Collectors.toUnmodifiableMap(AttributeSpec::name, Function.identity()));
+  static final Map<String, AttributeSpec> SPECS = AttributeSpec.of(AttributeTable.SERVER);
 
   /** Defaults shown by qmgr list and used when unset. */
-  static final Map<String, String> DEFAULTS =
-      Map.ofEntries(
-          Map.entry(SCHEDULING, "True"),
-          Map.entry(QUERY_OTHER_JOBS, "False"),
-          Map.entry(KEEP_COMPLETED, "300"),
-          Map.entry(CGROUP_ENABLE, "False"),
-          Map.entry(KILL_DELAY, "2"),
-          Map.entry(MAX_JOB_ARRAY_SIZE, "10000"),
-          Map.entry(NODE_CHECK_RATE, "150"),
-          Map.entry(SCHEDULER_ITERATION, "60"),
-          // OpenPBS's name; its default is 100mb, ours stays under the 1 MiB a Kafka journal
-          // record may have by default, since the journal keeps each script with its job.
-          Map.entry(JOBSCRIPT_MAX_SIZE, "512kb"),
-          Map.entry(BACKFILL_DEPTH, "1"),
-          Map.entry(STRICT_ORDERING, "False"),
-          Map.entry(PRIORITY_WEIGHT_AGE, "0"),
-          Map.entry(PRIORITY_MAX_AGE, "604800"),
-          Map.entry(PRIORITY_WEIGHT_JOB_SIZE, "0"),
-          Map.entry(PRIORITY_FAVOR_SMALL, "False"),
-          Map.entry(PRIORITY_WEIGHT_QUEUE, "0"),
-          Map.entry(PRIORITY_WEIGHT_USER, "1000"),
-          Map.entry(PRIORITY_WEIGHT_FAIRSHARE, "0"),
-          Map.entry(MailSettings.MAIL_FROM, MailSettings.DEFAULT_FROM),
-          Map.entry(MailSettings.NO_MAIL_FORCE, "False"),
-          Map.entry(UsageCharges.HALF_LIFE, Long.toString(UsageCharges.DEFAULT_HALF_LIFE)),
-          Map.entry(UsageCharges.GPU_WEIGHT, Long.toString(UsageCharges.DEFAULT_GPU_WEIGHT)),
-          Map.entry(UsageCharges.MEMORY_WEIGHT, Long.toString(UsageCharges.DEFAULT_MEMORY_WEIGHT)));
+  static final Map<String, String> DEFAULTS = AttributeTable.SERVER.defaults();
 
   /**
    * The largest jobscript_max_size: what a run request to a node (Artery frames of 2 MiB, with the

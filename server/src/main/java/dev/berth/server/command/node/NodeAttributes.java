@@ -1,5 +1,7 @@
 package dev.berth.server.command.node;
 
+import dev.berth.core.pbs.AttributeDef;
+import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Node;
@@ -14,12 +16,12 @@ import java.util.stream.IntStream;
  * offline flag (Torque's {@code state = offline} and {@code state -= offline}).
  */
 public final class NodeAttributes {
-  private static final AttributeSpec NP = AttributeSpec.of("np", AttributeSpec.Type.COUNT);
-  private static final AttributeSpec GPUS = AttributeSpec.of("gpus", AttributeSpec.Type.COUNT);
+  private static final AttributeSpec NP = AttributeSpec.of(AttributeTable.NODE, "np");
+  private static final AttributeSpec GPUS = AttributeSpec.of(AttributeTable.NODE, "gpus");
   private static final AttributeSpec PROPERTIES =
-      AttributeSpec.of("properties", AttributeSpec.Type.LIST);
-  private static final AttributeSpec STATE = AttributeSpec.of("state", AttributeSpec.Type.LIST);
-  private static final AttributeSpec NOTE = AttributeSpec.of("note", AttributeSpec.Type.STRING);
+      AttributeSpec.of(AttributeTable.NODE, "properties");
+  private static final AttributeSpec STATE = AttributeSpec.of(AttributeTable.NODE, "state");
+  private static final AttributeSpec NOTE = AttributeSpec.of(AttributeTable.NODE, "note");
 
   private NodeAttributes() {}
 
@@ -35,8 +37,22 @@ public final class NodeAttributes {
   }
 
   public static Node apply(Node node, Attribute a) {
+    AttributeDef def =
+        AttributeTable.NODE
+            .find(a.getName())
+            .orElseThrow(
+                () ->
+                    new CommandException(
+                        Error.Code.UNKNOWN_ATTRIBUTE,
+                        "unknown node attribute '"
+                            + AttributeValues.shown(a.getName())
+                            + "' (np, properties, gpus, state, note)"));
+    if (def.readOnly()) {
+      throw new CommandException(
+          Error.Code.READ_ONLY_ATTRIBUTE, "node attribute " + a.getName() + " is read-only");
+    }
     Node.Builder n = node.toBuilder();
-    switch (a.getName()) {
+    switch (def.name()) {
       case "np" -> {
         if (node.getRegistered()) {
           throw new CommandException(
@@ -79,15 +95,7 @@ public final class NodeAttributes {
           throw new CommandException(Error.Code.BAD_VALUE, "ntype can only be cluster");
         }
       }
-      case "jobs", "status", "physmem" ->
-          throw new CommandException(
-              Error.Code.READ_ONLY_ATTRIBUTE, "node attribute " + a.getName() + " is read-only");
-      default ->
-          throw new CommandException(
-              Error.Code.UNKNOWN_ATTRIBUTE,
-              "unknown node attribute '"
-                  + AttributeValues.shown(a.getName())
-                  + "' (np, properties, gpus, state, note)");
+      default -> throw new IllegalStateException("node attribute " + def.name() + " unhandled");
     }
     return n.build();
   }

@@ -1,18 +1,22 @@
 package dev.berth.tools.qmgr;
 
+import dev.berth.core.pbs.AttributeDef;
+import dev.berth.core.pbs.AttributeTable;
+import dev.berth.core.pbs.ValueType;
 import dev.berth.proto.Manage.ObjectType;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
 
 /**
  * What qmgr knows about attribute names, without validating them (the server does that): the order
- * Torque's {@code qmgr list} prints them in (its attribute definition order), which are read only
- * (left out of {@code print}), which hold lists ({@code print} writes one {@code +=} line per
- * item), and which words are attribute names at all, so that {@code list server scheduling} reads
- * {@code scheduling} as an attribute rather than a server name.
+ * Torque's {@code qmgr list} prints them in (its attribute definition order), and, from core's
+ * {@link AttributeTable}, which are read only (left out of {@code print}) and which hold lists
+ * ({@code print} writes one {@code +=} line per item); a word is an attribute name when either
+ * knows it, so that {@code list server scheduling} reads {@code scheduling} as an attribute rather
+ * than a server name.
  */
 final class AttributeCatalog {
   /** Where attributes that are not in an order list go. */
@@ -119,26 +123,6 @@ final class AttributeCatalog {
           "copy_on_rerun",
           OTHERS);
 
-  /** Berth's own server attributes: known words, printed after Torque's in name order. */
-  private static final Set<String> SERVER_EXTRA =
-      Set.of(
-          "cgroup_enable",
-          "jobscript_max_size",
-          "backfill_depth",
-          "strict_ordering",
-          "priority_weight_age",
-          "priority_max_age",
-          "priority_weight_job_size",
-          "priority_favor_small",
-          "priority_weight_queue",
-          "priority_weight_user",
-          "priority_weight_fairshare",
-          "fairshare_half_life",
-          "fairshare_weight_gpu",
-          "fairshare_weight_mem_gb",
-          "fairshare_user",
-          "fairshare_account");
-
   /**
    * Torque keeps {@code enabled} and {@code started} last so that {@code print} enables a queue
    * only after the rest of its definition; unknown attributes go before them for the same reason.
@@ -206,38 +190,6 @@ final class AttributeCatalog {
           "gpu_status",
           OTHERS);
 
-  private static final Map<ObjectType, Set<String>> READ_ONLY =
-      Map.of(
-          ObjectType.SERVER,
-          Set.of(
-              "server_state",
-              "total_jobs",
-              "state_count",
-              "resources_assigned",
-              "net_counter",
-              "pbs_version"),
-          ObjectType.QUEUE,
-          Set.of("total_jobs", "state_count", "resources_assigned", "mtime"),
-          ObjectType.NODE,
-          Set.of("jobs", "status", "power_state", "gpu_status"));
-
-  private static final Map<ObjectType, Set<String>> LISTS =
-      Map.of(
-          ObjectType.SERVER,
-          Set.of(
-              "acl_hosts",
-              "acl_users",
-              "acl_roots",
-              "managers",
-              "operators",
-              "submit_hosts",
-              "authorized_users",
-              "extra_resc"),
-          ObjectType.QUEUE,
-          Set.of("acl_hosts", "acl_users", "acl_groups", "route_destinations", "disallowed_types"),
-          ObjectType.NODE,
-          Set.of("properties"));
-
   private static final Map<ObjectType, Map<String, Integer>> RANKS =
       Map.of(
           ObjectType.SERVER, ranks(SERVER_ORDER),
@@ -250,7 +202,7 @@ final class AttributeCatalog {
   static boolean isKnown(ObjectType type, String name) {
     String key = key(name);
     return (RANKS.get(type).containsKey(key) && !key.equals(OTHERS))
-        || (type == ObjectType.SERVER && SERVER_EXTRA.contains(key));
+        || definition(type, name).isPresent();
   }
 
   /** Position in Torque's listing order; attributes it does not know share one position. */
@@ -260,11 +212,23 @@ final class AttributeCatalog {
   }
 
   static boolean isReadOnly(ObjectType type, String name) {
-    return READ_ONLY.get(type).contains(key(name));
+    return definition(type, name).map(AttributeDef::readOnly).orElse(false);
   }
 
   static boolean isList(ObjectType type, String name) {
-    return LISTS.get(type).contains(key(name));
+    return definition(type, name).map(d -> d.type() == ValueType.LIST).orElse(false);
+  }
+
+  /** Berth's definition of the attribute (core's vocabulary, which the server checks by). */
+  private static Optional<AttributeDef> definition(ObjectType type, String name) {
+    AttributeTable table =
+        switch (type) {
+          case SERVER -> AttributeTable.SERVER;
+          case QUEUE -> AttributeTable.QUEUE;
+          case NODE -> AttributeTable.NODE;
+          default -> null;
+        };
+    return table == null ? Optional.empty() : table.findIgnoringCase(name);
   }
 
   private static String key(String name) {

@@ -35,7 +35,6 @@ final class Fixtures {
     attributes.put("started", "True");
     attributes.put("enabled", "True");
     attributes.put("site_flag", "x");
-    attributes.put("mtime", "1700000000");
     attributes.put("resources_default.walltime", "01:00:00");
     attributes.put("acl_users", "alice,bob");
     attributes.put("resources_max.walltime", "24:00:00");

@@ -55,7 +55,7 @@ class ListFormatTest {
   }
 
   @Test
-  void queueKeepsEnabledAndStartedLastAndShowsMtimeAsADate() {
+  void queueKeepsEnabledAndStartedLast() {
     assertEquals(
         "Queue batch\n"
             + "\tqueue_type = Execution\n"
@@ -63,7 +63,6 @@ class ListFormatTest {
             + "\tacl_users = alice,bob\n"
             + "\tresources_max.walltime = 24:00:00\n"
             + "\tresources_default.walltime = 01:00:00\n"
-            + "\tmtime = Tue Nov 14 22:13:20 2023\n"
             + "\tsite_flag = x\n"
             + "\tenabled = True\n"
             + "\tstarted = True\n"

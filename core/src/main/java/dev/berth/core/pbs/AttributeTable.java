@@ -1,0 +1,166 @@
+package dev.berth.core.pbs;
+
+import static dev.berth.core.pbs.AttributeDef.Unit.BYTES;
+import static dev.berth.core.pbs.AttributeDef.Unit.NONE;
+import static dev.berth.core.pbs.AttributeDef.Unit.SECONDS;
+import static dev.berth.core.pbs.Spelling.BERTH;
+import static dev.berth.core.pbs.Spelling.OPENPBS;
+import static dev.berth.core.pbs.Spelling.TORQUE;
+
+import dev.berth.core.pbs.AttributeDef.Unit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The attributes of the server, of a queue and of a node, in the order docs/qmgr.md lists them
+ * (AttributeTableTest holds the two together). The server checks and stores values by these
+ * definitions, qmgr prints by them, and the defaults here are what an unset attribute reads as.
+ */
+public enum AttributeTable {
+  SERVER(
+      List.of(
+          manager("scheduling", ValueType.BOOLEAN, "True", TORQUE),
+          manager("default_queue", ValueType.STRING, null, TORQUE),
+          manager("managers", ValueType.LIST, null, TORQUE),
+          manager("operators", ValueType.LIST, null, TORQUE),
+          manager("query_other_jobs", ValueType.BOOLEAN, "False", TORQUE),
+          seconds("keep_completed", ValueType.INTEGER, "300", TORQUE),
+          manager("cgroup_enable", ValueType.BOOLEAN, "False", BERTH),
+          seconds("kill_delay", ValueType.INTEGER, "2", TORQUE),
+          manager("max_job_array_size", ValueType.COUNT, "10000", TORQUE),
+          seconds("node_check_rate", ValueType.INTEGER, "150", TORQUE),
+          seconds("scheduler_iteration", ValueType.INTEGER, "60", TORQUE),
+          manager("backfill_depth", ValueType.COUNT, "1", OPENPBS),
+          manager("strict_ordering", ValueType.BOOLEAN, "False", OPENPBS),
+          manager("priority_weight_age", ValueType.COUNT, "0", BERTH),
+          seconds("priority_max_age", ValueType.DURATION, "604800", BERTH),
+          manager("priority_weight_job_size", ValueType.COUNT, "0", BERTH),
+          manager("priority_favor_small", ValueType.BOOLEAN, "False", BERTH),
+          manager("priority_weight_queue", ValueType.COUNT, "0", BERTH),
+          manager("priority_weight_user", ValueType.COUNT, "1000", BERTH),
+          manager("priority_weight_fairshare", ValueType.COUNT, "0", BERTH),
+          seconds("fairshare_half_life", ValueType.DURATION, "604800", BERTH),
+          manager("fairshare_weight_gpu", ValueType.COUNT, "8", BERTH),
+          manager("fairshare_weight_mem_gb", ValueType.COUNT, "0", BERTH),
+          manager("fairshare_user", ValueType.SHARES, null, BERTH),
+          manager("fairshare_account", ValueType.SHARES, null, BERTH),
+          manager("resources_default", ValueType.RESOURCE, null, TORQUE),
+          manager("resources_max", ValueType.RESOURCE, null, TORQUE),
+          manager("max_running", ValueType.INTEGER, null, TORQUE),
+          manager("max_user_run", ValueType.INTEGER, null, TORQUE),
+          manager("max_user_queuable", ValueType.COUNT, null, TORQUE),
+          manager("acl_roots", ValueType.LIST, null, TORQUE),
+          manager("submit_hosts", ValueType.LIST, null, TORQUE),
+          manager("acl_host_enable", ValueType.BOOLEAN, null, TORQUE),
+          manager("acl_hosts", ValueType.LIST, null, TORQUE),
+          new AttributeDef(
+              "jobscript_max_size", ValueType.SIZE, SetBy.MANAGER, "512kb", BYTES, OPENPBS),
+          manager("mail_domain", ValueType.STRING, null, TORQUE),
+          manager("mail_from", ValueType.STRING, "adm", TORQUE),
+          manager("mail_subject_fmt", ValueType.STRING, null, TORQUE),
+          manager("mail_body_fmt", ValueType.STRING, null, TORQUE),
+          manager("no_mail_force", ValueType.BOOLEAN, "False", TORQUE),
+          new AttributeDef(
+              "sendmail_path", ValueType.STRING, SetBy.ROOT_ON_SERVER, null, NONE, BERTH),
+          manager("comment", ValueType.STRING, null, TORQUE),
+          manager("next_job_number", ValueType.INTEGER, null, TORQUE),
+          kept("server_state", ValueType.STRING),
+          kept("total_jobs", ValueType.INTEGER),
+          kept("state_count", ValueType.STRING),
+          kept("pbs_version", ValueType.STRING))),
+
+  QUEUE(
+      List.of(
+          manager("queue_type", ValueType.STRING, null, TORQUE),
+          manager("enabled", ValueType.BOOLEAN, null, TORQUE),
+          manager("started", ValueType.BOOLEAN, null, TORQUE),
+          manager("Priority", ValueType.INTEGER, null, TORQUE),
+          manager("max_queuable", ValueType.COUNT, null, TORQUE),
+          manager("max_user_queuable", ValueType.COUNT, null, TORQUE),
+          manager("max_running", ValueType.INTEGER, null, TORQUE),
+          manager("max_user_run", ValueType.INTEGER, null, TORQUE),
+          seconds("keep_completed", ValueType.INTEGER, null, TORQUE),
+          seconds("kill_delay", ValueType.INTEGER, null, TORQUE),
+          manager("resources_default", ValueType.RESOURCE, null, TORQUE),
+          manager("resources_max", ValueType.RESOURCE, null, TORQUE),
+          manager("resources_min", ValueType.RESOURCE, null, TORQUE),
+          manager("acl_user_enable", ValueType.BOOLEAN, null, TORQUE),
+          manager("acl_users", ValueType.LIST, null, TORQUE),
+          manager("preemptor", ValueType.BOOLEAN, null, BERTH),
+          manager("preempt_mode", ValueType.PREEMPT_MODE, null, BERTH),
+          manager("comment", ValueType.STRING, null, BERTH),
+          kept("total_jobs", ValueType.INTEGER),
+          kept("state_count", ValueType.STRING))),
+
+  NODE(
+      List.of(
+          manager("np", ValueType.COUNT, null, TORQUE),
+          manager("properties", ValueType.LIST, null, TORQUE),
+          manager("gpus", ValueType.COUNT, null, TORQUE),
+          new AttributeDef("state", ValueType.LIST, SetBy.OPERATOR, null, NONE, TORQUE),
+          new AttributeDef("note", ValueType.STRING, SetBy.OPERATOR, null, NONE, TORQUE),
+          manager("ntype", ValueType.STRING, "cluster", TORQUE),
+          kept("jobs", ValueType.STRING),
+          kept("status", ValueType.STRING),
+          kept("physmem", ValueType.STRING)));
+
+  private final List<AttributeDef> definitions;
+  private final Map<String, AttributeDef> byName = new LinkedHashMap<>();
+
+  AttributeTable(List<AttributeDef> definitions) {
+    this.definitions = definitions;
+    for (AttributeDef d : definitions) {
+      if (byName.put(d.name(), d) != null) {
+        throw new IllegalStateException(name() + " defines " + d.name() + " twice");
+      }
+    }
+  }
+
+  /** Every attribute, in the order of docs/qmgr.md. */
+  public List<AttributeDef> definitions() {
+    return definitions;
+  }
+
+  /** The attribute named exactly {@code name}, without a resource ({@code resources_max}). */
+  public Optional<AttributeDef> find(String name) {
+    return Optional.ofNullable(byName.get(name));
+  }
+
+  /** The attribute whatever the case of {@code name}: qmgr reads {@code priority} as Priority. */
+  public Optional<AttributeDef> findIgnoringCase(String name) {
+    AttributeDef exact = byName.get(name);
+    if (exact != null) {
+      return Optional.of(exact);
+    }
+    return definitions.stream()
+        .filter(d -> d.name().toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT)))
+        .findFirst();
+  }
+
+  /** What each attribute that has a default reads as while unset. */
+  public Map<String, String> defaults() {
+    Map<String, String> defaults = new LinkedHashMap<>();
+    definitions.stream()
+        .filter(d -> d.defaultValue() != null)
+        .forEach(d -> defaults.put(d.name(), d.defaultValue()));
+    return Map.copyOf(defaults);
+  }
+
+  private static AttributeDef manager(
+      String name, ValueType type, String defaultValue, Spelling spelling) {
+    Unit unit = type == ValueType.DURATION ? SECONDS : type == ValueType.SIZE ? BYTES : NONE;
+    return new AttributeDef(name, type, SetBy.MANAGER, defaultValue, unit, spelling);
+  }
+
+  private static AttributeDef seconds(
+      String name, ValueType type, String defaultValue, Spelling spelling) {
+    return new AttributeDef(name, type, SetBy.MANAGER, defaultValue, SECONDS, spelling);
+  }
+
+  private static AttributeDef kept(String name, ValueType type) {
+    return new AttributeDef(name, type, SetBy.NOBODY, null, NONE, TORQUE);
+  }
+}

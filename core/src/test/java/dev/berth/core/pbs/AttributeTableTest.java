@@ -1,0 +1,107 @@
+package dev.berth.core.pbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The attribute tables against the Attributes section of docs/qmgr.md. */
+class AttributeTableTest {
+  private static final Path DOC = Path.of("../docs/qmgr.md");
+  private static final Map<SetBy, String> SET_BY =
+      Map.of(
+          SetBy.NOBODY, "nobody",
+          SetBy.MANAGER, "managers",
+          SetBy.OPERATOR, "operators",
+          SetBy.ROOT_ON_SERVER, "root on a server host");
+  private static final Map<AttributeDef.Unit, String> UNITS =
+      Map.of(
+          AttributeDef.Unit.NONE, "—",
+          AttributeDef.Unit.SECONDS, "seconds",
+          AttributeDef.Unit.BYTES, "bytes");
+  private static final Map<Spelling, String> NAMES =
+      Map.of(Spelling.TORQUE, "Torque", Spelling.OPENPBS, "OpenPBS", Spelling.BERTH, "Berth");
+
+  @Test
+  void theServersAttributesAreAsDocumented() throws IOException {
+    assertEquals(rows(AttributeTable.SERVER), documented("### Server"));
+  }
+
+  @Test
+  void aQueuesAttributesAreAsDocumented() throws IOException {
+    assertEquals(rows(AttributeTable.QUEUE), documented("### Queue"));
+  }
+
+  @Test
+  void aNodesAttributesAreAsDocumented() throws IOException {
+    assertEquals(rows(AttributeTable.NODE), documented("### Node"));
+  }
+
+  @Test
+  void aSettableMeasureNamesItsUnitAndOnlyTheServerKeepsReadOnlyOnes() {
+    for (AttributeTable table : AttributeTable.values()) {
+      for (AttributeDef d : table.definitions()) {
+        if (d.type() == ValueType.DURATION) {
+          assertEquals(AttributeDef.Unit.SECONDS, d.unit(), d.name());
+        }
+        if (d.type() == ValueType.SIZE) {
+          assertEquals(AttributeDef.Unit.BYTES, d.unit(), d.name());
+        }
+        if (d.readOnly()) {
+          assertEquals(null, d.defaultValue(), d.name() + ": nobody sets it, so no default");
+        }
+      }
+    }
+  }
+
+  @Test
+  void lookupIgnoresCaseOnlyWhenAskedTo() {
+    assertTrue(AttributeTable.QUEUE.find("priority").isEmpty());
+    assertEquals("Priority", AttributeTable.QUEUE.findIgnoringCase("priority").get().name());
+    assertEquals("True", AttributeTable.SERVER.defaults().get("scheduling"));
+    assertTrue(AttributeTable.SERVER.find("nosuch").isEmpty());
+  }
+
+  /** Each attribute as the document's columns show it, but the effect. */
+  private static List<String> rows(AttributeTable table) {
+    List<String> rows = new ArrayList<>();
+    for (AttributeDef d : table.definitions()) {
+      rows.add(
+          String.join(
+              " | ",
+              "`" + d.name() + "`",
+              d.type().name().toLowerCase(Locale.ROOT),
+              d.defaultValue() == null ? "—" : d.defaultValue(),
+              UNITS.get(d.unit()),
+              SET_BY.get(d.setBy()),
+              NAMES.get(d.spelling())));
+    }
+    return rows;
+  }
+
+  /** The first six columns of each row of the table under {@code heading}. */
+  private static List<String> documented(String heading) throws IOException {
+    List<String> lines = Files.readAllLines(DOC);
+    int at = lines.indexOf(heading);
+    assertTrue(at > lines.indexOf("## Attributes"), DOC + " has no " + heading + " attributes");
+    List<String> rows = new ArrayList<>();
+    for (String line : lines.subList(at + 1, lines.size())) {
+      if (line.startsWith("#")) {
+        break;
+      }
+      if (!line.startsWith("| `")) {
+        continue;
+      }
+      String[] cells = line.split(" \\| ", -1);
+      rows.add(String.join(" | ", List.of(cells).subList(0, 6)).substring(2));
+    }
+    return rows;
+  }
+}
