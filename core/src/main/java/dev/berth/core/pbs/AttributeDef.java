@@ -1,9 +1,9 @@
 package dev.berth.core.pbs;
 
 /**
- * One attribute of the server, a queue or a node: its name as qmgr spells it, its type, who may set
- * it, what it reads as when unset ({@code null}: nothing), the unit of a number, and whose name it
- * is.
+ * One attribute of the server, a queue, a node or a job: its name as qmgr and qsub spell it, its
+ * type, who may set it, what it reads as when unset ({@code null}: nothing), the unit of a number,
+ * and whose name it is.
  */
 public record AttributeDef(
     String name, ValueType type, SetBy setBy, String defaultValue, Unit unit, Spelling spelling) {
@@ -12,7 +12,9 @@ public record AttributeDef(
   public enum Unit {
     NONE,
     SECONDS,
-    BYTES
+    BYTES,
+    /** A moment: seconds since 1970-01-01 UTC. */
+    EPOCH_SECONDS
   }
 
   public boolean readOnly() {

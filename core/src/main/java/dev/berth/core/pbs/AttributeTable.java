@@ -15,9 +15,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The attributes of the server, of a queue and of a node, in the order docs/qmgr.md lists them
- * (AttributeTableTest holds the two together). The server checks and stores values by these
- * definitions, qmgr prints by them, and the defaults here are what an unset attribute reads as.
+ * The attributes of the server, of a queue and of a node, in the order docs/qmgr.md lists them, and
+ * those of a job, as docs/qsub.md lists them (AttributeTableTest holds each to its page). The
+ * server checks and stores values by these definitions, qmgr prints by them, and the defaults here
+ * are what an unset attribute reads as.
  */
 public enum AttributeTable {
   SERVER(
@@ -56,6 +57,8 @@ public enum AttributeTable {
           manager("submit_hosts", ValueType.LIST, null, TORQUE),
           manager("acl_host_enable", ValueType.BOOLEAN, null, TORQUE),
           manager("acl_hosts", ValueType.LIST, null, TORQUE),
+          // OpenPBS's name; its default is 100mb, ours stays under the 1 MiB a Kafka journal
+          // record may have by default, since the journal keeps each script with its job.
           new AttributeDef(
               "jobscript_max_size", ValueType.SIZE, SetBy.MANAGER, "512kb", BYTES, OPENPBS),
           manager("mail_domain", ValueType.STRING, null, TORQUE),
@@ -105,7 +108,57 @@ public enum AttributeTable {
           manager("ntype", ValueType.STRING, "cluster", TORQUE),
           kept("jobs", ValueType.STRING),
           kept("status", ValueType.STRING),
-          kept("physmem", ValueType.STRING)));
+          kept("physmem", ValueType.STRING))),
+
+  /**
+   * What qsub and qalter may send for a job (docs/qsub.md), in the order qstat -f shows them
+   * (Torque's), then those it does not show; the server refuses any other name. What the server
+   * keeps of a job (job_state, exec_host, ...) is not set by anyone and qstat shows it.
+   */
+  JOB(
+      List.of(
+          owner("Job_Name", ValueType.STRING, TORQUE),
+          owner("Account_Name", ValueType.STRING, TORQUE),
+          owner("Checkpoint", ValueType.STRING, TORQUE),
+          owner("depend", ValueType.STRING, TORQUE),
+          owner("Error_Path", ValueType.STRING, TORQUE),
+          new AttributeDef(
+              "Execution_Time",
+              ValueType.INTEGER,
+              SetBy.SUBMITTER,
+              null,
+              Unit.EPOCH_SECONDS,
+              TORQUE),
+          owner("group_list", ValueType.STRING, TORQUE),
+          owner("Hold_Types", ValueType.STRING, TORQUE),
+          submitter("interactive", ValueType.BOOLEAN, TORQUE),
+          submitter("inter_cmd", ValueType.STRING, TORQUE),
+          owner("Join_Path", ValueType.STRING, TORQUE),
+          owner("Keep_Files", ValueType.STRING, TORQUE),
+          owner("Mail_Points", ValueType.STRING, TORQUE),
+          owner("Mail_Users", ValueType.STRING, TORQUE),
+          owner("Output_Path", ValueType.STRING, TORQUE),
+          owner("Priority", ValueType.INTEGER, TORQUE),
+          owner("Rerunable", ValueType.BOOLEAN, TORQUE),
+          owner("Resource_List", ValueType.RESOURCE, TORQUE),
+          owner("Shell_Path_List", ValueType.STRING, TORQUE),
+          owner("Variable_List", ValueType.STRING, TORQUE),
+          submitter("submit_args", ValueType.STRING, TORQUE),
+          submitter("job_array_request", ValueType.STRING, TORQUE),
+          owner("umask", ValueType.STRING, TORQUE),
+          owner("job_radix", ValueType.STRING, TORQUE),
+          owner("node_exclusive", ValueType.BOOLEAN, TORQUE),
+          submitter("submit_host", ValueType.STRING, TORQUE),
+          owner("init_work_dir", ValueType.STRING, TORQUE),
+          submitter("destination", ValueType.STRING, TORQUE),
+          owner("x", ValueType.STRING, TORQUE),
+          owner("work_dir", ValueType.STRING, BERTH),
+          owner("container_image", ValueType.STRING, BERTH),
+          owner("container_mounts", ValueType.STRING, BERTH),
+          owner("container_workdir", ValueType.STRING, BERTH),
+          owner("container_writable", ValueType.BOOLEAN, BERTH),
+          owner("container_remap_root", ValueType.BOOLEAN, BERTH),
+          owner("container_name", ValueType.STRING, BERTH)));
 
   private final List<AttributeDef> definitions;
   private final Map<String, AttributeDef> byName = new LinkedHashMap<>();
@@ -158,6 +211,14 @@ public enum AttributeTable {
   private static AttributeDef seconds(
       String name, ValueType type, String defaultValue, Spelling spelling) {
     return new AttributeDef(name, type, SetBy.MANAGER, defaultValue, SECONDS, spelling);
+  }
+
+  private static AttributeDef owner(String name, ValueType type, Spelling spelling) {
+    return new AttributeDef(name, type, SetBy.OWNER, null, NONE, spelling);
+  }
+
+  private static AttributeDef submitter(String name, ValueType type, Spelling spelling) {
+    return new AttributeDef(name, type, SetBy.SUBMITTER, null, NONE, spelling);
   }
 
   private static AttributeDef kept(String name, ValueType type) {

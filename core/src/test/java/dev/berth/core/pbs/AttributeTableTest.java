@@ -12,36 +12,46 @@ import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The attribute tables against the Attributes section of docs/qmgr.md. */
+/** The attribute tables against docs/qmgr.md (server, queue, node) and docs/qsub.md (job). */
 class AttributeTableTest {
-  private static final Path DOC = Path.of("../docs/qmgr.md");
+  private static final Path QMGR = Path.of("../docs/qmgr.md");
+  private static final Path QSUB = Path.of("../docs/qsub.md");
   private static final Map<SetBy, String> SET_BY =
       Map.of(
           SetBy.NOBODY, "nobody",
           SetBy.MANAGER, "managers",
           SetBy.OPERATOR, "operators",
-          SetBy.ROOT_ON_SERVER, "root on a server host");
+          SetBy.ROOT_ON_SERVER, "root on a server host",
+          SetBy.OWNER, "the owner",
+          SetBy.SUBMITTER, "the owner, at qsub only");
   private static final Map<AttributeDef.Unit, String> UNITS =
       Map.of(
           AttributeDef.Unit.NONE, "—",
           AttributeDef.Unit.SECONDS, "seconds",
-          AttributeDef.Unit.BYTES, "bytes");
+          AttributeDef.Unit.BYTES, "bytes",
+          AttributeDef.Unit.EPOCH_SECONDS, "epoch seconds");
   private static final Map<Spelling, String> NAMES =
       Map.of(Spelling.TORQUE, "Torque", Spelling.OPENPBS, "OpenPBS", Spelling.BERTH, "Berth");
 
   @Test
   void theServersAttributesAreAsDocumented() throws IOException {
-    assertEquals(rows(AttributeTable.SERVER), documented("### Server"));
+    assertEquals(rows(AttributeTable.SERVER), documented(QMGR, "## Attributes", "### Server"));
   }
 
   @Test
   void aQueuesAttributesAreAsDocumented() throws IOException {
-    assertEquals(rows(AttributeTable.QUEUE), documented("### Queue"));
+    assertEquals(rows(AttributeTable.QUEUE), documented(QMGR, "## Attributes", "### Queue"));
   }
 
   @Test
   void aNodesAttributesAreAsDocumented() throws IOException {
-    assertEquals(rows(AttributeTable.NODE), documented("### Node"));
+    assertEquals(rows(AttributeTable.NODE), documented(QMGR, "## Attributes", "### Node"));
+  }
+
+  @Test
+  void aJobsAttributesAreAsDocumented() throws IOException {
+    assertEquals(
+        rows(AttributeTable.JOB), documented(QSUB, "## Job attributes", "## Job attributes"));
   }
 
   @Test
@@ -86,11 +96,13 @@ class AttributeTableTest {
     return rows;
   }
 
-  /** The first six columns of each row of the table under {@code heading}. */
-  private static List<String> documented(String heading) throws IOException {
-    List<String> lines = Files.readAllLines(DOC);
-    int at = lines.indexOf(heading);
-    assertTrue(at > lines.indexOf("## Attributes"), DOC + " has no " + heading + " attributes");
+  /** The first six columns of each row of the table under {@code heading} in {@code section}. */
+  private static List<String> documented(Path doc, String section, String heading)
+      throws IOException {
+    List<String> lines = Files.readAllLines(doc);
+    int at = lines.subList(lines.indexOf(section), lines.size()).indexOf(heading);
+    assertTrue(lines.indexOf(section) >= 0 && at >= 0, doc + " has no " + heading + " table");
+    at += lines.indexOf(section);
     List<String> rows = new ArrayList<>();
     for (String line : lines.subList(at + 1, lines.size())) {
       if (line.startsWith("#")) {

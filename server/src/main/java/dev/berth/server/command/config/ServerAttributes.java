@@ -15,8 +15,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The server's attributes: what qmgr may set, their defaults, and typed reads for the code that
- * acts on them. Defaults are not stored; an unset attribute reads as its default.
+ * The server's attributes as the code that acts on them reads them: their names, and typed reads.
+ * What they are (type, default, who may set them) is core's {@link AttributeTable#SERVER}. Defaults
+ * are not stored; an unset attribute reads as its default.
  */
 public final class ServerAttributes {
   public static final String SCHEDULING = "scheduling";

@@ -1,6 +1,9 @@
 package dev.berth.server.command.job;
 
 import dev.berth.core.AttributeNames;
+import dev.berth.core.pbs.AttributeDef;
+import dev.berth.core.pbs.AttributeTable;
+import dev.berth.core.pbs.SetBy;
 import dev.berth.proto.Ack;
 import dev.berth.proto.AlterJob;
 import dev.berth.proto.Attribute;
@@ -21,24 +24,23 @@ import dev.berth.server.state.ClusterState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * qalter: new attribute values for a job that has not started, checked as at submission. A hold
  * ({@code qalter -h}) becomes a JobHeld event, since altering never changes a job's state.
  */
 public final class AlterJobs {
-  /** Attributes that identify the job or its history and never change after submission. */
+  /**
+   * Attributes that identify the job or its history and never change after submission. A new
+   * Execution_Time, say, would have to move the job between Q and W, which an alter never does;
+   * resubmit with qsub -a instead.
+   */
   private static final Set<String> FIXED =
-      Set.of(
-          AttributeNames.DESTINATION,
-          AttributeNames.JOB_ARRAY_REQUEST,
-          AttributeNames.SUBMIT_HOST,
-          AttributeNames.SUBMIT_ARGS,
-          AttributeNames.INTERACTIVE,
-          AttributeNames.INTER_CMD,
-          // A new execution time would have to move the job between Q and W, which an alter
-          // never does; resubmit with qsub -a instead.
-          AttributeNames.EXECUTION_TIME);
+      AttributeTable.JOB.definitions().stream()
+          .filter(d -> d.setBy() == SetBy.SUBMITTER)
+          .map(AttributeDef::name)
+          .collect(Collectors.toUnmodifiableSet());
 
   private AlterJobs() {}
 

@@ -31,6 +31,7 @@ import static dev.berth.core.AttributeNames.WORK_DIR;
 
 import dev.berth.core.Hosts;
 import dev.berth.core.VariableNames;
+import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Holds;
@@ -69,6 +70,15 @@ final class JobAttributes {
     } else {
       AttributeValues.check(label, v);
     }
+    if (a.getName().equals("stagein") || a.getName().equals("stageout")) {
+      throw new CommandException(
+          Error.Code.NOT_IMPLEMENTED,
+          "file staging (-W " + a.getName() + ") is not supported; use a shared filesystem");
+    }
+    if (AttributeTable.JOB.find(a.getName()).isEmpty()) {
+      throw new CommandException(
+          Error.Code.UNKNOWN_ATTRIBUTE, "undefined job attribute '" + a.getName() + "'");
+    }
     switch (a.getName()) {
       case JOB_NAME -> job.setName(jobName(v));
       case RESOURCE_LIST -> resource(job, a);
@@ -106,13 +116,8 @@ final class JobAttributes {
           ContainerAttributes.NAME ->
           ContainerAttributes.apply(job.getContainerBuilder(), a.getName(), v);
       case "x", "job_radix" -> job.putExtensions(a.getName(), v); // recorded, no effect yet
-      case "stagein", "stageout" ->
-          throw new CommandException(
-              Error.Code.NOT_IMPLEMENTED,
-              "file staging (-W " + a.getName() + ") is not supported; use a shared filesystem");
       default ->
-          throw new CommandException(
-              Error.Code.UNKNOWN_ATTRIBUTE, "undefined job attribute '" + a.getName() + "'");
+          throw new IllegalStateException("job attribute " + a.getName() + " is not handled");
     }
   }
 
