@@ -14,13 +14,13 @@ import java.util.List;
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
  * measured; nothing is asserted but that jobs succeed. Usage: ops/bench/run
- * [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|kafka|kafka-tls|all]
+ * [submit|cli|jobs|restart|start|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|kafka|kafka-tls|all]
  * [rounds]. Submissions and jobs on moms are measured with TLS and with --insecure, {@code rounds}
  * times each (default 2), interleaved.
  */
 public final class Bench {
   private static final String USAGE =
-      "usage: ops/bench/run [submit|cli|jobs|restart|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|limits|kafka|kafka-tls|all] [rounds]";
+      "usage: ops/bench/run [submit|cli|jobs|restart|start|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|limits|kafka|kafka-tls|all] [rounds]";
 
   private final Path root;
   private final int rounds;
@@ -51,6 +51,7 @@ public final class Bench {
       case "cli" -> bench.cli();
       case "jobs" -> JobPathBench.run(root);
       case "restart" -> bench.restart();
+      case "start" -> DaemonStartBench.run(root, rounds);
       case "nodes" -> bench.nodes();
       case "seal" -> SealBench.run();
       case "schedule" -> SchedulerCycleBench.run();
@@ -67,6 +68,7 @@ public final class Bench {
         bench.cli();
         JobPathBench.run(root);
         bench.restart();
+        DaemonStartBench.run(root, rounds);
         bench.nodes();
         SealBench.run();
         SchedulerCycleBench.run();

@@ -27,6 +27,7 @@ final class BenchServer implements AutoCloseable {
   final Path socket;
   final Trust trust;
   private final List<String> options = new java.util.ArrayList<>();
+  private String javaOptions = "";
   private Process process;
 
   /**
@@ -57,6 +58,11 @@ final class BenchServer implements AutoCloseable {
       deleteHome();
       throw e;
     }
+  }
+
+  /** JVM options for the next start, before those of the benchmark's own environment. */
+  void javaOptions(String options) {
+    this.javaOptions = options;
   }
 
   /** Starts the server; returns the milliseconds from exec to the first answered request. */
@@ -112,7 +118,9 @@ final class BenchServer implements AutoCloseable {
     String inherited = System.getenv().getOrDefault("BERTH_JAVA_OPTS", "");
     builder
         .environment()
-        .put("BERTH_JAVA_OPTS", ("-Djava.io.tmpdir=" + home + " " + inherited).strip());
+        .put(
+            "BERTH_JAVA_OPTS",
+            ("-Djava.io.tmpdir=" + home + " " + javaOptions + " " + inherited).strip());
     process = builder.start();
   }
 
