@@ -100,9 +100,10 @@ class BerthClientTest {
       assertTrue(e.getMessage().contains("no reply within"), e.getMessage());
     }
     assertTrue(System.nanoTime() - begin < Duration.ofSeconds(5).toNanos(), "it did not hang");
+    // a reply deadline that a busy machine meets: the active server answers, however slowly
     try (BerthClient c =
         BerthClient.connect(
-            List.of(stopped, active), Duration.ofSeconds(5), Duration.ofMillis(300))) {
+            List.of(stopped, active), Duration.ofSeconds(5), Duration.ofSeconds(30))) {
       assertEquals(active, c.socket(), "the server that let us down is tried last");
       assertEquals("7.head", c.call(ping()).getSubmitted().getJobId());
     }

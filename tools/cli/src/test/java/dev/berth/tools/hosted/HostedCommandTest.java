@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import dev.berth.client.ServerConnection;
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.CommandNeeds;
 import dev.berth.proto.CommandReply;
 import dev.berth.proto.Error;
@@ -16,7 +17,7 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.RunCommand;
 import dev.berth.proto.SubmitReply;
-import dev.berth.tools.testing.FakeServer;
+import dev.berth.tools.testing.FakeCli;
 import java.util.List;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class HostedCommandTest {
                   : FakeServer.error(Error.Code.UNKNOWN_JOB, "Unknown Job Id Error 9.srv"));
 
   private Response run(RunCommand.Builder command) {
-    return run(command, server.context().connector());
+    return run(command, FakeCli.context(server).connector());
   }
 
   private static Response run(RunCommand.Builder command, dev.berth.client.Connector connector) {
@@ -253,7 +254,7 @@ class HostedCommandTest {
     Function<Request, Response> down =
         r -> FakeServer.error(Error.Code.SERVER_DOWN, "this server is stepping down");
     FakeServer stepping = new FakeServer(down);
-    Response r = run(command("qstat", "9"), stepping.context().connector());
+    Response r = run(command("qstat", "9"), FakeCli.context(stepping).connector());
     assertEquals(Error.Code.SERVER_DOWN, r.getError().getCode());
   }
 

@@ -3,6 +3,7 @@ package dev.berth.tools.jobctl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.DeleteJob;
 import dev.berth.proto.Error;
 import dev.berth.proto.HoldJob;
@@ -12,7 +13,6 @@ import dev.berth.proto.ReleaseJob;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.SignalJob;
-import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Run;
 import dev.berth.tools.testing.SampleJobs;
 import java.util.List;

@@ -3,6 +3,7 @@ package dev.berth.tools.jobctl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.CheckpointJob;
 import dev.berth.proto.Error;
 import dev.berth.proto.MoveJob;
@@ -10,7 +11,6 @@ import dev.berth.proto.OrderJobs;
 import dev.berth.proto.Request;
 import dev.berth.proto.RerunJob;
 import dev.berth.proto.RunJobNow;
-import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Run;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.client.Invocation;
 import dev.berth.client.LocalFiles;
 import dev.berth.client.Origin;
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Error;
 import dev.berth.proto.MomControl;
 import dev.berth.proto.Node;
@@ -15,7 +16,7 @@ import dev.berth.proto.NodeList;
 import dev.berth.proto.NodeStatus;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
-import dev.berth.tools.testing.FakeServer;
+import dev.berth.tools.testing.FakeCli;
 import dev.berth.tools.testing.Run;
 import dev.berth.tools.testing.TerminalSafety;
 import java.io.ByteArrayInputStream;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class MomctlTest {
-  private static final long NOW = FakeServer.NOW;
+  private static final long NOW = FakeCli.NOW;
 
   /** n1: up, running jobs 12 (CPUs 0-1, a GPU) and 13 (CPU 2), reported 12 s ago. */
   static final NodeStatus N1 =
@@ -295,7 +296,7 @@ class MomctlTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
             origin);
-    assertEquals(0, Momctl.run(invocation, server.context()));
+    assertEquals(0, Momctl.run(invocation, FakeCli.context(server)));
     assertEquals("          n1:        ncpus = 'ncpus=4'\n", out.toString(StandardCharsets.UTF_8));
   }
 

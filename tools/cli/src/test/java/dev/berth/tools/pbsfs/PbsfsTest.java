@@ -2,13 +2,13 @@ package dev.berth.tools.pbsfs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Error;
 import dev.berth.proto.FairShareEntry;
 import dev.berth.proto.FairShareList;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatFairShare;
-import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Run;
 import java.util.List;
 import org.junit.jupiter.api.Test;

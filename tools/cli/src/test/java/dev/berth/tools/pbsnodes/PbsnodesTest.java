@@ -3,6 +3,7 @@ package dev.berth.tools.pbsnodes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Manage;
@@ -12,7 +13,6 @@ import dev.berth.proto.NodeList;
 import dev.berth.proto.NodeStatus;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
-import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Run;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,7 @@ package dev.berth.tools.qselect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobList;
@@ -12,7 +13,6 @@ import dev.berth.proto.QueueList;
 import dev.berth.proto.QueueStatus;
 import dev.berth.proto.ResourceRequest;
 import dev.berth.proto.Response;
-import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Run;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.core.CpuRanges;
 import dev.berth.proto.NodeAllocation;
-import dev.berth.tools.testing.FakeServer;
+import dev.berth.tools.testing.FakeCli;
 import dev.berth.tools.testing.SampleJobs;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -35,7 +35,7 @@ class AltJobTableTest {
   void runningRow() {
     assertEquals(
         RUNNING_ROW + "\n",
-        AltJobTable.row(SampleJobs.running().build(), PLAIN, FakeServer.NOW, ZoneOffset.UTC));
+        AltJobTable.row(SampleJobs.running().build(), PLAIN, FakeCli.NOW, ZoneOffset.UTC));
   }
 
   @Test
@@ -43,7 +43,7 @@ class AltJobTableTest {
     assertEquals(
         "12.srv                  alice       batch    STDIN               --      1      2       -- "
             + "  01:00:00 Q       -- \n",
-        AltJobTable.row(SampleJobs.queued().build(), PLAIN, FakeServer.NOW, ZoneOffset.UTC));
+        AltJobTable.row(SampleJobs.queued().build(), PLAIN, FakeCli.NOW, ZoneOffset.UTC));
   }
 
   @Test
@@ -59,12 +59,12 @@ class AltJobTableTest {
     assertEquals(
         "1234567.averylongserve  averyverylo longqueu averyveryverylon    --    --     --        2gb"
             + "  01:00:00 Q       -- \n",
-        AltJobTable.row(job.build(), PLAIN, FakeServer.NOW, ZoneOffset.UTC));
+        AltJobTable.row(job.build(), PLAIN, FakeCli.NOW, ZoneOffset.UTC));
     AltJobTable.Style gigabytes = new AltJobTable.Style(false, false, false, false, SizeUnit.GB);
     job.getResourcesBuilder().putValues("mem", "1536mb");
     assertEquals(
         "      2gb",
-        AltJobTable.row(job.build(), gigabytes, FakeServer.NOW, ZoneOffset.UTC).substring(82, 91),
+        AltJobTable.row(job.build(), gigabytes, FakeCli.NOW, ZoneOffset.UTC).substring(82, 91),
         "-G rounds up to whole gigabytes");
   }
 
@@ -73,14 +73,14 @@ class AltJobTableTest {
     AltJobTable.Style nodes = new AltJobTable.Style(true, false, false, false, SizeUnit.AS_GIVEN);
     assertEquals(
         RUNNING_ROW + "\n   n1/0-1\n",
-        AltJobTable.row(SampleJobs.running().build(), nodes, FakeServer.NOW, ZoneOffset.UTC));
+        AltJobTable.row(SampleJobs.running().build(), nodes, FakeCli.NOW, ZoneOffset.UTC));
     AltJobTable.Style oneLine = new AltJobTable.Style(true, true, false, false, SizeUnit.AS_GIVEN);
     assertEquals(
         RUNNING_ROW + "   n1/0-1\n",
-        AltJobTable.row(SampleJobs.running().build(), oneLine, FakeServer.NOW, ZoneOffset.UTC));
+        AltJobTable.row(SampleJobs.running().build(), oneLine, FakeCli.NOW, ZoneOffset.UTC));
     assertEquals(
         "    -- \n",
-        AltJobTable.row(SampleJobs.queued().build(), nodes, FakeServer.NOW, ZoneOffset.UTC)
+        AltJobTable.row(SampleJobs.queued().build(), nodes, FakeCli.NOW, ZoneOffset.UTC)
             .split("\n", 2)[1],
         "a job without nodes shows Torque's blank");
   }
@@ -93,11 +93,11 @@ class AltJobTableTest {
         AltJobTable.row(
             SampleJobs.running().setComment("Job started on n1").build(),
             comment,
-            FakeServer.NOW,
+            FakeCli.NOW,
             ZoneOffset.UTC));
     assertEquals(
         "    -- \n",
-        AltJobTable.row(SampleJobs.running().build(), comment, FakeServer.NOW, ZoneOffset.UTC)
+        AltJobTable.row(SampleJobs.running().build(), comment, FakeCli.NOW, ZoneOffset.UTC)
             .split("\n", 2)[1]);
   }
 
@@ -108,7 +108,7 @@ class AltJobTableTest {
     String header = AltJobTable.header("srv", "", estimated);
     assertEquals("Req'd       Req'd        Est", header.split("\n")[2].strip());
     assertTrue(header.split("\n")[3].endsWith("Time    S   Start"), header);
-    long now = FakeServer.NOW;
+    long now = FakeCli.NOW;
     var queued = SampleJobs.queued();
     assertEquals(
         "      -- ",

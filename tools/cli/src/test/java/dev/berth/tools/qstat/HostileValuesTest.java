@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.proto.Job;
 import dev.berth.tools.format.AttrText;
-import dev.berth.tools.testing.FakeServer;
+import dev.berth.tools.testing.FakeCli;
 import dev.berth.tools.testing.TerminalSafety;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class HostileValuesTest {
   private final Job job = TerminalSafety.hostileJob().build();
-  private final long now = FakeServer.NOW;
+  private final long now = FakeCli.NOW;
 
   @Test
   void defaultListing() {

@@ -10,7 +10,7 @@ import dev.berth.proto.JobState;
 import dev.berth.proto.Variable;
 import dev.berth.tools.format.Attr;
 import dev.berth.tools.format.AttrText;
-import dev.berth.tools.testing.FakeServer;
+import dev.berth.tools.testing.FakeCli;
 import dev.berth.tools.testing.SampleJobs;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -64,10 +64,7 @@ class JobDocumentsTest {
     assertEquals(
         RUNNING_FULL,
         JobDocuments.full(
-            List.of(SampleJobs.running().build()),
-            FakeServer.NOW,
-            ZoneOffset.UTC,
-            AttrText.LINESIZE));
+            List.of(SampleJobs.running().build()), FakeCli.NOW, ZoneOffset.UTC, AttrText.LINESIZE));
   }
 
   @Test
@@ -76,7 +73,7 @@ class JobDocumentsTest {
         SampleJobs.running()
             .setState(JobState.COMPLETED)
             .setExitStatus(271)
-            .setCompTime(FakeServer.NOW)
+            .setCompTime(FakeCli.NOW)
             .setExitReason("walltime")
             .setCgroupEnable(true)
             .setWorkDir("/scratch/alice")
@@ -87,7 +84,7 @@ class JobDocumentsTest {
             .putExtensions("container_image", "/images/pytorch.sqsh")
             .build();
     String names =
-        JobAttributeList.of(job, FakeServer.NOW).stream()
+        JobAttributeList.of(job, FakeCli.NOW).stream()
             .map(Attr::fullName)
             .collect(Collectors.joining(" "));
     assertEquals(
@@ -99,7 +96,7 @@ class JobDocumentsTest {
             + " comp_time submit_host init_work_dir work_dir cgroup_enable exit_reason container_image",
         names,
         "Torque's order; no Walltime.Remaining once the job is not running");
-    String text = JobDocuments.full(List.of(job), FakeServer.NOW, ZoneOffset.UTC, 77);
+    String text = JobDocuments.full(List.of(job), FakeCli.NOW, ZoneOffset.UTC, 77);
     assertTrue(text.contains("    depend = afterok:10.srv@srv:11.srv@srv\n"), text);
     assertTrue(text.contains("    Hold_Types = us\n"), text);
     assertTrue(text.contains("    exit_status = 271\n"), text);
@@ -115,7 +112,7 @@ class JobDocumentsTest {
             .setPlannedWalltime(5400)
             .setPlannedWalltimeSource("resources_max.walltime of queue batch")
             .build();
-    String text = JobDocuments.full(List.of(open), FakeServer.NOW, ZoneOffset.UTC, 77);
+    String text = JobDocuments.full(List.of(open), FakeCli.NOW, ZoneOffset.UTC, 77);
     assertTrue(
         text.contains("    planned_walltime = 01:30:00 (resources_max.walltime of queue batch)\n"),
         text);
@@ -123,8 +120,8 @@ class JobDocumentsTest {
 
   @Test
   void walltimeRemainingTurnsIntoExceeded() {
-    Job late = SampleJobs.running().setStartTime(FakeServer.NOW - 3700).build();
-    String text = JobDocuments.full(List.of(late), FakeServer.NOW, ZoneOffset.UTC, 77);
+    Job late = SampleJobs.running().setStartTime(FakeCli.NOW - 3700).build();
+    String text = JobDocuments.full(List.of(late), FakeCli.NOW, ZoneOffset.UTC, 77);
     assertTrue(text.contains("    Walltime.Exceeded = -100\n"), text);
   }
 
@@ -133,11 +130,11 @@ class JobDocumentsTest {
     // started 300 s ago, suspended 100 s ago after 50 s of an earlier suspension: ran 150 s
     Job suspended =
         SampleJobs.running()
-            .setSuspendedAt(FakeServer.NOW - 100)
+            .setSuspendedAt(FakeCli.NOW - 100)
             .setSuspendedSeconds(50)
             .setSuspendedFor("13.srv")
             .build();
-    String text = JobDocuments.full(List.of(suspended), FakeServer.NOW, ZoneOffset.UTC, 77);
+    String text = JobDocuments.full(List.of(suspended), FakeCli.NOW, ZoneOffset.UTC, 77);
     assertTrue(text.contains("    job_state = S\n"), text);
     assertTrue(text.contains("    Walltime.Remaining = 3450\n"), text);
   }
@@ -169,9 +166,9 @@ class JobDocumentsTest {
             + "<submit_args>-l nodes=1:ppn=2,walltime=1:00:00</submit_args>"
             + "<submit_host>login1</submit_host><init_work_dir>/home/alice</init_work_dir>"
             + "<cgroup_enable>False</cgroup_enable></Job></Data>\n",
-        JobDocuments.xml(List.of(SampleJobs.queued().build()), FakeServer.NOW));
+        JobDocuments.xml(List.of(SampleJobs.queued().build()), FakeCli.NOW));
     assertEquals(
-        "<?xml version=\"1.0\"?>\n<Data></Data>\n", JobDocuments.xml(List.of(), FakeServer.NOW));
+        "<?xml version=\"1.0\"?>\n<Data></Data>\n", JobDocuments.xml(List.of(), FakeCli.NOW));
   }
 
   @Test
@@ -181,7 +178,7 @@ class JobDocumentsTest {
             List.of(SampleJobs.running().setName("say \"hi\"").build()),
             "srv",
             "1.2.3",
-            FakeServer.NOW,
+            FakeCli.NOW,
             ZoneOffset.UTC);
     assertEquals(
         "{\n"
@@ -251,6 +248,6 @@ class JobDocumentsTest {
             + "    \"pbs_server\":\"srv\",\n"
             + "    \"Jobs\":{}\n"
             + "}\n",
-        JobDocuments.json(List.of(), "srv", "v", FakeServer.NOW, ZoneOffset.UTC));
+        JobDocuments.json(List.of(), "srv", "v", FakeCli.NOW, ZoneOffset.UTC));
   }
 }

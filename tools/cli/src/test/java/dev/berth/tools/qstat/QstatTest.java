@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobList;
@@ -13,7 +14,6 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerStatus;
 import dev.berth.proto.StatJobs;
-import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Run;
 import dev.berth.tools.testing.SampleJobs;
 import java.util.List;
@@ -230,7 +230,7 @@ class QstatTest {
     Run run = qstat(FakeServer.unreachable());
     assertEquals(1, run.status());
     assertTrue(
-        run.err().startsWith("qstat: cannot talk to the Berth server at /tmp/test.sock: "),
+        run.err().startsWith("qstat: cannot talk to the Berth server at /run/berth/server.sock: "),
         run.err());
   }
 

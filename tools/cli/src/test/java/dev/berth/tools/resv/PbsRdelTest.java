@@ -2,10 +2,10 @@ package dev.berth.tools.resv;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.DeleteReservation;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
-import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Run;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package dev.berth.tools.resv;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Error;
 import dev.berth.proto.Reservation;
@@ -9,14 +10,14 @@ import dev.berth.proto.ReservationList;
 import dev.berth.proto.ReservationStatus;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatReservations;
-import dev.berth.tools.testing.FakeServer;
+import dev.berth.tools.testing.FakeCli;
 import dev.berth.tools.testing.Run;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PbsRstatTest {
-  private static final long NOW = FakeServer.NOW; // Mon Nov 30 10:00:00 2026 UTC
+  private static final long NOW = FakeCli.NOW; // Mon Nov 30 10:00:00 2026 UTC
   private static final long DAY = 86400;
 
   /** Today 12:00-13:00, for alice and bob, with jobs in its queue. */

@@ -3,20 +3,21 @@ package dev.berth.tools.resv;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.CreateReservation;
 import dev.berth.proto.Error;
 import dev.berth.proto.Reservation;
 import dev.berth.proto.ReservationList;
 import dev.berth.proto.ReservationStatus;
 import dev.berth.proto.Response;
-import dev.berth.tools.testing.FakeServer;
+import dev.berth.tools.testing.FakeCli;
 import dev.berth.tools.testing.Run;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PbsRsubTest {
-  private static final long NOW = FakeServer.NOW; // Mon Nov 30 10:00:00 2026 UTC
+  private static final long NOW = FakeCli.NOW; // Mon Nov 30 10:00:00 2026 UTC
   private static final String USAGE =
       "usage: pbs_rsub [-R start_time] [-E end_time] [-D duration] [-N reservation_name]\n"
           + "                [-U auth_user_list] -l nodes=spec[,walltime=duration]\n";

@@ -2,7 +2,7 @@ package dev.berth.tools.resv;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.berth.tools.testing.FakeServer;
+import dev.berth.tools.testing.FakeCli;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,15 +23,13 @@ class ResvTableTest {
     "1000, Mon Jan 11 2027 02:00",
   })
   void theFormDependsOnHowFarOffTheDateIs(long hours, String expected) {
-    assertEquals(
-        expected, ResvTable.when(FakeServer.NOW + hours * HOUR, FakeServer.NOW, ZoneOffset.UTC));
+    assertEquals(expected, ResvTable.when(FakeCli.NOW + hours * HOUR, FakeCli.NOW, ZoneOffset.UTC));
   }
 
   @ParameterizedTest(name = "{0}: {1}")
   @CsvSource({"UTC, Today 23:30", "Asia/Tokyo, Tue 08:30"})
   void todayIsTheCallersDay(String zone, String expected) {
     assertEquals(
-        expected,
-        ResvTable.when(FakeServer.NOW + 13 * HOUR + 1800, FakeServer.NOW, ZoneId.of(zone)));
+        expected, ResvTable.when(FakeCli.NOW + 13 * HOUR + 1800, FakeCli.NOW, ZoneId.of(zone)));
   }
 }

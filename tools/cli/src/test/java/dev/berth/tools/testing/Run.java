@@ -1,6 +1,7 @@
 package dev.berth.tools.testing;
 
 import dev.berth.client.Invocation;
+import dev.berth.client.testing.FakeServer;
 import dev.berth.tools.cli.CliContext;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -36,7 +37,7 @@ public record Run(int status, String out, String err) {
             new ByteArrayInputStream(new byte[0]),
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
-    int status = entry.run(invocation, server.context());
+    int status = entry.run(invocation, FakeCli.context(server));
     return new Run(
         status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }

@@ -1,5 +1,6 @@
 package dev.berth.tools.testing;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -11,8 +12,8 @@ import dev.berth.proto.Variable;
 
 /** Hand-made jobs for format tests. Times are around {@link FakeServer#NOW}. */
 public final class SampleJobs {
-  public static final long CTIME = FakeServer.NOW - 600; // Mon Nov 30 09:50:00 2026 UTC
-  public static final long START = FakeServer.NOW - 300; // 09:55:00
+  public static final long CTIME = FakeCli.NOW - 600; // Mon Nov 30 09:50:00 2026 UTC
+  public static final long START = FakeCli.NOW - 300; // 09:55:00
 
   private SampleJobs() {}
 

@@ -3,6 +3,7 @@ package dev.berth.tools.tracejob;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Holds;
@@ -25,7 +26,6 @@ import dev.berth.proto.Response;
 import dev.berth.proto.SubjobAltered;
 import dev.berth.proto.TraceJob;
 import dev.berth.proto.TraceReply;
-import dev.berth.tools.testing.FakeServer;
 import dev.berth.tools.testing.Run;
 import dev.berth.tools.testing.SampleJobs;
 import dev.berth.tools.testing.TerminalSafety;

@@ -30,7 +30,7 @@ class ListFormatTest {
             + "\tkeep_completed = 300\n"
             + "\tcgroup_enable = True\n"
             + "\n",
-        ListFormat.format(ObjectView.server(Fixtures.server()), UTC));
+        ListFormat.format(ObjectView.server(SampleObjects.server()), UTC));
   }
 
   @Test
@@ -67,7 +67,7 @@ class ListFormatTest {
             + "\tenabled = True\n"
             + "\tstarted = True\n"
             + "\n",
-        ListFormat.format(ObjectView.queue(Fixtures.batch()), UTC));
+        ListFormat.format(ObjectView.queue(SampleObjects.batch()), UTC));
   }
 
   @Test
@@ -94,7 +94,7 @@ class ListFormatTest {
             + "\tnote = disk replaced\n"
             + "\tgpus = 2\n"
             + "\n",
-        ListFormat.format(ObjectView.node(Fixtures.n1()), UTC));
+        ListFormat.format(ObjectView.node(SampleObjects.n1()), UTC));
   }
 
   @Test
@@ -105,7 +105,7 @@ class ListFormatTest {
     assertEquals("down,offline", state(Node.newBuilder().setDown(true).setOffline(true)));
     assertEquals(
         "Node n2\n\tstate = free\n\tnp = 8\n\tntype = cluster\n\n",
-        ListFormat.format(ObjectView.node(Fixtures.n2()), UTC));
+        ListFormat.format(ObjectView.node(SampleObjects.n2()), UTC));
   }
 
   private static String state(Node.Builder node) {
@@ -151,7 +151,7 @@ class ListFormatTest {
   @Test
   void selectedAttributesOnly() {
     ObjectView view =
-        ObjectView.server(Fixtures.server())
+        ObjectView.server(SampleObjects.server())
             .select(
                 List.of(
                     Attribute.newBuilder().setName("scheduling").build(),
@@ -163,7 +163,7 @@ class ListFormatTest {
         "Server head\n\tscheduling = True\n\tresources_default.walltime = 01:00:00\n\n",
         ListFormat.format(view, UTC));
     ObjectView everyResource =
-        ObjectView.server(Fixtures.server())
+        ObjectView.server(SampleObjects.server())
             .select(List.of(Attribute.newBuilder().setName("resources_default").build()));
     assertEquals(
         "Server head\n"

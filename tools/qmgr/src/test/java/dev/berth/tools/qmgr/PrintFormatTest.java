@@ -41,7 +41,8 @@ class PrintFormatTest {
             + "set queue fast enabled = False\n",
         PrintFormat.script(
             ObjectType.QUEUE,
-            List.of(ObjectView.queue(Fixtures.batch()), ObjectView.queue(Fixtures.fast()))));
+            List.of(
+                ObjectView.queue(SampleObjects.batch()), ObjectView.queue(SampleObjects.fast()))));
   }
 
   @Test
@@ -59,7 +60,7 @@ class PrintFormatTest {
             + "set server comment = \"head node, rack 4\"\n"
             + "set server keep_completed = 300\n"
             + "set server cgroup_enable = True\n",
-        PrintFormat.script(ObjectType.SERVER, List.of(ObjectView.server(Fixtures.server()))));
+        PrintFormat.script(ObjectType.SERVER, List.of(ObjectView.server(SampleObjects.server()))));
   }
 
   @Test
@@ -87,7 +88,7 @@ class PrintFormatTest {
             + "set node n2 ntype = cluster\n",
         PrintFormat.script(
             ObjectType.NODE,
-            List.of(ObjectView.node(Fixtures.n1()), ObjectView.node(Fixtures.n2()))));
+            List.of(ObjectView.node(SampleObjects.n1()), ObjectView.node(SampleObjects.n2()))));
   }
 
   @Test

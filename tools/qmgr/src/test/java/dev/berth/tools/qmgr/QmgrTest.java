@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.client.Invocation;
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Ack;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
@@ -23,7 +24,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class QmgrTest {
-  private final FakeServer server = new FakeServer();
+  private FakeServer server = new FakeServer();
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
@@ -53,7 +54,7 @@ class QmgrTest {
   }
 
   private Manage sent(int i) {
-    return server.requests.get(i).getManage();
+    return server.requests().get(i).getManage();
   }
 
   private static Response error(Error.Code code, String message) {
@@ -76,10 +77,10 @@ class QmgrTest {
             .addAttributes(Attribute.newBuilder().setName("cgroup_enable").setValue("True"))
             .build(),
         sent(0));
-    assertEquals(1, server.requests.size());
+    assertEquals(1, server.requests().size());
     assertEquals("", out());
     assertEquals("", err());
-    assertEquals(1, server.closed);
+    assertEquals(1, server.closed());
   }
 
   @Test
@@ -98,7 +99,7 @@ class QmgrTest {
   void severalNamesGoInOneRequest() {
     assertEquals(0, run("-c", "set node n1,n2 state=offline"));
     assertEquals(List.of("n1", "n2"), sent(0).getNamesList());
-    assertEquals(1, server.requests.size());
+    assertEquals(1, server.requests().size());
   }
 
   @Test
@@ -110,21 +111,21 @@ class QmgrTest {
 
   @Test
   void rejectedRequestIsReportedLikeTorqueAndSetsTheExitStatus() {
-    server.answering(r -> error(Error.Code.UNKNOWN_QUEUE, "Unknown queue"));
+    server.handler(r -> error(Error.Code.UNKNOWN_QUEUE, "Unknown queue"));
     assertEquals(15020 % 256, run("-c", "set queue nosuch max_running = 1"));
     assertEquals("qmgr obj=nosuch svr=default: Unknown queue\n", err());
   }
 
   @Test
   void errorWithoutAMessageGetsTorquesText() {
-    server.answering(r -> error(Error.Code.PERMISSION, ""));
+    server.handler(r -> error(Error.Code.PERMISSION, ""));
     assertEquals(15007 % 256, run("-c", "set server scheduling = False", "head"));
     assertEquals("qmgr obj= svr=head: Unauthorized Request\n", err());
   }
 
   @Test
   void dashZPrintsNoErrors() {
-    server.answering(r -> error(Error.Code.PERMISSION, "Unauthorized Request"));
+    server.handler(r -> error(Error.Code.PERMISSION, "Unauthorized Request"));
     assertEquals(15007 % 256, run("-z", "-c", "set server scheduling = False"));
     assertEquals(1, run("-z", "-c", "set server scheduling"));
     assertEquals("", err());
@@ -138,15 +139,15 @@ class QmgrTest {
             + "set queue batch max_running\n"
             + "                           ^\n",
         err());
-    assertEquals(0, server.opened);
+    assertEquals(0, server.connections());
   }
 
   @Test
   void dashNChecksSyntaxOnly() {
     assertEquals(0, run("list server\nset server scheduling=True\n", false, "-n"));
-    assertEquals(0, server.opened);
+    assertEquals(0, server.connections());
     assertEquals(1, run("set server scheduling\nlist server\n", false, "-n"));
-    assertEquals(0, server.opened);
+    assertEquals(0, server.connections());
   }
 
   @Test
@@ -157,7 +158,7 @@ class QmgrTest {
 
   @Test
   void standardInputUsesOneConnectionAndKeepsGoingAfterAFailure() {
-    server.answering(
+    server.handler(
         r ->
             r.getManage().getNamesList().contains("nosuch")
                 ? error(Error.Code.UNKNOWN_QUEUE, "Unknown queue")
@@ -166,31 +167,31 @@ class QmgrTest {
         "#\n# setup\n#\nset queue nosuch enabled = True\nset server scheduling = True\n"
             + "set queue batch started = True\n";
     assertEquals(15020 % 256, run(script, false));
-    assertEquals(3, server.requests.size());
-    assertEquals(1, server.opened);
-    assertEquals(1, server.closed);
+    assertEquals(3, server.requests().size());
+    assertEquals(1, server.connections());
+    assertEquals(1, server.closed());
   }
 
   @Test
   void dashAStopsAtTheFirstFailure() {
     assertEquals(1, run("set server scheduling\nset server scheduling = True\n", false, "-a"));
-    assertEquals(0, server.requests.size());
+    assertEquals(0, server.requests().size());
 
-    server.answering(r -> error(Error.Code.BAD_VALUE, "Illegal attribute or resource value"));
+    server.handler(r -> error(Error.Code.BAD_VALUE, "Illegal attribute or resource value"));
     assertEquals(15016 % 256, run("set server a=1\nset server b=2\n", false, "-a"));
-    assertEquals(1, server.requests.size());
+    assertEquals(1, server.requests().size());
   }
 
   @Test
   void quitEndsTheInput() {
     assertEquals(0, run("list server\nquit\nset server scheduling = False\n", false));
-    assertEquals(1, server.requests.size());
+    assertEquals(1, server.requests().size());
     assertEquals(Command.LIST, sent(0).getCommand());
   }
 
   @Test
   void promptsOnlyOnATerminal() {
-    server.answering(r -> reply(ManageReply.newBuilder().setServer(Fixtures.server())));
+    server.handler(r -> reply(ManageReply.newBuilder().setServer(SampleObjects.server())));
     assertEquals(0, run("l s scheduling\nexit\n", true));
     assertEquals("Qmgr: Server head\n\tscheduling = True\n\nQmgr: ", out());
   }
@@ -203,7 +204,7 @@ class QmgrTest {
 
   @Test
   void listServer() {
-    server.answering(r -> reply(ManageReply.newBuilder().setServer(Fixtures.server())));
+    server.handler(r -> reply(ManageReply.newBuilder().setServer(SampleObjects.server())));
     assertEquals(0, run("-c", "list server"));
     assertEquals(
         Manage.newBuilder().setCommand(Command.LIST).setObjectType(ObjectType.SERVER).build(),
@@ -214,8 +215,12 @@ class QmgrTest {
 
   @Test
   void listQueuesWithoutNamesAsksForAll() {
-    server.answering(
-        r -> reply(ManageReply.newBuilder().addQueues(Fixtures.fast()).addQueues(Fixtures.fast())));
+    server.handler(
+        r ->
+            reply(
+                ManageReply.newBuilder()
+                    .addQueues(SampleObjects.fast())
+                    .addQueues(SampleObjects.fast())));
     assertEquals(0, run("-c", "list queue"));
     assertEquals(List.of(), sent(0).getNamesList());
     assertEquals("Queue fast\n\tqueue_type = Execution\n\tenabled = False\n\n".repeat(2), out());
@@ -223,7 +228,7 @@ class QmgrTest {
 
   @Test
   void listNodeWithAFilterSendsItAndAppliesIt() {
-    server.answering(r -> reply(ManageReply.newBuilder().addNodes(Fixtures.n1())));
+    server.handler(r -> reply(ManageReply.newBuilder().addNodes(SampleObjects.n1())));
     assertEquals(0, run("-c", "list node n1 np,note"));
     assertEquals(List.of("n1"), sent(0).getNamesList());
     assertEquals(
@@ -234,10 +239,12 @@ class QmgrTest {
 
   @Test
   void printServerWritesQueuesThenServer() {
-    server.answering(
+    server.handler(
         r ->
             reply(
-                ManageReply.newBuilder().setServer(Fixtures.server()).addQueues(Fixtures.fast())));
+                ManageReply.newBuilder()
+                    .setServer(SampleObjects.server())
+                    .addQueues(SampleObjects.fast())));
     assertEquals(0, run("-c", "print server"));
     assertEquals(Command.PRINT, sent(0).getCommand());
     assertEquals(
@@ -267,10 +274,12 @@ class QmgrTest {
 
   @Test
   void printServerWithAFilterLeavesQueuesOut() {
-    server.answering(
+    server.handler(
         r ->
             reply(
-                ManageReply.newBuilder().setServer(Fixtures.server()).addQueues(Fixtures.fast())));
+                ManageReply.newBuilder()
+                    .setServer(SampleObjects.server())
+                    .addQueues(SampleObjects.fast())));
     assertEquals(0, run("-c", "p s managers"));
     assertEquals(
         "#\n# Set server attributes.\n#\n"
@@ -283,7 +292,7 @@ class QmgrTest {
   void modifyingUnnamedQueuesNeedsActiveQueues() {
     assertEquals(Session.NOTHING_DONE, run("-c", "set queue max_running = 10"));
     assertEquals("No Active Queues, nothing done.\n", err());
-    assertEquals(0, server.requests.size());
+    assertEquals(0, server.requests().size());
   }
 
   @Test
@@ -299,12 +308,12 @@ class QmgrTest {
 
   @Test
   void activeOfAMissingQueueFailsAndChangesNothing() {
-    server.answering(r -> error(Error.Code.UNKNOWN_QUEUE, "Unknown queue"));
+    server.handler(r -> error(Error.Code.UNKNOWN_QUEUE, "Unknown queue"));
     assertEquals(
         Session.NOTHING_DONE, run("active queue nosuch\nset queue max_running = 1\n", false));
     assertEquals(
         "qmgr obj=nosuch svr=default: Unknown queue\nNo Active Queues, nothing done.\n", err());
-    assertEquals(1, server.requests.size());
+    assertEquals(1, server.requests().size());
   }
 
   @Test
@@ -315,7 +324,7 @@ class QmgrTest {
 
   @Test
   void unreachableServer() {
-    server.down();
+    server = FakeServer.unreachable();
     assertEquals(Qmgr.CANNOT_CONNECT, run("-c", "list server"));
     assertTrue(err().startsWith("qmgr: cannot talk to the Berth server at /run/berth/server.sock"));
   }
@@ -324,12 +333,12 @@ class QmgrTest {
   void helpNeedsNoServer() {
     assertEquals(0, run("-c", "help set"));
     assertTrue(out().startsWith("Syntax: set object"));
-    assertEquals(0, server.opened);
+    assertEquals(0, server.connections());
   }
 
   @Test
   void ackMessagesAreShown() {
-    server.answering(
+    server.handler(
         r ->
             Response.newBuilder()
                 .setAck(Ack.newBuilder().setMessage("queue fast created"))
@@ -340,7 +349,7 @@ class QmgrTest {
 
   @Test
   void unexpectedReplyIsAProtocolError() {
-    server.answering(
+    server.handler(
         r -> Response.newBuilder().setSubmitted(SubmitReply.newBuilder().setJobId("1.s")).build());
     assertEquals(15033 % 256, run("-c", "list server"));
     assertEquals("qmgr obj= svr=default: unexpected reply from the server: SUBMITTED\n", err());
@@ -354,12 +363,12 @@ class QmgrTest {
         err());
     assertEquals(2, run("-c"));
     assertEquals(2, run("-c", "list server", "s1", "s2"));
-    assertEquals(0, server.opened);
+    assertEquals(0, server.connections());
   }
 
   @Test
   void lastFailureDecidesTheExitStatus() {
-    server.answering(
+    server.handler(
         r ->
             r.getManage().getNamesList().contains("nosuch")
                 ? error(Error.Code.UNKNOWN_NODE, "Unknown node")

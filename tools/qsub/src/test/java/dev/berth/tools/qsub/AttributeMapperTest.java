@@ -1,7 +1,7 @@
 package dev.berth.tools.qsub;
 
-import static dev.berth.tools.qsub.Fixtures.byName;
-import static dev.berth.tools.qsub.Fixtures.options;
+import static dev.berth.tools.qsub.SubmitPlace.byName;
+import static dev.berth.tools.qsub.SubmitPlace.options;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.berth.proto.Attribute;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /** Options to the Torque attributes the server decodes: names, resources and values. */
 class AttributeMapperTest {
-  private static final String H = Fixtures.HOST + ":";
+  private static final String H = SubmitPlace.HOST + ":";
 
   @Test
   void everySupportedOptionMapsToItsAttribute() throws Exception {
@@ -123,24 +123,24 @@ class AttributeMapperTest {
   void submitAddsNameArgsHostAndVariables() throws Exception {
     List<Attribute> attributes =
         AttributeMapper.forSubmit(
-            options("-q", "gpu"), "job.sh", Fixtures.CTX, List.of("-q", "gpu", "job.sh"));
+            options("-q", "gpu"), "job.sh", SubmitPlace.CTX, List.of("-q", "gpu", "job.sh"));
     Map<String, String> m = byName(attributes);
     assertEquals(
         Map.of(
             "Job_Name", "job.sh",
             "destination", "gpu",
             "submit_args", "-q gpu job.sh",
-            "submit_host", Fixtures.HOST),
+            "submit_host", SubmitPlace.HOST),
         m);
     assertEquals("Job_Name", attributes.get(0).getName());
-    assertEquals(8, Fixtures.variables(attributes).size());
+    assertEquals(8, SubmitPlace.variables(attributes).size());
   }
 
   @Test
   void anExplicitNameIsNotReplacedByTheDefault() throws Exception {
     List<Attribute> attributes =
         AttributeMapper.forSubmit(
-            options("-N", "mine"), "STDIN", Fixtures.CTX, List.of("-N", "mine"));
+            options("-N", "mine"), "STDIN", SubmitPlace.CTX, List.of("-N", "mine"));
     assertEquals("mine", byName(attributes).get("Job_Name"));
     assertEquals(1, attributes.stream().filter(a -> a.getName().equals("Job_Name")).count());
   }

@@ -8,7 +8,8 @@ import java.util.TreeMap;
 
 /**
  * What qsub must make of each corpus script, submitted as {@code qsub FILE} from {@link
- * Fixtures#CWD} on {@link Fixtures#HOST}, written from the corpus INDEX (Torque 6.1.3 semantics).
+ * SubmitPlace#CWD} on {@link SubmitPlace#HOST}, written from the corpus INDEX (Torque 6.1.3
+ * semantics).
  *
  * <p>A row lists, separated by {@code " | "}: attributes as {@code Name=value} ({@code l.x} is
  * {@code Resource_List.x}; {@code {H}} is {@code host:} and {@code {CWD}} the cwd), {@code -V} when
@@ -34,7 +35,7 @@ final class CorpusExpectations {
       all.put("Job_Name", file);
       all.putAll(plain);
       all.put("submit_args", file);
-      all.put("submit_host", Fixtures.HOST);
+      all.put("submit_host", SubmitPlace.HOST);
       return all;
     }
   }
@@ -278,7 +279,9 @@ final class CorpusExpectations {
     boolean exports = false;
     for (String raw : row.split(" \\| ")) {
       String item =
-          raw.strip().replace("{H}", Fixtures.HOST + ":").replace("{CWD}", Fixtures.CWD.toString());
+          raw.strip()
+              .replace("{H}", SubmitPlace.HOST + ":")
+              .replace("{CWD}", SubmitPlace.CWD.toString());
       if (item.equals("-V")) {
         exports = true;
       } else if (item.startsWith("var: ")) {

@@ -75,7 +75,7 @@ class CorpusTest {
     Diagnostics diagnostics = new Diagnostics();
     Optional<Prepared> prepared =
         Submission.prepare(
-            commandLine(name), new JobScript(name, bytes), Fixtures.CTX, diagnostics);
+            commandLine(name), new JobScript(name, bytes), SubmitPlace.CTX, diagnostics);
     assertWarnings(expected.warnings(), diagnostics.warnings());
     if (!expected.errors().isEmpty()) {
       assertTrue(prepared.isEmpty(), name + " must be refused");
@@ -84,8 +84,8 @@ class CorpusTest {
     }
     assertEquals(List.of(), diagnostics.errors(), name + " must be accepted");
     List<Attribute> attributes = prepared.orElseThrow().request().getAttributesList();
-    assertEquals(expected.attributes(name), Fixtures.byName(attributes), name);
-    List<String> variables = Fixtures.variables(attributes);
+    assertEquals(expected.attributes(name), SubmitPlace.byName(attributes), name);
+    List<String> variables = SubmitPlace.variables(attributes);
     for (String v : expected.variables()) {
       assertTrue(variables.contains(v), name + ": Variable_List lacks " + v + ": " + variables);
     }

@@ -166,7 +166,7 @@ class DirectiveFuzzTest {
     Optional<Submission.Prepared> prepared = Optional.empty();
     try {
       prepared =
-          Submission.prepare(cmd, new JobScript("job.pbs", script), Fixtures.CTX, diagnostics);
+          Submission.prepare(cmd, new JobScript("job.pbs", script), SubmitPlace.CTX, diagnostics);
     } catch (RuntimeException | StackOverflowError e) {
       fail(where + ": qsub's parse threw " + e + " on " + shown(script), e);
     }

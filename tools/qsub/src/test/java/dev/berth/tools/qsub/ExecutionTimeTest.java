@@ -27,14 +27,14 @@ class ExecutionTimeTest {
   })
   void resolvesLikeTorque(String text, String expected) throws Exception {
     assertEquals(
-        Instant.parse(expected).getEpochSecond(), ExecutionTime.parse(text, Fixtures.CLOCK));
+        Instant.parse(expected).getEpochSecond(), ExecutionTime.parse(text, SubmitPlace.CLOCK));
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"930", "2023-09-22", "12345", "1100.3", "tomorrow", ""})
   void malformedValuesAreRefused(String text) {
     QsubException e =
-        assertThrows(QsubException.class, () -> ExecutionTime.parse(text, Fixtures.CLOCK));
+        assertThrows(QsubException.class, () -> ExecutionTime.parse(text, SubmitPlace.CLOCK));
     assertTrue(e.getMessage().contains("expected [[[[CC]YY]MM]DD]hhmm[.SS]"), e.getMessage());
   }
 
@@ -42,13 +42,13 @@ class ExecutionTimeTest {
   @ValueSource(strings = {"13011200", "2560", "02301200", "1160"})
   void impossibleDatesAreRefused(String text) {
     QsubException e =
-        assertThrows(QsubException.class, () -> ExecutionTime.parse(text, Fixtures.CLOCK));
+        assertThrows(QsubException.class, () -> ExecutionTime.parse(text, SubmitPlace.CLOCK));
     assertEquals("-a " + text + ": no such date or time", e.getMessage());
   }
 
   @Test
   void sentAsEpochSeconds() throws Exception {
-    JobOptions o = Fixtures.options("-a", "202309220900");
+    JobOptions o = SubmitPlace.options("-a", "202309220900");
     assertEquals(
         Long.toString(Instant.parse("2023-09-22T07:00:00Z").getEpochSecond()),
         o.attributes().get("Execution_Time"));

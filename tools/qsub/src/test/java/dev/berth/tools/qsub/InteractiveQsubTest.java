@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.client.Invocation;
 import dev.berth.client.LocalFiles;
 import dev.berth.client.Origin;
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Ack;
 import dev.berth.proto.AttachReply;
 import dev.berth.proto.Error;
@@ -60,7 +61,7 @@ class InteractiveQsubTest {
         };
     Origin origin =
         new Origin(
-            () -> Fixtures.HOST,
+            () -> SubmitPlace.HOST,
             ZoneOffset.UTC,
             onTerminal,
             LocalFiles.PROCESS,
@@ -70,13 +71,13 @@ class InteractiveQsubTest {
         new Invocation(
             "qsub",
             List.of(args),
-            Fixtures.ENV,
+            SubmitPlace.ENV,
             dir,
             stdin,
             new PrintStream(out, true, UTF_8),
             new PrintStream(err, true, UTF_8),
             origin);
-    return Qsub.run(inv, Fixtures.CTX, server.connector(), terminal);
+    return Qsub.run(inv, SubmitPlace.CTX, server, terminal);
   }
 
   private String file(String name, String text) throws Exception {
@@ -85,11 +86,11 @@ class InteractiveQsubTest {
   }
 
   private SubmitJob submitted() {
-    return server.requests.get(0).getSubmit();
+    return server.requests().get(0).getSubmit();
   }
 
   private Map<String, String> sent() {
-    return Fixtures.byName(submitted().getAttributesList());
+    return SubmitPlace.byName(submitted().getAttributesList());
   }
 
   private String stderr() {
@@ -106,7 +107,7 @@ class InteractiveQsubTest {
     assertFalse(stdinRead, "standard input is the session's, not a script");
     assertEquals("qsub: waiting for job 42.head to start\n", out.toString(UTF_8));
     assertEquals("qsub: job 42.head apparently deleted\n", stderr());
-    Request attach = server.requests.get(1);
+    Request attach = server.requests().get(1);
     assertEquals("42.head", attach.getAttach().getJobId());
   }
 
@@ -140,7 +141,7 @@ class InteractiveQsubTest {
         "qsub:\tstandard input and output must be a terminal for \n"
             + "\tinteractive job submission\n",
         stderr());
-    assertEquals(0, server.connections);
+    assertEquals(0, server.connections());
     assertFalse(stdinRead);
   }
 
@@ -149,7 +150,7 @@ class InteractiveQsubTest {
     assertEquals(2, qsub("-I", "-t", "1-3"));
     assertEquals(
         "qsub: interactive job can not be job array.\nqsub: no job was submitted\n", stderr());
-    assertEquals(0, server.connections);
+    assertEquals(0, server.connections());
   }
 
   @Test
@@ -157,7 +158,7 @@ class InteractiveQsubTest {
     assertEquals(2, qsub("-x", "-I", "hostname"));
     assertEquals(
         "qsub: '-x' invalid on non-interactive job\nqsub: no job was submitted\n", stderr());
-    assertEquals(0, server.connections);
+    assertEquals(0, server.connections());
   }
 
   @Test
@@ -233,7 +234,8 @@ class InteractiveQsubTest {
         "qsub: waiting for job 42.head to start\n"
             + "Do you wish to terminate the job and exit (y|[n])? Job 42.head is being deleted\n",
         out.toString(UTF_8));
-    assertEquals("42.head", server.requests.get(server.requests.size() - 1).getDelete().getJobId());
-    assertEquals(1, server.connections, "the wait asks on the connection the job was sent on");
+    assertEquals(
+        "42.head", server.requests().get(server.requests().size() - 1).getDelete().getJobId());
+    assertEquals(1, server.connections(), "the wait asks on the connection the job was sent on");
   }
 }

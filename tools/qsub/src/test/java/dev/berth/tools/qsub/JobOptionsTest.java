@@ -1,6 +1,6 @@
 package dev.berth.tools.qsub;
 
-import static dev.berth.tools.qsub.Fixtures.options;
+import static dev.berth.tools.qsub.SubmitPlace.options;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -207,7 +207,7 @@ class JobOptionsTest {
   @Test
   void holdFlagAndHoldList() throws Exception {
     assertEquals("u", options("-h").attributes().get("Hold_Types"));
-    JobOptions alter = new JobOptions(Fixtures.CTX);
+    JobOptions alter = new JobOptions(SubmitPlace.CTX);
     alter.apply(new Getopt.Option('h', "so"));
     assertEquals("so", alter.attributes().get("Hold_Types"));
     assertThrows(QsubException.class, () -> alter.apply(new Getopt.Option('h', "x")));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.client.Invocation;
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Ack;
 import dev.berth.proto.AlterJob;
 import dev.berth.proto.Error;
@@ -29,12 +30,12 @@ class QalterTest {
         new Invocation(
             "qalter",
             List.of(args),
-            Fixtures.ENV,
-            Fixtures.CWD,
+            SubmitPlace.ENV,
+            SubmitPlace.CWD,
             new ByteArrayInputStream(new byte[0]),
             new PrintStream(out, true, UTF_8),
             new PrintStream(err, true, UTF_8));
-    return Qalter.run(inv, Fixtures.CTX, server.connector());
+    return Qalter.run(inv, SubmitPlace.CTX, server);
   }
 
   private String stderr() {
@@ -46,17 +47,17 @@ class QalterTest {
     int status =
         qalter("-l", "walltime=2:00:00", "-N", "renamed", "-o", "new.out", "12", "13.head");
     assertEquals(0, status, stderr());
-    assertEquals(1, server.connections);
-    assertEquals(2, server.requests.size());
-    AlterJob first = server.requests.get(0).getAlter();
+    assertEquals(1, server.connections());
+    assertEquals(2, server.requests().size());
+    AlterJob first = server.requests().get(0).getAlter();
     assertEquals("12", first.getJobId());
-    assertEquals("13.head", server.requests.get(1).getAlter().getJobId());
+    assertEquals("13.head", server.requests().get(1).getAlter().getJobId());
     assertEquals(
         Map.of(
             "Job_Name", "renamed",
             "Output_Path", "login1.example.org:/home/alice/work/new.out",
             "Resource_List.walltime", "2:00:00"),
-        Fixtures.byName(first.getAttributesList()));
+        SubmitPlace.byName(first.getAttributesList()));
     assertEquals("", out.toString(UTF_8));
   }
 
@@ -65,7 +66,7 @@ class QalterTest {
     assertEquals(0, qalter("-h", "uo", "7"));
     assertEquals(
         Map.of("Hold_Types", "uo"),
-        Fixtures.byName(server.requests.get(0).getAlter().getAttributesList()));
+        SubmitPlace.byName(server.requests().get(0).getAlter().getAttributesList()));
   }
 
   @Test
@@ -73,7 +74,7 @@ class QalterTest {
     assertEquals(2, qalter("-p", "2000", "-m", "z", "7"));
     assertTrue(stderr().startsWith("qalter: -p 2000: priority must be"), stderr());
     assertTrue(stderr().contains("qalter: -m z: use n"), stderr());
-    assertEquals(0, server.connections);
+    assertEquals(0, server.connections());
   }
 
   @Test
@@ -86,7 +87,7 @@ class QalterTest {
     assertTrue(stderr().contains("'abc' is not a job id"), stderr());
     assertEquals(2, qalter("-v", "A=1", "12"));
     assertTrue(stderr().contains("qalter: invalid option -- 'v'"), stderr());
-    assertEquals(0, server.connections);
+    assertEquals(0, server.connections());
   }
 
   @Test
@@ -103,7 +104,7 @@ class QalterTest {
                         .build()
                     : ACK);
     assertEquals(15001 % 256, qalter("-N", "x", "12", "13"));
-    assertEquals(2, server.requests.size());
+    assertEquals(2, server.requests().size());
     assertEquals("qalter: cannot alter job 12: Unknown Job Id 12.head\n", stderr());
   }
 
@@ -113,11 +114,11 @@ class QalterTest {
         new Invocation(
             "qalter",
             List.of("-N", "x", "12"),
-            Fixtures.ENV,
-            Fixtures.CWD,
+            SubmitPlace.ENV,
+            SubmitPlace.CWD,
             new ByteArrayInputStream(new byte[0]),
             new PrintStream(out, true, UTF_8),
             new PrintStream(err, true, UTF_8));
-    assertEquals(1, Qalter.run(inv, Fixtures.CTX, FakeServer.unavailable()));
+    assertEquals(1, Qalter.run(inv, SubmitPlace.CTX, FakeServer.unreachable()));
   }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.client.Connector;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerUnavailableException;
+import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -34,7 +35,7 @@ class QsubTest {
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
   private final FakeServer server = new FakeServer(r -> SUBMITTED);
   private byte[] stdin = new byte[0];
-  private SubmitContext ctx = Fixtures.CTX;
+  private SubmitContext ctx = SubmitPlace.CTX;
 
   private int qsub(Connector connector, String... args) {
     Invocation inv =
@@ -50,7 +51,7 @@ class QsubTest {
   }
 
   private int qsub(String... args) {
-    return qsub(server.connector(), args);
+    return qsub(server, args);
   }
 
   private String script(String name, String text) throws Exception {
@@ -59,7 +60,7 @@ class QsubTest {
   }
 
   private Map<String, String> sent() {
-    return Fixtures.byName(server.requests.get(0).getSubmit().getAttributesList());
+    return SubmitPlace.byName(server.requests().get(0).getSubmit().getAttributesList());
   }
 
   private String stderr() {
@@ -73,12 +74,12 @@ class QsubTest {
     assertEquals(0, status, stderr());
     assertEquals("42.head\n", out.toString(UTF_8));
     assertEquals("", stderr());
-    Request request = server.requests.get(0);
+    Request request = server.requests().get(0);
     assertArrayEquals(text.getBytes(UTF_8), request.getSubmit().getScript().toByteArray());
     assertEquals("hello", sent().get("Job_Name"));
     assertEquals("1:00", sent().get("Resource_List.walltime"));
     assertEquals("job.sh", sent().get("submit_args"));
-    assertTrue(server.closed);
+    assertEquals(1, server.closed());
   }
 
   @Test
@@ -105,7 +106,7 @@ class QsubTest {
   void quietKeepsTheJobIdToItself() throws Exception {
     assertEquals(0, qsub("-z", script("a.pbs", "true\n")));
     assertEquals("", out.toString(UTF_8));
-    assertEquals(1, server.requests.size());
+    assertEquals(1, server.requests().size());
   }
 
   @Test
@@ -119,7 +120,7 @@ class QsubTest {
                             .setCode(Error.Code.UNKNOWN_QUEUE)
                             .setMessage("Unknown queue nosuch"))
                     .build());
-    int status = qsub(refusing.connector(), "-q", "nosuch", script("a.pbs", "true\n"));
+    int status = qsub(refusing, "-q", "nosuch", script("a.pbs", "true\n"));
     assertEquals(15020 % 256, status);
     assertEquals("qsub: submit error (Unknown queue nosuch)\n", stderr());
     assertEquals("", out.toString(UTF_8));
@@ -134,8 +135,8 @@ class QsubTest {
     FakeServer flaky =
         new FakeServer(r -> SUBMITTED) {
           @Override
-          public Response call(Request.Builder request) throws ServerUnavailableException {
-            Response answer = super.call(request);
+          protected Response answer(Request request) throws ServerUnavailableException {
+            Response answer = super.answer(request);
             if (++calls[0] == 1) {
               throw new ServerUnavailableException(
                   Path.of("/a/server.sock"), new IOException("the server closed the connection"));
@@ -143,12 +144,12 @@ class QsubTest {
             return answer;
           }
         };
-    assertEquals(0, qsub(flaky.connector(), script("a.pbs", "true\n")));
+    assertEquals(0, qsub(flaky, script("a.pbs", "true\n")));
     assertEquals("42.head\n", out.toString(UTF_8));
-    assertEquals(2, flaky.requests.size());
-    String id = flaky.requests.get(0).getSubmit().getSubmissionId();
+    assertEquals(2, flaky.requests().size());
+    String id = flaky.requests().get(0).getSubmit().getSubmissionId();
     assertEquals(36, id.length(), "a random UUID: " + id);
-    assertEquals(id, flaky.requests.get(1).getSubmit().getSubmissionId());
+    assertEquals(id, flaky.requests().get(1).getSubmit().getSubmissionId());
   }
 
   @Test
@@ -164,12 +165,12 @@ class QsubTest {
                     .setMessage("the server's journal failed: fenced"))
             .build();
     FakeServer steppingDown = new FakeServer(r -> flakyCalls++ == 0 ? down : SUBMITTED);
-    assertEquals(0, qsub(steppingDown.connector(), script("a.pbs", "true\n")));
+    assertEquals(0, qsub(steppingDown, script("a.pbs", "true\n")));
     assertEquals("42.head\n", out.toString(UTF_8));
-    assertEquals(2, steppingDown.requests.size());
+    assertEquals(2, steppingDown.requests().size());
     assertEquals(
-        steppingDown.requests.get(0).getSubmit().getSubmissionId(),
-        steppingDown.requests.get(1).getSubmit().getSubmissionId());
+        steppingDown.requests().get(0).getSubmit().getSubmissionId(),
+        steppingDown.requests().get(1).getSubmit().getSubmissionId());
   }
 
   private int flakyCalls;
@@ -179,27 +180,26 @@ class QsubTest {
     FakeServer broken =
         new FakeServer(r -> SUBMITTED) {
           @Override
-          public Response call(Request.Builder request) throws ServerUnavailableException {
-            super.call(request);
+          protected Response answer(Request request) throws ServerUnavailableException {
             throw new ServerUnavailableException(
                 Path.of("/a/server.sock"), new IOException("the server closed the connection"));
           }
         };
-    assertEquals(1, qsub(broken.connector(), script("a.pbs", "true\n")));
-    assertEquals(1, broken.requests.size());
+    assertEquals(1, qsub(broken, script("a.pbs", "true\n")));
+    assertEquals(1, broken.requests().size());
     assertTrue(stderr().contains("closed the connection"), stderr());
     assertTrue(
         stderr()
             .contains(
                 "the job may have been submitted (submission id "
-                    + broken.requests.get(0).getSubmit().getSubmissionId()
+                    + broken.requests().get(0).getSubmit().getSubmissionId()
                     + ")"),
         stderr());
   }
 
   @Test
   void anUnreachableServerExitsOne() throws Exception {
-    int status = qsub(FakeServer.unavailable(), script("a.pbs", "true\n"));
+    int status = qsub(FakeServer.unreachable(), script("a.pbs", "true\n"));
     assertEquals(1, status);
     assertTrue(stderr().startsWith("qsub: cannot talk to the Berth server"), stderr());
   }
@@ -212,7 +212,7 @@ class QsubTest {
         "qsub: script is written in DOS/Windows text format (CRLF line endings); convert it with"
             + " dos2unix\nqsub: no job was submitted\n",
         stderr());
-    assertEquals(0, server.connections);
+    assertEquals(0, server.connections());
   }
 
   @Test
@@ -225,7 +225,7 @@ class QsubTest {
             + "qsub: directive on line 4: option requires an argument -- 'N'\n"
             + "qsub: no job was submitted\n",
         stderr());
-    assertEquals(0, server.connections);
+    assertEquals(0, server.connections());
   }
 
   @Test
@@ -259,9 +259,9 @@ class QsubTest {
 
   @Test
   void prefixFromTheEnvironment() throws Exception {
-    Map<String, String> env = new HashMap<>(Fixtures.ENV);
+    Map<String, String> env = new HashMap<>(SubmitPlace.ENV);
     env.put("PBS_DPREFIX", "#MY");
-    ctx = new SubmitContext(Fixtures.CWD, Fixtures.HOST, env, Fixtures.CLOCK);
+    ctx = new SubmitContext(SubmitPlace.CWD, SubmitPlace.HOST, env, SubmitPlace.CLOCK);
     assertEquals(0, qsub(script("c.pbs", "#MY -N mine\n#PBS -N theirs\n")));
     assertEquals("mine", sent().get("Job_Name"));
   }
@@ -276,7 +276,7 @@ class QsubTest {
   void versionPrintsAndExitsZero() {
     assertEquals(0, qsub("--version"));
     assertTrue(out.toString(UTF_8).startsWith("Version: "), out.toString(UTF_8));
-    assertTrue(server.requests.isEmpty());
+    assertTrue(server.requests().isEmpty());
     assertEquals(0, qsub("--about"));
     assertEquals(2, qsub("--frobnicate"));
   }
@@ -289,6 +289,6 @@ class QsubTest {
     assertTrue(stderr().contains("only one job script may be given"), stderr());
     assertEquals(2, qsub("missing.pbs"));
     assertTrue(stderr().contains("qsub: job script missing.pbs does not exist"), stderr());
-    assertEquals(0, server.connections);
+    assertEquals(0, server.connections());
   }
 }

@@ -1,6 +1,6 @@
 package dev.berth.tools.qsub;
 
-import static dev.berth.tools.qsub.Fixtures.options;
+import static dev.berth.tools.qsub.SubmitPlace.options;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,7 +25,7 @@ class VariableListTest {
           "PBS_O_WORKDIR=/home/alice/work");
 
   private static List<String> build(String... args) throws Exception {
-    return VariableList.build(options(args), Fixtures.CTX);
+    return VariableList.build(options(args), SubmitPlace.CTX);
   }
 
   @Test
@@ -77,7 +77,7 @@ class VariableListTest {
   @Test
   void aBareNameThatIsNotSetIsSentEmptyWithAWarning() throws Exception {
     List<String> warnings = new ArrayList<>();
-    Map<String, String> parsed = VariableList.parse("NOPE", Fixtures.ENV, warnings);
+    Map<String, String> parsed = VariableList.parse("NOPE", SubmitPlace.ENV, warnings);
     assertEquals(Map.of("NOPE", ""), parsed);
     assertEquals(List.of("-v NOPE: NOPE is not set here; the job gets it empty"), warnings);
   }
@@ -85,11 +85,11 @@ class VariableListTest {
   @Test
   void malformedListsAreRefused() {
     assertThrows(
-        QsubException.class, () -> VariableList.parse("=x", Fixtures.ENV, new ArrayList<>()));
+        QsubException.class, () -> VariableList.parse("=x", SubmitPlace.ENV, new ArrayList<>()));
     assertThrows(
-        QsubException.class, () -> VariableList.parse("A='x", Fixtures.ENV, new ArrayList<>()));
+        QsubException.class, () -> VariableList.parse("A='x", SubmitPlace.ENV, new ArrayList<>()));
     assertThrows(
-        QsubException.class, () -> VariableList.parse("A B=1", Fixtures.ENV, new ArrayList<>()));
+        QsubException.class, () -> VariableList.parse("A B=1", SubmitPlace.ENV, new ArrayList<>()));
   }
 
   @Test
@@ -101,7 +101,8 @@ class VariableListTest {
             "PS1", "\u001b[1m$ ",
             "NOTES", "line one\nline two");
     JobOptions options =
-        new JobOptions(new SubmitContext(Fixtures.CWD, Fixtures.HOST, env, Fixtures.CLOCK));
+        new JobOptions(
+            new SubmitContext(SubmitPlace.CWD, SubmitPlace.HOST, env, SubmitPlace.CLOCK));
     List<String> warnings =
         options.apply(Getopt.parse(QsubFlags.QSUB, List.of("-V")).options().get(0));
     assertEquals(
@@ -112,7 +113,7 @@ class VariableListTest {
         warnings);
     List<String> vars =
         VariableList.build(
-            options, new SubmitContext(Fixtures.CWD, Fixtures.HOST, env, Fixtures.CLOCK));
+            options, new SubmitContext(SubmitPlace.CWD, SubmitPlace.HOST, env, SubmitPlace.CLOCK));
     assertTrue(vars.contains("FOO=bar"), vars.toString());
     assertTrue(vars.stream().noneMatch(v -> v.startsWith("PS1=") || v.startsWith("NOTES=")));
     assertTrue(vars.stream().noneMatch(v -> v.startsWith("BASH_FUNC")));
@@ -122,7 +123,7 @@ class VariableListTest {
   void vRefusesWhatTheServerWouldRefuse() {
     QsubException badName =
         assertThrows(
-            QsubException.class, () -> VariableList.parse("1X=2", Fixtures.ENV, List.of()));
+            QsubException.class, () -> VariableList.parse("1X=2", SubmitPlace.ENV, List.of()));
     assertTrue(badName.getMessage().startsWith("-v 1X=2: expected NAME or NAME=value"));
     QsubException badValue =
         assertThrows(

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /** A fixed place to submit from: cwd, host, environment and clock never come from the machine. */
-final class Fixtures {
+final class SubmitPlace {
   static final String HOST = "login1.example.org";
   static final Path CWD = Path.of("/home/alice/work");
 
@@ -32,7 +32,7 @@ final class Fixtures {
 
   static final SubmitContext CTX = new SubmitContext(CWD, HOST, ENV, CLOCK);
 
-  private Fixtures() {}
+  private SubmitPlace() {}
 
   static JobOptions options(String... args) throws Exception {
     JobOptions options = new JobOptions(CTX);

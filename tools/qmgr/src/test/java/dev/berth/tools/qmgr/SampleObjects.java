@@ -7,8 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Replies as a server might send them; maps are filled out of Torque's order on purpose. */
-final class Fixtures {
-  private Fixtures() {}
+final class SampleObjects {
+  private SampleObjects() {}
 
   static ServerStatus server() {
     Map<String, String> attributes = new LinkedHashMap<>();

@@ -1,6 +1,7 @@
-package dev.berth.tools.testing;
+package dev.berth.client.testing;
 
 import dev.berth.client.Connector;
+import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.Ack;
@@ -8,26 +9,19 @@ import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerStatus;
-import dev.berth.tools.cli.CliContext;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * A server in the test's hands: it answers each request with {@code handler}, records what it was
- * sent, and can refuse connections.
+ * A server in the test's hands, for the commands' tests: it answers each request with its handler,
+ * records what it was sent (without the ids the client numbers requests with), counts connections
+ * opened and closed, and can refuse connections. A test that needs a lost reply overrides {@link
+ * #answer}.
  */
-public final class FakeServer {
-  /** The instant the fake clock shows: Mon Nov 30 10:00:00 2026 UTC. */
-  public static final long NOW = 1796032800L;
-
-  public static final String VERSION = "test-1.0";
-
+public class FakeServer implements Connector {
   private final List<Request> requests = new ArrayList<>();
   private Function<Request, Response> handler;
   private boolean down;
@@ -38,10 +32,12 @@ public final class FakeServer {
     this.handler = handler;
   }
 
-  /**
-   * A server named {@code srv} that answers StatServer itself and everything else by {@code
-   * handler}.
-   */
+  /** A server that acknowledges everything. */
+  public FakeServer() {
+    this(request -> ack());
+  }
+
+  /** A server named {@code name} that answers StatServer itself and the rest by {@code handler}. */
   public static FakeServer named(String name, Function<Request, Response> handler) {
     return new FakeServer(
         request ->
@@ -50,6 +46,7 @@ public final class FakeServer {
                 : handler.apply(request));
   }
 
+  /** A server whose socket refuses every connection. */
   public static FakeServer unreachable() {
     FakeServer server = new FakeServer(request -> Response.getDefaultInstance());
     server.down = true;
@@ -66,11 +63,13 @@ public final class FakeServer {
     return Response.newBuilder().setAck(Ack.getDefaultInstance()).build();
   }
 
-  public void handler(Function<Request, Response> handler) {
+  /** Answers from now on with {@code handler}. */
+  public FakeServer handler(Function<Request, Response> handler) {
     this.handler = handler;
+    return this;
   }
 
-  /** The requests received, without their ids. */
+  /** The requests received, in order, without their ids. */
   public List<Request> requests() {
     return requests;
   }
@@ -88,29 +87,30 @@ public final class FakeServer {
     return closed;
   }
 
-  public CliContext context() {
-    Connector connector =
-        invocation -> {
-          if (down) {
-            throw new ServerUnavailableException(
-                Path.of("/tmp/test.sock"), new IOException("Connection refused"));
-          }
-          connections++;
-          return new ServerConnection() {
-            @Override
-            public Response call(Request.Builder request) {
-              Request built = request.clearId().build();
-              requests.add(built);
-              return handler.apply(built);
-            }
+  /** The answer to {@code request}, already recorded; a test may fail here as a lost reply does. */
+  protected Response answer(Request request) throws ServerUnavailableException {
+    return handler.apply(request);
+  }
 
-            @Override
-            public void close() {
-              closed++;
-            }
-          };
-        };
-    return new CliContext(
-        connector, Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC), () -> VERSION);
+  @Override
+  public ServerConnection connect(Invocation invocation) throws ServerUnavailableException {
+    if (down) {
+      throw new ServerUnavailableException(
+          Path.of("/run/berth/server.sock"), new IOException("Connection refused"));
+    }
+    connections++;
+    return new ServerConnection() {
+      @Override
+      public Response call(Request.Builder request) throws ServerUnavailableException {
+        Request sent = request.clearId().build();
+        requests.add(sent);
+        return answer(sent);
+      }
+
+      @Override
+      public void close() {
+        closed++;
+      }
+    };
   }
 }
