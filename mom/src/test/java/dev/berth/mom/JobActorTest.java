@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.core.ExitStatus;
 import dev.berth.core.Signals;
 import dev.berth.mom.os.JobProcess;
+import dev.berth.mom.os.cgroup.CgroupUsage;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JoinJobReply;
@@ -74,18 +75,22 @@ class JobActorTest {
     assertEquals(
         List.of(dir.resolve("cgroup").resolve(JOB).resolve("cgroup.procs")),
         node.launcher.started(0).spec().cgroupProcs());
+    node.cgroups.uses(new CgroupUsage(5_000_000_000L, 1 << 20, -1, 0));
     node.launcher.exit(p, node.statusFile(), "exit 3 2000000 1024");
 
     JobObitReport obit = node.obit();
     assertEquals(3, obit.getExitStatus());
     assertEquals("", obit.getReason());
-    assertEquals(
-        List.of("create " + JOB, "denyDevices " + JOB, "killAll " + JOB, "remove " + JOB),
-        node.cgroups.steps());
+    assertEquals(5, obit.getResourcesUsed().getCput(), "the cgroup's figures, not the starter's");
+    assertEquals(1 << 20, obit.getResourcesUsed().getMem());
     node.passes(Duration.ofSeconds(1));
     assertEquals(obit, node.obit(), "sent again until acknowledged");
     job.tell(JobActor.Ack.OBIT);
     node.gone();
+    assertEquals(
+        List.of("create " + JOB, "denyDevices " + JOB, "killAll " + JOB, "remove " + JOB),
+        node.cgroups.steps(),
+        "stopped before the obit, removed after it");
     assertFalse(Files.exists(node.records.directory(JOB)), "the record is gone");
   }
 
