@@ -15,12 +15,10 @@ import dev.berth.mom.terminal.Attachment;
 import dev.berth.mom.terminal.Screen;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobObitReport;
-import dev.berth.proto.JobStartedReport;
 import dev.berth.proto.JoinJobReply;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.RunJob;
-import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SisterDone;
 import dev.berth.proto.SisterUsage;
 import dev.berth.proto.TerminalAttach;
@@ -179,8 +177,8 @@ final class JobActor {
   /** The script's session, once it started (or was found again); null before. */
   private JobProcess process;
 
-  private boolean startAcked;
-  private String killReason;
+  private final JobReports reports;
+  private final KillHook kills;
   private boolean sessionReused;
 
   /** For the log lines the benchmarks read: when JOIN_JOB went out, when the script ended. */
@@ -215,6 +213,9 @@ final class JobActor {
             run.getKillDelay(),
             run.getGrant(),
             (node, message) -> mom.tell(new MomActor.ToPeer(node, message)));
+    this.reports =
+        new JobReports(
+            job.getId(), config.name(), records, launcher, mom, teardown, context.getLog());
     this.suspender =
         new Suspender(
             job.getId(),
@@ -222,9 +223,11 @@ final class JobActor {
             services.isolation(),
             this::signalAll,
             records,
-            this::report,
+            reports::report,
             clock,
             context.getLog());
+    this.kills =
+        new KillHook(job.getId(), launcher, suspender, timers, Timer.ESCALATE, context.getLog());
     this.terminal = new TerminalHook(job, config.name());
     this.tasks = new TasksHook(job, context, services, processes);
     this.cgroup =
@@ -262,7 +265,7 @@ final class JobActor {
   private Behavior<Command> prepare() {
     phases.enter(MomJobPhase.PREPARING);
     try {
-      records.create(run);
+      reports.create(run);
       Optional<String> unwell = MomActor.unwellForJob(config, mom);
       if (unwell.isPresent()) {
         return notStarted(unwell.get(), ExitStatus.EXEC_FAILED, true);
@@ -370,7 +373,7 @@ final class JobActor {
       openTasks();
       process = launcher.start(launch.spec());
       processes.sessions().add(process.pid());
-      recordProcessOrKill();
+      reports.session(process);
     } catch (IOException e) {
       return cannotStart(e.getMessage());
     }
@@ -394,7 +397,7 @@ final class JobActor {
    */
   private Behavior<Command> awaitingSession() {
     phases.enter(MomJobPhase.AWAITING_SESSION);
-    sendStarted(0, clock.millis());
+    reports.started(0, clock::millis);
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     timers.startSingleTimer(Timer.ATTACH_TIMEOUT, ATTACH_TIMEOUT);
     return Behaviors.receive(Command.class)
@@ -402,15 +405,13 @@ final class JobActor {
         .onMessageEquals(
             Ack.STARTED,
             () -> {
-              startAcked = true;
+              reports.startAcked();
               return Behaviors.same();
             })
         .onMessageEquals(
             Timer.RESEND,
             () -> {
-              if (!startAcked) {
-                sendStarted(0, clock.millis());
-              }
+              reports.resendStarted();
               return Behaviors.same();
             })
         .onMessageEquals(
@@ -475,7 +476,7 @@ final class JobActor {
     timers.cancelAll();
     config.metrics().startFailed();
     context.getLog().warn("job {} did not start: {}", job.getId(), reason);
-    killReason = reason;
+    kills.notStarted(reason);
     tasks.close(); // its socket was opened for a script that did not start
     JobObitReport.Builder obit =
         JobObitReport.newBuilder()
@@ -492,18 +493,6 @@ final class JobActor {
     teardown.end();
     output.drop(); // made for a script that did not run
     return sisters.none() ? ended(obit.build()) : collecting(obit, o -> ended(o.build()));
-  }
-
-  /** A job the mom could not record must not run unwatched: it is killed before reporting. */
-  private void recordProcessOrKill() throws IOException {
-    try {
-      records.recordProcess(
-          job.getId(), process.pid(), process.identity(), process.launchedMillis());
-    } catch (IOException e) {
-      launcher.signalJob(process.pid(), Signals.SIGKILL);
-      throw new IOException(
-          "cannot record the job's process (" + e.getMessage() + "); killed it", e);
-    }
   }
 
   /**
@@ -561,7 +550,7 @@ final class JobActor {
     for (JobHook hook : hooks) {
       hook.poststart(process);
     }
-    sendStarted();
+    reports.started(process.pid(), process::launchedMillis);
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     return tasks
         .heard(Behaviors.receive(Command.class))
@@ -575,15 +564,13 @@ final class JobActor {
         .onMessageEquals(
             Ack.STARTED,
             () -> {
-              startAcked = true;
+              reports.startAcked();
               return Behaviors.same();
             })
         .onMessageEquals(
             Timer.RESEND,
             () -> {
-              if (!startAcked) {
-                sendStarted();
-              }
+              reports.resendStarted();
               tasks.resend();
               return Behaviors.same();
             })
@@ -598,18 +585,13 @@ final class JobActor {
         .onMessageEquals(
             Timer.ESCALATE,
             () -> {
-              launcher.signalJob(process.pid(), Signals.SIGKILL);
+              kills.escalate(process);
               return Behaviors.same();
             })
         .onMessage(
             Signal.class,
             s -> {
-              if (suspender.suspended() && s.signal() == Signals.parse("CONT")) {
-                // the server refuses qsig for a suspended job; SIGCONT would undo a SIGSTOP
-                context.getLog().warn("job {} is suspended: SIGCONT not sent", job.getId());
-              } else {
-                launcher.signalJob(process.pid(), s.signal());
-              }
+              kills.signal(process, s.signal());
               return Behaviors.same();
             })
         .onMessage(Exited.class, e -> endTasks())
@@ -630,7 +612,7 @@ final class JobActor {
    * qsub is gone.
    */
   private Behavior<Command> hangUp(String reason) {
-    if (terminal.hangUp(killReason != null)) {
+    if (terminal.hangUp(kills.killing())) {
       signalAll(Signals.parse("HUP"));
     }
     return kill(reason, run.getKillDelay());
@@ -638,7 +620,7 @@ final class JobActor {
 
   /** SuspendJob. A job that is being killed is not frozen again. */
   private Behavior<Command> suspend(Suspend s) {
-    if (killReason != null) {
+    if (kills.killing()) {
       return notRunning();
     }
     suspender.order(s.suspend());
@@ -670,7 +652,7 @@ final class JobActor {
 
   /** As Torque's mom: the job's stderr says which limit, and the job is killed as by qdel. */
   private Behavior<Command> overLimit(OverLimit o) {
-    String message = limits.passed(o.over(), o.used(), killReason != null);
+    String message = limits.passed(o.over(), o.used(), kills.killing());
     if (message == null) {
       return Behaviors.same();
     }
@@ -678,15 +660,8 @@ final class JobActor {
     return kill(message, run.getKillDelay());
   }
 
-  /** SIGTERM to the job's session (thawed first, so that it sees it), SIGKILL after the delay. */
   private Behavior<Command> kill(String reason, int killDelay) {
-    if (killReason == null) {
-      killReason = reason;
-      context.getLog().info("killing job {}: {}", job.getId(), reason);
-      suspender.thawToEnd();
-      launcher.signalJob(process.pid(), Signals.SIGTERM);
-      timers.startSingleTimer(Timer.ESCALATE, Duration.ofSeconds(Math.max(0, killDelay)));
-    }
+    kills.kill(process, reason, killDelay);
     return Behaviors.same();
   }
 
@@ -747,7 +722,7 @@ final class JobActor {
                 end,
                 records.status(job.getId()),
                 suspender.state().ranMillis(start, end),
-                killReason,
+                kills.reason(),
                 walltime.exceeded(),
                 limits.over(),
                 terminal.hungUp())
@@ -804,7 +779,7 @@ final class JobActor {
   private Behavior<Command> collecting(
       JobObitReport.Builder obit, Function<JobObitReport.Builder, Behavior<Command>> then) {
     phases.enter(MomJobPhase.COLLECTING);
-    String why = killReason != null ? killReason : "the job ended";
+    String why = kills.killing() ? kills.reason() : "the job ended";
     sisters.kill(why);
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     timers.startSingleTimer(Timer.DONE_TIMEOUT, DONE_TIMEOUT);
@@ -864,11 +839,6 @@ final class JobActor {
       mom.tell(MomActor.CheckHealth.NOW);
     }
     tasks.closeOutput();
-    try {
-      records.recordObit(job.getId(), obit);
-    } catch (IOException e) {
-      context.getLog().warn("job {}: cannot record its obit: {}", job.getId(), e.getMessage());
-    }
     if (scriptEndedNanos > 0) {
       context
           .getLog()
@@ -880,47 +850,26 @@ final class JobActor {
     } else {
       context.getLog().info("job {} ended with exit status {}", job.getId(), obit.getExitStatus());
     }
-    report(ServerInbound.newBuilder().setObit(obit).build());
+    reports.ended(obit);
     cgroup.remove();
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     return Behaviors.receive(Command.class)
         .onMessageEquals(
             Timer.RESEND,
             () -> {
-              report(ServerInbound.newBuilder().setObit(obit).build());
+              reports.resendObit();
               return Behaviors.same();
             })
         .onMessageEquals(
             Ack.OBIT,
             () -> {
-              teardown.removeRecord();
-              mom.tell(new MomActor.JobGone(job.getId()));
+              reports.obitAcked();
               phases.enter(MomJobPhase.GONE);
               return Behaviors.stopped();
             })
         .onMessage(Suspend.class, s -> notRunning())
         .onAnyMessage(m -> Behaviors.same())
         .build();
-  }
-
-  private void sendStarted() {
-    sendStarted(process.pid(), process.launchedMillis());
-  }
-
-  private void sendStarted(long session, long startMillis) {
-    report(
-        ServerInbound.newBuilder()
-            .setStarted(
-                JobStartedReport.newBuilder()
-                    .setNode(config.name())
-                    .setJobId(job.getId())
-                    .setSessionId(session)
-                    .setStartTime(startMillis / 1000))
-            .build());
-  }
-
-  private void report(ServerInbound message) {
-    mom.tell(new MomActor.ToServer(message));
   }
 
   /** Tells the job's owner {@code line}: on its terminal, else in its stderr file. */

@@ -800,7 +800,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     }
     if (unaccounted.covers(id)) {
       leftAlone(id, "refusing to join");
-      SisterJobActor.refuse(
+      SisterAnswers.refuse(
           getContext().getSelf(), join, config.name(), unaccounted.why(config.name(), id), false);
       return;
     }
@@ -832,7 +832,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     }
     if (!kill.getFrom().isEmpty()) {
       // A mother superior asks about a job this sister does not have (any more): nothing is left.
-      SisterJobActor.done(
+      SisterAnswers.done(
           getContext().getSelf(),
           kill.getFrom(),
           kill.getJobId(),

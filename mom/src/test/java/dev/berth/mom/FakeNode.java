@@ -110,6 +110,16 @@ final class FakeNode {
     return job;
   }
 
+  /** The same job with {@code motherSuperior} first, this node its sister. */
+  Job sisterJob(String motherSuperior) {
+    Job.Builder job = job();
+    NodeAllocation here = job.getExecNodes(0);
+    return job.clearExecNodes()
+        .addExecNodes(NodeAllocation.newBuilder().setNode(motherSuperior).addCpus(0))
+        .addExecNodes(here)
+        .build();
+  }
+
   static RunJob run(Job.Builder job) {
     return RunJob.newBuilder()
         .setJob(job)
@@ -184,7 +194,8 @@ final class FakeNode {
         .toList();
   }
 
-  private <T extends MomActor.Command> T await(Class<T> type, Predicate<? super T> match) {
+  /** The next message of {@code type} to the mom that {@code match} takes. */
+  <T extends MomActor.Command> T await(Class<T> type, Predicate<? super T> match) {
     for (Iterator<MomActor.Command> it = unread.iterator(); it.hasNext(); ) {
       MomActor.Command m = it.next();
       if (type.isInstance(m) && match.test(type.cast(m))) {

@@ -75,6 +75,7 @@ class JobActorTest {
     assertEquals(
         List.of(dir.resolve("cgroup").resolve(JOB).resolve("cgroup.procs")),
         node.launcher.started(0).spec().cgroupProcs());
+    assertTrue(Files.exists(node.records.recordFile(JOB)), "recorded before it runs");
     node.cgroups.uses(new CgroupUsage(5_000_000_000L, 1 << 20, -1, 0));
     node.launcher.exit(p, node.statusFile(), "exit 3 2000000 1024");
 
@@ -91,7 +92,7 @@ class JobActorTest {
         List.of("create " + JOB, "denyDevices " + JOB, "killAll " + JOB, "remove " + JOB),
         node.cgroups.steps(),
         "stopped before the obit, removed after it");
-    assertFalse(Files.exists(node.records.directory(JOB)), "the record is gone");
+    assertFalse(Files.exists(node.records.recordFile(JOB)), "the record is gone");
   }
 
   @Test
