@@ -96,6 +96,33 @@ class JobActorTest {
   }
 
   @Test
+  void theStartIsSentAgainUntilAcknowledged() {
+    ActorRef<JobActor.Command> job = start(FakeNode.run(node.job()));
+    JobProcess p = running(job);
+    node.passes(Duration.ofSeconds(1));
+    assertEquals(p.pid(), node.toServer(ServerInbound::hasStarted).getStarted().getSessionId());
+    job.tell(JobActor.Ack.STARTED);
+    node.passes(Duration.ofSeconds(1));
+    node.passes(Duration.ofSeconds(1));
+    assertTrue(node.toServerSoon(ServerInbound::hasStarted).isEmpty());
+  }
+
+  @Test
+  void qsigSendsSignalsButNoContinueToASuspendedJob() {
+    ActorRef<JobActor.Command> job = start(FakeNode.run(node.job()));
+    JobProcess p = running(job);
+    int usr1 = Signals.parse("USR1");
+    int cont = Signals.parse("CONT");
+    job.tell(new JobActor.Signal(usr1));
+    job.tell(new JobActor.Suspend(true));
+    node.toServer(ServerInbound::hasSuspendReport);
+    job.tell(new JobActor.Signal(cont));
+    job.tell(new JobActor.Signal(usr1));
+    node.toServerSoon(m -> false);
+    assertEquals(List.of(usr1, usr1), node.launcher.signalsTo(p.pid()));
+  }
+
+  @Test
   void aCgroupThatCannotBeMadeRefusesTheJobBeforeAnythingStarts() {
     node.cgroups.refuse("no cpuset here");
     start(FakeNode.run(node.job()));
