@@ -266,7 +266,7 @@ final class JobActor {
     phases.enter(MomJobPhase.PREPARING);
     try {
       reports.create(run);
-      Optional<String> unwell = MomActor.unwellForJob(config, mom);
+      Optional<String> unwell = new JobHealth(config, mom).atStart();
       if (unwell.isPresent()) {
         return notStarted(unwell.get(), ExitStatus.EXEC_FAILED, true);
       }
@@ -835,9 +835,7 @@ final class JobActor {
   private Behavior<Command> ended(JobObitReport obit) {
     phases.enter(MomJobPhase.ENDED);
     timers.cancelAll();
-    if (config.site().healthAtJobEnd()) {
-      mom.tell(MomActor.CheckHealth.NOW);
-    }
+    new JobHealth(config, mom).atEnd();
     tasks.closeOutput();
     if (scriptEndedNanos > 0) {
       context

@@ -264,23 +264,6 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     checkHealth(); // the first report already says how the node is
   }
 
-  /**
-   * The health check before a job starts or joins here, where the site runs it then (Torque's
-   * jobstart): why the job cannot, with the verdict told to {@code mom}; empty for a well node.
-   */
-  static Optional<String> unwellForJob(MomConfig config, ActorRef<Command> mom) {
-    SiteScripts site = config.site();
-    if (site.healthCheck() == null || !site.healthAtJobStart()) {
-      return Optional.empty();
-    }
-    String error = site.check().run();
-    if (error.isEmpty()) {
-      return Optional.empty();
-    }
-    mom.tell(new Health(error));
-    return Optional.of("the health check of " + config.name() + " failed: " + error);
-  }
-
   /** Runs the health check off the actor, unless it is running already. */
   private void checkHealth() {
     if (healthCheck == null || checkingHealth) {

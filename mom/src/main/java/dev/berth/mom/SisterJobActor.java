@@ -106,7 +106,7 @@ final class SisterJobActor {
         ctx -> {
           ctx.setLoggerName(SisterJobActor.class);
           Job job = join.getJob();
-          Optional<String> unwell = MomActor.unwellForJob(config, mom);
+          Optional<String> unwell = new JobHealth(config, mom).atStart();
           if (unwell.isPresent()) {
             SisterAnswers.refuse(mom, join, config.name(), unwell.get(), true);
             mom.tell(new MomActor.SisterGone(job.getId()));
@@ -301,9 +301,7 @@ final class SisterJobActor {
     ResourcesUsed used =
         teardown.clearAway().map(usage -> Isolation.merge(tasks, usage)).orElse(tasks);
     SisterAnswers.done(mom, motherSuperior, job.getId(), config.name(), used);
-    if (config.site().healthAtJobEnd()) {
-      mom.tell(MomActor.CheckHealth.NOW);
-    }
+    new JobHealth(config, mom).atEnd();
     context.getLog().info("job {} ended on this sister ({})", job.getId(), kill.getReason());
     mom.tell(new MomActor.SisterGone(job.getId()));
     phases.enter(SisterJobPhase.GONE);
