@@ -42,6 +42,7 @@ final class FakeNode {
   static final String JOB = "1.test";
   static final String HERE = "n1";
   static final Duration WAIT = Duration.ofSeconds(5);
+  static final Duration SETTLE = Duration.ofMillis(50);
 
   final Path dir;
   final TestClock clock = new TestClock();
@@ -138,8 +139,17 @@ final class FakeNode {
     return records.statusFile(JOB);
   }
 
-  /** The clock and the timers move on together. */
+  /**
+   * The clock and the timers move on together, after a moment for the actors to finish what they
+   * are doing: a timer an actor sets just after a message the test has seen must not miss the time
+   * that passes.
+   */
   void passes(Duration d) {
+    try {
+      Thread.sleep(SETTLE.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     clock.advance(d);
     time.timePasses(d);
   }
