@@ -39,17 +39,18 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * One job on its mother superior: started (or found again after a mom restart), watched until its
- * starter exits, suspended and resumed as the server says, killed on qdel, and reported: the start
- * and the obit are sent again and again until the server acknowledges them. Each behavior is a
- * phase of {@link MomJobPhase}'s table (docs/mom-job-states.md), which the actor checks every step
- * against; the job's concerns are hooks it calls at named points of those phases ({@link JobHook}:
- * cgroup, GPUs, launch, limits, walltime; and, for their own messages, tasks, terminal, site
- * scripts and output). What stays here is the lifecycle itself: its phases and their order, the
- * sisters' join and release, the kill, the records and the reports to the server.
+ * starter exits, suspended and resumed as the server says, killed on qdel, and reported. Each
+ * behavior is a phase of {@link MomJobPhase}'s table (docs/mom-job-states.md), which the actor
+ * checks every step against. The job's concerns are hooks it calls at named points of those phases
+ * ({@link JobHook}: cgroup, limits, GPUs, launch, walltime, tasks; and, at the points of their own,
+ * the terminal, the site scripts, the output, the kill, the record and reports to the server, the
+ * node's health check). What stays here is the lifecycle itself: its phases and their order, and
+ * the sisters' join and release.
  *
  * <p>Over 400 lines because the phases are one state machine: one behavior per phase, each reading
- * the few fields the others set (the session, the kill's reason), is easier to follow in one file
- * than spread over several that would share that state.
+ * the few fields the others set (the session, the hooks), is easier to follow in one file than
+ * spread over several that would share that state. The sisters' join and release (JOINING,
+ * COLLECTING) would be the next to go, as a hook of their own.
  */
 final class JobActor {
   sealed interface Command {}

@@ -50,6 +50,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * acknowledged, and a repeated SPAWN_TASK is answered again without starting anything. When the job
  * ends here every task gets SIGTERM, then SIGKILL, and the owner of this actor hears what the tasks
  * used.
+ *
+ * <p>Over 400 lines: a task's start, output window, end and obit are one protocol with the mother
+ * superior, over one table of tasks; its stdin is {@link TaskStdin}'s. The next to go would be the
+ * output pieces (read, window, acknowledgement, resend).
  */
 final class TaskHost {
   sealed interface Command {}
