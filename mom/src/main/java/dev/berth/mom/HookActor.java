@@ -29,6 +29,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * and answers with how they went. Root's scripts write into files of the mom's, which are then
  * appended to the job's output as its owner, so that no path of the user's is opened as root; the
  * owner's scripts write to the job's files themselves. On a sister their output goes nowhere.
+ *
+ * <p>Just over 400 lines: the scripts' order, their time limits, and the copying of root's output
+ * as the owner belong together.
  */
 final class HookActor {
   sealed interface Command {}

@@ -52,6 +52,11 @@ public final class Isolation {
     }
   }
 
+  /** Isolation through {@code driver} as it is (the unit tests' fake driver). */
+  static Isolation over(CgroupDriver driver, NodeMetrics metrics) {
+    return new Isolation(driver, "", metrics);
+  }
+
   public static Isolation none(String why) {
     return new Isolation(null, why, NodeMetrics.unscraped(""));
   }

@@ -1,6 +1,5 @@
 package dev.berth.mom;
 
-import dev.berth.core.ExitStatus;
 import dev.berth.core.MomStatus;
 import dev.berth.core.Services;
 import dev.berth.mom.os.Launcher;
@@ -15,19 +14,15 @@ import dev.berth.mom.terminal.TerminalSettings;
 import dev.berth.mom.trust.Courier;
 import dev.berth.mom.trust.Grants;
 import dev.berth.mom.trust.SenderRules;
-import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JoinJob;
 import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.MomOrder;
 import dev.berth.proto.Node;
-import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeHello;
 import dev.berth.proto.NodeStatusReport;
-import dev.berth.proto.RunJob;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
-import dev.berth.proto.SuspendJob;
 import dev.berth.proto.TerminalAttach;
 import dev.berth.proto.TerminalPermit;
 import dev.berth.security.Identity;
@@ -39,18 +34,14 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -62,10 +53,16 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 
 /**
  * The node agent: finds the server through the receptionist, announces its node and the jobs it
- * still runs, sends heartbeats, and keeps one {@link JobActor} per job. Job actors run on the
- * blocking-I/O dispatcher, since starting a job touches files and processes. Every message between
- * daemons is a sealed letter ({@link Courier}); what a sender may ask of this node is decided from
- * its proven identity ({@link SenderRules}, {@link Grants}).
+ * still runs, sends heartbeats, and keeps one {@link JobActor} per job ({@link NodeJobs}). Job
+ * actors run on the blocking-I/O dispatcher, since starting a job touches files and processes.
+ * Every message between daemons is a sealed letter ({@link Courier}); what a sender may ask of this
+ * node is decided from its proven identity ({@link SenderRules}, {@link Grants}).
+ *
+ * <p>Over 400 lines: it is the node's one actor, and what it holds is the node's, not a job's: its
+ * registration and heartbeats, the server's and the peers' letters and who may send them, the
+ * health check, the terminal port and the cleanup. The jobs themselves are {@link NodeJobs}'. The
+ * next to go would be the node's reports to the server (hello, heartbeat, troubles, momctl's
+ * orders).
  */
 public final class MomActor extends AbstractBehavior<MomActor.Command> {
   public sealed interface Command {}
@@ -120,18 +117,11 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private final Courier courier;
   private final Grants grants;
   private final Refusals refusals;
-  // concurrent only so that a metrics scrape may count them on its own thread
   private final Runnable stop;
   private final long started;
-  private final Map<String, ActorRef<JobActor.Command>> jobs = new ConcurrentHashMap<>();
-  private final Map<String, ActorRef<SisterJobActor.Command>> sisterJobs =
-      new ConcurrentHashMap<>();
 
-  /** The nodes of each job this node is mother superior of: who may report on it. */
-  private final Map<String, Set<String>> jobNodes = new HashMap<>();
-
-  /** The mother superior of each job this node is a sister of: who may ask for tasks. */
-  private final Map<String, String> motherSuperiors = new HashMap<>();
+  /** This node's jobs, as mother superior and as sister. */
+  private final NodeJobs nodeJobs;
 
   private final ActorRef<Receptionist.Listing> listings;
 
@@ -215,12 +205,12 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
 
           @Override
           public Optional<String> motherSuperiorOf(String jobId) {
-            return Optional.ofNullable(motherSuperiors.get(jobId));
+            return nodeJobs.motherSuperiorOf(jobId);
           }
 
           @Override
           public Set<String> nodesOf(String jobId) {
-            return jobNodes.getOrDefault(jobId, Set.of());
+            return nodeJobs.nodesOf(jobId);
           }
         };
     this.listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
@@ -237,10 +227,11 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             tm,
             java.time.Clock.systemUTC());
     this.terminals = openTerminalPort(seal);
-    this.unaccounted = recoverJobs();
+    this.nodeJobs = new NodeJobs(context, jobServices, this::toPeer, this::toServer);
+    this.unaccounted = nodeJobs.recover();
     unaccounted.trouble().ifPresent(troubles::add);
     context.getLog().info("node {}: {}", config.name(), isolation.describe());
-    config.metrics().counting(() -> jobs.size() + sisterJobs.size());
+    config.metrics().counting(nodeJobs::count);
     removeOrphanCgroups();
     this.cleanup =
         new Cleanup(
@@ -262,23 +253,6 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
                   return t;
                 });
     checkHealth(); // the first report already says how the node is
-  }
-
-  /**
-   * The health check before a job starts or joins here, where the site runs it then (Torque's
-   * jobstart): why the job cannot, with the verdict told to {@code mom}; empty for a well node.
-   */
-  static Optional<String> unwellForJob(MomConfig config, ActorRef<Command> mom) {
-    SiteScripts site = config.site();
-    if (site.healthCheck() == null || !site.healthAtJobStart()) {
-      return Optional.empty();
-    }
-    String error = site.check().run();
-    if (error.isEmpty()) {
-      return Optional.empty();
-    }
-    mom.tell(new Health(error));
-    return Optional.of("the health check of " + config.name() + " failed: " + error);
   }
 
   /** Runs the health check off the actor, unless it is running already. */
@@ -404,24 +378,6 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     return (host.contains(":") ? "[" + host + "]" : host) + ":" + bound.getPort();
   }
 
-  /** A session for one of this node's jobs goes to that job, which decides. */
-  private Behavior<Command> attachTerminal(AttachTerminal a) {
-    ActorRef<JobActor.Command> job = jobs.get(a.permit().getJobId());
-    if (job == null) {
-      a.reply()
-          .complete(
-              Attachment.refused(
-                  "job "
-                      + a.permit().getJobId()
-                      + " does not run on "
-                      + config.name()
-                      + " as its mother superior"));
-    } else {
-      job.tell(new JobActor.Attach(a.permit().getUser(), a.attach(), a.screen(), a.reply()));
-    }
-    return this;
-  }
-
   /**
    * Cgroups of jobs this mom has no record of were left by a crash: nothing may stay in them. A job
    * whose record exists but cannot be read is not one of them, and when no record can be read at
@@ -436,11 +392,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
               config.name());
       return;
     }
-    java.util.Set<String> known = new java.util.HashSet<>(jobs.keySet());
-    known.addAll(sisterJobs.keySet());
-    known.addAll(unaccounted.jobIds());
     try {
-      for (String orphan : isolation.removeOrphans(known)) {
+      for (String orphan : isolation.removeOrphans(nodeJobs.known())) {
         getContext()
             .getLog()
             .warn("removed the cgroup of unknown job {} and its processes", orphan);
@@ -458,22 +411,25 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         .onMessage(
             JobGone.class,
             g -> {
-              jobs.remove(g.jobId());
-              jobNodes.remove(g.jobId());
+              nodeJobs.gone(g.jobId());
               cleanup.poke();
               return this;
             })
         .onMessage(
             SisterGone.class,
             g -> {
-              sisterJobs.remove(g.jobId());
-              motherSuperiors.remove(g.jobId());
+              nodeJobs.sisterGone(g.jobId());
               grants.ended(g.jobId());
               cleanup.poke();
               return this;
             })
         .onMessage(ToPeer.class, this::toPeer)
-        .onMessage(AttachTerminal.class, this::attachTerminal)
+        .onMessage(
+            AttachTerminal.class,
+            a -> {
+              nodeJobs.attach(a);
+              return this;
+            })
         .onMessage(
             Trouble.class,
             t -> {
@@ -542,60 +498,6 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     return this;
   }
 
-  /**
-   * Finds this node's jobs again in its records, as mother superior or sister; the jobs it cannot
-   * find again because their records cannot be read are returned, to be left alone.
-   */
-  private Unaccounted recoverJobs() {
-    JobRecords.Scan scan;
-    try {
-      scan = records.scan();
-    } catch (IOException e) {
-      getContext()
-          .getLog()
-          .error(
-              "node {} cannot read its job records in {} ({}); it leaves every job's processes"
-                  + " and cgroups as they are and starts no job",
-              config.name(),
-              records.root(),
-              JobRecords.describe(e));
-      return Unaccounted.everything(JobRecords.describe(e));
-    }
-    for (JobRecords.Record r : scan.records()) {
-      if (r.sister()) {
-        motherSuperiors.put(r.jobId(), r.motherSuperior().orElseThrow());
-        sisterJobs.put(
-            r.jobId(),
-            getContext()
-                .spawn(
-                    SisterJobActor.recover(jobServices, r),
-                    "sister-" + actorName(r.jobId()),
-                    DispatcherSelector.blocking()));
-      } else {
-        jobNodes.put(r.jobId(), nodesOf(r.run()));
-        jobs.put(
-            r.jobId(),
-            getContext()
-                .spawn(
-                    JobActor.recover(jobServices, r),
-                    actorName(r.jobId()),
-                    DispatcherSelector.blocking()));
-      }
-    }
-    scan.unreadable()
-        .forEach(
-            (id, why) ->
-                getContext()
-                    .getLog()
-                    .error(
-                        "job {}: cannot read its record in {} ({}); its processes and cgroup are"
-                            + " left as they are until an administrator acts",
-                        id,
-                        records.root().resolve(id),
-                        why));
-    return Unaccounted.records(scan.unreadable());
-  }
-
   private Behavior<Command> serversChanged(Receptionist.Listing listing) {
     courier.serversListed(listing.getServiceInstances(SERVER_KEY));
     return this;
@@ -651,9 +553,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
    * any the server no longer runs (a sister that was away when its job ended learns it here).
    */
   private List<String> runningJobs() {
-    List<String> all = new ArrayList<>(jobs.keySet());
-    all.addAll(sisterJobs.keySet());
-    return all;
+    return nodeJobs.running();
   }
 
   private Behavior<Command> heartbeat() {
@@ -711,7 +611,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         Set<String> keep = Set.copyOf(order.getKeepList());
         for (String job : runningJobs()) {
           if (!keep.contains(job)) {
-            kill(
+            nodeJobs.kill(
                 KillJob.newBuilder()
                     .setJobId(job)
                     .setReason("cleared by " + order.getBy() + " (momctl -c all)")
@@ -736,179 +636,44 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
       return;
     }
     switch (m.getBodyCase()) {
-      case RUN -> run(m.getRun());
-      case KILL -> kill(m.getKill());
+      case RUN -> nodeJobs.run(m.getRun());
+      case KILL -> nodeJobs.kill(m.getKill());
       case SIGNAL ->
-          forward(m.getSignal().getJobId(), new JobActor.Signal(m.getSignal().getSignal()));
-      case OBIT_ACK -> forward(m.getObitAck().getJobId(), JobActor.Ack.OBIT);
-      case STARTED_ACK -> forward(m.getStartedAck().getJobId(), JobActor.Ack.STARTED);
+          nodeJobs.forward(
+              m.getSignal().getJobId(), new JobActor.Signal(m.getSignal().getSignal()));
+      case OBIT_ACK -> nodeJobs.forward(m.getObitAck().getJobId(), JobActor.Ack.OBIT);
+      case STARTED_ACK -> nodeJobs.forward(m.getStartedAck().getJobId(), JobActor.Ack.STARTED);
       case JOIN -> join(m.getJoin());
       case JOIN_REPLY ->
-          forward(m.getJoinReply().getJobId(), new JobActor.Joined(m.getJoinReply()));
+          nodeJobs.forward(m.getJoinReply().getJobId(), new JobActor.Joined(m.getJoinReply()));
       case SISTER_DONE ->
-          forward(m.getSisterDone().getJobId(), new JobActor.SisterReport(m.getSisterDone()));
+          nodeJobs.forward(
+              m.getSisterDone().getJobId(), new JobActor.SisterReport(m.getSisterDone()));
       case SISTER_USAGE ->
-          forward(m.getSisterUsage().getJobId(), new JobActor.SisterUsed(m.getSisterUsage()));
-      case TASK_STARTED -> forward(m.getTaskStarted().getJobId(), new JobActor.FromTaskHost(m));
-      case TASK_OUTPUT -> forward(m.getTaskOutput().getJobId(), new JobActor.FromTaskHost(m));
-      case TASK_OBIT -> forward(m.getTaskObit().getJobId(), new JobActor.FromTaskHost(m));
-      case SPAWN -> toSister(m.getSpawn().getJobId(), m);
-      case SIGNAL_TASK -> toSister(m.getSignalTask().getJobId(), m);
-      case TASK_INPUT -> toSister(m.getTaskInput().getJobId(), m);
-      case TASK_OUTPUT_ACK -> toSister(m.getTaskOutputAck().getJobId(), m);
-      case TASK_OBIT_ACK -> toSister(m.getTaskObitAck().getJobId(), m);
-      case SUSPEND -> suspend(m.getSuspend());
+          nodeJobs.forward(
+              m.getSisterUsage().getJobId(), new JobActor.SisterUsed(m.getSisterUsage()));
+      case TASK_STARTED ->
+          nodeJobs.forward(m.getTaskStarted().getJobId(), new JobActor.FromTaskHost(m));
+      case TASK_OUTPUT ->
+          nodeJobs.forward(m.getTaskOutput().getJobId(), new JobActor.FromTaskHost(m));
+      case TASK_OBIT -> nodeJobs.forward(m.getTaskObit().getJobId(), new JobActor.FromTaskHost(m));
+      case SPAWN -> nodeJobs.toSister(m.getSpawn().getJobId(), m);
+      case SIGNAL_TASK -> nodeJobs.toSister(m.getSignalTask().getJobId(), m);
+      case TASK_INPUT -> nodeJobs.toSister(m.getTaskInput().getJobId(), m);
+      case TASK_OUTPUT_ACK -> nodeJobs.toSister(m.getTaskOutputAck().getJobId(), m);
+      case TASK_OBIT_ACK -> nodeJobs.toSister(m.getTaskObitAck().getJobId(), m);
+      case SUSPEND -> nodeJobs.suspend(m.getSuspend());
       case ORDER -> order(m.getOrder());
       default -> getContext().getLog().warn("message {} is not handled", m.getBodyCase());
     }
   }
 
-  /**
-   * Idempotent: a RunJob for a job this mom already has changes nothing. A job it cannot account
-   * for may be running already, so it is not started (again); the server keeps it as it is.
-   */
-  private void run(RunJob run) {
-    String id = run.getJob().getId();
-    if (jobs.containsKey(id)) {
-      return;
-    }
-    if (unaccounted.covers(id)) {
-      leftAlone(id, "not starting");
-      return;
-    }
-    jobNodes.put(id, nodesOf(run));
-    jobs.put(
-        id,
-        getContext()
-            .spawn(JobActor.start(jobServices, run), actorName(id), DispatcherSelector.blocking()));
-  }
-
-  /** JOIN_JOB from a mother superior: this node becomes a sister of the job (idempotent). */
+  /** JOIN_JOB from a mother superior: only with the server's grant for the job on this node. */
   private void join(JoinJob asked) {
-    JoinJob join;
     try {
-      join = grants.check(asked);
+      nodeJobs.join(grants.check(asked));
     } catch (NotTrustedException e) {
       refusals.refused(e.getMessage());
-      return;
-    }
-    String id = join.getJob().getId();
-    ActorRef<SisterJobActor.Command> sister = sisterJobs.get(id);
-    if (sister != null) {
-      sister.tell(new SisterJobActor.Join(join));
-      return;
-    }
-    if (unaccounted.covers(id)) {
-      leftAlone(id, "refusing to join");
-      SisterJobActor.refuse(
-          getContext().getSelf(), join, config.name(), unaccounted.why(config.name(), id), false);
-      return;
-    }
-    motherSuperiors.put(id, join.getMotherSuperior());
-    sisterJobs.put(
-        id,
-        getContext()
-            .spawn(
-                SisterJobActor.join(jobServices, join),
-                "sister-" + actorName(id),
-                DispatcherSelector.blocking()));
-  }
-
-  private void kill(KillJob kill) {
-    ActorRef<JobActor.Command> job = jobs.get(kill.getJobId());
-    if (job != null) {
-      job.tell(new JobActor.Kill(kill.getReason(), kill.getKillDelay()));
-      return;
-    }
-    ActorRef<SisterJobActor.Command> sister = sisterJobs.get(kill.getJobId());
-    if (sister != null) {
-      sister.tell(new SisterJobActor.Kill(kill));
-      return;
-    }
-    if (unaccounted.covers(kill.getJobId())) {
-      // Neither killed nor reported gone: what is left of it here cannot be told.
-      leftAlone(kill.getJobId(), "not killing");
-      return;
-    }
-    if (!kill.getFrom().isEmpty()) {
-      // A mother superior asks about a job this sister does not have (any more): nothing is left.
-      SisterJobActor.done(
-          getContext().getSelf(),
-          kill.getFrom(),
-          kill.getJobId(),
-          config.name(),
-          dev.berth.proto.ResourcesUsed.getDefaultInstance());
-      return;
-    }
-    // Not here (never started, or long gone): answer with an obit so the server can move on.
-    toServer(
-        ServerInbound.newBuilder()
-            .setObit(
-                JobObitReport.newBuilder()
-                    .setNode(config.name())
-                    .setJobId(kill.getJobId())
-                    .setExitStatus(ExitStatus.EXEC_FAILED)
-                    .setEndTime(System.currentTimeMillis() / 1000)
-                    .setReason("killed before it started on " + config.name()))
-            .build());
-  }
-
-  /**
-   * SuspendJob to whichever part of the job this node has. A job it does not have gets no answer:
-   * the server learns of lost jobs from the node's hello and heartbeats, not from here.
-   */
-  private void suspend(SuspendJob suspend) {
-    String id = suspend.getJobId();
-    ActorRef<JobActor.Command> job = jobs.get(id);
-    ActorRef<SisterJobActor.Command> sister = sisterJobs.get(id);
-    if (job != null) {
-      job.tell(new JobActor.Suspend(suspend.getSuspend()));
-    } else if (sister != null) {
-      sister.tell(new SisterJobActor.Suspend(suspend.getSuspend()));
-    } else if (unaccounted.covers(id)) {
-      leftAlone(id, suspend.getSuspend() ? "not suspending" : "not resuming");
-    }
-  }
-
-  /** A task message for a job this node is a sister of; a spawn for a job it lacks is refused. */
-  private void toSister(String jobId, MomInbound m) {
-    ActorRef<SisterJobActor.Command> sister = sisterJobs.get(jobId);
-    if (sister != null) {
-      sister.tell(new SisterJobActor.Tasks(m));
-    } else if (m.hasSpawn()) {
-      toPeer(
-          new ToPeer(
-              m.getSpawn().getFrom(),
-              MomInbound.newBuilder()
-                  .setTaskStarted(
-                      dev.berth.proto.TaskStarted.newBuilder()
-                          .setJobId(jobId)
-                          .setTaskId(m.getSpawn().getTaskId())
-                          .setNode(config.name())
-                          .setError("job " + jobId + " is not on node " + config.name()))
-                  .build()));
-    }
-  }
-
-  /**
-   * Logs, once per job, that an order about a job this mom cannot account for is not carried out.
-   */
-  private void leftAlone(String jobId, String what) {
-    if (unaccounted.firstMention(what + " " + jobId)) {
-      getContext()
-          .getLog()
-          .warn(
-              "{} job {}: {}; an administrator must fix the records or purge the job (qdel -p)",
-              what,
-              jobId,
-              unaccounted.why(config.name(), jobId));
-    }
-  }
-
-  private void forward(String jobId, JobActor.Command command) {
-    ActorRef<JobActor.Command> job = jobs.get(jobId);
-    if (job != null) {
-      job.tell(command);
     }
   }
 
@@ -935,19 +700,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     return ServiceKey.create(Sealed.class, Services.MOM_PREFIX + node);
   }
 
-  private static Set<String> nodesOf(RunJob run) {
-    return run.getJob().getExecNodesList().stream()
-        .map(NodeAllocation::getNode)
-        .collect(Collectors.toUnmodifiableSet());
-  }
-
   private Behavior<Command> toServer(ServerInbound message) {
     courier.toServer(message);
     return this;
-  }
-
-  /** Actor names allow only a few characters; job ids have brackets and dots. */
-  private static String actorName(String jobId) {
-    return "job-" + java.net.URLEncoder.encode(jobId, java.nio.charset.StandardCharsets.UTF_8);
   }
 }

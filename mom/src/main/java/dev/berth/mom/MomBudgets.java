@@ -45,13 +45,13 @@ public final class MomBudgets {
     return List.of(
         new Budget(
             "tasks' standard input (pbsdsh, MPI ranks)",
-            Sizes.readable(TaskHost.MAX_STDIN_QUEUED)
+            Sizes.readable(TaskStdin.MAX_STDIN_QUEUED)
                 + " a task, "
-                + Sizes.readable(TaskHost.MAX_JOB_STDIN_QUEUED)
+                + Sizes.readable(TaskStdin.MAX_JOB_STDIN_QUEUED)
                 + " a job on a node, "
-                + Sizes.readable(TaskHost.MAX_NODE_STDIN_QUEUED)
+                + Sizes.readable(TaskStdin.MAX_NODE_STDIN_QUEUED)
                 + " in all",
-            TaskHost.MAX_NODE_STDIN_QUEUED,
+            TaskStdin.MAX_NODE_STDIN_QUEUED,
             0));
   }
 }

@@ -3,27 +3,20 @@ package dev.berth.mom;
 import dev.berth.mom.job.HookPlan;
 import dev.berth.mom.job.PhaseWalk;
 import dev.berth.mom.job.SisterJobPhase;
-import dev.berth.mom.job.UsageLimits;
 import dev.berth.mom.os.Launcher;
-import dev.berth.mom.os.ProcessUsage;
 import dev.berth.mom.os.cgroup.JobCgroup;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.proto.Job;
 import dev.berth.proto.JoinJob;
-import dev.berth.proto.JoinJobReply;
 import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.ResourcesUsed;
-import dev.berth.proto.SisterDone;
-import dev.berth.proto.SisterUsage;
-import dev.berth.proto.TaskStarted;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
@@ -72,7 +65,7 @@ final class SisterJobActor {
 
   private final JobTeardown teardown;
 
-  private ActorRef<TaskHost.Command> tasks;
+  private final SisterTasks tasks;
 
   /** The job's account here, once the join has prepared it (null after a mom restart). */
   private NodeJob nodeJob;
@@ -89,17 +82,14 @@ final class SisterJobActor {
     this.motherSuperior = motherSuperior;
     this.phases = new PhaseWalk<>(SisterJobPhase.TABLE, job.getId(), context.getLog());
     this.teardown = new JobTeardown(services, job.getId(), context.getLog());
+    this.tasks = new SisterTasks(context, services, job, motherSuperior);
     // Everything of the job that signals reach here is its tasks.
     this.suspender =
         new Suspender(
             job.getId(),
             config.name(),
             isolation,
-            signal -> {
-              if (tasks != null) {
-                tasks.tell(new TaskHost.SignalAll(signal));
-              }
-            },
+            tasks::signal,
             records,
             m -> mom.tell(new MomActor.ToServer(m)),
             services.clock(),
@@ -116,9 +106,9 @@ final class SisterJobActor {
         ctx -> {
           ctx.setLoggerName(SisterJobActor.class);
           Job job = join.getJob();
-          Optional<String> unwell = MomActor.unwellForJob(config, mom);
+          Optional<String> unwell = new JobHealth(config, mom).atStart();
           if (unwell.isPresent()) {
-            refuse(mom, join, config.name(), unwell.get(), true);
+            SisterAnswers.refuse(mom, join, config.name(), unwell.get(), true);
             mom.tell(new MomActor.SisterGone(job.getId()));
             return Behaviors.stopped();
           }
@@ -135,14 +125,14 @@ final class SisterJobActor {
             SisterJobActor a = new SisterJobActor(ctx, services, job, join.getMotherSuperior());
             a.phases.enter(SisterJobPhase.PREPARING); // done: what refuses the join came before
             a.nodeJob = nodeJob;
-            a.openTasks(services.launcher(), nodeJob, procs);
+            a.tasks.open(nodeJob, procs);
             return a.prologues(join);
           } catch (NodeJob.RefusedException | JobLaunch.LaunchException | IOException e) {
             // Whatever the join made so far goes before the refusal, so that once the mother
             // superior hears of it, nothing of the job is left here.
             ctx.getLog().warn("job {} refused on this sister: {}", job.getId(), e.getMessage());
             new JobTeardown(services, job.getId(), ctx.getLog()).clearAway();
-            refuse(mom, join, config.name(), e.getMessage(), false);
+            SisterAnswers.refuse(mom, join, config.name(), e.getMessage(), false);
             mom.tell(new MomActor.SisterGone(job.getId()));
             return Behaviors.stopped();
           }
@@ -162,54 +152,12 @@ final class SisterJobActor {
           try {
             List<Path> procs =
                 services.isolation().find(job.getId()).map(JobCgroup::procsFiles).orElse(List.of());
-            a.openTasks(
-                services.launcher(),
-                NodeJob.existing(job, services.config(), services.users()),
-                procs);
+            a.tasks.open(NodeJob.existing(job, services.config(), services.users()), procs);
           } catch (NodeJob.RefusedException e) {
             ctx.getLog().warn("job {}: its tasks cannot run here: {}", job.getId(), e.getMessage());
           }
           return a.joined();
         });
-  }
-
-  private void openTasks(Launcher launcher, NodeJob nodeJob, List<Path> procs) {
-    String to = motherSuperior;
-    JobProcesses processes = new JobProcesses();
-    processes.cgroups(procs);
-    if (UsageLimits.of(job.getResources(), !procs.isEmpty()).any()) {
-      // the mother superior adds what the job uses here to the rest for its job-wide limits
-      String jobId = job.getId();
-      String node = config.name();
-      context.spawn(
-          LimitWatch.sister(
-              new ProcessUsage(),
-              processes,
-              config.heartbeat(),
-              used ->
-                  mom.tell(
-                      new MomActor.ToPeer(
-                          to,
-                          MomInbound.newBuilder()
-                              .setSisterUsage(
-                                  SisterUsage.newBuilder()
-                                      .setJobId(jobId)
-                                      .setNode(node)
-                                      .setResourcesUsed(LimitWatch.used(used)))
-                              .build()))),
-          "limits",
-          DispatcherSelector.blocking());
-    }
-    tasks =
-        context.spawn(
-            TaskHost.create(
-                JobTasks.context(nodeJob, config, false, procs, processes),
-                launcher,
-                records,
-                config.resend(),
-                m -> mom.tell(new MomActor.ToPeer(to, m))),
-            "tasks",
-            DispatcherSelector.sameAsParent());
   }
 
   /**
@@ -233,7 +181,7 @@ final class SisterJobActor {
               if (!d.result().ok()) {
                 String why = d.result().reason(config.name());
                 teardown.clearAway();
-                refuse(mom, join, config.name(), why, true);
+                SisterAnswers.refuse(mom, join, config.name(), why, true);
                 mom.tell(new MomActor.SisterGone(job.getId()));
                 phases.enter(SisterJobPhase.GONE);
                 return Behaviors.stopped();
@@ -252,7 +200,7 @@ final class SisterJobActor {
   }
 
   private Behavior<Command> joinedNow() {
-    reply(true, "");
+    SisterAnswers.joined(mom, motherSuperior, job.getId(), config.name());
     context.getLog().info("job {} joined as a sister of {}", job.getId(), motherSuperior);
     return joined();
   }
@@ -278,7 +226,7 @@ final class SisterJobActor {
         .onMessage(
             Join.class,
             j -> {
-              reply(true, "");
+              SisterAnswers.joined(mom, motherSuperior, job.getId(), config.name());
               return Behaviors.same();
             })
         .onMessage(Tasks.class, this::tasks)
@@ -293,21 +241,7 @@ final class SisterJobActor {
   }
 
   private Behavior<Command> tasks(Tasks t) {
-    if (tasks != null) {
-      tasks.tell(new TaskHost.FromMotherSuperior(t.message()));
-    } else if (t.message().hasSpawn()) {
-      mom.tell(
-          new MomActor.ToPeer(
-              motherSuperior,
-              MomInbound.newBuilder()
-                  .setTaskStarted(
-                      TaskStarted.newBuilder()
-                          .setJobId(job.getId())
-                          .setTaskId(t.message().getSpawn().getTaskId())
-                          .setNode(config.name())
-                          .setError("the job's owner is unknown on " + config.name()))
-                  .build()));
-    }
+    tasks.fromMotherSuperior(t.message());
     return Behaviors.same();
   }
 
@@ -315,12 +249,10 @@ final class SisterJobActor {
   private Behavior<Command> endTasks(KillJob kill) {
     phases.enter(SisterJobPhase.ENDING_TASKS);
     suspender.thawToEnd();
-    if (tasks == null) {
+    if (!tasks.endAll(
+        context.messageAdapter(TaskHost.Ended.class, e -> new TasksEnded(e.usage())))) {
       return epilogues(kill, ResourcesUsed.getDefaultInstance());
     }
-    tasks.tell(
-        new TaskHost.EndAll(
-            context.messageAdapter(TaskHost.Ended.class, e -> new TasksEnded(e.usage()))));
     return Behaviors.withTimers(
         timers -> {
           timers.startSingleTimer(Timer.TASKS_TIMEOUT, TaskHost.END_TIMEOUT.plusSeconds(5));
@@ -368,57 +300,11 @@ final class SisterJobActor {
     ResourcesUsed tasks = config.gpuMonitor().finish(job.getId(), taskUsage);
     ResourcesUsed used =
         teardown.clearAway().map(usage -> Isolation.merge(tasks, usage)).orElse(tasks);
-    done(mom, motherSuperior, job.getId(), config.name(), used);
-    if (config.site().healthAtJobEnd()) {
-      mom.tell(MomActor.CheckHealth.NOW);
-    }
+    SisterAnswers.done(mom, motherSuperior, job.getId(), config.name(), used);
+    new JobHealth(config, mom).atEnd();
     context.getLog().info("job {} ended on this sister ({})", job.getId(), kill.getReason());
     mom.tell(new MomActor.SisterGone(job.getId()));
     phases.enter(SisterJobPhase.GONE);
     return Behaviors.stopped();
-  }
-
-  /** Refuses a JOIN_JOB: the mother superior hears why this node cannot take the job. */
-  static void refuse(
-      ActorRef<MomActor.Command> mom, JoinJob join, String node, String why, boolean retry) {
-    tell(mom, join.getMotherSuperior(), join.getJob().getId(), node, false, why, retry);
-  }
-
-  private void reply(boolean ok, String error) {
-    tell(mom, motherSuperior, job.getId(), config.name(), ok, error, false);
-  }
-
-  private static void tell(
-      ActorRef<MomActor.Command> mom,
-      String to,
-      String jobId,
-      String node,
-      boolean ok,
-      String error,
-      boolean retry) {
-    mom.tell(
-        new MomActor.ToPeer(
-            to,
-            MomInbound.newBuilder()
-                .setJoinReply(
-                    JoinJobReply.newBuilder()
-                        .setJobId(jobId)
-                        .setNode(node)
-                        .setOk(ok)
-                        .setError(error)
-                        .setRetry(retry))
-                .build()));
-  }
-
-  /** The answer to a KILL_JOB, also for a job this sister no longer (or never) had. */
-  static void done(
-      ActorRef<MomActor.Command> mom, String to, String jobId, String node, ResourcesUsed used) {
-    mom.tell(
-        new MomActor.ToPeer(
-            to,
-            MomInbound.newBuilder()
-                .setSisterDone(
-                    SisterDone.newBuilder().setJobId(jobId).setNode(node).setResourcesUsed(used))
-                .build()));
   }
 }

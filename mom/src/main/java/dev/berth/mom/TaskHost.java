@@ -22,7 +22,6 @@ import dev.berth.proto.TaskOutput;
 import dev.berth.proto.TaskStarted;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,8 +32,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -53,6 +50,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * acknowledged, and a repeated SPAWN_TASK is answered again without starting anything. When the job
  * ends here every task gets SIGTERM, then SIGKILL, and the owner of this actor hears what the tasks
  * used.
+ *
+ * <p>Over 400 lines: a task's start, output window, end and obit are one protocol with the mother
+ * superior, over one table of tasks; its stdin is {@link TaskStdin}'s. The next to go would be the
+ * output pieces (read, window, acknowledgement, resend).
  */
 final class TaskHost {
   sealed interface Command {}
@@ -110,20 +111,6 @@ final class TaskHost {
 
   static final int PIECE = 64 * 1024;
 
-  /** stdin bytes a task may have waiting in this mom before its stdin is closed. */
-  static final long MAX_STDIN_QUEUED = 8L << 20;
-
-  /** stdin bytes all tasks of a job on this node may have waiting together. */
-  static final long MAX_JOB_STDIN_QUEUED = 16L << 20;
-
-  /**
-   * stdin bytes the tasks of all jobs may have waiting in this JVM together (the moms of {@code
-   * berth up} share one heap): a job cannot get past its own limit by spawning more tasks.
-   */
-  static final long MAX_NODE_STDIN_QUEUED = 64L << 20;
-
-  private static final AtomicLong nodeStdinQueued = new AtomicLong();
-
   /**
    * How long a task's output may stay open after the task has exited (a background child holding
    * it) before the obit goes anyway.
@@ -140,9 +127,7 @@ final class TaskHost {
     final Semaphore window = new Semaphore(WINDOW);
     final ArrayDeque<TaskOutput> unacked = new ArrayDeque<>();
     JobProcess process;
-    OutputStream stdin;
-    ExecutorService stdinWriter;
-    final AtomicLong stdinQueued = new AtomicLong();
+    TaskStdin stdin;
     String startError = "";
     long nextSeq;
     long lastProgress;
@@ -277,7 +262,7 @@ final class TaskHost {
       TaskProcess p = launcher.startPiped(spec(s));
       t.process = p.process();
       job.processes().sessions().add(t.process.pid());
-      t.stdin = p.stdin();
+      t.stdin = new TaskStdin(job.jobId(), t.id, p.stdin(), jobStdinQueued, context.getLog());
       t.lastProgress = System.currentTimeMillis();
       try {
         records.recordTask(job.jobId(), t.id, t.process.pid(), t.process.identity());
@@ -290,7 +275,7 @@ final class TaskHost {
       context.pipeToSelf(
           t.process.exited().thenApply(v -> Boolean.TRUE), (ok, failure) -> new Exited(t.id));
       if (!s.getStdinRelayed()) {
-        closeStdin(t);
+        t.stdin.close();
       }
       context
           .getLog()
@@ -409,89 +394,10 @@ final class TaskHost {
 
   private void input(TaskInput in) {
     Task t = tasks.get(in.getTaskId());
-    if (t == null || t.stdin == null || t.exited) {
+    if (t == null || t.stdin == null || !t.stdin.open() || t.exited) {
       return;
     }
-    if (t.stdinWriter == null) {
-      t.stdinWriter =
-          Executors.newSingleThreadExecutor(
-              r -> {
-                Thread w = new Thread(r, "task-" + job.jobId() + "-" + t.id + "-in");
-                w.setDaemon(true);
-                return w;
-              });
-    }
-    OutputStream stdin = t.stdin;
-    String full = stdinFull(t, in.getData().size());
-    if (full != null) {
-      // The task does not read what its spawner sends: this mom will not hold more for it.
-      context.getLog().warn("job {}: closing the stdin of task {}: {}", job.jobId(), t.id, full);
-    }
-    byte[] data = full != null ? new byte[0] : in.getData().toByteArray();
-    boolean eof = full != null || in.getEof();
-    List<AtomicLong> queued = List.of(t.stdinQueued, jobStdinQueued, nodeStdinQueued);
-    queued.forEach(q -> q.addAndGet(data.length));
-    // The task may never read its stdin: a blocked write must hold up only this task's writer.
-    t.stdinWriter.execute(
-        new StdinWrite() {
-          @Override
-          public void run() {
-            try {
-              if (data.length > 0) {
-                stdin.write(data);
-                stdin.flush();
-              }
-              if (eof) {
-                stdin.close();
-              }
-            } catch (IOException e) {
-              // the task closed its stdin; what it did not read is dropped, as with a pipe
-            } finally {
-              dropped();
-            }
-          }
-
-          @Override
-          public void dropped() {
-            queued.forEach(q -> q.addAndGet(-data.length));
-          }
-        });
-    if (eof) {
-      t.stdin = null;
-      t.stdinWriter.shutdown();
-    }
-  }
-
-  /** A write to a task's stdin, whose bytes are given back also when it never runs. */
-  private interface StdinWrite extends Runnable {
-    void dropped();
-  }
-
-  /** Why {@code n} more bytes for the stdin of {@code t} are too many, or null. */
-  private String stdinFull(Task t, long n) {
-    if (t.stdinQueued.get() + n > MAX_STDIN_QUEUED) {
-      return "it does not read it (" + t.stdinQueued.get() + " bytes waiting, limit 8mb a task)";
-    }
-    if (jobStdinQueued.get() + n > MAX_JOB_STDIN_QUEUED) {
-      return "the job's tasks here have "
-          + jobStdinQueued.get()
-          + " bytes of stdin waiting (limit 16mb a job)";
-    }
-    if (nodeStdinQueued.get() + n > MAX_NODE_STDIN_QUEUED) {
-      return "the node's tasks have "
-          + nodeStdinQueued.get()
-          + " bytes of stdin waiting (limit 64mb)";
-    }
-    return null;
-  }
-
-  private void closeStdin(Task t) {
-    try {
-      t.stdin.close();
-    } catch (IOException e) {
-      // already closed
-    }
-    t.stdin = null;
+    t.stdin.write(in.getData().toByteArray(), in.getEof());
   }
 
   private Behavior<Command> exited(int taskId) {
@@ -520,10 +426,9 @@ final class TaskHost {
       return;
     }
     timers.cancel(new EofWaitOver(t.id));
-    if (t.stdinWriter != null) {
-      t.stdinWriter.shutdown();
+    if (t.stdin != null) {
+      t.stdin.finish();
     }
-    t.stdin = null;
     t.obit = obit(t.id, t.process.launchedMillis()).setOutputPieces(t.nextSeq).build();
     send(MomInbound.newBuilder().setTaskObit(t.obit).build());
   }
@@ -617,10 +522,8 @@ final class TaskHost {
       }
       // Readers waiting for a window that will never open again read on to the end of the pipe.
       t.window.release(Integer.MAX_VALUE / 2);
-      if (t.stdinWriter != null) {
-        for (Runnable never : t.stdinWriter.shutdownNow()) {
-          ((StdinWrite) never).dropped();
-        }
+      if (t.stdin != null) {
+        t.stdin.drop();
       }
     }
     endReply.tell(

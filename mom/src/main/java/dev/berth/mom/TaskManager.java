@@ -40,6 +40,9 @@ import org.slf4j.Logger;
  * those waiting when a task has ended, after all of its output. Every method runs on the job
  * actor's thread; the socket ({@link TmEndpoint}) and the task nodes ({@link TaskHost}) are reached
  * by messages only.
+ *
+ * <p>Over 400 lines: the task-manager protocol (Torque's tm_ calls) is one table of requests over
+ * one table of tasks, answered on the connection that asked.
  */
 final class TaskManager {
   /** Torque's JOB_EXEC_FAIL1, for a task that never ran. */
