@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.core.Signals;
+import dev.berth.core.pbs.SiteScriptStatus;
 import dev.berth.mom.job.HookPlan;
 import dev.berth.mom.job.StarterStatus;
 import dev.berth.mom.os.HookFiles;
@@ -43,12 +44,6 @@ final class HookActor {
   private enum Timeout implements Command {
     INSTANCE
   }
-
-  /** The exit status Torque gives a script that was killed for its time limit. */
-  static final int TIMED_OUT = -4;
-
-  /** The exit status of a script that was refused before it ran (ownership, permissions). */
-  static final int REFUSED = -1;
 
   /** Output of a root script that is relayed to the job's files; the rest is cut off. */
   static final int MAX_RELAYED = 1 << 20;
@@ -202,7 +197,7 @@ final class HookActor {
         }
         script = found.get();
       } catch (HookFiles.Refused e) {
-        if (!record(REFUSED, "was refused: " + e.getMessage())) {
+        if (!record(SiteScriptStatus.REFUSED.code(), "was refused: " + e.getMessage())) {
           return done();
         }
         continue;
@@ -212,7 +207,7 @@ final class HookActor {
         startOutput();
         running = launcher.start(spec(script));
       } catch (IOException e) {
-        if (!record(REFUSED, "could not be started: " + e.getMessage())) {
+        if (!record(SiteScriptStatus.REFUSED.code(), "could not be started: " + e.getMessage())) {
           return done();
         }
         continue;
@@ -244,11 +239,12 @@ final class HookActor {
     int status;
     String why;
     if (timedOut) {
-      status = TIMED_OUT;
+      status = SiteScriptStatus.TIMED_OUT.code();
       why = "timed out after " + setup.timeout().toSeconds() + " s and was killed";
     } else {
       StarterStatus s = readStatus();
-      status = s.kind() == StarterStatus.Kind.FAILED ? REFUSED : s.exitStatus();
+      status =
+          s.kind() == StarterStatus.Kind.FAILED ? SiteScriptStatus.REFUSED.code() : s.exitStatus();
       why =
           s.kind() == StarterStatus.Kind.FAILED
               ? "could not be started: " + s.message()

@@ -1,7 +1,7 @@
 package dev.berth.mom;
 
-import dev.berth.core.ExitStatus;
 import dev.berth.core.Signals;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.mom.job.MomJobPhase;
 import dev.berth.mom.job.PhaseWalk;
 import dev.berth.mom.job.ScriptEnd;
@@ -269,7 +269,7 @@ final class JobActor {
       reports.create(run);
       Optional<String> unwell = new JobHealth(config, mom).atStart();
       if (unwell.isPresent()) {
-        return notStarted(unwell.get(), ExitStatus.EXEC_FAILED, true);
+        return notStarted(unwell.get(), ExitStatus.EXEC_FAILED.code(), true);
       }
       NodeJob nodeJob = NodeJob.prepare(job, config, services.users());
       for (JobHook hook : hooks) {
@@ -295,7 +295,7 @@ final class JobActor {
               Optional<String> refused = sisters.joined(j.reply());
               if (refused.isPresent()) {
                 return j.reply().getRetry()
-                    ? notStarted(refused.get(), ExitStatus.EXEC_FAILED, true)
+                    ? notStarted(refused.get(), ExitStatus.EXEC_FAILED.code(), true)
                     : cannotStart(refused.get());
               }
               if (!sisters.allJoined()) {
@@ -434,7 +434,8 @@ final class JobActor {
   private Behavior<Command> endUnattached(String reason) {
     timers.cancelAll();
     return epiloguesThen(
-        JobObitReport.newBuilder().setExitStatus(ExitStatus.EXEC_FAILED), () -> notStarted(reason));
+        JobObitReport.newBuilder().setExitStatus(ExitStatus.EXEC_FAILED.code()),
+        () -> notStarted(reason));
   }
 
   /** The owner's qsub is here: the shell starts on a new terminal, and qsub gets that terminal. */
@@ -461,7 +462,7 @@ final class JobActor {
   }
 
   private Behavior<Command> notStarted(String reason) {
-    return notStarted(reason, ExitStatus.EXEC_FAILED, false);
+    return notStarted(reason, ExitStatus.EXEC_FAILED.code(), false);
   }
 
   /**
@@ -487,7 +488,7 @@ final class JobActor {
             .setExitStatus(exitStatus)
             .setReason(reason)
             .setRequeue(requeue);
-    if (exitStatus == ExitStatus.PROLOGUE_ABORTED) {
+    if (exitStatus == ExitStatus.PROLOGUE_ABORTED.code()) {
       obit.setOutputNote(
           output.deliver()); // the prologue's words to the user, Torque's "see stderr"
     }

@@ -1,6 +1,6 @@
 package dev.berth.mom;
 
-import dev.berth.core.ExitStatus;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.mom.terminal.Attachment;
 import dev.berth.proto.JobObitReport;
@@ -203,7 +203,7 @@ final class NodeJobs {
                 JobObitReport.newBuilder()
                     .setNode(config.name())
                     .setJobId(kill.getJobId())
-                    .setExitStatus(ExitStatus.EXEC_FAILED)
+                    .setExitStatus(ExitStatus.EXEC_FAILED.code())
                     .setEndTime(System.currentTimeMillis() / 1000)
                     .setReason("killed before it started on " + config.name()))
             .build());

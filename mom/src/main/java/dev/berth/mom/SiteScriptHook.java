@@ -1,6 +1,6 @@
 package dev.berth.mom;
 
-import dev.berth.core.ExitStatus;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.mom.job.HookPlan;
 import dev.berth.mom.os.StartSpec;
 import dev.berth.proto.Job;
@@ -70,7 +70,7 @@ final class SiteScriptHook {
     }
     return new Failure(
         r.reason(config().name()),
-        r.aborts() ? ExitStatus.PROLOGUE_ABORTED : ExitStatus.EXEC_FAILED,
+        r.aborts() ? ExitStatus.PROLOGUE_ABORTED.code() : ExitStatus.EXEC_FAILED.code(),
         !r.aborts());
   }
 

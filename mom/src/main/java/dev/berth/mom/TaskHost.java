@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.core.Signals;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.mom.job.JobEnvironment;
 import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.job.StarterStatus;
@@ -439,7 +440,8 @@ final class TaskHost {
         TaskObit.newBuilder().setJobId(job.jobId()).setTaskId(taskId).setNode(job.node());
     Optional<String> line = readStatus(taskId);
     if (line.isEmpty()) {
-      return obit.setExitStatus(256 + Signals.SIGKILL).setError("the task's starter vanished");
+      return obit.setExitStatus(ExitStatus.killedBy(Signals.SIGKILL))
+          .setError("the task's starter vanished");
     }
     StarterStatus status = StarterStatus.parse(line.get());
     long wall = launchedMillis > 0 ? (System.currentTimeMillis() - launchedMillis) / 1000 : 0;
@@ -563,7 +565,7 @@ final class TaskHost {
                 .setJobId(job.jobId())
                 .setTaskId(id)
                 .setNode(job.node())
-                .setExitStatus(256 + Signals.SIGKILL)
+                .setExitStatus(ExitStatus.killedBy(Signals.SIGKILL))
                 .setError(
                     "the mom on " + job.node() + " restarted while the task ran; it was ended")
                 .build();

@@ -1,6 +1,7 @@
 package dev.berth.mom;
 
 import dev.berth.core.Signals;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.mom.os.Environment;
 import dev.berth.proto.Job;
 import dev.berth.proto.MomInbound;
@@ -45,8 +46,6 @@ import org.slf4j.Logger;
  * one table of tasks, answered on the connection that asked.
  */
 final class TaskManager {
-  /** Torque's JOB_EXEC_FAIL1, for a task that never ran. */
-  static final int NOT_STARTED = -1;
 
   private record Waiter(long connection, long request) {}
 
@@ -325,7 +324,7 @@ final class TaskManager {
       String why = "cannot start task " + e.id + " on " + e.node + ": " + s.getError();
       fail(e.spawnConnection, e.spawnRequest, why);
       e.ended = true;
-      e.exitStatus = NOT_STARTED;
+      e.exitStatus = ExitStatus.EXEC_FAILED.code(); // a task that never ran
       e.error = s.getError();
       e.outputPieces = 0;
       deliverEnd(e);

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.berth.core.ExitStatus;
 import dev.berth.core.Signals;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.cgroup.CgroupUsage;
 import dev.berth.mom.store.JobRecords;
@@ -127,7 +127,7 @@ class JobActorTest {
     node.cgroups.refuse("no cpuset here");
     start(FakeNode.run(node.job()));
     JobObitReport obit = node.obit();
-    assertEquals(ExitStatus.EXEC_FAILED, obit.getExitStatus());
+    assertEquals(ExitStatus.EXEC_FAILED.code(), obit.getExitStatus());
     assertTrue(obit.getReason().contains("no cpuset here"), obit.getReason());
     assertEquals(List.of(), node.launcher.starts());
   }
@@ -137,7 +137,7 @@ class JobActorTest {
     node.launcher.refuseStarts("no starter");
     ActorRef<JobActor.Command> job = start(FakeNode.run(node.job()));
     JobObitReport obit = node.obit();
-    assertEquals(ExitStatus.EXEC_FAILED, obit.getExitStatus());
+    assertEquals(ExitStatus.EXEC_FAILED.code(), obit.getExitStatus());
     assertTrue(obit.getReason().contains("no starter"), obit.getReason());
     job.tell(JobActor.Ack.OBIT);
     node.gone();
@@ -242,7 +242,7 @@ class JobActorTest {
     assertEquals(List.of(TERM), node.launcher.signalsTo(p.pid()));
     assertTrue(Files.readString(node.stderr()).contains("=>> PBS: job killed: walltime 100"));
     node.launcher.exit(p, node.statusFile(), "signal 15 0 0");
-    assertEquals(ExitStatus.OVER_WALLTIME, node.obit().getExitStatus());
+    assertEquals(ExitStatus.OVER_WALLTIME.code(), node.obit().getExitStatus());
   }
 
   @Test
@@ -297,7 +297,7 @@ class JobActorTest {
 
     recover();
     JobObitReport obit = node.obit();
-    assertEquals(ExitStatus.LOST, obit.getExitStatus());
+    assertEquals(ExitStatus.LOST.code(), obit.getExitStatus());
     assertTrue(obit.getReason().contains("could not watch"), obit.getReason());
   }
 
@@ -307,7 +307,7 @@ class JobActorTest {
 
     recover();
     JobObitReport obit = node.obit();
-    assertEquals(ExitStatus.EXEC_FAILED, obit.getExitStatus());
+    assertEquals(ExitStatus.EXEC_FAILED.code(), obit.getExitStatus());
     assertTrue(obit.getReason().contains("restarted while preparing"), obit.getReason());
     assertFalse(obit.getRequeue());
   }
@@ -325,7 +325,7 @@ class JobActorTest {
 
     recover();
     JobObitReport obit = node.obit();
-    assertEquals(ExitStatus.EXEC_FAILED, obit.getExitStatus());
+    assertEquals(ExitStatus.EXEC_FAILED.code(), obit.getExitStatus());
     assertTrue(obit.getReason().contains("restarted while preparing"), obit.getReason());
   }
 
@@ -335,7 +335,7 @@ class JobActorTest {
     JobProcess p = running(job);
     node.launcher.exit(p, node.statusFile(), "exit \u0000garbage");
     JobObitReport obit = node.obit();
-    assertEquals(ExitStatus.EXEC_FAILED, obit.getExitStatus());
+    assertEquals(ExitStatus.EXEC_FAILED.code(), obit.getExitStatus());
     assertTrue(obit.getReason().contains("unreadable starter status"), obit.getReason());
   }
 
@@ -351,7 +351,7 @@ class JobActorTest {
     node.passes(JobActor.DONE_TIMEOUT);
 
     JobObitReport obit = node.obit();
-    assertEquals(ExitStatus.EXEC_FAILED, obit.getExitStatus());
+    assertEquals(ExitStatus.EXEC_FAILED.code(), obit.getExitStatus());
     assertTrue(obit.getReason().contains("[n2] did not answer JOIN_JOB"), obit.getReason());
     assertTrue(obit.getReason().contains("did not confirm the cleanup"), obit.getReason());
     assertEquals(List.of(), node.launcher.starts());

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.google.protobuf.ByteString;
-import dev.berth.core.ExitStatus;
 import dev.berth.core.Services;
 import dev.berth.core.Signals;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.LinuxLauncher;
 import dev.berth.mom.os.LinuxUsers;
@@ -444,7 +444,7 @@ class MomActorIT {
     long sid = expectStarted("5.test").getSessionId();
 
     JobObitReport obit = expectObit("5.test", TIMEOUT.plusSeconds(5));
-    assertEquals(ExitStatus.OVER_WALLTIME, obit.getExitStatus());
+    assertEquals(ExitStatus.OVER_WALLTIME.code(), obit.getExitStatus());
     assertEquals(-11, obit.getExitStatus());
     assertTrue(obit.getReason().contains("walltime"), obit.getReason());
     String stderr = Files.readString(dir.resolve("5.test.e"));
@@ -655,7 +655,7 @@ class MomActorIT {
     assertNotEquals('T', ProcessSessions.state(sleep), "SIGCONT let it go on");
 
     JobObitReport obit = expectObit("15.test", TIMEOUT);
-    assertEquals(ExitStatus.OVER_WALLTIME, obit.getExitStatus());
+    assertEquals(ExitStatus.OVER_WALLTIME.code(), obit.getExitStatus());
     long walltime = obit.getResourcesUsed().getWalltime();
     assertTrue(walltime >= 2 && walltime <= 3, obit.toString());
     assertTrue(

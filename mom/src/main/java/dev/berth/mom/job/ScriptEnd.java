@@ -1,7 +1,7 @@
 package dev.berth.mom.job;
 
-import dev.berth.core.ExitStatus;
 import dev.berth.core.Signals;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.proto.JobObitReport;
 import java.util.Optional;
 
@@ -33,7 +33,8 @@ public record ScriptEnd(
     JobObitReport.Builder obit =
         JobObitReport.newBuilder().setNode(node).setJobId(jobId).setEndTime(endMillis / 1000);
     if (starterLine.isEmpty()) {
-      obit.setExitStatus(killReason != null ? 256 + Signals.SIGKILL : ExitStatus.LOST)
+      obit.setExitStatus(
+              killReason != null ? ExitStatus.killedBy(Signals.SIGKILL) : ExitStatus.LOST.code())
           .setReason(
               killReason != null
                   ? ""
@@ -46,7 +47,7 @@ public record ScriptEnd(
       }
     }
     if (walltimeExceeded) {
-      obit.setExitStatus(ExitStatus.OVER_WALLTIME).setReason(killReason);
+      obit.setExitStatus(ExitStatus.OVER_WALLTIME.code()).setReason(killReason);
     } else if (overLimit != null) {
       obit.setExitStatus(overLimit.exitStatus()).setReason(killReason);
     } else if (hungUp) {

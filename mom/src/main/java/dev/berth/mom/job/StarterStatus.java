@@ -1,6 +1,6 @@
 package dev.berth.mom.job;
 
-import dev.berth.core.ExitStatus;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.proto.ResourcesUsed;
 
 /**
@@ -39,8 +39,8 @@ public record StarterStatus(Kind kind, int value, long cpuMicros, long maxRssKb,
   public int exitStatus() {
     return switch (kind) {
       case EXIT -> value;
-      case SIGNAL -> 256 + value;
-      case FAILED -> ExitStatus.EXEC_FAILED;
+      case SIGNAL -> ExitStatus.killedBy(value);
+      case FAILED -> ExitStatus.EXEC_FAILED.code();
     };
   }
 

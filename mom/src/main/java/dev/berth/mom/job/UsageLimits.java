@@ -1,6 +1,6 @@
 package dev.berth.mom.job;
 
-import dev.berth.core.ExitStatus;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.mom.os.ProcessUsage.Sample;
 import dev.berth.proto.ResourceRequest;
 import java.util.Optional;
@@ -31,17 +31,21 @@ public record UsageLimits(long cput, long mem, long vmem) {
   public Optional<Over> over(Sample used) {
     if (cput > 0 && used.cpuSeconds() > cput) {
       return Optional.of(
-          new Over("cput " + used.cpuSeconds() + " exceeded limit " + cput, ExitStatus.OVER_CPUT));
+          new Over(
+              "cput " + used.cpuSeconds() + " exceeded limit " + cput,
+              ExitStatus.OVER_CPUT.code()));
     }
     if (mem > 0 && used.residentBytes() > mem) {
       return Optional.of(
           new Over(
-              "mem " + used.residentBytes() + " exceeded limit " + mem, ExitStatus.OVER_MEMORY));
+              "mem " + used.residentBytes() + " exceeded limit " + mem,
+              ExitStatus.OVER_MEMORY.code()));
     }
     if (vmem > 0 && used.virtualBytes() > vmem) {
       return Optional.of(
           new Over(
-              "vmem " + used.virtualBytes() + " exceeded limit " + vmem, ExitStatus.OVER_MEMORY));
+              "vmem " + used.virtualBytes() + " exceeded limit " + vmem,
+              ExitStatus.OVER_MEMORY.code()));
     }
     return Optional.empty();
   }

@@ -2,7 +2,7 @@ package dev.berth.mom.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.berth.core.ExitStatus;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.proto.JobObitReport;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -44,7 +44,7 @@ class ScriptEndTest {
   @Test
   void aStarterThatCouldNotStartTheScriptSaysWhereAndWhy() {
     JobObitReport o = obit("failed no such shell /bin/zsh", null, false, null, false);
-    assertEquals(ExitStatus.EXEC_FAILED, o.getExitStatus());
+    assertEquals(ExitStatus.EXEC_FAILED.code(), o.getExitStatus());
     assertEquals("could not start on n1: no such shell /bin/zsh", o.getReason());
   }
 
@@ -52,7 +52,7 @@ class ScriptEndTest {
   void withoutAStatusLineAKilledJobWasKilledAndAnyOtherLost() {
     assertEquals(256 + 9, obit(null, "qdel", false, null, false).getExitStatus());
     JobObitReport lost = obit(null, null, false, null, false);
-    assertEquals(ExitStatus.LOST, lost.getExitStatus());
+    assertEquals(ExitStatus.LOST.code(), lost.getExitStatus());
     assertEquals("the job's processes ended while the mom could not watch them", lost.getReason());
   }
 
@@ -60,7 +60,7 @@ class ScriptEndTest {
   void theMomsOwnEndOfTheJobIsWhatTheObitSays() {
     String walltime = "job killed: walltime 61 exceeded limit 60 (00:01:00)";
     JobObitReport over = obit("signal 15 0 0", walltime, true, null, false);
-    assertEquals(ExitStatus.OVER_WALLTIME, over.getExitStatus());
+    assertEquals(ExitStatus.OVER_WALLTIME.code(), over.getExitStatus());
     assertEquals(walltime, over.getReason());
 
     UsageLimits.Over cput = new UsageLimits.Over("cput 11 exceeded limit 10", -12);

@@ -3,7 +3,7 @@ package dev.berth.mom.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.berth.core.ExitStatus;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.proto.ResourcesUsed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,7 +45,7 @@ class StarterStatusTest {
         StarterStatus.parse("failed cannot run /bin/nosh: No such file or directory\n");
     assertEquals(StarterStatus.Kind.FAILED, s.kind());
     assertEquals("cannot run /bin/nosh: No such file or directory", s.message());
-    assertEquals(ExitStatus.EXEC_FAILED, s.exitStatus());
+    assertEquals(ExitStatus.EXEC_FAILED.code(), s.exitStatus());
     assertEquals(-1, s.exitStatus());
   }
 

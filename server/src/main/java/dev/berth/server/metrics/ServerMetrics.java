@@ -1,6 +1,6 @@
 package dev.berth.server.metrics;
 
-import dev.berth.core.ExitStatus;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.server.state.ClusterState;
@@ -144,7 +144,7 @@ public final class ServerMetrics {
                     was.get().getQueue(), exit.getExitStatus() == 0 ? "succeeded" : "failed")
                 .inc();
           } else if (was.isPresent()
-              && exit.getExitStatus() == ExitStatus.EXEC_FAILED
+              && exit.getExitStatus() == ExitStatus.EXEC_FAILED.code()
               && was.get().getDeleteRequestedBy().isEmpty()) {
             failedStarts.inc(); // not one deleted before it started
           }

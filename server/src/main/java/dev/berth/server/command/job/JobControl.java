@@ -4,6 +4,7 @@ import dev.berth.core.BadValueException;
 import dev.berth.core.JobIds;
 import dev.berth.core.Signals;
 import dev.berth.core.Suspensions;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.proto.Ack;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
@@ -30,7 +31,7 @@ import java.util.List;
 /** qdel, qhold, qrls, qsig and qchkpt: the commands that act on existing jobs by id. */
 public final class JobControl {
   /** Torque's exit status for a job purged with qdel -p while it ran (256 + SIGKILL). */
-  static final int PURGED_STATUS = 256 + Signals.SIGKILL;
+  static final int PURGED_STATUS = ExitStatus.killedBy(Signals.SIGKILL);
 
   private JobControl() {}
 

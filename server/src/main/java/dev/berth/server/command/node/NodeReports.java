@@ -1,6 +1,6 @@
 package dev.berth.server.command.node;
 
-import dev.berth.core.ExitStatus;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.proto.Event;
 import dev.berth.proto.Gpu;
 import dev.berth.proto.Holds;
@@ -203,7 +203,7 @@ public final class NodeReports {
               .setJobExited(
                   JobExited.newBuilder()
                       .setJobId(job.getId())
-                      .setExitStatus(ExitStatus.LOST)
+                      .setExitStatus(ExitStatus.LOST.code())
                       .setEndTime(ctx.nowSeconds())
                       .setResourcesUsed(job.getResourcesUsed())
                       .setReason("job lost: " + why + " (not rerunnable)")));
@@ -285,7 +285,7 @@ public final class NodeReports {
               .setJobExited(
                   JobExited.newBuilder()
                       .setJobId(r.getJobId())
-                      .setExitStatus(ExitStatus.EXEC_FAILED)
+                      .setExitStatus(ExitStatus.EXEC_FAILED.code())
                       .setEndTime(ctx.nowSeconds())
                       .setResourcesUsed(ResourcesUsed.getDefaultInstance())
                       .setReason("could not start on " + r.getNode() + ": " + r.getReason())));

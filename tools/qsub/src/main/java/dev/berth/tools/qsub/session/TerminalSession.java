@@ -3,6 +3,7 @@ package dev.berth.tools.qsub.session;
 import com.google.protobuf.ByteString;
 import dev.berth.core.ControlCharacters;
 import dev.berth.core.Frames;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.proto.TerminalAttach;
 import dev.berth.proto.TerminalIn;
 import dev.berth.proto.TerminalOut;
@@ -188,8 +189,8 @@ final class TerminalSession {
     if (status >= 0 && status <= 255) {
       return status;
     }
-    if (status > 256 && status < 256 + 128) {
-      return 128 + (status - 256);
+    if (status > ExitStatus.SIGNALLED && status < ExitStatus.killedBy(128)) {
+      return 128 + (status - ExitStatus.SIGNALLED);
     }
     return 1;
   }
