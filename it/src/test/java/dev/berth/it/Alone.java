@@ -9,9 +9,11 @@ import org.junit.jupiter.api.Tag;
 /**
  * A test class that runs with no other test class beside it. The integration tests run several
  * classes at once (it/pom.xml), each with its own cluster, home, cgroup root and ports; a class is
- * marked alone only for what really is the whole host's, and says which at its mark: it measures
- * how promptly a daemon answers under attack (a neighbour's load would be measured with it), or it
- * looks at every process of a user or of the host.
+ * marked alone only for what really is the whole host's, and says which at its mark: it compares
+ * how promptly a daemon answers before and during an attack within a margin a neighbour's changing
+ * load would use up, or it looks at every process of a user or of the host. Attack tests whose
+ * bounds leave room for neighbours (an answer within seconds where a fraction of one is usual) run
+ * with the others.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

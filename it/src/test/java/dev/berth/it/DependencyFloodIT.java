@@ -38,7 +38,8 @@ import org.junit.jupiter.api.Test;
  * Bob's qsub naming more than 1,000 jobs is refused, saying so. The sizes scale with {@code
  * -Dberth.flood.targets} and {@code -Dberth.flood.waiters} (the issue's size: 5000 and 2000).
  */
-// Alone: it bounds the scheduler's latency under a flood of dependent jobs.
+// Alone: it bounds alice's slowest qsub and job start during the flood by her slowest before it
+// plus two and five seconds, a margin a neighbour's changing load would use up.
 @Alone
 @Tag("integration")
 class DependencyFloodIT {

@@ -41,8 +41,6 @@ import org.junit.jupiter.api.Test;
  * and qstat go on. The server stays up, and comes back from its journal and from its snapshot with
  * bob's jobs and the same account of them.
  */
-// Alone: it measures how promptly alice is served during the flood.
-@Alone
 @Tag("integration")
 class JobStateFloodIT {
   private static final String HEAP = "256m";

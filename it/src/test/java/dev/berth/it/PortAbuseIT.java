@@ -43,8 +43,6 @@ import org.junit.jupiter.api.Test;
  * <p>The flood's size is {@code -Dberth.it.flood} (3,000 connections by default; the issue's attack
  * was 19,400).
  */
-// Alone: it measures how promptly alice is served while the ports are attacked.
-@Alone
 @Tag("integration")
 class PortAbuseIT {
   static final int FLOOD = Integer.getInteger("berth.it.flood", 3000);

@@ -33,8 +33,6 @@ import org.junit.jupiter.api.Test;
  * qstat still answers promptly, and the server, a real {@code berth serve} with the heap limit
  * ops/bin/berth gives it, keeps little for all of it.
  */
-// Alone: it measures how promptly alice is served during the abuse.
-@Alone
 @Tag("integration")
 class ProtocolAbuseIT {
   private static final String HEAP = "256m";

@@ -32,8 +32,6 @@ import org.junit.jupiter.api.Test;
  * he can; and the mom runs out of file descriptors for a moment. Alice's rounds go on during and
  * after, the mom stays up with its heap bounded, and its log holds a few lines for it all.
  */
-// Alone: it bounds the mom's log rate and heap while tasks abuse the task manager.
-@Alone
 @Tag("integration")
 class TaskManagerAbuseIT {
   private static final String HEAP = "512m";

@@ -43,8 +43,6 @@ import org.junit.jupiter.api.Test;
  * small events; and the server, a real process with a 256 MiB heap, comes back with the array
  * intact from a replay of its journal and from a snapshot of it, which is about one job's size.
  */
-// Alone: it measures how promptly alice is served while the array floods the server.
-@Alone
 @Tag("integration")
 class WorstCaseArrayIT {
   private static final String HEAP = "256m";
