@@ -9,6 +9,7 @@ import dev.berth.server.command.AttributeSpec;
 import dev.berth.server.command.AttributeValues;
 import dev.berth.server.command.CommandException;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
@@ -22,6 +23,17 @@ public final class NodeAttributes {
       AttributeSpec.of(AttributeTable.NODE, "properties");
   private static final AttributeSpec STATE = AttributeSpec.of(AttributeTable.NODE, "state");
   private static final AttributeSpec NOTE = AttributeSpec.of(AttributeTable.NODE, "note");
+
+  /**
+   * What an unknown name is told to use: the attributes of core's table that someone may set, but
+   * ntype, which takes only the value every node has (it is accepted so that {@code print node}
+   * replays).
+   */
+  static final String SETTABLE =
+      AttributeTable.NODE.definitions().stream()
+          .filter(d -> !d.readOnly() && !d.name().equals("ntype"))
+          .map(AttributeDef::name)
+          .collect(Collectors.joining(", "));
 
   private NodeAttributes() {}
 
@@ -46,7 +58,9 @@ public final class NodeAttributes {
                         Error.Code.UNKNOWN_ATTRIBUTE,
                         "unknown node attribute '"
                             + AttributeValues.shown(a.getName())
-                            + "' (np, properties, gpus, state, note)"));
+                            + "' ("
+                            + SETTABLE
+                            + ")"));
     if (def.readOnly()) {
       throw new CommandException(
           Error.Code.READ_ONLY_ATTRIBUTE, "node attribute " + a.getName() + " is read-only");
