@@ -8,6 +8,7 @@ import static dev.berth.core.pbs.Spelling.OPENPBS;
 import static dev.berth.core.pbs.Spelling.TORQUE;
 
 import dev.berth.core.AttributeNames;
+import dev.berth.core.NodeAttributeNames;
 import dev.berth.core.pbs.AttributeDef.Unit;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -101,15 +102,17 @@ public enum AttributeTable {
 
   NODE(
       List.of(
-          manager("np", ValueType.COUNT, null, TORQUE),
-          manager("properties", ValueType.LIST, null, TORQUE),
-          manager("gpus", ValueType.COUNT, null, TORQUE),
-          new AttributeDef("state", ValueType.LIST, SetBy.OPERATOR, null, NONE, TORQUE),
-          new AttributeDef("note", ValueType.STRING, SetBy.OPERATOR, null, NONE, TORQUE),
-          manager("ntype", ValueType.STRING, "cluster", TORQUE),
-          kept("jobs", ValueType.STRING),
-          kept("status", ValueType.STRING),
-          kept("physmem", ValueType.STRING))),
+          manager(NodeAttributeNames.NP, ValueType.COUNT, null, TORQUE),
+          manager(NodeAttributeNames.PROPERTIES, ValueType.LIST, null, TORQUE),
+          manager(NodeAttributeNames.GPUS, ValueType.COUNT, null, TORQUE),
+          new AttributeDef(
+              NodeAttributeNames.STATE, ValueType.LIST, SetBy.OPERATOR, null, NONE, TORQUE),
+          new AttributeDef(
+              NodeAttributeNames.NOTE, ValueType.STRING, SetBy.OPERATOR, null, NONE, TORQUE),
+          manager(NodeAttributeNames.NTYPE, ValueType.STRING, "cluster", TORQUE),
+          kept(NodeAttributeNames.JOBS, ValueType.STRING),
+          kept(NodeAttributeNames.STATUS, ValueType.STRING),
+          kept(NodeAttributeNames.PHYSMEM, ValueType.STRING))),
 
   /**
    * What qsub and qalter may send for a job (docs/qsub.md), in the order qstat -f shows them
