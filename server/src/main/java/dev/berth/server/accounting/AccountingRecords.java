@@ -1,5 +1,6 @@
 package dev.berth.server.accounting;
 
+import dev.berth.core.AttributeNames;
 import dev.berth.core.CpuRanges;
 import dev.berth.core.UsedResources;
 import dev.berth.proto.Event;
@@ -84,14 +85,14 @@ public final class AccountingRecords {
       case JOB_ALTERED -> {
         // qmove and qorder across queues: the job entered another queue, as Torque records it
         Job altered = e.getJobAltered().getJob();
-        if (e.getJobAltered().getChangedList().contains("queue")
+        if (e.getJobAltered().getChangedList().contains(AttributeNames.QUEUE)
             && altered.getArrayRequest().isEmpty()) {
           records.add(new AccountingRecord(at, 'Q', altered.getId(), List.of(queue(altered))));
         }
       }
       case SUBJOB_ALTERED -> {
         // the subjobs of an array that qmove moved
-        if (e.getSubjobAltered().getChangedList().contains("queue")) {
+        if (e.getSubjobAltered().getChangedList().contains(AttributeNames.QUEUE)) {
           after
               .job(e.getSubjobAltered().getJobId())
               .ifPresent(

@@ -1,5 +1,6 @@
 package dev.berth.tools.tracejob;
 
+import dev.berth.core.AttributeNames;
 import dev.berth.core.CpuRanges;
 import dev.berth.core.Durations;
 import dev.berth.core.Sizes;
@@ -128,13 +129,13 @@ final class TraceMessages {
 
   /** A move (qmove), or the attributes a qalter changed, with {@code values} the new ones. */
   private static List<String> altered(String actor, List<String> changedNames, Job values) {
-    if (changedNames.equals(List.of("queue"))) {
+    if (changedNames.equals(List.of(AttributeNames.QUEUE))) {
       return List.of("Job moved to " + values.getQueue() + " at request of " + actor);
     }
     // A comment is the server's word on the job (why a node leaves it alone): shown whole.
     List<String> changed =
         changedNames.stream()
-            .map(name -> name.equals("comment") ? "comment = " + values.getComment() : name)
+            .map(n -> n.equals(AttributeNames.COMMENT) ? n + " = " + values.getComment() : n)
             .toList();
     return List.of(
         "Job Modified at request of "
