@@ -34,7 +34,7 @@ public final class NodeAttributes {
    * ntype, which takes only the value every node has (it is accepted so that {@code print node}
    * replays).
    */
-  static final String SETTABLE =
+  private static final String SETTABLE =
       AttributeTable.NODE.definitions().stream()
           .filter(d -> !d.readOnly() && !d.name().equals(NodeAttributeNames.NTYPE))
           .map(AttributeDef::name)
