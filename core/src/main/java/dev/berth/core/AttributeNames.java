@@ -2,7 +2,10 @@ package dev.berth.core;
 
 /**
  * Torque's job attribute names (pbs_ifl.h), the vocabulary qsub and qalter send and qstat -f
- * prints. Resource requests travel as {@link #RESOURCE_LIST} with the resource name beside it.
+ * prints: first what an owner sets ({@link dev.berth.core.pbs.AttributeTable#JOB}), then what the
+ * server keeps of a job and qstat shows beside it ({@link
+ * dev.berth.core.pbs.AttributeTable#JOB_STATUS}). Resource requests travel as {@link
+ * #RESOURCE_LIST} with the resource name beside it.
  */
 public final class AttributeNames {
   public static final String JOB_NAME = "Job_Name";
@@ -33,6 +36,52 @@ public final class AttributeNames {
   public static final String INTER_CMD = "inter_cmd";
   public static final String GROUP_LIST = "group_list";
   public static final String UMASK = "umask";
+  public static final String JOB_RADIX = "job_radix";
+
+  /** Torque's {@code -W x=}, and {@code -W} without {@code =}: recorded and shown. */
+  public static final String X = "x";
+
+  public static final String CONTAINER_IMAGE = "container_image";
+  public static final String CONTAINER_MOUNTS = "container_mounts";
+  public static final String CONTAINER_WORKDIR = "container_workdir";
+  public static final String CONTAINER_WRITABLE = "container_writable";
+  public static final String CONTAINER_REMAP_ROOT = "container_remap_root";
+  public static final String CONTAINER_NAME = "container_name";
+
+  // What nobody sets: the server keeps it, or works it out for each answer.
+  public static final String JOB_OWNER = "Job_Owner";
+  public static final String RESOURCES_USED = "resources_used";
+  public static final String JOB_STATE = "job_state";
+  public static final String QUEUE = "queue";
+  public static final String SERVER = "server";
+  public static final String CTIME = "ctime";
+  public static final String EXEC_GPUS = "exec_gpus";
+  public static final String EXEC_HOST = "exec_host";
+  public static final String MTIME = "mtime";
+  public static final String QTIME = "qtime";
+  public static final String SESSION_ID = "session_id";
+  public static final String EUSER = "euser";
+  public static final String EGROUP = "egroup";
+  public static final String COMMENT = "comment";
+  public static final String ETIME = "etime";
+  public static final String EXIT_STATUS = "exit_status";
+  public static final String JOB_ARRAY_ID = "job_array_id";
+  public static final String START_TIME = "start_time";
+
+  /** Torque's {@code Walltime.Remaining} of a running job. */
+  public static final String WALLTIME = "Walltime";
+
+  public static final String START_COUNT = "start_count";
+  public static final String COMP_TIME = "comp_time";
+  public static final String CGROUP_ENABLE = "cgroup_enable";
+  public static final String EXIT_REASON = "exit_reason";
+  public static final String SCHED_PRIORITY = "sched_priority";
+  public static final String SCHED_PRIORITY_FACTORS = "sched_priority_factors";
+
+  /** OpenPBS's {@code estimated.start_time}. */
+  public static final String ESTIMATED = "estimated";
+
+  public static final String PLANNED_WALLTIME = "planned_walltime";
 
   private AttributeNames() {}
 }

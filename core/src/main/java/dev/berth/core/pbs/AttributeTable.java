@@ -8,6 +8,7 @@ import static dev.berth.core.pbs.Spelling.OPENPBS;
 import static dev.berth.core.pbs.Spelling.TORQUE;
 
 import dev.berth.core.AttributeNames;
+import dev.berth.core.NodeAttributeNames;
 import dev.berth.core.pbs.AttributeDef.Unit;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -101,20 +102,22 @@ public enum AttributeTable {
 
   NODE(
       List.of(
-          manager("np", ValueType.COUNT, null, TORQUE),
-          manager("properties", ValueType.LIST, null, TORQUE),
-          manager("gpus", ValueType.COUNT, null, TORQUE),
-          new AttributeDef("state", ValueType.LIST, SetBy.OPERATOR, null, NONE, TORQUE),
-          new AttributeDef("note", ValueType.STRING, SetBy.OPERATOR, null, NONE, TORQUE),
-          manager("ntype", ValueType.STRING, "cluster", TORQUE),
-          kept("jobs", ValueType.STRING),
-          kept("status", ValueType.STRING),
-          kept("physmem", ValueType.STRING))),
+          manager(NodeAttributeNames.NP, ValueType.COUNT, null, TORQUE),
+          manager(NodeAttributeNames.PROPERTIES, ValueType.LIST, null, TORQUE),
+          manager(NodeAttributeNames.GPUS, ValueType.COUNT, null, TORQUE),
+          new AttributeDef(
+              NodeAttributeNames.STATE, ValueType.LIST, SetBy.OPERATOR, null, NONE, TORQUE),
+          new AttributeDef(
+              NodeAttributeNames.NOTE, ValueType.STRING, SetBy.OPERATOR, null, NONE, TORQUE),
+          manager(NodeAttributeNames.NTYPE, ValueType.STRING, "cluster", TORQUE),
+          kept(NodeAttributeNames.JOBS, ValueType.STRING),
+          kept(NodeAttributeNames.STATUS, ValueType.STRING),
+          kept(NodeAttributeNames.PHYSMEM, ValueType.STRING))),
 
   /**
    * What qsub and qalter may send for a job (docs/qsub.md), in the order qstat -f shows them
-   * (Torque's), then those it does not show; the server refuses any other name. What the server
-   * keeps of a job (job_state, exec_host, ...) is not set by anyone and qstat shows it.
+   * (Torque's), then those it does not show; the server refuses any other name, those of {@link
+   * #JOB_STATUS} too.
    */
   JOB(
       List.of(
@@ -147,19 +150,61 @@ public enum AttributeTable {
           submitter(AttributeNames.SUBMIT_ARGS, ValueType.STRING, TORQUE),
           submitter(AttributeNames.JOB_ARRAY_REQUEST, ValueType.STRING, TORQUE),
           owner(AttributeNames.UMASK, ValueType.STRING, TORQUE),
-          owner("job_radix", ValueType.STRING, TORQUE),
+          owner(AttributeNames.JOB_RADIX, ValueType.STRING, TORQUE),
           owner(AttributeNames.NODE_EXCLUSIVE, ValueType.BOOLEAN, TORQUE),
           submitter(AttributeNames.SUBMIT_HOST, ValueType.STRING, TORQUE),
           owner(AttributeNames.INIT_WORK_DIR, ValueType.STRING, TORQUE),
           submitter(AttributeNames.DESTINATION, ValueType.STRING, TORQUE),
-          owner("x", ValueType.STRING, TORQUE),
+          owner(AttributeNames.X, ValueType.STRING, TORQUE),
           owner(AttributeNames.WORK_DIR, ValueType.STRING, BERTH),
-          owner("container_image", ValueType.STRING, BERTH),
-          owner("container_mounts", ValueType.STRING, BERTH),
-          owner("container_workdir", ValueType.STRING, BERTH),
-          owner("container_writable", ValueType.BOOLEAN, BERTH),
-          owner("container_remap_root", ValueType.BOOLEAN, BERTH),
-          owner("container_name", ValueType.STRING, BERTH)));
+          owner(AttributeNames.CONTAINER_IMAGE, ValueType.STRING, BERTH),
+          owner(AttributeNames.CONTAINER_MOUNTS, ValueType.STRING, BERTH),
+          owner(AttributeNames.CONTAINER_WORKDIR, ValueType.STRING, BERTH),
+          owner(AttributeNames.CONTAINER_WRITABLE, ValueType.BOOLEAN, BERTH),
+          owner(AttributeNames.CONTAINER_REMAP_ROOT, ValueType.BOOLEAN, BERTH),
+          owner(AttributeNames.CONTAINER_NAME, ValueType.STRING, BERTH))),
+
+  /**
+   * What qstat -f shows of a job besides {@link #JOB}'s, which nobody sets (docs/qsub.md): what the
+   * server keeps (job_state, exec_host, ...), then Berth's, the scheduler's among them, worked out
+   * for each answer. In the order qstat -f shows them (Torque's, then Berth's own).
+   */
+  JOB_STATUS(
+      List.of(
+          kept(AttributeNames.JOB_OWNER, ValueType.STRING),
+          kept(AttributeNames.RESOURCES_USED, ValueType.RESOURCE),
+          kept(AttributeNames.JOB_STATE, ValueType.STRING),
+          kept(AttributeNames.QUEUE, ValueType.STRING),
+          kept(AttributeNames.SERVER, ValueType.STRING),
+          moment(AttributeNames.CTIME),
+          kept(AttributeNames.EXEC_GPUS, ValueType.STRING),
+          kept(AttributeNames.EXEC_HOST, ValueType.STRING),
+          moment(AttributeNames.MTIME),
+          moment(AttributeNames.QTIME),
+          kept(AttributeNames.SESSION_ID, ValueType.INTEGER),
+          kept(AttributeNames.EUSER, ValueType.STRING),
+          kept(AttributeNames.EGROUP, ValueType.STRING),
+          kept(AttributeNames.COMMENT, ValueType.STRING),
+          moment(AttributeNames.ETIME),
+          kept(AttributeNames.EXIT_STATUS, ValueType.INTEGER),
+          kept(AttributeNames.JOB_ARRAY_ID, ValueType.INTEGER),
+          moment(AttributeNames.START_TIME),
+          new AttributeDef(
+              AttributeNames.WALLTIME, ValueType.RESOURCE, SetBy.NOBODY, null, SECONDS, TORQUE),
+          kept(AttributeNames.START_COUNT, ValueType.INTEGER),
+          moment(AttributeNames.COMP_TIME),
+          kept(AttributeNames.CGROUP_ENABLE, ValueType.BOOLEAN, BERTH),
+          kept(AttributeNames.EXIT_REASON, ValueType.STRING, BERTH),
+          kept(AttributeNames.SCHED_PRIORITY, ValueType.INTEGER, BERTH),
+          kept(AttributeNames.SCHED_PRIORITY_FACTORS, ValueType.RESOURCE, BERTH),
+          new AttributeDef(
+              AttributeNames.ESTIMATED,
+              ValueType.RESOURCE,
+              SetBy.NOBODY,
+              null,
+              Unit.EPOCH_SECONDS,
+              OPENPBS),
+          kept(AttributeNames.PLANNED_WALLTIME, ValueType.STRING, BERTH)));
 
   private final List<AttributeDef> definitions;
   private final Map<String, AttributeDef> byName = new LinkedHashMap<>();
@@ -223,6 +268,16 @@ public enum AttributeTable {
   }
 
   private static AttributeDef kept(String name, ValueType type) {
-    return new AttributeDef(name, type, SetBy.NOBODY, null, NONE, TORQUE);
+    return kept(name, type, TORQUE);
+  }
+
+  private static AttributeDef kept(String name, ValueType type, Spelling spelling) {
+    return new AttributeDef(name, type, SetBy.NOBODY, null, NONE, spelling);
+  }
+
+  /** A moment the server keeps of a job (ctime), in epoch seconds. */
+  private static AttributeDef moment(String name) {
+    return new AttributeDef(
+        name, ValueType.INTEGER, SetBy.NOBODY, null, Unit.EPOCH_SECONDS, TORQUE);
   }
 }

@@ -13,7 +13,10 @@ public enum ValueType {
   STRING,
   /** Comma-separated items; {@code +=} adds items and {@code -=} removes them. */
   LIST,
-  /** One value per resource: {@code resources_max.walltime}. */
+  /**
+   * One value per resource: {@code resources_max.walltime}; and Torque's other attributes of this
+   * type, one value per name after the dot ({@code Walltime.Remaining}).
+   */
   RESOURCE,
   /** Shares of a named user or account ({@code fairshare_user.alice = 10}): 1 or more. */
   SHARES,

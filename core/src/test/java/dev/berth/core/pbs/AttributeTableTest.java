@@ -55,6 +55,21 @@ class AttributeTableTest {
   }
 
   @Test
+  void whatNobodySetsOfAJobIsAsDocumented() throws IOException {
+    assertEquals(
+        rows(AttributeTable.JOB_STATUS),
+        documented(QSUB, "## Job attributes", "### What nobody sets"));
+  }
+
+  @Test
+  void nobodySetsAJobsStatusAndNoNameIsBothSetAndKept() {
+    for (AttributeDef d : AttributeTable.JOB_STATUS.definitions()) {
+      assertTrue(d.readOnly(), d.name());
+      assertTrue(AttributeTable.JOB.find(d.name()).isEmpty(), d.name() + " is in JOB too");
+    }
+  }
+
+  @Test
   void aSettableMeasureNamesItsUnitAndOnlyTheServerKeepsReadOnlyOnes() {
     for (AttributeTable table : AttributeTable.values()) {
       for (AttributeDef d : table.definitions()) {

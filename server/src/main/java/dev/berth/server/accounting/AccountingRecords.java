@@ -1,5 +1,6 @@
 package dev.berth.server.accounting;
 
+import dev.berth.core.AttributeNames;
 import dev.berth.core.CpuRanges;
 import dev.berth.core.UsedResources;
 import dev.berth.proto.Event;
@@ -24,7 +25,10 @@ import java.util.TreeMap;
  * <p>Values are Torque's: epoch seconds for times, {@code node/cpus+...} for exec_host, resources
  * as qstat shows them except resources_used.cput in seconds, as Torque's accounting has it. A
  * value's whitespace is written as {@code _}: attributes are separated by spaces, so no job name or
- * account may pose as another attribute in what sites bill from.
+ * account may pose as another attribute in what sites bill from. A key that is a job attribute
+ * (queue, ctime, exec_host, Resource_List, ...) is core's {@link AttributeNames}; user, group,
+ * account, jobname, start, owner, session, end, Exit_status and the rest are the record's own
+ * words.
  */
 public final class AccountingRecords {
   private AccountingRecords() {}
@@ -84,14 +88,14 @@ public final class AccountingRecords {
       case JOB_ALTERED -> {
         // qmove and qorder across queues: the job entered another queue, as Torque records it
         Job altered = e.getJobAltered().getJob();
-        if (e.getJobAltered().getChangedList().contains("queue")
+        if (e.getJobAltered().getChangedList().contains(AttributeNames.QUEUE)
             && altered.getArrayRequest().isEmpty()) {
           records.add(new AccountingRecord(at, 'Q', altered.getId(), List.of(queue(altered))));
         }
       }
       case SUBJOB_ALTERED -> {
         // the subjobs of an array that qmove moved
-        if (e.getSubjobAltered().getChangedList().contains("queue")) {
+        if (e.getSubjobAltered().getChangedList().contains(AttributeNames.QUEUE)) {
           after
               .job(e.getSubjobAltered().getJobId())
               .ifPresent(
@@ -119,7 +123,7 @@ public final class AccountingRecords {
   /** D with the requestor when a person deleted it; A when the server did (a dependency). */
   private static AccountingRecord deleted(long at, String id, String actor) {
     return isPerson(actor)
-        ? new AccountingRecord(at, 'D', id, List.of("requestor=" + value(actor)))
+        ? new AccountingRecord(at, 'D', id, List.of(field("requestor", value(actor))))
         : new AccountingRecord(at, 'A', id, List.of());
   }
 
@@ -129,52 +133,58 @@ public final class AccountingRecords {
   }
 
   private static String queue(Job job) {
-    return "queue=" + value(job.getQueue());
+    return field(AttributeNames.QUEUE, value(job.getQueue()));
   }
 
   /** S's attributes, and the first part of E's, in Torque's order. */
   private static List<String> common(Job job) {
     List<String> a = new ArrayList<>();
-    a.add("user=" + value(job.getEuser()));
-    a.add("group=" + value(job.getEgroup()));
+    a.add(field("user", value(job.getEuser())));
+    a.add(field("group", value(job.getEgroup())));
     if (!job.getAccount().isEmpty()) {
-      a.add("account=" + value(job.getAccount()));
+      a.add(field("account", value(job.getAccount())));
     }
-    a.add("jobname=" + value(job.getName()));
+    a.add(field("jobname", value(job.getName())));
     a.add(queue(job));
-    a.add("ctime=" + job.getCtime());
-    a.add("qtime=" + job.getQtime());
-    a.add("etime=" + job.getEtime());
-    a.add("start_count=" + job.getRunCount());
-    a.add("start=" + job.getStartTime());
-    a.add("owner=" + value(job.getOwner()));
+    a.add(field(AttributeNames.CTIME, job.getCtime()));
+    a.add(field(AttributeNames.QTIME, job.getQtime()));
+    a.add(field(AttributeNames.ETIME, job.getEtime()));
+    a.add(field(AttributeNames.START_COUNT, job.getRunCount()));
+    a.add(field("start", job.getStartTime()));
+    a.add(field("owner", value(job.getOwner())));
     if (job.getExecNodesCount() > 0) {
-      a.add("exec_host=" + CpuRanges.execHost(job.getExecNodesList()));
+      a.add(field(AttributeNames.EXEC_HOST, CpuRanges.execHost(job.getExecNodesList())));
     }
     new TreeMap<>(job.getResources().getValuesMap())
-        .forEach((name, v) -> a.add("Resource_List." + name + "=" + value(v)));
+        .forEach((name, v) -> a.add(field(AttributeNames.RESOURCE_LIST + "." + name, value(v))));
     return a;
   }
 
   private static List<String> ended(Job job, JobExited x) {
     List<String> a = common(job);
-    a.add("session=" + job.getSessionId());
+    a.add(field("session", job.getSessionId()));
     if (job.getExecNodesCount() > 0) {
       a.add(
-          "total_execution_slots="
-              + job.getExecNodesList().stream().mapToInt(NodeAllocation::getCpusCount).sum());
+          field(
+              "total_execution_slots",
+              job.getExecNodesList().stream().mapToInt(NodeAllocation::getCpusCount).sum()));
       a.add(
-          "unique_node_count="
-              + job.getExecNodesList().stream().map(NodeAllocation::getNode).distinct().count());
+          field(
+              "unique_node_count",
+              job.getExecNodesList().stream().map(NodeAllocation::getNode).distinct().count()));
     }
-    a.add("end=" + x.getEndTime());
-    a.add("Exit_status=" + x.getExitStatus());
+    a.add(field("end", x.getEndTime()));
+    a.add(field("Exit_status", x.getExitStatus()));
     for (UsedResources.Item item : UsedResources.of(x.getResourcesUsed())) {
       String v =
           item.name().equals("cput") ? Long.toString(x.getResourcesUsed().getCput()) : item.value();
-      a.add("resources_used." + item.name() + "=" + v);
+      a.add(field(AttributeNames.RESOURCES_USED + "." + item.name(), v));
     }
     return a;
+  }
+
+  private static String field(String key, Object value) {
+    return key + "=" + value;
   }
 
   /** The value with any whitespace or control character as {@code _}. */

@@ -1,5 +1,7 @@
 package dev.berth.server.command.job;
 
+import static dev.berth.core.AttributeNames.QUEUE;
+
 import dev.berth.proto.Ack;
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
@@ -47,7 +49,7 @@ public final class QueueMoves {
     Outcome out = new Outcome();
     ClusterState view = s;
     for (Job j : moving) {
-      view = alter(out, view, j, j.toBuilder().setQueue(to.getName()).build(), "queue", ctx);
+      view = alter(out, view, j, j.toBuilder().setQueue(to.getName()).build(), QUEUE, ctx);
     }
     if (!Permissions.isManager(s, caller)) {
       SubmitJobs.requireEnabled(to);
@@ -79,7 +81,7 @@ public final class QueueMoves {
     Outcome out = new Outcome();
     ClusterState view = s;
     boolean swapQueues = !first.getQueue().equals(second.getQueue());
-    String changed = swapQueues ? "queue" : "queue_rank";
+    String changed = swapQueues ? QUEUE : "queue_rank";
     view = alter(out, view, first, swapped(first, second, swapQueues), changed, ctx);
     view = alter(out, view, second, swapped(second, first, swapQueues), changed, ctx);
     if (swapQueues && !Permissions.isManager(s, caller)) {

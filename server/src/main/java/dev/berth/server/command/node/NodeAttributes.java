@@ -1,5 +1,6 @@
 package dev.berth.server.command.node;
 
+import dev.berth.core.NodeAttributeNames;
 import dev.berth.core.pbs.AttributeDef;
 import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Attribute;
@@ -9,6 +10,7 @@ import dev.berth.server.command.AttributeSpec;
 import dev.berth.server.command.AttributeValues;
 import dev.berth.server.command.CommandException;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
@@ -16,12 +18,27 @@ import java.util.stream.IntStream;
  * offline flag (Torque's {@code state = offline} and {@code state -= offline}).
  */
 public final class NodeAttributes {
-  private static final AttributeSpec NP = AttributeSpec.of(AttributeTable.NODE, "np");
-  private static final AttributeSpec GPUS = AttributeSpec.of(AttributeTable.NODE, "gpus");
+  private static final AttributeSpec NP =
+      AttributeSpec.of(AttributeTable.NODE, NodeAttributeNames.NP);
+  private static final AttributeSpec GPUS =
+      AttributeSpec.of(AttributeTable.NODE, NodeAttributeNames.GPUS);
   private static final AttributeSpec PROPERTIES =
-      AttributeSpec.of(AttributeTable.NODE, "properties");
-  private static final AttributeSpec STATE = AttributeSpec.of(AttributeTable.NODE, "state");
-  private static final AttributeSpec NOTE = AttributeSpec.of(AttributeTable.NODE, "note");
+      AttributeSpec.of(AttributeTable.NODE, NodeAttributeNames.PROPERTIES);
+  private static final AttributeSpec STATE =
+      AttributeSpec.of(AttributeTable.NODE, NodeAttributeNames.STATE);
+  private static final AttributeSpec NOTE =
+      AttributeSpec.of(AttributeTable.NODE, NodeAttributeNames.NOTE);
+
+  /**
+   * What an unknown name is told to use: the attributes of core's table that someone may set, but
+   * ntype, which takes only the value every node has (it is accepted so that {@code print node}
+   * replays).
+   */
+  private static final String SETTABLE =
+      AttributeTable.NODE.definitions().stream()
+          .filter(d -> !d.readOnly() && !d.name().equals(NodeAttributeNames.NTYPE))
+          .map(AttributeDef::name)
+          .collect(Collectors.joining(", "));
 
   private NodeAttributes() {}
 
@@ -46,27 +63,30 @@ public final class NodeAttributes {
                         Error.Code.UNKNOWN_ATTRIBUTE,
                         "unknown node attribute '"
                             + AttributeValues.shown(a.getName())
-                            + "' (np, properties, gpus, state, note)"));
+                            + "' ("
+                            + SETTABLE
+                            + ")"));
     if (def.readOnly()) {
       throw new CommandException(
           Error.Code.READ_ONLY_ATTRIBUTE, "node attribute " + a.getName() + " is read-only");
     }
     Node.Builder n = node.toBuilder();
     switch (def.name()) {
-      case "np" -> {
+      case NodeAttributeNames.NP -> {
         if (node.getRegistered()) {
           throw new CommandException(
               Error.Code.BAD_VALUE,
               "np of node " + node.getName() + " comes from its mom's CPU set (berth mom --cpus)");
         }
-        int np = count("np", NP.combine(a, Integer.toString(node.getNp())));
+        int np = count(NodeAttributeNames.NP, NP.combine(a, Integer.toString(node.getNp())));
         if (np < 1) {
           throw new CommandException(Error.Code.BAD_VALUE, "np must be at least 1");
         }
         n.setNp(np).clearCpuIds().addAllCpuIds(IntStream.range(0, np).boxed().toList());
       }
-      case "gpus" -> {
-        int gpus = count("gpus", GPUS.combine(a, Integer.toString(node.getGpus())));
+      case NodeAttributeNames.GPUS -> {
+        int gpus =
+            count(NodeAttributeNames.GPUS, GPUS.combine(a, Integer.toString(node.getGpus())));
         if (node.getGpuDevicesCount() > 0 && gpus != node.getGpuDevicesCount()) {
           throw new CommandException(
               Error.Code.BAD_VALUE,
@@ -78,18 +98,18 @@ public final class NodeAttributes {
         }
         n.setGpus(gpus);
       }
-      case "properties" -> {
+      case NodeAttributeNames.PROPERTIES -> {
         String joined = PROPERTIES.combine(a, String.join(",", node.getPropertiesList()));
         n.clearProperties()
             .addAllProperties(joined == null ? List.of() : AttributeSpec.items(joined));
       }
       // an operator's state is the operator's: the health check no longer brings the node back
-      case "state" -> n.setOffline(offline(node, a)).setOfflineForHealth(false);
-      case "note" -> {
+      case NodeAttributeNames.STATE -> n.setOffline(offline(node, a)).setOfflineForHealth(false);
+      case NodeAttributeNames.NOTE -> {
         String note = NOTE.combine(a, node.getNote());
         n.setNote(note == null ? "" : note);
       }
-      case "ntype" -> {
+      case NodeAttributeNames.NTYPE -> {
         // Every Berth node is a cluster node; accepting the one value lets `print node` replay.
         if (a.getOp() != Attribute.Op.SET || !a.getValue().trim().equals("cluster")) {
           throw new CommandException(Error.Code.BAD_VALUE, "ntype can only be cluster");

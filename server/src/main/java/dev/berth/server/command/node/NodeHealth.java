@@ -1,5 +1,6 @@
 package dev.berth.server.command.node;
 
+import dev.berth.core.NodeAttributeNames;
 import dev.berth.proto.Event;
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeStatusReport;
@@ -43,6 +44,9 @@ public final class NodeHealth {
     return out.event(
         Event.newBuilder()
             .setNodeUpdated(
-                NodeUpdated.newBuilder().setNode(changed).addChanged("state").addChanged("note")));
+                NodeUpdated.newBuilder()
+                    .setNode(changed)
+                    .addChanged(NodeAttributeNames.STATE)
+                    .addChanged(NodeAttributeNames.NOTE)));
   }
 }

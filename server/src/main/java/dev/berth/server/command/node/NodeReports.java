@@ -1,5 +1,7 @@
 package dev.berth.server.command.node;
 
+import dev.berth.core.AttributeNames;
+import dev.berth.core.NodeAttributeNames;
 import dev.berth.core.pbs.ExitStatus;
 import dev.berth.proto.Event;
 import dev.berth.proto.Gpu;
@@ -115,7 +117,8 @@ public final class NodeReports {
   private static void note(Outcome out, Job job, String comment) {
     if (!job.getComment().equals(comment)) {
       out.event(
-          Alterations.event(job, job.toBuilder().setComment(comment).build(), List.of("comment")));
+          Alterations.event(
+              job, job.toBuilder().setComment(comment).build(), List.of(AttributeNames.COMMENT)));
     }
   }
 
@@ -334,8 +337,8 @@ public final class NodeReports {
               .setNodeUpdated(
                   NodeUpdated.newBuilder()
                       .setNode(node.get().toBuilder().setOffline(true).setNote(note))
-                      .addChanged("state")
-                      .addChanged("note")));
+                      .addChanged(NodeAttributeNames.STATE)
+                      .addChanged(NodeAttributeNames.NOTE)));
     }
     return out;
   }

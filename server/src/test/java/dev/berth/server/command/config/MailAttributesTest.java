@@ -5,8 +5,13 @@ import static dev.berth.server.testing.Driver.ROOT;
 import static dev.berth.server.testing.Driver.attr;
 import static dev.berth.server.testing.RefusedCommands.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.core.AttributeNames;
+import dev.berth.core.pbs.AttributeDef;
+import dev.berth.core.pbs.AttributeTable;
+import dev.berth.core.pbs.SetBy;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Manage;
@@ -112,6 +117,28 @@ class MailAttributesTest {
         "/usr/sbin/sendmail", d.state.serverAttribute(MailSettings.SENDMAIL_PATH).orElseThrow());
     // the other mail settings are a manager's, as in Torque
     d.setServer(ALICE, attr(MailSettings.MAIL_SUBJECT_FMT, "Job %i: %m"));
+  }
+
+  @Test
+  void everyAttributeTheTableGivesRootOnAServerHostIsRefusedToAManager() {
+    d.setServer(ROOT, attr(ServerAttributes.MANAGERS, "alice@login1"));
+    List<AttributeDef> rootOnly =
+        AttributeTable.SERVER.definitions().stream()
+            .filter(def -> def.setBy() == SetBy.ROOT_ON_SERVER)
+            .toList();
+    assertFalse(rootOnly.isEmpty());
+    for (AttributeDef def : rootOnly) {
+      refused(
+          Error.Code.PERMISSION,
+          () -> d.setServer(ALICE, attr(def.name(), "/usr/sbin/sendmail")),
+          "alice@login1 may not set " + def.name() + ": the server runs it as its own user");
+    }
+    // the check is the server attributes'; a queue's or a node's would go unchecked
+    for (AttributeTable table : List.of(AttributeTable.QUEUE, AttributeTable.NODE)) {
+      assertTrue(
+          table.definitions().stream().noneMatch(def -> def.setBy() == SetBy.ROOT_ON_SERVER),
+          table.name());
+    }
   }
 
   @Test

@@ -63,4 +63,14 @@ class NodeAttributesTest {
             () -> NodeAttributes.apply(NodeAttributes.created("n1"), set("power_state", "x")));
     assertEquals(Error.Code.UNKNOWN_ATTRIBUTE, e.code());
   }
+
+  @Test
+  void anUnknownNameIsToldTheSettableOnesInTheTablesOrder() {
+    CommandException e =
+        assertThrows(
+            CommandException.class,
+            () -> NodeAttributes.apply(NodeAttributes.created("n1"), set("color", "red")));
+    assertEquals(
+        "unknown node attribute 'color' (np, properties, gpus, state, note)", e.getMessage());
+  }
 }

@@ -1,5 +1,14 @@
 package dev.berth.tools.pbsnodes;
 
+import static dev.berth.core.NodeAttributeNames.GPUS;
+import static dev.berth.core.NodeAttributeNames.JOBS;
+import static dev.berth.core.NodeAttributeNames.NOTE;
+import static dev.berth.core.NodeAttributeNames.NP;
+import static dev.berth.core.NodeAttributeNames.NTYPE;
+import static dev.berth.core.NodeAttributeNames.PROPERTIES;
+import static dev.berth.core.NodeAttributeNames.STATE;
+import static dev.berth.core.NodeAttributeNames.STATUS;
+
 import dev.berth.core.CpuRanges;
 import dev.berth.proto.Gpu;
 import dev.berth.proto.Node;
@@ -17,7 +26,8 @@ import java.util.TreeMap;
  * A node as Torque 6's pbsnodes lists it, in the order of Torque's node attribute table: state, np,
  * properties, ntype, jobs ({@code 0-1/12.srv,2/13.srv}: the CPUs each job holds), status (the mom's
  * last report), note, gpus, gpu_status (the GPUs the mom found and the jobs that hold them).
- * Attributes the node does not have are left out.
+ * Attributes the node does not have are left out. The names are core's ({@link
+ * dev.berth.core.NodeAttributeNames}), but gpu_status, which only pbsnodes shows.
  */
 public final class NodeAttributeList {
   /** The order in which a Torque mom reports its status items; others follow by name. */
@@ -49,25 +59,25 @@ public final class NodeAttributeList {
   public static List<Attr> of(NodeStatus status) {
     Node node = status.getNode();
     List<Attr> attrs = new ArrayList<>();
-    attrs.add(Attr.text("state", status.getState()));
-    attrs.add(Attr.number("np", node.getNp()));
+    attrs.add(Attr.text(STATE, status.getState()));
+    attrs.add(Attr.number(NP, node.getNp()));
     if (node.getPropertiesCount() > 0) {
-      attrs.add(Attr.text("properties", String.join(",", node.getPropertiesList())));
+      attrs.add(Attr.text(PROPERTIES, String.join(",", node.getPropertiesList())));
     }
-    attrs.add(Attr.text("ntype", node.getNtype().isEmpty() ? "cluster" : node.getNtype()));
+    attrs.add(Attr.text(NTYPE, node.getNtype().isEmpty() ? "cluster" : node.getNtype()));
     List<String> jobs = jobs(status.getJobsList());
     if (!jobs.isEmpty()) {
-      attrs.add(Attr.list("jobs", String.join(",", jobs), jobs));
+      attrs.add(Attr.list(JOBS, String.join(",", jobs), jobs));
     }
     List<Map.Entry<String, String>> items = statusItems(node);
     if (!items.isEmpty()) {
-      attrs.add(Attr.entries("status", statusText(items), items));
+      attrs.add(Attr.entries(STATUS, statusText(items), items));
     }
     if (!node.getNote().isEmpty()) {
-      attrs.add(Attr.text("note", node.getNote()));
+      attrs.add(Attr.text(NOTE, node.getNote()));
     }
     if (node.getGpus() > 0) {
-      attrs.add(Attr.number("gpus", node.getGpus()));
+      attrs.add(Attr.number(GPUS, node.getGpus()));
     }
     List<String> gpus = gpuStatus(status);
     if (!gpus.isEmpty()) {

@@ -6,6 +6,7 @@ import dev.berth.client.Getopt;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.NodeAttributeNames;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Manage;
@@ -80,13 +81,21 @@ public final class Pbsnodes {
   }
 
   private static Attribute noteAttribute(String note) {
-    return Attribute.newBuilder().setName("note").setValue(note).setOp(Attribute.Op.SET).build();
+    return Attribute.newBuilder()
+        .setName(NodeAttributeNames.NOTE)
+        .setValue(note)
+        .setOp(Attribute.Op.SET)
+        .build();
   }
 
   private static Attribute stateAttribute(PbsnodesOptions options) {
     Attribute.Op op =
         options.action() == PbsnodesOptions.Action.OFFLINE ? Attribute.Op.INCR : Attribute.Op.DECR;
-    return Attribute.newBuilder().setName("state").setValue("offline").setOp(op).build();
+    return Attribute.newBuilder()
+        .setName(NodeAttributeNames.STATE)
+        .setValue("offline")
+        .setOp(op)
+        .build();
   }
 
   /** One {@code Manage SET NODE} request; returns the new exit status. */
@@ -114,7 +123,7 @@ public final class Pbsnodes {
     }
     if (!options.quiet()) {
       String what =
-          attribute.getName().equals("note")
+          attribute.getName().equals(NodeAttributeNames.NOTE)
               ? "Error setting note attribute for " + node
               : "Error marking node " + node;
       invocation.err().println(what + " - " + ErrorText.text(failure.get()));

@@ -1,9 +1,72 @@
 package dev.berth.tools.qstat;
 
+import static dev.berth.core.AttributeNames.ACCOUNT_NAME;
+import static dev.berth.core.AttributeNames.CGROUP_ENABLE;
+import static dev.berth.core.AttributeNames.CHECKPOINT;
+import static dev.berth.core.AttributeNames.COMMENT;
+import static dev.berth.core.AttributeNames.COMP_TIME;
+import static dev.berth.core.AttributeNames.CONTAINER_IMAGE;
+import static dev.berth.core.AttributeNames.CONTAINER_MOUNTS;
+import static dev.berth.core.AttributeNames.CONTAINER_NAME;
+import static dev.berth.core.AttributeNames.CONTAINER_REMAP_ROOT;
+import static dev.berth.core.AttributeNames.CONTAINER_WORKDIR;
+import static dev.berth.core.AttributeNames.CONTAINER_WRITABLE;
+import static dev.berth.core.AttributeNames.CTIME;
+import static dev.berth.core.AttributeNames.DEPEND;
+import static dev.berth.core.AttributeNames.EGROUP;
+import static dev.berth.core.AttributeNames.ERROR_PATH;
+import static dev.berth.core.AttributeNames.ESTIMATED;
+import static dev.berth.core.AttributeNames.ETIME;
+import static dev.berth.core.AttributeNames.EUSER;
+import static dev.berth.core.AttributeNames.EXECUTION_TIME;
+import static dev.berth.core.AttributeNames.EXEC_GPUS;
+import static dev.berth.core.AttributeNames.EXEC_HOST;
+import static dev.berth.core.AttributeNames.EXIT_REASON;
+import static dev.berth.core.AttributeNames.EXIT_STATUS;
+import static dev.berth.core.AttributeNames.GROUP_LIST;
+import static dev.berth.core.AttributeNames.HOLD_TYPES;
+import static dev.berth.core.AttributeNames.INIT_WORK_DIR;
+import static dev.berth.core.AttributeNames.INTERACTIVE;
+import static dev.berth.core.AttributeNames.INTER_CMD;
+import static dev.berth.core.AttributeNames.JOB_ARRAY_ID;
+import static dev.berth.core.AttributeNames.JOB_ARRAY_REQUEST;
+import static dev.berth.core.AttributeNames.JOB_NAME;
+import static dev.berth.core.AttributeNames.JOB_OWNER;
+import static dev.berth.core.AttributeNames.JOB_RADIX;
+import static dev.berth.core.AttributeNames.JOB_STATE;
+import static dev.berth.core.AttributeNames.JOIN_PATH;
+import static dev.berth.core.AttributeNames.KEEP_FILES;
+import static dev.berth.core.AttributeNames.MAIL_POINTS;
+import static dev.berth.core.AttributeNames.MAIL_USERS;
+import static dev.berth.core.AttributeNames.MTIME;
+import static dev.berth.core.AttributeNames.NODE_EXCLUSIVE;
+import static dev.berth.core.AttributeNames.OUTPUT_PATH;
+import static dev.berth.core.AttributeNames.PLANNED_WALLTIME;
+import static dev.berth.core.AttributeNames.PRIORITY;
+import static dev.berth.core.AttributeNames.QTIME;
+import static dev.berth.core.AttributeNames.QUEUE;
+import static dev.berth.core.AttributeNames.RERUNABLE;
+import static dev.berth.core.AttributeNames.RESOURCES_USED;
+import static dev.berth.core.AttributeNames.RESOURCE_LIST;
+import static dev.berth.core.AttributeNames.SCHED_PRIORITY;
+import static dev.berth.core.AttributeNames.SCHED_PRIORITY_FACTORS;
+import static dev.berth.core.AttributeNames.SERVER;
+import static dev.berth.core.AttributeNames.SESSION_ID;
+import static dev.berth.core.AttributeNames.SHELL_PATH_LIST;
+import static dev.berth.core.AttributeNames.START_COUNT;
+import static dev.berth.core.AttributeNames.START_TIME;
+import static dev.berth.core.AttributeNames.SUBMIT_ARGS;
+import static dev.berth.core.AttributeNames.SUBMIT_HOST;
+import static dev.berth.core.AttributeNames.UMASK;
+import static dev.berth.core.AttributeNames.VARIABLE_LIST;
+import static dev.berth.core.AttributeNames.WALLTIME;
+import static dev.berth.core.AttributeNames.WORK_DIR;
+
 import dev.berth.core.CpuRanges;
 import dev.berth.core.Durations;
 import dev.berth.core.Suspensions;
 import dev.berth.core.UsedResources;
+import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Container;
 import dev.berth.proto.Dependency;
 import dev.berth.proto.Holds;
@@ -24,86 +87,89 @@ import java.util.TreeMap;
  * A job as the ordered attribute list of Torque 6's {@code qstat -f}: the order of Torque's job
  * attribute table ({@code JOB_ATR_*}), holding only what the job carries, then Berth's own
  * attributes ({@code work_dir}, {@code cgroup_enable}, {@code exit_reason}, other {@code -W}
- * extensions). The same list feeds {@code -f}, {@code -x} and {@code -F json}.
+ * extensions). The same list feeds {@code -f}, {@code -x} and {@code -F json}. The names are core's
+ * ({@link dev.berth.core.AttributeNames}: those of {@link AttributeTable#JOB} and {@link
+ * AttributeTable#JOB_STATUS}), but for the places Torque keeps for stagein, stageout and User_List,
+ * which Berth does not take.
  */
 public final class JobAttributeList {
   /** Extensions that have their own place in Torque's order. */
   private static final Set<String> PLACED_EXTENSIONS =
-      Set.of("group_list", "stagein", "stageout", "User_List", "umask", "job_radix");
+      Set.of(GROUP_LIST, "stagein", "stageout", "User_List", UMASK, JOB_RADIX);
 
   private JobAttributeList() {}
 
   /** The attributes of {@code job}; {@code now} (epoch seconds) gives Walltime.Remaining. */
   public static List<Attr> of(Job job, long now) {
     List<Attr> attrs = new ArrayList<>();
-    attrs.add(Attr.text("Job_Name", job.getName()));
-    attrs.add(Attr.text("Job_Owner", job.getOwner()));
+    attrs.add(Attr.text(JOB_NAME, job.getName()));
+    attrs.add(Attr.text(JOB_OWNER, job.getOwner()));
     if (job.hasResourcesUsed()) {
       resourcesUsed(attrs, job.getResourcesUsed());
     }
-    attrs.add(Attr.text("job_state", stateLetter(job)));
-    attrs.add(Attr.text("queue", job.getQueue()));
-    attrs.add(Attr.text("server", job.getServer()));
-    text(attrs, "Account_Name", job.getAccount());
-    text(attrs, "Checkpoint", job.getCheckpoint());
-    time(attrs, "ctime", job.getCtime());
-    text(attrs, "depend", depend(job.getDependenciesList()));
-    text(attrs, "Error_Path", job.getErrorPath());
-    text(attrs, "exec_gpus", CpuRanges.execGpus(job.getExecNodesList()));
-    text(attrs, "exec_host", CpuRanges.execHost(job.getExecNodesList()));
-    time(attrs, "Execution_Time", job.getExecutionTime());
-    extension(attrs, job, "group_list");
-    attrs.add(Attr.text("Hold_Types", holdTypes(job.getHolds())));
+    attrs.add(Attr.text(JOB_STATE, stateLetter(job)));
+    attrs.add(Attr.text(QUEUE, job.getQueue()));
+    attrs.add(Attr.text(SERVER, job.getServer()));
+    text(attrs, ACCOUNT_NAME, job.getAccount());
+    text(attrs, CHECKPOINT, job.getCheckpoint());
+    time(attrs, CTIME, job.getCtime());
+    text(attrs, DEPEND, depend(job.getDependenciesList()));
+    text(attrs, ERROR_PATH, job.getErrorPath());
+    text(attrs, EXEC_GPUS, CpuRanges.execGpus(job.getExecNodesList()));
+    text(attrs, EXEC_HOST, CpuRanges.execHost(job.getExecNodesList()));
+    time(attrs, EXECUTION_TIME, job.getExecutionTime());
+    extension(attrs, job, GROUP_LIST);
+    attrs.add(Attr.text(HOLD_TYPES, holdTypes(job.getHolds())));
     if (job.hasInteractive()) {
-      attrs.add(Attr.text("interactive", "True"));
-      text(attrs, "inter_cmd", job.getInteractive().getCommand());
+      attrs.add(Attr.text(INTERACTIVE, "True"));
+      text(attrs, INTER_CMD, job.getInteractive().getCommand());
     }
-    text(attrs, "Join_Path", job.getJoinPath());
-    text(attrs, "Keep_Files", job.getKeepFiles());
-    text(attrs, "Mail_Points", job.getMailPoints());
-    text(attrs, "Mail_Users", job.getMailUsers());
-    time(attrs, "mtime", job.getMtime());
-    text(attrs, "Output_Path", job.getOutputPath());
-    attrs.add(Attr.number("Priority", job.getPriority()));
-    time(attrs, "qtime", job.getQtime());
-    attrs.add(Attr.text("Rerunable", bool(job.getRerunnable())));
+    text(attrs, JOIN_PATH, job.getJoinPath());
+    text(attrs, KEEP_FILES, job.getKeepFiles());
+    text(attrs, MAIL_POINTS, job.getMailPoints());
+    text(attrs, MAIL_USERS, job.getMailUsers());
+    time(attrs, MTIME, job.getMtime());
+    text(attrs, OUTPUT_PATH, job.getOutputPath());
+    attrs.add(Attr.number(PRIORITY, job.getPriority()));
+    time(attrs, QTIME, job.getQtime());
+    attrs.add(Attr.text(RERUNABLE, bool(job.getRerunnable())));
     new TreeMap<>(job.getResources().getValuesMap())
-        .forEach((name, value) -> attrs.add(Attr.text("Resource_List", name, value)));
+        .forEach((name, value) -> attrs.add(Attr.text(RESOURCE_LIST, name, value)));
     if (job.getSessionId() > 0) {
-      attrs.add(Attr.number("session_id", job.getSessionId()));
+      attrs.add(Attr.number(SESSION_ID, job.getSessionId()));
     }
-    text(attrs, "Shell_Path_List", job.getShell());
+    text(attrs, SHELL_PATH_LIST, job.getShell());
     extension(attrs, job, "stagein");
     extension(attrs, job, "stageout");
     extension(attrs, job, "User_List");
     if (job.getVariablesCount() > 0) {
       attrs.add(variables(job.getVariablesList()));
     }
-    text(attrs, "euser", job.getEuser());
-    text(attrs, "egroup", job.getEgroup());
-    text(attrs, "comment", job.getComment());
-    time(attrs, "etime", job.getEtime());
+    text(attrs, EUSER, job.getEuser());
+    text(attrs, EGROUP, job.getEgroup());
+    text(attrs, COMMENT, job.getComment());
+    time(attrs, ETIME, job.getEtime());
     if (job.hasExitStatus()) {
-      attrs.add(Attr.number("exit_status", job.getExitStatus()));
+      attrs.add(Attr.number(EXIT_STATUS, job.getExitStatus()));
     }
-    text(attrs, "submit_args", job.getSubmitArgs());
+    text(attrs, SUBMIT_ARGS, job.getSubmitArgs());
     if (!job.getArrayParent().isEmpty()) {
-      attrs.add(Attr.number("job_array_id", job.getArrayIndex()));
+      attrs.add(Attr.number(JOB_ARRAY_ID, job.getArrayIndex()));
     }
-    text(attrs, "job_array_request", job.getArrayRequest());
-    extension(attrs, job, "umask");
-    time(attrs, "start_time", job.getStartTime());
+    text(attrs, JOB_ARRAY_REQUEST, job.getArrayRequest());
+    extension(attrs, job, UMASK);
+    time(attrs, START_TIME, job.getStartTime());
     walltimeRemaining(attrs, job, now);
     if (job.getRunCount() > 0) {
-      attrs.add(Attr.number("start_count", job.getRunCount()));
+      attrs.add(Attr.number(START_COUNT, job.getRunCount()));
     }
-    time(attrs, "comp_time", job.getCompTime());
-    extension(attrs, job, "job_radix");
+    time(attrs, COMP_TIME, job.getCompTime());
+    extension(attrs, job, JOB_RADIX);
     if (job.getNodeExclusive()) {
-      attrs.add(Attr.text("node_exclusive", "True"));
+      attrs.add(Attr.text(NODE_EXCLUSIVE, "True"));
     }
-    text(attrs, "submit_host", job.getSubmitHost());
-    text(attrs, "init_work_dir", job.getInitWorkDir());
+    text(attrs, SUBMIT_HOST, job.getSubmitHost());
+    text(attrs, INIT_WORK_DIR, job.getInitWorkDir());
     berthAttributes(attrs, job);
     return attrs;
   }
@@ -158,8 +224,8 @@ public final class JobAttributeList {
     for (UsedResources.Item r : UsedResources.of(used)) {
       attrs.add(
           r.number()
-              ? Attr.number("resources_used", r.name(), Long.parseLong(r.value()))
-              : Attr.text("resources_used", r.name(), r.value()));
+              ? Attr.number(RESOURCES_USED, r.name(), Long.parseLong(r.value()))
+              : Attr.text(RESOURCES_USED, r.name(), r.value()));
     }
   }
 
@@ -168,7 +234,7 @@ public final class JobAttributeList {
     for (Variable variable : variables) {
       entries.add(new AbstractMap.SimpleImmutableEntry<>(variable.getName(), variable.getValue()));
     }
-    return Attr.entries("Variable_List", variableText(variables), entries);
+    return Attr.entries(VARIABLE_LIST, variableText(variables), entries);
   }
 
   /** Torque's depend text: {@code afterok:12.srv@srv:13.srv@srv,afterany:...}. */
@@ -193,30 +259,30 @@ public final class JobAttributeList {
   private static void walltimeRemaining(List<Attr> attrs, Job job, long now) {
     long walltime = job.getResources().getWalltime();
     if (job.getState() == JobState.RUNNING && walltime > 0 && job.getStartTime() > 0) {
-      attrs.add(Attr.number("Walltime", "Remaining", walltime - Suspensions.ranSeconds(job, now)));
+      attrs.add(Attr.number(WALLTIME, "Remaining", walltime - Suspensions.ranSeconds(job, now)));
     }
   }
 
   private static void berthAttributes(List<Attr> attrs, Job job) {
-    text(attrs, "work_dir", job.getWorkDir());
-    attrs.add(Attr.text("cgroup_enable", bool(job.getCgroupEnable())));
-    text(attrs, "exit_reason", job.getExitReason());
+    text(attrs, WORK_DIR, job.getWorkDir());
+    attrs.add(Attr.text(CGROUP_ENABLE, bool(job.getCgroupEnable())));
+    text(attrs, EXIT_REASON, job.getExitReason());
     if (job.hasSchedPriority()) {
       SchedulingPriority p = job.getSchedPriority();
-      attrs.add(Attr.number("sched_priority", p.getTotal()));
-      attrs.add(Attr.number("sched_priority_factors", "age", p.getAge()));
-      attrs.add(Attr.number("sched_priority_factors", "job_size", p.getJobSize()));
-      attrs.add(Attr.number("sched_priority_factors", "queue", p.getQueue()));
-      attrs.add(Attr.number("sched_priority_factors", "user", p.getUser()));
-      attrs.add(Attr.number("sched_priority_factors", "fair_share", p.getFairShare()));
+      attrs.add(Attr.number(SCHED_PRIORITY, p.getTotal()));
+      attrs.add(Attr.number(SCHED_PRIORITY_FACTORS, "age", p.getAge()));
+      attrs.add(Attr.number(SCHED_PRIORITY_FACTORS, "job_size", p.getJobSize()));
+      attrs.add(Attr.number(SCHED_PRIORITY_FACTORS, "queue", p.getQueue()));
+      attrs.add(Attr.number(SCHED_PRIORITY_FACTORS, "user", p.getUser()));
+      attrs.add(Attr.number(SCHED_PRIORITY_FACTORS, "fair_share", p.getFairShare()));
     }
     if (job.getEstimatedStartTime() > 0) {
-      attrs.add(Attr.time("estimated", "start_time", job.getEstimatedStartTime()));
+      attrs.add(Attr.time(ESTIMATED, "start_time", job.getEstimatedStartTime()));
     }
     if (job.getPlannedWalltime() > 0) {
       attrs.add(
           Attr.text(
-              "planned_walltime",
+              PLANNED_WALLTIME,
               Durations.format(job.getPlannedWalltime())
                   + " ("
                   + job.getPlannedWalltimeSource()
@@ -236,17 +302,17 @@ public final class JobAttributeList {
 
   /** The -W container_* attributes as they were given (mounts normalised). */
   private static void container(List<Attr> attrs, Container c) {
-    text(attrs, "container_image", c.getImage());
-    text(attrs, "container_name", c.getName());
+    text(attrs, CONTAINER_IMAGE, c.getImage());
+    text(attrs, CONTAINER_NAME, c.getName());
     text(
         attrs,
-        "container_mounts",
+        CONTAINER_MOUNTS,
         c.getMountsList().stream()
             .map(m -> m.getSource() + ":" + m.getTarget() + (m.getReadOnly() ? ":ro" : ""))
             .collect(java.util.stream.Collectors.joining(",")));
-    text(attrs, "container_workdir", c.getWorkdir());
-    attrs.add(Attr.text("container_writable", bool(c.getWritable())));
-    attrs.add(Attr.text("container_remap_root", bool(c.getRemapRoot())));
+    text(attrs, CONTAINER_WORKDIR, c.getWorkdir());
+    attrs.add(Attr.text(CONTAINER_WRITABLE, bool(c.getWritable())));
+    attrs.add(Attr.text(CONTAINER_REMAP_ROOT, bool(c.getRemapRoot())));
   }
 
   private static void extension(List<Attr> attrs, Job job, String name) {

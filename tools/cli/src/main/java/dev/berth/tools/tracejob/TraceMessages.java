@@ -1,5 +1,6 @@
 package dev.berth.tools.tracejob;
 
+import dev.berth.core.AttributeNames;
 import dev.berth.core.CpuRanges;
 import dev.berth.core.Durations;
 import dev.berth.core.Sizes;
@@ -12,7 +13,6 @@ import dev.berth.tools.qstat.JobAttributeList;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -113,14 +113,14 @@ final class TraceMessages {
   static String accounting(Event event, Job job) {
     switch (event.getBodyCase()) {
       case JOB_SUBMITTED:
-        return "queue=" + job.getQueue();
+        return field(AttributeNames.QUEUE, job.getQueue());
       case JOB_STARTED:
         return startRecord(job);
       case JOB_EXITED:
         return endRecord(job, event.getJobExited());
       case JOB_DELETED:
       case JOB_KILL_REQUESTED:
-        return "requestor=" + event.getActor();
+        return field("requestor", event.getActor());
       default:
         return "";
     }
@@ -128,13 +128,13 @@ final class TraceMessages {
 
   /** A move (qmove), or the attributes a qalter changed, with {@code values} the new ones. */
   private static List<String> altered(String actor, List<String> changedNames, Job values) {
-    if (changedNames.equals(List.of("queue"))) {
+    if (changedNames.equals(List.of(AttributeNames.QUEUE))) {
       return List.of("Job moved to " + values.getQueue() + " at request of " + actor);
     }
     // A comment is the server's word on the job (why a node leaves it alone): shown whole.
     List<String> changed =
         changedNames.stream()
-            .map(name -> name.equals("comment") ? "comment = " + values.getComment() : name)
+            .map(n -> n.equals(AttributeNames.COMMENT) ? n + " = " + values.getComment() : n)
             .toList();
     return List.of(
         "Job Modified at request of "
@@ -154,7 +154,7 @@ final class TraceMessages {
     } else if (!reason.isEmpty() && !reason.equals("deleted")) {
       lines.add("Job ended: " + reason);
     }
-    lines.add("Exit_status=" + exited.getExitStatus() + " " + usage(used));
+    lines.add(field("Exit_status", exited.getExitStatus()) + " " + usage(used));
     if (!exited.getOutputNote().isEmpty()) {
       lines.add("Post job file processing error: " + exited.getOutputNote());
     }
@@ -170,56 +170,57 @@ final class TraceMessages {
   }
 
   private static String usage(ResourcesUsed used) {
-    return "resources_used.cput="
-        + Durations.format(used.getCput())
-        + " resources_used.mem="
-        + Sizes.formatKb(used.getMem())
-        + " resources_used.vmem="
-        + Sizes.formatKb(used.getVmem())
-        + " resources_used.walltime="
-        + Durations.format(used.getWalltime())
-        + (used.getOomKills() > 0 ? " resources_used.oom_kills=" + used.getOomKills() : "");
+    return String.join(
+            " ",
+            resourceUsed("cput", Durations.format(used.getCput())),
+            resourceUsed("mem", Sizes.formatKb(used.getMem())),
+            resourceUsed("vmem", Sizes.formatKb(used.getVmem())),
+            resourceUsed("walltime", Durations.format(used.getWalltime())))
+        + (used.getOomKills() > 0 ? " " + resourceUsed("oom_kills", used.getOomKills()) : "");
   }
 
   /** Torque's S record: who, what, when, where. */
   private static String startRecord(Job job) {
-    StringBuilder out = new StringBuilder();
-    out.append("user=")
-        .append(job.getEuser())
-        .append(" group=")
-        .append(job.getEgroup())
-        .append(" jobname=")
-        .append(job.getName())
-        .append(" queue=")
-        .append(job.getQueue())
-        .append(" ctime=")
-        .append(job.getCtime())
-        .append(" qtime=")
-        .append(job.getQtime())
-        .append(" etime=")
-        .append(job.getEtime())
-        .append(" start=")
-        .append(job.getStartTime())
-        .append(" owner=")
-        .append(job.getOwner())
-        .append(" exec_host=")
-        .append(CpuRanges.execHost(job.getExecNodesList()));
-    Map<String, String> requested = new TreeMap<>(job.getResources().getValuesMap());
-    requested.forEach(
-        (name, value) -> out.append(" Resource_List.").append(name).append('=').append(value));
-    return out.toString();
+    List<String> fields =
+        new ArrayList<>(
+            List.of(
+                field("user", job.getEuser()),
+                field("group", job.getEgroup()),
+                field("jobname", job.getName()),
+                field(AttributeNames.QUEUE, job.getQueue()),
+                field(AttributeNames.CTIME, job.getCtime()),
+                field(AttributeNames.QTIME, job.getQtime()),
+                field(AttributeNames.ETIME, job.getEtime()),
+                field("start", job.getStartTime()),
+                field("owner", job.getOwner()),
+                field(AttributeNames.EXEC_HOST, CpuRanges.execHost(job.getExecNodesList()))));
+    new TreeMap<>(job.getResources().getValuesMap())
+        .forEach(
+            (name, value) -> fields.add(field(AttributeNames.RESOURCE_LIST + "." + name, value)));
+    return String.join(" ", fields);
   }
 
   /** Torque's E record: the S record's fields, then session, end, exit status and usage. */
   private static String endRecord(Job job, JobExited exited) {
-    return startRecord(job)
-        + " session="
-        + job.getSessionId()
-        + " end="
-        + exited.getEndTime()
-        + " Exit_status="
-        + exited.getExitStatus()
-        + " "
-        + usage(exited.getResourcesUsed());
+    return String.join(
+        " ",
+        startRecord(job),
+        field("session", job.getSessionId()),
+        field("end", exited.getEndTime()),
+        field("Exit_status", exited.getExitStatus()),
+        usage(exited.getResourcesUsed()));
+  }
+
+  /**
+   * One {@code key=value} of a record. A key that is a job attribute (queue, ctime, exec_host,
+   * Resource_List, resources_used) is core's {@link AttributeNames}; the others are the accounting
+   * record's own words, as the server's accounting writes them.
+   */
+  private static String field(String key, Object value) {
+    return key + "=" + value;
+  }
+
+  private static String resourceUsed(String resource, Object value) {
+    return field(AttributeNames.RESOURCES_USED + "." + resource, value);
   }
 }
