@@ -202,11 +202,14 @@ final class HookActor {
         }
         continue;
       }
+      // the timeout before the start, so that whoever sees the script run knows its time runs
+      timers.startSingleTimer(Timeout.INSTANCE, setup.timeout());
       try {
         records.file(setup.jobId(), statusName()); // makes the record directory
         startOutput();
         running = launcher.start(spec(script));
       } catch (IOException e) {
+        timers.cancel(Timeout.INSTANCE);
         if (!record(SiteScriptStatus.REFUSED.code(), "could not be started: " + e.getMessage())) {
           return done();
         }
@@ -214,7 +217,6 @@ final class HookActor {
       }
       timedOut = false;
       context.pipeToSelf(running.exited(), (ok, failure) -> new Exited());
-      timers.startSingleTimer(Timeout.INSTANCE, setup.timeout());
       return waiting();
     }
     return done();

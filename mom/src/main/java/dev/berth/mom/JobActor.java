@@ -284,10 +284,12 @@ final class JobActor {
   /** JOIN_JOB to every sister until all have joined; the script starts only then. */
   private Behavior<Command> joining() {
     phases.enter(MomJobPhase.JOINING);
-    joinSentNanos = System.nanoTime();
-    sisters.askToJoin();
+    // Here and below, a phase's timers start before what it sends, so that whoever hears it knows
+    // the timers run.
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     timers.startSingleTimer(Timer.JOIN_TIMEOUT, SISTER_TIMEOUT);
+    joinSentNanos = System.nanoTime();
+    sisters.askToJoin();
     return Behaviors.receive(Command.class)
         .onMessage(
             Joined.class,
@@ -398,9 +400,9 @@ final class JobActor {
    */
   private Behavior<Command> awaitingSession() {
     phases.enter(MomJobPhase.AWAITING_SESSION);
-    reports.started(0, clock::millis);
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     timers.startSingleTimer(Timer.ATTACH_TIMEOUT, ATTACH_TIMEOUT);
+    reports.started(0, clock::millis);
     return Behaviors.receive(Command.class)
         .onMessage(Attach.class, this::attach)
         .onMessageEquals(
@@ -552,8 +554,8 @@ final class JobActor {
     for (JobHook hook : hooks) {
       hook.poststart(process);
     }
-    reports.started(process.pid(), process::launchedMillis);
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
+    reports.started(process.pid(), process::launchedMillis);
     return tasks
         .heard(Behaviors.receive(Command.class))
         .onMessage(OverLimit.class, this::overLimit)
@@ -625,8 +627,7 @@ final class JobActor {
     if (kills.killing()) {
       return notRunning();
     }
-    suspender.order(s.suspend());
-    walltime.suspensionChanged();
+    suspender.order(s.suspend(), walltime::suspensionChanged);
     return Behaviors.same();
   }
 
@@ -678,11 +679,11 @@ final class JobActor {
     if (suspender.suspended()) {
       suspender.thawToEnd(); // the script ended while its tasks were stopped (no freezer here)
     }
+    timers.startSingleTimer(Timer.TASKS_TIMEOUT, TaskHost.END_TIMEOUT.plusSeconds(5));
     if (!tasks.endAll(
         context.messageAdapter(TaskHost.Ended.class, e -> new TasksEnded(e.usage())))) {
-      return finish();
+      return finish(); // which cancels the timer
     }
-    timers.startSingleTimer(Timer.TASKS_TIMEOUT, TaskHost.END_TIMEOUT.plusSeconds(5));
     return tasks
         .heard(Behaviors.receive(Command.class))
         .onMessage(
@@ -782,9 +783,9 @@ final class JobActor {
       JobObitReport.Builder obit, Function<JobObitReport.Builder, Behavior<Command>> then) {
     phases.enter(MomJobPhase.COLLECTING);
     String why = kills.killing() ? kills.reason() : "the job ended";
-    sisters.kill(why);
     timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     timers.startSingleTimer(Timer.DONE_TIMEOUT, DONE_TIMEOUT);
+    sisters.kill(why);
     return tasks
         .heard(Behaviors.receive(Command.class))
         .onMessage(
@@ -850,9 +851,9 @@ final class JobActor {
     } else {
       context.getLog().info("job {} ended with exit status {}", job.getId(), obit.getExitStatus());
     }
+    timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     reports.ended(obit);
     cgroup.remove();
-    timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
     return Behaviors.receive(Command.class)
         .onMessageEquals(
             Timer.RESEND,

@@ -60,9 +60,10 @@ final class KillHook {
     }
     reason = why;
     log.info("killing job {}: {}", jobId, why);
+    // the timer before the signal, so that whoever sees the signal knows the delay runs
+    timers.startSingleTimer(escalate, Duration.ofSeconds(Math.max(0, killDelay)));
     suspender.thawToEnd();
     launcher.signalJob(session.pid(), Signals.SIGTERM);
-    timers.startSingleTimer(escalate, Duration.ofSeconds(Math.max(0, killDelay)));
   }
 
   /** The kill delay has passed: SIGKILL. */

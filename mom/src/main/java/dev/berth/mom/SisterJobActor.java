@@ -15,10 +15,12 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * One job on one of its sister nodes: joined when the mother superior asks (the job's TMPDIR,
@@ -51,6 +53,7 @@ final class SisterJobActor {
   }
 
   private final ActorContext<Command> context;
+  private final TimerScheduler<Command> timers;
   private final MomConfig config;
   private final Launcher launcher;
   private final JobRecords records;
@@ -71,8 +74,13 @@ final class SisterJobActor {
   private NodeJob nodeJob;
 
   private SisterJobActor(
-      ActorContext<Command> context, JobServices services, Job job, String motherSuperior) {
+      ActorContext<Command> context,
+      TimerScheduler<Command> timers,
+      JobServices services,
+      Job job,
+      String motherSuperior) {
     this.context = context;
+    this.timers = timers;
     this.config = services.config();
     this.launcher = services.launcher();
     this.records = services.records();
@@ -102,9 +110,8 @@ final class SisterJobActor {
     JobRecords records = services.records();
     Isolation isolation = services.isolation();
     ActorRef<MomActor.Command> mom = services.mom();
-    return Behaviors.setup(
-        ctx -> {
-          ctx.setLoggerName(SisterJobActor.class);
+    return withTimers(
+        (ctx, timers) -> {
           Job job = join.getJob();
           Optional<String> unwell = new JobHealth(config, mom).atStart();
           if (unwell.isPresent()) {
@@ -122,7 +129,8 @@ final class SisterJobActor {
                     .map(JobCgroup::procsFiles)
                     .orElse(List.of());
             config.gpuMonitor().watch(job, config.name(), config.gpus());
-            SisterJobActor a = new SisterJobActor(ctx, services, job, join.getMotherSuperior());
+            SisterJobActor a =
+                new SisterJobActor(ctx, timers, services, job, join.getMotherSuperior());
             a.phases.enter(SisterJobPhase.PREPARING); // done: what refuses the join came before
             a.nodeJob = nodeJob;
             a.tasks.open(nodeJob, procs);
@@ -141,12 +149,11 @@ final class SisterJobActor {
 
   /** A sister job found in the node-local records after a mom restart. */
   static Behavior<Command> recover(JobServices services, JobRecords.Record record) {
-    return Behaviors.setup(
-        ctx -> {
-          ctx.setLoggerName(SisterJobActor.class);
+    return withTimers(
+        (ctx, timers) -> {
           Job job = record.run().getJob();
           SisterJobActor a =
-              new SisterJobActor(ctx, services, job, record.motherSuperior().orElseThrow());
+              new SisterJobActor(ctx, timers, services, job, record.motherSuperior().orElseThrow());
           a.phases.enter(SisterJobPhase.RECOVERING);
           a.suspender.restore(record.suspension());
           try {
@@ -158,6 +165,17 @@ final class SisterJobActor {
           }
           return a.joined();
         });
+  }
+
+  private static Behavior<Command> withTimers(
+      BiFunction<ActorContext<Command>, TimerScheduler<Command>, Behavior<Command>> first) {
+    return Behaviors.withTimers(
+        timers ->
+            Behaviors.setup(
+                ctx -> {
+                  ctx.setLoggerName(SisterJobActor.class);
+                  return first.apply(ctx, timers);
+                }));
   }
 
   /**
@@ -249,27 +267,26 @@ final class SisterJobActor {
   private Behavior<Command> endTasks(KillJob kill) {
     phases.enter(SisterJobPhase.ENDING_TASKS);
     suspender.thawToEnd();
+    // the timer before the tasks hear of the end, so that whoever sees them end knows it runs
+    timers.startSingleTimer(Timer.TASKS_TIMEOUT, TaskHost.END_TIMEOUT.plusSeconds(5));
     if (!tasks.endAll(
         context.messageAdapter(TaskHost.Ended.class, e -> new TasksEnded(e.usage())))) {
+      timers.cancel(Timer.TASKS_TIMEOUT);
       return epilogues(kill, ResourcesUsed.getDefaultInstance());
     }
-    return Behaviors.withTimers(
-        timers -> {
-          timers.startSingleTimer(Timer.TASKS_TIMEOUT, TaskHost.END_TIMEOUT.plusSeconds(5));
-          return Behaviors.receive(Command.class)
-              .onMessage(TasksEnded.class, e -> epilogues(kill, e.usage()))
-              .onMessageEquals(
-                  Timer.TASKS_TIMEOUT, () -> epilogues(kill, ResourcesUsed.getDefaultInstance()))
-              .onMessage(Tasks.class, this::tasks)
-              .onMessage(
-                  Suspend.class,
-                  s -> {
-                    suspender.answerNotRunning();
-                    return Behaviors.same();
-                  })
-              .onAnyMessage(m -> Behaviors.same())
-              .build();
-        });
+    return Behaviors.receive(Command.class)
+        .onMessage(TasksEnded.class, e -> epilogues(kill, e.usage()))
+        .onMessageEquals(
+            Timer.TASKS_TIMEOUT, () -> epilogues(kill, ResourcesUsed.getDefaultInstance()))
+        .onMessage(Tasks.class, this::tasks)
+        .onMessage(
+            Suspend.class,
+            s -> {
+              suspender.answerNotRunning();
+              return Behaviors.same();
+            })
+        .onAnyMessage(m -> Behaviors.same())
+        .build();
   }
 
   /**

@@ -88,10 +88,19 @@ final class Suspender {
 
   /** Carries out a SuspendJob for a job that runs here. */
   void order(boolean suspend) {
-    if (suspend) {
-      suspend();
-    } else {
-      resume();
+    order(suspend, () -> {});
+  }
+
+  /**
+   * Carries out a SuspendJob for a job that runs here; {@code settled} runs once the job is frozen
+   * or thawed (or left as it was), before the server hears of it, so that what follows the
+   * suspension here (the walltime's timer) is in place by the time anyone can see the answer.
+   */
+  void order(boolean suspend, Runnable settled) {
+    boolean answer = suspend ? suspend() : resume();
+    settled.run();
+    if (answer) {
+      report(suspend);
     }
   }
 
@@ -130,20 +139,20 @@ final class Suspender {
     }
   }
 
-  private void suspend() {
+  /** Whether the job is frozen now, and the server is to hear so. */
+  private boolean suspend() {
     if (freeze() && (state.suspended() || record(state.begin(clock.millis())))) {
-      report(true);
-      return;
+      return true;
     }
     if (!state.suspended()) {
       thaw(); // not recorded, not frozen: as it was, until the server asks again
     }
+    return false;
   }
 
-  private void resume() {
-    if (thaw() && (!state.suspended() || record(state.end(clock.millis())))) {
-      report(false);
-    }
+  /** Whether the job runs again now, and the server is to hear so. */
+  private boolean resume() {
+    return thaw() && (!state.suspended() || record(state.end(clock.millis())));
   }
 
   /** Whether every process of the job here is frozen now. */

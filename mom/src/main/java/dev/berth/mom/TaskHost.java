@@ -194,8 +194,8 @@ final class TaskHost {
                 ctx -> {
                   TaskHost host =
                       new TaskHost(ctx, timers, job, launcher, records, resend, toMotherSuperior);
-                  host.endLeftovers();
                   timers.startTimerWithFixedDelay(Timer.RESEND, resend);
+                  host.endLeftovers();
                   return host.serving();
                 }));
   }
@@ -483,12 +483,13 @@ final class TaskHost {
 
   private Behavior<Command> endAll(EndAll end) {
     endReply = end.replyTo();
-    signalAll(Signals.SIGTERM);
-    if (drained()) {
-      return reportEnded();
-    }
+    // the timers before the signal, so that whoever sees the signal knows the grace runs
     timers.startSingleTimer(Timer.ESCALATE, TERM_GRACE);
     timers.startSingleTimer(Timer.GIVE_UP, END_TIMEOUT);
+    signalAll(Signals.SIGTERM);
+    if (drained()) {
+      return reportEnded(); // which stops the host, and its timers with it
+    }
     return Behaviors.same();
   }
 

@@ -42,7 +42,6 @@ final class FakeNode {
   static final String JOB = "1.test";
   static final String HERE = "n1";
   static final Duration WAIT = Duration.ofSeconds(5);
-  static final Duration SETTLE = Duration.ofMillis(50);
 
   final Path dir;
   final TestClock clock = new TestClock();
@@ -140,18 +139,31 @@ final class FakeNode {
   }
 
   /**
-   * The clock and the timers move on together, after a moment for the actors to finish what they
-   * are doing: a timer an actor sets just after a message the test has seen must not miss the time
-   * that passes.
+   * The clock and the timers move on together. The job's actors start a timer before the effect it
+   * follows (a message sent, a signal, a suspension answered), so a test that has seen the effect
+   * knows the timer runs; a message the test tells an actor is handled before the timers that fire
+   * now, which come after it in the actor's mailbox.
    */
   void passes(Duration d) {
-    try {
-      Thread.sleep(SETTLE.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
     clock.advance(d);
     time.timePasses(d);
+  }
+
+  /** Waits until the session {@code pid} has had exactly {@code signals}, in order. */
+  void signalled(long pid, Integer... signals) {
+    List<Integer> want = List.of(signals);
+    long end = System.nanoTime() + WAIT.toNanos();
+    while (!launcher.signalsTo(pid).equals(want)) {
+      if (System.nanoTime() > end) {
+        fail("session " + pid + " had signals " + launcher.signalsTo(pid) + ", not " + want);
+      }
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        fail("interrupted");
+      }
+    }
   }
 
   /** The next message to the server that {@code match} takes, skipping (and keeping) others. */

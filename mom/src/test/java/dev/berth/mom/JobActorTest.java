@@ -149,12 +149,12 @@ class JobActorTest {
     ActorRef<JobActor.Command> job = start(FakeNode.run(node.job()));
     JobProcess p = running(job);
     job.tell(new JobActor.Kill("deleted by bob", 5));
+    node.signalled(p.pid(), TERM); // the kill delay runs from here
     node.passes(Duration.ofSeconds(4));
     node.toServerSoon(m -> false);
     assertEquals(List.of(TERM), node.launcher.signalsTo(p.pid()));
     node.passes(Duration.ofSeconds(1));
-    node.toServerSoon(m -> false);
-    assertEquals(List.of(TERM, KILL), node.launcher.signalsTo(p.pid()));
+    node.signalled(p.pid(), TERM, KILL);
     node.launcher.exit(p, node.statusFile(), null);
 
     JobObitReport obit = node.obit();
@@ -238,8 +238,7 @@ class JobActorTest {
     assertEquals(List.of(), node.launcher.signalsTo(p.pid()), "40 s of its walltime are left");
 
     node.passes(Duration.ofSeconds(1));
-    node.toServerSoon(m -> false);
-    assertEquals(List.of(TERM), node.launcher.signalsTo(p.pid()));
+    node.signalled(p.pid(), TERM);
     assertTrue(Files.readString(node.stderr()).contains("=>> PBS: job killed: walltime 100"));
     node.launcher.exit(p, node.statusFile(), "signal 15 0 0");
     assertEquals(ExitStatus.OVER_WALLTIME.code(), node.obit().getExitStatus());
