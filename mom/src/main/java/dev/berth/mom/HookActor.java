@@ -191,7 +191,7 @@ final class HookActor {
       current = calls.get(next++);
       Path script;
       try {
-        var found = HookFiles.find(setup.directory(), current.name(), current.asOwner());
+        var found = launcher.siteScript(setup.directory(), current.name(), current.asOwner());
         if (found.isEmpty()) {
           continue;
         }

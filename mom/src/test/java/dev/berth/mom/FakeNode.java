@@ -55,6 +55,11 @@ final class FakeNode {
   private final List<MomActor.Command> unread = new ArrayList<>();
 
   FakeNode(ActorTestKit kit, Path dir) {
+    this(kit, dir, SiteScripts.NONE);
+  }
+
+  /** A node whose site runs {@code site}'s prologues, epilogues and health check. */
+  FakeNode(ActorTestKit kit, Path dir, SiteScripts site) {
     this.dir = dir;
     this.time = ManualTime.get(kit.system());
     this.cgroups = new FakeCgroupDriver(dir.resolve("cgroup"));
@@ -64,7 +69,7 @@ final class FakeNode {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    this.config =
+    MomConfig plain =
         new MomConfig(
             HERE,
             List.of(0, 1),
@@ -75,6 +80,29 @@ final class FakeNode {
             Duration.ofSeconds(10),
             Duration.ofSeconds(1),
             "test");
+    this.config =
+        new MomConfig(
+            plain.name(),
+            plain.cpus(),
+            plain.properties(),
+            plain.home(),
+            plain.tmpBase(),
+            plain.starter(),
+            plain.heartbeat(),
+            plain.resend(),
+            plain.version(),
+            plain.tools(),
+            plain.nodeHostname(),
+            plain.rootJobs(),
+            plain.output(),
+            plain.courier(),
+            plain.gpus(),
+            plain.containers(),
+            plain.gpuMonitor(),
+            plain.sessionJobIdFile(),
+            site,
+            plain.terminal(),
+            plain.metrics());
     this.mom = kit.createTestProbe(MomActor.Command.class);
     this.services =
         new JobServices(
@@ -149,6 +177,40 @@ final class FakeNode {
     time.timePasses(d);
   }
 
+  /** The first start {@code match} takes, once it has happened. */
+  FakeLauncher.Started started(Predicate<FakeLauncher.Started> match) {
+    long end = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      Optional<FakeLauncher.Started> found = launcher.starts().stream().filter(match).findFirst();
+      if (found.isPresent()) {
+        return found.get();
+      }
+      if (System.nanoTime() > end) {
+        return fail("no such start; there were " + launcher.starts());
+      }
+      pause();
+    }
+  }
+
+  /** The site's script {@code name} once it has started. */
+  FakeLauncher.Started siteScript(String name) {
+    return started(s -> s.spec().command().get(0).endsWith("/" + name));
+  }
+
+  /** Whether the job's script has started (its starter is given the script itself). */
+  static boolean jobScript(FakeLauncher.Started s) {
+    return s.spec().script() != null;
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      fail("interrupted");
+    }
+  }
+
   /** Waits until the session {@code pid} has had exactly {@code signals}, in order. */
   void signalled(long pid, Integer... signals) {
     List<Integer> want = List.of(signals);
@@ -157,12 +219,7 @@ final class FakeNode {
       if (System.nanoTime() > end) {
         fail("session " + pid + " had signals " + launcher.signalsTo(pid) + ", not " + want);
       }
-      try {
-        Thread.sleep(1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        fail("interrupted");
-      }
+      pause();
     }
   }
 
