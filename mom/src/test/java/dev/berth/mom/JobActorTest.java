@@ -22,6 +22,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -130,6 +131,28 @@ class JobActorTest {
     assertEquals(ExitStatus.EXEC_FAILED.code(), obit.getExitStatus());
     assertTrue(obit.getReason().contains("no cpuset here"), obit.getReason());
     assertEquals(List.of(), node.launcher.starts());
+  }
+
+  @Test
+  void anUnwellNodeRefusesTheJobAtItsStartToHaveItQueuedAgain() throws IOException {
+    // the health check is the one real process here: a script that prints, as a site's would
+    Path check =
+        Files.writeString(dir.resolve("check"), "#!/bin/sh\necho 'ERROR: /scratch full'\n");
+    Files.setPosixFilePermissions(check, PosixFilePermissions.fromString("rwx------"));
+    node =
+        new FakeNode(
+            KIT, dir, new SiteScripts(null, Duration.ofSeconds(10), check, 0, true, false));
+    start(FakeNode.run(node.job()));
+
+    JobObitReport obit = node.obit();
+    assertEquals(ExitStatus.EXEC_FAILED.code(), obit.getExitStatus());
+    assertTrue(obit.getRequeue(), "it may run on a node that is well");
+    assertTrue(
+        obit.getReason().contains("the health check of n1 failed: ERROR: /scratch full"),
+        obit.getReason());
+    assertEquals("ERROR: /scratch full", node.await(MomActor.Health.class, h -> true).error());
+    assertEquals(List.of(), node.launcher.starts());
+    assertFalse(node.cgroups.steps().contains("create " + JOB), "nothing was made for it");
   }
 
   @Test
