@@ -6,7 +6,6 @@ import dev.berth.mom.job.MomJobPhase;
 import dev.berth.mom.job.PhaseWalk;
 import dev.berth.mom.job.ScriptEnd;
 import dev.berth.mom.job.UsageLimits;
-import dev.berth.mom.job.UsageSums;
 import dev.berth.mom.os.JobProcess;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.ProcessUsage.Sample;
@@ -43,14 +42,14 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * behavior is a phase of {@link MomJobPhase}'s table (docs/mom-job-states.md), which the actor
  * checks every step against. The job's concerns are hooks it calls at named points of those phases
  * ({@link JobHook}: cgroup, limits, GPUs, launch, walltime, tasks; and, at the points of their own,
- * the terminal, the site scripts, the output, the kill, the record and reports to the server, the
- * node's health check). What stays here is the lifecycle itself: its phases and their order, and
- * the sisters' join and release.
+ * the terminal, the site scripts, the sisters' join and release, the output, the kill, the record
+ * and reports to the server, the node's health check). What stays here is the lifecycle itself: its
+ * phases and their order. A phase starts its timers before what it sends, so that whoever hears it
+ * (a test included) knows they run.
  *
  * <p>Over 400 lines because the phases are one state machine: one behavior per phase, each reading
  * the few fields the others set (the session, the hooks), is easier to follow in one file than
- * spread over several that would share that state. The sisters' join and release (JOINING,
- * COLLECTING) would be the next to go, as a hook of their own.
+ * spread over several that would share that state.
  */
 final class JobActor {
   sealed interface Command {}
@@ -109,7 +108,8 @@ final class JobActor {
       String user, TerminalAttach attach, Screen screen, CompletableFuture<Attachment> reply)
       implements Command {}
 
-  private enum Timer implements Command {
+  /** The job's timers; the hooks that start one name it. */
+  enum Timer implements Command {
     RESEND,
     WALLTIME,
     ESCALATE,
@@ -125,15 +125,6 @@ final class JobActor {
    */
   static final Duration ATTACH_TIMEOUT = Duration.ofMinutes(2);
 
-  /** How long sisters have to join the job. */
-  static final Duration SISTER_TIMEOUT = Duration.ofSeconds(60);
-
-  /**
-   * How long sisters have to confirm the job is gone from them; kept short, because until then this
-   * node cannot take the job again if it is requeued.
-   */
-  static final Duration DONE_TIMEOUT = Duration.ofSeconds(15);
-
   private final ActorContext<Command> context;
   private final TimerScheduler<Command> timers;
   private final JobServices services;
@@ -144,7 +135,7 @@ final class JobActor {
   private final Clock clock;
   private final RunJob run;
   private final Job job;
-  private final Sisters sisters;
+  private final SistersHook sisters;
 
   /**
    * The job's processes here: the sessions whose processes may use the task manager (the script's
@@ -182,9 +173,7 @@ final class JobActor {
   private final KillHook kills;
   private boolean sessionReused;
 
-  /** For the log lines the benchmarks read: when JOIN_JOB went out, when the script ended. */
-  private long joinSentNanos;
-
+  /** For the log line the benchmarks read: when the script ended. */
   private long scriptEndedNanos;
 
   private JobActor(
@@ -208,12 +197,14 @@ final class JobActor {
     this.teardown = new JobTeardown(services, job.getId(), context.getLog());
     this.notices = new JobNotices(job.getId(), launcher, records, context.getLog());
     this.sisters =
-        new Sisters(
-            job,
+        new SistersHook(
+            run,
             config.name(),
-            run.getKillDelay(),
-            run.getGrant(),
-            (node, message) -> mom.tell(new MomActor.ToPeer(node, message)));
+            (node, message) -> mom.tell(new MomActor.ToPeer(node, message)),
+            timers,
+            config.resend(),
+            this::tellUser,
+            context.getLog());
     this.reports =
         new JobReports(
             job.getId(), config.name(), records, launcher, mom, teardown, context.getLog());
@@ -281,46 +272,19 @@ final class JobActor {
     return sisters.none() ? prologues() : joining();
   }
 
-  /** JOIN_JOB to every sister until all have joined; the script starts only then. */
+  /**
+   * JOIN_JOB to every sister until all have joined ({@link SistersHook}); the script starts only
+   * then. A sister that asks to be tried again has the job queued again.
+   */
   private Behavior<Command> joining() {
     phases.enter(MomJobPhase.JOINING);
-    // Here and below, a phase's timers start before what it sends, so that whoever hears it knows
-    // the timers run.
-    timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
-    timers.startSingleTimer(Timer.JOIN_TIMEOUT, SISTER_TIMEOUT);
-    joinSentNanos = System.nanoTime();
-    sisters.askToJoin();
-    return Behaviors.receive(Command.class)
-        .onMessage(
-            Joined.class,
-            j -> {
-              Optional<String> refused = sisters.joined(j.reply());
-              if (refused.isPresent()) {
-                return j.reply().getRetry()
-                    ? notStarted(refused.get(), ExitStatus.EXEC_FAILED.code(), true)
-                    : cannotStart(refused.get());
-              }
-              if (!sisters.allJoined()) {
-                return Behaviors.same();
-              }
-              timers.cancelAll();
-              return prologues();
-            })
-        .onMessageEquals(
-            Timer.RESEND,
-            () -> {
-              sisters.askToJoin();
-              return Behaviors.same();
-            })
-        .onMessageEquals(
-            Timer.JOIN_TIMEOUT,
-            () ->
-                cannotStart(
-                    "sisters "
-                        + sisters.waitingToJoin()
-                        + " did not answer JOIN_JOB within "
-                        + SISTER_TIMEOUT.toSeconds()
-                        + " s"))
+    sisters.join();
+    return sisters
+        .joining(
+            Behaviors.receive(Command.class),
+            this::prologues,
+            (why, retry) ->
+                retry ? notStarted(why, ExitStatus.EXEC_FAILED.code(), true) : cannotStart(why))
         .onMessage(Kill.class, k -> notStarted("killed before it started: " + k.reason()))
         .onMessage(Suspend.class, s -> notRunning())
         .onAnyMessage(m -> Behaviors.same())
@@ -380,6 +344,7 @@ final class JobActor {
     } catch (IOException e) {
       return cannotStart(e.getMessage());
     }
+    long joinSentNanos = sisters.joinSentNanos();
     if (joinSentNanos > 0) {
       context
           .getLog()
@@ -776,62 +741,20 @@ final class JobActor {
   }
 
   /**
-   * KILL_JOB to every sister until each says nothing of the job is left there; their usage joins
-   * the obit. A sister that stays silent past the timeout is named in the obit's reason.
+   * KILL_JOB to every sister until each says nothing of the job is left there ({@link
+   * SistersHook}); their usage joins the obit, and a sister silent past the timeout is named in its
+   * reason.
    */
   private Behavior<Command> collecting(
       JobObitReport.Builder obit, Function<JobObitReport.Builder, Behavior<Command>> then) {
     phases.enter(MomJobPhase.COLLECTING);
     String why = kills.killing() ? kills.reason() : "the job ended";
-    timers.startTimerWithFixedDelay(Timer.RESEND, config.resend());
-    timers.startSingleTimer(Timer.DONE_TIMEOUT, DONE_TIMEOUT);
-    sisters.kill(why);
-    return tasks
-        .heard(Behaviors.receive(Command.class))
-        .onMessage(
-            SisterReport.class,
-            r -> {
-              if (!sisters.done(r.done())) {
-                return Behaviors.same();
-              }
-              timers.cancelAll();
-              return then.apply(withSisters(obit));
-            })
-        .onMessageEquals(
-            Timer.RESEND,
-            () -> {
-              sisters.kill(why);
-              return Behaviors.same();
-            })
-        .onMessageEquals(
-            Timer.DONE_TIMEOUT,
-            () -> {
-              String note = "sisters " + sisters.waitingForDone() + " did not confirm the cleanup";
-              context.getLog().warn("job {}: {}", job.getId(), note);
-              timers.cancelAll();
-              JobObitReport.Builder o = withSisters(obit);
-              return then.apply(
-                  o.setReason(o.getReason().isEmpty() ? note : o.getReason() + "; " + note));
-            })
+    sisters.collect(why);
+    return sisters
+        .collecting(tasks.heard(Behaviors.receive(Command.class)), why, obit, then)
         .onMessage(Suspend.class, s -> notRunning())
         .onAnyMessage(m -> Behaviors.same())
         .build();
-  }
-
-  /** The sisters' usage joins the obit, and their OOM kills its reason and the job's stderr. */
-  private JobObitReport.Builder withSisters(JobObitReport.Builder obit) {
-    ResourcesUsed mine = obit.getResourcesUsed();
-    ResourcesUsed theirs = sisters.usage();
-    sisters
-        .oomKills()
-        .forEach(
-            (node, kills) -> {
-              String reason = Isolation.memoryReason(job, node, kills);
-              tellUser("=>> PBS: " + reason);
-              obit.setReason(
-                  obit.getReason().isEmpty() ? reason : obit.getReason() + "; " + reason);
-            });
-    return obit.setResourcesUsed(UsageSums.add(mine, theirs));
   }
 
   /** The obit is recorded, then sent until the server acknowledges it. */

@@ -367,10 +367,10 @@ class JobActorTest {
     node.toPeer("n2", MomInbound::hasJoin);
     node.toPeer("n3", MomInbound::hasJoin);
     job.tell(new JobActor.Joined(joined("n3")));
-    node.passes(JobActor.SISTER_TIMEOUT);
+    node.passes(SistersHook.JOIN_TIMEOUT);
     node.toPeer("n2", MomInbound::hasKill);
     node.toPeer("n3", MomInbound::hasKill);
-    node.passes(JobActor.DONE_TIMEOUT);
+    node.passes(SistersHook.DONE_TIMEOUT);
 
     JobObitReport obit = node.obit();
     assertEquals(ExitStatus.EXEC_FAILED.code(), obit.getExitStatus());
@@ -403,7 +403,7 @@ class JobActorTest {
     node.toPeer("n2", MomInbound::hasKill);
     node.launcher.exit(p, node.statusFile(), "signal 15 0 0");
     node.toPeer("n2", MomInbound::hasKill);
-    node.passes(JobActor.DONE_TIMEOUT);
+    node.passes(SistersHook.DONE_TIMEOUT);
 
     JobObitReport obit = node.obit();
     assertEquals(256 + TERM, obit.getExitStatus());
@@ -428,7 +428,7 @@ class JobActorTest {
                 m -> m.node().equals("n3") && m.message().hasKill())
             .isEmpty(),
         "n3 is done");
-    node.passes(JobActor.DONE_TIMEOUT);
+    node.passes(SistersHook.DONE_TIMEOUT);
 
     JobObitReport obit = node.obit();
     assertEquals(0, obit.getExitStatus());

@@ -155,7 +155,7 @@ class SiteScriptHookTest {
     node.launcher.exit(prologue.process(), prologue.spec().statusFile(), "exit 0 0 0");
     node.toPeer("n2", MomInbound::hasKill);
     assertTrue(node.toServerSoon(ServerInbound::hasObit).isEmpty(), "waits for the sister");
-    node.passes(JobActor.DONE_TIMEOUT);
+    node.passes(SistersHook.DONE_TIMEOUT);
 
     JobObitReport obit = node.obit();
     assertEquals(ExitStatus.EXEC_FAILED.code(), obit.getExitStatus());
