@@ -2,6 +2,7 @@ package dev.berth.mom;
 
 import dev.berth.core.MomStatus;
 import dev.berth.core.Services;
+import dev.berth.mom.lifecycle.JobActor;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.NodeFacts;
@@ -11,6 +12,8 @@ import dev.berth.mom.terminal.Attachment;
 import dev.berth.mom.terminal.Screen;
 import dev.berth.mom.terminal.TerminalPort;
 import dev.berth.mom.terminal.TerminalSettings;
+import dev.berth.mom.tm.JobTasks;
+import dev.berth.mom.tm.TmSocket;
 import dev.berth.mom.trust.Courier;
 import dev.berth.mom.trust.Grants;
 import dev.berth.mom.trust.SenderRules;
@@ -71,22 +74,22 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   public record Received(Sealed letter) implements Command {}
 
   /** A report a job actor wants delivered to the server. */
-  record ToServer(ServerInbound message) implements Command {}
+  public record ToServer(ServerInbound message) implements Command {}
 
   /** A job actor finished: its obit was acknowledged or it never started. */
-  record JobGone(String jobId) implements Command {}
+  public record JobGone(String jobId) implements Command {}
 
   /** A message a job actor wants delivered to the mom of another node of the job. */
-  record ToPeer(String node, MomInbound message) implements Command {}
+  public record ToPeer(String node, MomInbound message) implements Command {}
 
   /** A sister job actor finished: the job is gone from this node. */
-  record SisterGone(String jobId) implements Command {}
+  public record SisterGone(String jobId) implements Command {}
 
   /** Something of a job could not be cleaned up here: the node must take no more jobs. */
-  record Trouble(String message) implements Command {}
+  public record Trouble(String message) implements Command {}
 
   /** The node health check's verdict: its ERROR message, or "" for a well node. */
-  record Health(String error) implements Command {}
+  public record Health(String error) implements Command {}
 
   /** The verdict of a check this actor ran. */
   private record HealthChecked(Health health) implements Command {}
@@ -95,7 +98,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private record CleanupChanged(String summary) implements Command {}
 
   /** Run the node health check now (a job ended, and the site checks at job end). */
-  enum CheckHealth implements Command {
+  public enum CheckHealth implements Command {
     NOW
   }
 
