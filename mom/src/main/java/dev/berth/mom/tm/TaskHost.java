@@ -20,21 +20,16 @@ import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.SpawnTask;
 import dev.berth.proto.TaskInput;
 import dev.berth.proto.TaskObit;
-import dev.berth.proto.TaskOutput;
 import dev.berth.proto.TaskStarted;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -46,16 +41,14 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 /**
  * The tasks of one job on one node, mother superior or sister. A task starts when the mother
  * superior sends SPAWN_TASK: as the job's owner, inside the job's cgroup here, with stdin, stdout
- * and stderr piped through this mom. Its output goes to the mother superior in numbered pieces, at
- * most {@link #WINDOW} unacknowledged (a task that writes faster than its reader waits on its
- * pipe); its end goes as TASK_OBIT once its output is all sent. Both are sent again until
- * acknowledged, and a repeated SPAWN_TASK is answered again without starting anything. When the job
- * ends here every task gets SIGTERM, then SIGKILL, and the owner of this actor hears what the tasks
- * used.
+ * and stderr piped through this mom. Its output goes to the mother superior in numbered pieces, a
+ * window of them unacknowledged at most ({@link OutputWindow}); its end goes as TASK_OBIT once its
+ * output is all sent. Both are sent again until acknowledged, and a repeated SPAWN_TASK is answered
+ * again without starting anything. When the job ends here every task gets SIGTERM, then SIGKILL,
+ * and the owner of this actor hears what the tasks used.
  *
- * <p>Over 400 lines: a task's start, output window, end and obit are one protocol with the mother
- * superior, over one table of tasks; its stdin is {@link TaskStdin}'s. The next to go would be the
- * output pieces (read, window, acknowledgement, resend).
+ * <p>Over 400 lines: a task's start, end and obit are one protocol with the mother superior, over
+ * one table of tasks; its stdin is {@link TaskStdin}'s, its output {@link OutputWindow}'s.
  */
 public final class TaskHost {
   public sealed interface Command {}
@@ -108,11 +101,6 @@ public final class TaskHost {
     GIVE_UP
   }
 
-  /** Output pieces a task may have unacknowledged before its pipe is left unread. */
-  static final int WINDOW = 16;
-
-  static final int PIECE = 64 * 1024;
-
   /**
    * How long a task's output may stay open after the task has exited (a background child holding
    * it) before the obit goes anyway.
@@ -126,21 +114,19 @@ public final class TaskHost {
 
   private static final class Task {
     final int id;
-    final Semaphore window = new Semaphore(WINDOW);
-    final ArrayDeque<TaskOutput> unacked = new ArrayDeque<>();
+    final OutputWindow output;
     JobProcess process;
     TaskStdin stdin;
     String startError = "";
-    long nextSeq;
-    long lastProgress;
     int openStreams = 2;
     boolean exited;
     boolean eofWaitOver;
     TaskObit obit;
     boolean obitAcked;
 
-    Task(int id) {
+    Task(int id, OutputWindow output) {
       this.id = id;
+      this.output = output;
     }
 
     boolean alive() {
@@ -228,7 +214,7 @@ public final class TaskHost {
       case TASK_OUTPUT_ACK -> {
         Task t = tasks.get(m.getTaskOutputAck().getTaskId());
         if (t != null) {
-          acknowledged(t, m.getTaskOutputAck().getSeq());
+          t.output.acknowledged(m.getTaskOutputAck().getSeq());
         }
       }
       case TASK_OBIT_ACK -> {
@@ -253,7 +239,7 @@ public final class TaskHost {
       }
       return;
     }
-    Task t = new Task(s.getTaskId());
+    Task t = task(s.getTaskId());
     tasks.put(t.id, t);
     if (endReply != null) {
       t.startError = "the job is ending on " + job.node();
@@ -265,15 +251,16 @@ public final class TaskHost {
       t.process = p.process();
       job.processes().sessions().add(t.process.pid());
       t.stdin = new TaskStdin(job.jobId(), t.id, p.stdin(), jobStdinQueued, context.getLog());
-      t.lastProgress = System.currentTimeMillis();
+      t.output.started();
       try {
         records.recordTask(job.jobId(), t.id, t.process.pid(), t.process.identity());
       } catch (IOException e) {
         launcher.signalJob(t.process.pid(), Signals.SIGKILL);
         throw new IOException("cannot record the task (" + e.getMessage() + "); killed it", e);
       }
-      readOutput(t, p.stdout(), 1);
-      readOutput(t, p.stderr(), 2);
+      ActorRef<Command> self = context.getSelf();
+      t.output.read(p.stdout(), 1, (stream, data) -> self.tell(new Read(t.id, stream, data)));
+      t.output.read(p.stderr(), 2, (stream, data) -> self.tell(new Read(t.id, stream, data)));
       context.pipeToSelf(
           t.process.exited().thenApply(v -> Boolean.TRUE), (ok, failure) -> new Exited(t.id));
       if (!s.getStdinRelayed()) {
@@ -330,35 +317,8 @@ public final class TaskHost {
         job.limits());
   }
 
-  /**
-   * A thread per stream reads the task's output into pieces, one window permit each, so that it
-   * stops reading while the mother superior has not caught up.
-   */
-  private void readOutput(Task t, InputStream in, int stream) {
-    ActorRef<Command> self = context.getSelf();
-    Thread reader =
-        new Thread(
-            () -> {
-              byte[] buffer = new byte[PIECE];
-              try (in) {
-                while (true) {
-                  t.window.acquire();
-                  int n = in.read(buffer);
-                  if (n < 0) {
-                    break;
-                  }
-                  self.tell(new Read(t.id, stream, Arrays.copyOf(buffer, n)));
-                }
-              } catch (IOException e) {
-                // the pipe broke: the stream is over
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-              self.tell(new Read(t.id, stream, null));
-            },
-            "task-" + job.jobId() + "-" + t.id + (stream == 1 ? "-out" : "-err"));
-    reader.setDaemon(true);
-    reader.start();
+  private Task task(int id) {
+    return new Task(id, new OutputWindow(job.jobId(), id, job.node()));
   }
 
   private Behavior<Command> read(Read r) {
@@ -368,30 +328,9 @@ public final class TaskHost {
       maybeObit(t);
       return endReply != null && drained() ? reportEnded() : Behaviors.same();
     } else {
-      TaskOutput piece =
-          TaskOutput.newBuilder()
-              .setJobId(job.jobId())
-              .setTaskId(t.id)
-              .setNode(job.node())
-              .setSeq(t.nextSeq++)
-              .setStream(r.stream())
-              .setData(com.google.protobuf.ByteString.copyFrom(r.data()))
-              .build();
-      if (t.unacked.isEmpty()) {
-        t.lastProgress = System.currentTimeMillis();
-      }
-      t.unacked.add(piece);
-      send(MomInbound.newBuilder().setTaskOutput(piece).build());
+      send(MomInbound.newBuilder().setTaskOutput(t.output.piece(r.stream(), r.data())).build());
     }
     return Behaviors.same();
-  }
-
-  private void acknowledged(Task t, long seq) {
-    while (!t.unacked.isEmpty() && t.unacked.peek().getSeq() <= seq) {
-      t.unacked.poll();
-      t.window.release();
-      t.lastProgress = System.currentTimeMillis();
-    }
   }
 
   private void input(TaskInput in) {
@@ -431,7 +370,7 @@ public final class TaskHost {
     if (t.stdin != null) {
       t.stdin.finish();
     }
-    t.obit = obit(t.id, t.process.launchedMillis()).setOutputPieces(t.nextSeq).build();
+    t.obit = obit(t.id, t.process.launchedMillis()).setOutputPieces(t.output.pieces()).build();
     send(MomInbound.newBuilder().setTaskObit(t.obit).build());
   }
 
@@ -471,10 +410,9 @@ public final class TaskHost {
   private Behavior<Command> resendUnacknowledged() {
     long now = System.currentTimeMillis();
     for (Task t : tasks.values()) {
-      if (!t.unacked.isEmpty() && now - t.lastProgress >= resend.toMillis()) {
-        t.unacked.forEach(p -> send(MomInbound.newBuilder().setTaskOutput(p).build()));
-        t.lastProgress = now;
-      }
+      t.output
+          .due(now, resend)
+          .forEach(p -> send(MomInbound.newBuilder().setTaskOutput(p).build()));
       if (t.obit != null && !t.obitAcked) {
         send(MomInbound.newBuilder().setTaskObit(t.obit).build());
       }
@@ -513,7 +451,8 @@ public final class TaskHost {
    */
   private boolean drained() {
     return tasks.values().stream()
-        .allMatch(t -> !t.alive() && (t.process == null || t.obit != null) && t.unacked.isEmpty());
+        .allMatch(
+            t -> !t.alive() && (t.process == null || t.obit != null) && t.output.acknowledged());
   }
 
   private Behavior<Command> reportEnded() {
@@ -524,8 +463,7 @@ public final class TaskHost {
       if (t.alive()) {
         context.getLog().warn("job {}: task {} did not end", job.jobId(), t.id);
       }
-      // Readers waiting for a window that will never open again read on to the end of the pipe.
-      t.window.release(Integer.MAX_VALUE / 2);
+      t.output.close();
       if (t.stdin != null) {
         t.stdin.drop();
       }
@@ -556,7 +494,7 @@ public final class TaskHost {
     for (long[] r : recorded) {
       int id = (int) r[0];
       Optional<JobProcess> alive = launcher.reattach(r[1], r[2], 0);
-      Task t = new Task(id);
+      Task t = task(id);
       t.exited = true;
       if (alive.isEmpty() && readStatus(id).isPresent()) {
         t.obit = obit(id, 0).build(); // it ended while the mom was away
