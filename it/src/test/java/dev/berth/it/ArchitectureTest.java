@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The layering STYLE.md asks for, checked on the compiled classes: state and decisions are pure (no
  * journal, storage, clock or actors), the scheduler's policy is pure, the CLIs carry no daemon
- * code, and only the OS layers (the mom's, the server's mail transfer agent) and the daemon
- * launcher start processes.
+ * code, only the OS layers (the mom's, the server's mail transfer agent) and the daemon launcher
+ * start processes, and the mom's roles (mother superior, sister) stay apart from each other and
+ * from what they share.
  */
 class ArchitectureTest {
   static JavaClasses classes;
@@ -117,6 +118,39 @@ class ArchitectureTest {
         .orShould()
         .dependOnClassesThat()
         .areAssignableTo(ProcessBuilder.class)
+        .check(classes);
+  }
+
+  @Test
+  void theMomsRolesStayApart() {
+    // a job's parts on a node and the task manager serve both roles, and know neither
+    noClasses()
+        .that()
+        .resideInAnyPackage("dev.berth.mom.nodejob..", "dev.berth.mom.tm..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.berth.mom.lifecycle..", "dev.berth.mom.sister..")
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.berth.mom.nodejob..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.berth.mom.tm..")
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.berth.mom.lifecycle..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.berth.mom.sister..")
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.berth.mom.sister..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.berth.mom.lifecycle..")
         .check(classes);
   }
 

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * status ({@link #summary()}) until it goes, while the mom serves its other jobs as before; one
  * that a restart finds in the trash is removed like any other.
  */
-final class Cleanup implements AutoCloseable {
+public final class Cleanup implements AutoCloseable {
   static final Duration FIRST_RETRY = Duration.ofSeconds(10);
   static final Duration LAST_RETRY = Duration.ofHours(1);
 

@@ -2,6 +2,7 @@ package dev.berth.mom;
 
 import dev.berth.core.Sizes;
 import dev.berth.mom.job.JobGpus;
+import dev.berth.mom.nodejob.NodeJob;
 import dev.berth.mom.os.cgroup.CgroupConfig;
 import dev.berth.mom.os.cgroup.CgroupDriver;
 import dev.berth.mom.os.cgroup.CgroupUsage;
@@ -53,7 +54,7 @@ public final class Isolation {
   }
 
   /** Isolation through {@code driver} as it is (the unit tests' fake driver). */
-  static Isolation over(CgroupDriver driver, NodeMetrics metrics) {
+  public static Isolation over(CgroupDriver driver, NodeMetrics metrics) {
     return new Isolation(driver, "", metrics);
   }
 
@@ -74,7 +75,8 @@ public final class Isolation {
    * The job's cgroup on {@code node} if the job asks for one or the node has GPUs: there every job
    * gets one, denied the GPUs it does not hold. A refusal says why it cannot.
    */
-  Optional<JobCgroup> create(Job job, String node, List<Gpu> gpus) throws NodeJob.RefusedException {
+  public Optional<JobCgroup> create(Job job, String node, List<Gpu> gpus)
+      throws NodeJob.RefusedException {
     JobGpus jobGpus;
     try {
       jobGpus = JobGpus.of(job, node, gpus);
@@ -120,7 +122,7 @@ public final class Isolation {
     return Optional.of(cgroup);
   }
 
-  Optional<JobCgroup> find(String jobId) {
+  public Optional<JobCgroup> find(String jobId) {
     return driver == null ? Optional.empty() : driver.find(jobId);
   }
 
@@ -141,7 +143,7 @@ public final class Isolation {
   }
 
   /** The job's cgroup here if it can freeze the job's processes (for its suspension). */
-  Optional<JobCgroup> freezer(String jobId) {
+  public Optional<JobCgroup> freezer(String jobId) {
     return find(jobId).filter(JobCgroup::canFreeze);
   }
 
@@ -149,7 +151,7 @@ public final class Isolation {
    * Ends whatever is left of the job in its cgroup (also processes that left its session), reads
    * what the cgroup used, and removes it. Empty when the job had no cgroup here.
    */
-  Optional<CgroupUsage> tearDown(String jobId) throws IOException {
+  public Optional<CgroupUsage> tearDown(String jobId) throws IOException {
     Optional<CgroupUsage> usage = stop(jobId);
     remove(jobId);
     return usage;
@@ -161,7 +163,7 @@ public final class Isolation {
    * kernel's slow part (removing a memory cgroup) need not delay the obit. Empty when the job had
    * no cgroup here.
    */
-  Optional<CgroupUsage> stop(String jobId) throws IOException {
+  public Optional<CgroupUsage> stop(String jobId) throws IOException {
     Optional<JobCgroup> cgroup = find(jobId);
     if (cgroup.isEmpty()) {
       return Optional.empty();
@@ -178,7 +180,7 @@ public final class Isolation {
   }
 
   /** Removes the job's cgroup directories (idempotent; a mom restart removes what is left). */
-  void remove(String jobId) throws IOException {
+  public void remove(String jobId) throws IOException {
     Optional<JobCgroup> cgroup = find(jobId);
     if (cgroup.isPresent()) {
       long start = System.nanoTime();
@@ -210,7 +212,7 @@ public final class Isolation {
   }
 
   /** Usage with what the cgroup measured in place of the starter's own figures. */
-  static ResourcesUsed merge(ResourcesUsed base, CgroupUsage cgroup) {
+  public static ResourcesUsed merge(ResourcesUsed base, CgroupUsage cgroup) {
     ResourcesUsed.Builder u = base.toBuilder();
     if (cgroup.cpuNanos() >= 0) {
       u.setCput(cgroup.cpuNanos() / 1_000_000_000L);
@@ -234,7 +236,7 @@ public final class Isolation {
   }
 
   /** The reason an OOM kill gives: which node, how many processes, and the limit. */
-  static String memoryReason(Job job, String node, long oomKills) {
+  public static String memoryReason(Job job, String node, long oomKills) {
     long limit =
         job.getExecNodesList().stream()
             .filter(a -> a.getNode().equals(node))

@@ -3,6 +3,7 @@ package dev.berth.mom;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.Users;
 import dev.berth.mom.store.JobRecords;
+import dev.berth.mom.tm.TmSocket;
 import java.time.Clock;
 import org.apache.pekko.actor.typed.ActorRef;
 
@@ -13,7 +14,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  *
  * @param tm the node's task-manager socket, or null when this mom cannot serve one
  */
-record JobServices(
+public record JobServices(
     MomConfig config,
     Launcher launcher,
     Users users,

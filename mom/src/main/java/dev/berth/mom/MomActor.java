@@ -1,7 +1,7 @@
 package dev.berth.mom;
 
-import dev.berth.core.MomStatus;
 import dev.berth.core.Services;
+import dev.berth.mom.lifecycle.JobActor;
 import dev.berth.mom.os.Launcher;
 import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.NodeFacts;
@@ -11,6 +11,8 @@ import dev.berth.mom.terminal.Attachment;
 import dev.berth.mom.terminal.Screen;
 import dev.berth.mom.terminal.TerminalPort;
 import dev.berth.mom.terminal.TerminalSettings;
+import dev.berth.mom.tm.JobTasks;
+import dev.berth.mom.tm.TmSocket;
 import dev.berth.mom.trust.Courier;
 import dev.berth.mom.trust.Grants;
 import dev.berth.mom.trust.SenderRules;
@@ -18,9 +20,6 @@ import dev.berth.proto.JoinJob;
 import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.MomOrder;
-import dev.berth.proto.Node;
-import dev.berth.proto.NodeHello;
-import dev.berth.proto.NodeStatusReport;
 import dev.berth.proto.Sealed;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.TerminalAttach;
@@ -33,9 +32,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -58,11 +55,10 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
  * Every message between daemons is a sealed letter ({@link Courier}); what a sender may ask of this
  * node is decided from its proven identity ({@link SenderRules}, {@link Grants}).
  *
- * <p>Over 400 lines: it is the node's one actor, and what it holds is the node's, not a job's: its
- * registration and heartbeats, the server's and the peers' letters and who may send them, the
- * health check, the terminal port and the cleanup. The jobs themselves are {@link NodeJobs}'. The
- * next to go would be the node's reports to the server (hello, heartbeat, troubles, momctl's
- * orders).
+ * <p>Over 400 lines: it is the node's one actor, and what it holds is the node's, not a job's: the
+ * server's and the peers' letters and who may send them, momctl's orders, the health check, the
+ * terminal port and the cleanup. The jobs themselves are {@link NodeJobs}', the node's reports to
+ * the server (hello, status, troubles) {@link NodeReports}'.
  */
 public final class MomActor extends AbstractBehavior<MomActor.Command> {
   public sealed interface Command {}
@@ -71,22 +67,22 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   public record Received(Sealed letter) implements Command {}
 
   /** A report a job actor wants delivered to the server. */
-  record ToServer(ServerInbound message) implements Command {}
+  public record ToServer(ServerInbound message) implements Command {}
 
   /** A job actor finished: its obit was acknowledged or it never started. */
-  record JobGone(String jobId) implements Command {}
+  public record JobGone(String jobId) implements Command {}
 
   /** A message a job actor wants delivered to the mom of another node of the job. */
-  record ToPeer(String node, MomInbound message) implements Command {}
+  public record ToPeer(String node, MomInbound message) implements Command {}
 
   /** A sister job actor finished: the job is gone from this node. */
-  record SisterGone(String jobId) implements Command {}
+  public record SisterGone(String jobId) implements Command {}
 
   /** Something of a job could not be cleaned up here: the node must take no more jobs. */
-  record Trouble(String message) implements Command {}
+  public record Trouble(String message) implements Command {}
 
   /** The node health check's verdict: its ERROR message, or "" for a well node. */
-  record Health(String error) implements Command {}
+  public record Health(String error) implements Command {}
 
   /** The verdict of a check this actor ran. */
   private record HealthChecked(Health health) implements Command {}
@@ -95,7 +91,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private record CleanupChanged(String summary) implements Command {}
 
   /** Run the node health check now (a job ended, and the site checks at job end). */
-  enum CheckHealth implements Command {
+  public enum CheckHealth implements Command {
     NOW
   }
 
@@ -111,14 +107,12 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
   private final MomConfig config;
   private final Launcher launcher;
   private final Users users;
-  private final NodeFacts facts;
   private final JobRecords records;
   private final Isolation isolation;
   private final Courier courier;
   private final Grants grants;
   private final Refusals refusals;
   private final Runnable stop;
-  private final long started;
 
   /** This node's jobs, as mother superior and as sister. */
   private final NodeJobs nodeJobs;
@@ -130,12 +124,11 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
 
   private final java.util.concurrent.ExecutorService healthRunner;
   private boolean checkingHealth;
-  private String healthError = "";
   private long heartbeats;
   private final SenderRules.Knowledge knowledge;
 
-  /** Troubles not yet told to a server (there was none to tell). */
-  private final List<String> troubles = new ArrayList<>();
+  /** What the node tells the server of itself. */
+  private final NodeReports reports;
 
   /** Jobs whose records this mom could not read at its start: it leaves them alone. */
   private final Unaccounted unaccounted;
@@ -174,10 +167,8 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     super(context);
     this.config = config;
     this.stop = stop;
-    this.started = java.time.Instant.now().getEpochSecond();
     this.launcher = launcher;
     this.users = users;
-    this.facts = facts;
     this.records = records;
     this.isolation = isolation;
     // The inbox is a child of its own: an actor's message adapters share one reference, and
@@ -229,7 +220,6 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     this.terminals = openTerminalPort(seal);
     this.nodeJobs = new NodeJobs(context, jobServices, this::toPeer, this::toServer);
     this.unaccounted = nodeJobs.recover();
-    unaccounted.trouble().ifPresent(troubles::add);
     context.getLog().info("node {}: {}", config.name(), isolation.describe());
     config.metrics().counting(nodeJobs::count);
     removeOrphanCgroups();
@@ -240,6 +230,18 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
             summary -> self.tell(new CleanupChanged(summary)),
             java.time.Clock.systemUTC());
     cleanup.start();
+    this.reports =
+        new NodeReports(
+            config,
+            facts,
+            isolation,
+            courier,
+            nodeJobs::running,
+            cleanup::summary,
+            this::terminalAddress,
+            unaccounted,
+            stop != null,
+            context.getLog());
     context.getSystem().receptionist().tell(Receptionist.subscribe(SERVER_KEY, listings));
     timers.startTimerWithFixedDelay(Heartbeat.TICK, config.heartbeat());
     this.healthCheck = config.site().check();
@@ -275,15 +277,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     if (fromCheck) {
       checkingHealth = false;
     }
-    if (!h.error().equals(healthError)) {
-      if (h.error().isEmpty()) {
-        getContext().getLog().info("node {}: the health check passes again", config.name());
-      } else {
-        getContext().getLog().warn("node {}: the health check says {}", config.name(), h.error());
-      }
-      healthError = h.error();
-      heartbeat();
-    }
+    reports.health(h.error());
     return this;
   }
 
@@ -433,9 +427,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
         .onMessage(
             Trouble.class,
             t -> {
-              getContext().getLog().error("node {} goes offline: {}", config.name(), t.message());
-              troubles.add(t.message());
-              tellTroubles();
+              reports.trouble(t.message());
               return this;
             })
         .onMessage(
@@ -452,11 +444,17 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
               if (every > 0 && heartbeats % every == 0) {
                 checkHealth();
               }
-              return heartbeat();
+              reports.status();
+              return this;
             })
         .onMessage(Health.class, h -> health(h, false))
         .onMessage(HealthChecked.class, h -> health(h.health(), true))
-        .onMessage(CleanupChanged.class, c -> heartbeat()) // pbsnodes shows it at once
+        .onMessage(
+            CleanupChanged.class,
+            c -> {
+              reports.status(); // pbsnodes shows it at once
+              return this;
+            })
         .onMessageEquals(
             CheckHealth.NOW,
             () -> {
@@ -508,44 +506,7 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     getContext()
         .getLog()
         .info("node {} reports to {}", config.name(), courier.server().orElseThrow());
-    hello();
-    heartbeat(); // so pbsnodes shows the node's status from the start, not a heartbeat later
-    tellTroubles();
-  }
-
-  private void tellTroubles() {
-    if (courier.server().isEmpty()) {
-      return;
-    }
-    for (String message : troubles) {
-      courier.toServer(
-          ServerInbound.newBuilder()
-              .setTrouble(
-                  dev.berth.proto.NodeTrouble.newBuilder()
-                      .setNode(config.name())
-                      .setMessage(message))
-              .build());
-    }
-    troubles.clear();
-  }
-
-  private void hello() {
-    Node node =
-        Node.newBuilder()
-            .setName(config.name())
-            .setNp(config.cpus().size())
-            .addAllCpuIds(config.cpus())
-            .setPhysmem(facts.physmem())
-            .addAllProperties(config.properties())
-            .setGpus(config.gpus().size())
-            .addAllGpuDevices(config.gpus())
-            .setNtype("cluster")
-            .setTerminalAddress(terminalAddress())
-            .setStopsRemotely(stop != null)
-            .build();
-    NodeHello.Builder hello = NodeHello.newBuilder().setNode(node).addAllRunningJobs(runningJobs());
-    unaccounted.describe(hello);
-    courier.toServer(ServerInbound.newBuilder().setHello(hello).build());
+    reports.serverFound();
   }
 
   /**
@@ -556,45 +517,10 @@ public final class MomActor extends AbstractBehavior<MomActor.Command> {
     return nodeJobs.running();
   }
 
-  private Behavior<Command> heartbeat() {
-    if (courier.server().isPresent()) {
-      NodeStatusReport.Builder status =
-          NodeStatusReport.newBuilder()
-              .setNode(config.name())
-              .putAllStatus(facts.status())
-              .putAllStatus(diagnostics())
-              .putStatus(MomStatus.JOBS, String.join(" ", runningJobs()))
-              .addAllRunningJobs(runningJobs())
-              .setHealthError(healthError);
-      // each report refreshes the running jobs' resources_used, which qstat shows
-      for (String job : runningJobs()) {
-        isolation.usedSoFar(job).ifPresent(u -> status.putJobUsage(job, u));
-      }
-      courier.toServer(ServerInbound.newBuilder().setStatus(status).build());
-    }
-    return this;
-  }
-
-  /** What momctl -d shows of this mom, beyond the node's figures. */
-  private Map<String, String> diagnostics() {
-    Map<String, String> items = new java.util.LinkedHashMap<>();
-    items.put(MomStatus.VERSION, config.version());
-    items.put(MomStatus.HOME, config.home().toString());
-    items.put(MomStatus.CGROUPS, isolation.describe());
-    items.put(MomStatus.STARTED, Long.toString(started));
-    items.put(MomStatus.UPDATE_INTERVAL, Long.toString(config.heartbeat().toSeconds()));
-    if (!cleanup.summary().isEmpty()) {
-      items.put(MomStatus.CLEANUP, cleanup.summary());
-    }
-    // status items are joined with commas (pbsnodes' status = a=1,b=2): none may hold one
-    items.replaceAll((name, value) -> value.replace(',', ';'));
-    return items;
-  }
-
   /** The server's order, for an operator's momctl: report now, clear stale jobs, or stop. */
   private void order(MomOrder order) {
     switch (order.getAction()) {
-      case REPORT -> heartbeat();
+      case REPORT -> reports.status();
       case SHUTDOWN -> {
         if (stop == null) {
           getContext()

@@ -3,6 +3,8 @@ package dev.berth.mom;
 import dev.berth.core.Budget;
 import dev.berth.core.Sizes;
 import dev.berth.mom.terminal.TerminalPort;
+import dev.berth.mom.tm.TaskStdin;
+import dev.berth.mom.tm.TmLimits;
 import java.util.List;
 
 /**

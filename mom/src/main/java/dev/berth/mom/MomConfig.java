@@ -153,7 +153,7 @@ public record MomConfig(
   }
 
   /** The host name job processes get, or null for the machine's own. */
-  String hostname() {
+  public String hostname() {
     return nodeHostname ? name : null;
   }
 

@@ -1,6 +1,9 @@
 package dev.berth.mom;
 
 import dev.berth.core.pbs.ExitStatus;
+import dev.berth.mom.lifecycle.JobActor;
+import dev.berth.mom.sister.SisterAnswers;
+import dev.berth.mom.sister.SisterJobActor;
 import dev.berth.mom.store.JobRecords;
 import dev.berth.mom.terminal.Attachment;
 import dev.berth.proto.JobObitReport;

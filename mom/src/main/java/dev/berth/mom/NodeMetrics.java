@@ -39,7 +39,7 @@ public final class NodeMetrics {
     metrics.oomKills.labelValues(node).inc(processes);
   }
 
-  void startFailed() {
+  public void startFailed() {
     metrics.failedStarts.labelValues(node).inc();
   }
 }

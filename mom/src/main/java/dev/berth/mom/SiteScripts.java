@@ -29,7 +29,7 @@ public record SiteScripts(
       new SiteScripts(null, DEFAULT_TIMEOUT, null, 0, false, false);
 
   /** The health check to run, within the scripts' time limit; null where there is none. */
-  HealthCheck check() {
+  public HealthCheck check() {
     return healthCheck == null ? null : new HealthCheck(healthCheck, timeout);
   }
 }

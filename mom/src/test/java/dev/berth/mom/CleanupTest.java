@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.berth.mom.nodejob.SuspenderTest;
 import dev.berth.mom.os.ContainerCache;
 import dev.berth.mom.os.Trash;
 import java.io.IOException;

@@ -1,6 +1,8 @@
 package dev.berth.mom.os;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
 
 /** Starts job processes through the starter and signals them. */
 public interface Launcher {
@@ -14,7 +16,7 @@ public interface Launcher {
   TaskProcess startPiped(StartSpec spec) throws IOException;
 
   /** Finds a starter that is still running after a mom restart. */
-  java.util.Optional<JobProcess> reattach(long pid, long identity, long launchedMillis);
+  Optional<JobProcess> reattach(long pid, long identity, long launchedMillis);
 
   /**
    * Sends {@code signal} to every process of the job: the job's process group and every process in
@@ -24,4 +26,16 @@ public interface Launcher {
 
   /** Whether any process of the job other than its starter is still alive. */
   boolean anyAlive(long sessionId);
+
+  /**
+   * The site's script {@code name} (a prologue or epilogue) in {@code directory}, if there is one
+   * that may run as root or, {@code forOwner}, as the job's owner: only one that root alone could
+   * have written ({@link HookFiles}).
+   *
+   * @throws HookFiles.Refused when it is there but must not run
+   */
+  default Optional<Path> siteScript(Path directory, String name, boolean forOwner)
+      throws HookFiles.Refused {
+    return HookFiles.find(directory, name, forOwner);
+  }
 }

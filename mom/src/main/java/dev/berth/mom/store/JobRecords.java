@@ -35,6 +35,10 @@ import java.util.TreeMap;
  * JOBID.status}. A job with tasks also has a directory of its own, {@code JOBID/}, for the tasks'
  * records and its other starters' reports, made when the first of them is, and for its suspension
  * once it has been suspended; most jobs have none.
+ *
+ * <p>Over 400 lines: the records' one format is written and read here, by the live job and by the
+ * scan after a restart (the previous release's layout included), so that writer and reader cannot
+ * drift apart.
  */
 public final class JobRecords {
   private static final String RECORD = ".record";

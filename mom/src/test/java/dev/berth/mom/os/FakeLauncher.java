@@ -20,8 +20,11 @@ import java.util.function.Consumer;
 /**
  * A launcher that starts nothing: each start is a session the test ends when it likes, by writing
  * the starter's status line and completing the exit; signals are only written down. Its pids lie
- * above the kernel's pid_max, so no real process is ever mistaken for one of them. Thread-safe: the
- * job actors call it on their threads, the test reads it on its own.
+ * above the kernel's pid_max, so no real process is ever mistaken for one of them. The mom's own
+ * small helpers (a notice for the job's stderr, an output file started empty) are done at once, as
+ * the owner would. The site's scripts are those a test wrote, whoever owns them, so that no test
+ * needs root; they run as sessions like any other. Thread-safe: the job actors call it on their
+ * threads, the test reads it on its own.
  */
 public final class FakeLauncher implements Launcher {
   /** A start the mom asked for. */
@@ -69,6 +72,16 @@ public final class FakeLauncher implements Launcher {
       notices.add(command.get(4));
       return new JobProcess(0, 0, clock.millis(), CompletableFuture.completedFuture(null));
     }
+    if (command.equals(List.of("/bin/cat")) && spec.stdout() != null) {
+      // StartSpec.catTo with nothing to read, for an output file a prologue is to write: started
+      if (spec.append()) {
+        Files.write(
+            spec.stdout(), new byte[0], StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      } else {
+        Files.write(spec.stdout(), new byte[0]);
+      }
+      return new JobProcess(0, 0, clock.millis(), CompletableFuture.completedFuture(null));
+    }
     if (refusal != null) {
       throw new IOException(refusal);
     }
@@ -112,6 +125,13 @@ public final class FakeLauncher implements Launcher {
     Sent sent = new Sent(sessionId, signal);
     signals.add(sent);
     listeners.forEach(l -> l.accept(sent));
+  }
+
+  /** Any script the test wrote there, whoever owns it and whatever its permissions. */
+  @Override
+  public Optional<Path> siteScript(Path directory, String name, boolean forOwner) {
+    Path script = directory.resolve(name);
+    return Files.isRegularFile(script) ? Optional.of(script) : Optional.empty();
   }
 
   @Override
