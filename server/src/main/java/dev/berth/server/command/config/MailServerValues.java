@@ -1,11 +1,8 @@
 package dev.berth.server.command.config;
 
 import dev.berth.core.Hosts;
-import dev.berth.core.pbs.AttributeTable;
-import dev.berth.core.pbs.SetBy;
 import dev.berth.proto.Error;
 import dev.berth.server.command.AttributeValues;
-import dev.berth.server.command.Caller;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.mail.MailAddresses;
 import dev.berth.server.mail.MailSettings;
@@ -13,7 +10,7 @@ import dev.berth.server.mail.MailSettings;
 /**
  * The rules of the mail server attributes beyond their type and who may set them. sendmail_path
  * names a program the server runs as its own user, so core's table has it set only by root on a
- * server host ({@link SetBy#ROOT_ON_SERVER}, enforced here for every attribute so marked), and it
+ * server host (ROOT_ON_SERVER, which ManageCommands enforces for every attribute so marked), and it
  * must be an absolute path. mail_from becomes an argument of that program and mail_domain part of
  * an address, so both must be plain names.
  */
@@ -21,8 +18,7 @@ final class MailServerValues {
   private MailServerValues() {}
 
   /** Refuses {@code value} for the server attribute {@code key} ({@code name.resource} too). */
-  static void check(Caller caller, String key, String value) {
-    requireSetter(caller, key);
+  static void check(String key, String value) {
     switch (key) {
       case MailSettings.SENDMAIL_PATH -> {
         if (value != null && !value.startsWith("/")) {
@@ -51,24 +47,6 @@ final class MailServerValues {
         }
       }
       default -> {}
-    }
-  }
-
-  /**
-   * An attribute the server acts on as its own user is root's on a server host: being on the
-   * managers list, or root of a submit host (whose request a relay carries), is not enough.
-   */
-  private static void requireSetter(Caller caller, String key) {
-    String name = key.contains(".") ? key.substring(0, key.indexOf('.')) : key;
-    boolean rootOnly =
-        AttributeTable.SERVER.find(name).map(d -> d.setBy() == SetBy.ROOT_ON_SERVER).orElse(false);
-    if (rootOnly && (!caller.isRoot() || caller.relayed())) {
-      throw new CommandException(
-          Error.Code.PERMISSION,
-          caller.principal()
-              + " may not set "
-              + name
-              + ": the server runs it as its own user, so only root on a server host may");
     }
   }
 }

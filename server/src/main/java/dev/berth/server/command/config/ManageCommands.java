@@ -69,6 +69,7 @@ public final class ManageCommands {
       AttributeSpec spec = ServerAttributes.spec(a.getName());
       String key = key(a);
       String value = spec.combine(a, values.get(key));
+      requireSetter(caller, a.getName());
       checkServerValue(s, caller, key, value);
       changes.addChanges(change(key, value));
       if (value == null) {
@@ -80,8 +81,26 @@ public final class ManageCommands {
     return done(new Outcome().event(Event.newBuilder().setServerAttributesChanged(changes)));
   }
 
+  /**
+   * An attribute the server acts on as its own user (core's table marks it ROOT_ON_SERVER) is
+   * root's on a server host: being on the managers list, or root of a submit host (whose request a
+   * relay carries), is not enough.
+   */
+  private static void requireSetter(Caller caller, String name) {
+    boolean rootOnly =
+        AttributeTable.SERVER.find(name).map(d -> d.setBy() == SetBy.ROOT_ON_SERVER).orElse(false);
+    if (rootOnly && (!caller.isRoot() || caller.relayed())) {
+      throw new CommandException(
+          Error.Code.PERMISSION,
+          caller.principal()
+              + " may not set "
+              + name
+              + ": the server runs it as its own user, so only root on a server host may");
+    }
+  }
+
   private static void checkServerValue(ClusterState s, Caller caller, String key, String value) {
-    MailServerValues.check(caller, key, value);
+    MailServerValues.check(key, value);
     if (key.equals(ServerAttributes.JOBSCRIPT_MAX_SIZE)
         && value != null
         && Sizes.parseBytes(value) > ServerAttributes.LARGEST_SCRIPT) {
