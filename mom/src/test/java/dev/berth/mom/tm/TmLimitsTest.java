@@ -214,12 +214,8 @@ class TmLimitsTest {
   }
 
   private static void await(BooleanSupplier event, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!event.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        fail("not within 20 s: " + what);
-      }
-      Thread.sleep(10);
+    if (!within(Duration.ofSeconds(20), event)) {
+      fail("not within 20 s: " + what);
     }
   }
 
