@@ -2,6 +2,7 @@ package dev.berth.daemon;
 
 import dev.berth.client.BerthClient;
 import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.NodeStatus;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -43,7 +44,7 @@ final class StatusCommand implements Callable<Integer> {
               + " on "
               + sock
               + ": "
-              + s.getAttributesOrDefault("state_count", ""));
+              + s.getAttributesOrDefault(ServerAttributeNames.STATE_COUNT, ""));
       Response nodes =
           client.call(Request.newBuilder().setStatNodes(StatNodes.getDefaultInstance()));
       for (NodeStatus n : nodes.getNodes().getNodesList()) {

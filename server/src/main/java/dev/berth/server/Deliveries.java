@@ -1,5 +1,6 @@
 package dev.berth.server;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.KillJob;
@@ -162,7 +163,7 @@ final class Deliveries {
             RunJob.newBuilder()
                 .setJob(job)
                 .setScript(s.script(job))
-                .setKillDelay((int) ServerAttributes.number(s, ServerAttributes.KILL_DELAY)))
+                .setKillDelay((int) ServerAttributes.number(s, ServerAttributeNames.KILL_DELAY)))
         .build();
   }
 
@@ -172,7 +173,7 @@ final class Deliveries {
             KillJob.newBuilder()
                 .setJobId(job.getId())
                 .setReason(job.getComment())
-                .setKillDelay((int) ServerAttributes.number(s, ServerAttributes.KILL_DELAY)))
+                .setKillDelay((int) ServerAttributes.number(s, ServerAttributeNames.KILL_DELAY)))
         .build();
   }
 }

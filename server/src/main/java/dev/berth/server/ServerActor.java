@@ -1,5 +1,6 @@
 package dev.berth.server;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.Services;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
@@ -309,7 +310,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
     List<Completion> done = new ArrayList<>();
     ClusterState working = decideAll(committed, batch, done);
     if (freesCpus(batch)
-        && ServerAttributes.flag(working, ServerAttributes.SCHEDULING)
+        && ServerAttributes.flag(working, ServerAttributeNames.SCHEDULING)
         && ServerAttributes.scheduler(working).weights().ordersAsSubmitted()) {
       List<RunDecision> starts =
           Planner.inOrder(
@@ -566,7 +567,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   }
 
   private Behavior<Message> requestSchedule() {
-    if (!ServerAttributes.flag(committed, ServerAttributes.SCHEDULING)) {
+    if (!ServerAttributes.flag(committed, ServerAttributeNames.SCHEDULING)) {
       return this;
     }
     if (scheduling) {
@@ -626,7 +627,7 @@ public final class ServerActor extends AbstractBehavior<ServerActor.Message> {
   }
 
   private long schedulerIteration() {
-    return ServerAttributes.number(committed, ServerAttributes.SCHEDULER_ITERATION);
+    return ServerAttributes.number(committed, ServerAttributeNames.SCHEDULER_ITERATION);
   }
 
   private static String actor(Execute e) {

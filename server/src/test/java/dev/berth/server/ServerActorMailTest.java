@@ -13,6 +13,7 @@ import static dev.berth.server.testing.Events.submitted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Event;
 import dev.berth.proto.JobObitReport;
@@ -25,7 +26,6 @@ import dev.berth.security.Role;
 import dev.berth.security.seal.InsecureSeal;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
-import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.endpoint.ClientLimits;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.RocksJournal;
@@ -76,8 +76,8 @@ class ServerActorMailTest {
               nodeCreated("n1", 1),
               queueCreated(
                   "batch", "queue_type", "Execution", "enabled", "True", "started", "True"),
-              serverSet(ServerAttributes.DEFAULT_QUEUE, "batch"),
-              serverSet(ServerAttributes.SCHEDULING, "False"),
+              serverSet(ServerAttributeNames.DEFAULT_QUEUE, "batch"),
+              serverSet(ServerAttributeNames.SCHEDULING, "False"),
               submitted(job(1).toBuilder().setMailPoints("e").build()),
               dispatched("1.srv", alloc("n1", 0)),
               started("1.srv", 77, 100));
@@ -129,8 +129,8 @@ class ServerActorMailTest {
           "node:n1",
           nodeCreated("n1", 1),
           queueCreated("batch", "queue_type", "Execution", "enabled", "True", "started", "True"),
-          serverSet(ServerAttributes.DEFAULT_QUEUE, "batch"),
-          serverSet(ServerAttributes.SCHEDULING, "False"),
+          serverSet(ServerAttributeNames.DEFAULT_QUEUE, "batch"),
+          serverSet(ServerAttributeNames.SCHEDULING, "False"),
           submitted(job(1).toBuilder().setMailPoints("abe").build()),
           dispatched("1.srv", alloc("n1", 0)),
           started("1.srv", 77, 100),

@@ -10,6 +10,7 @@ import static dev.berth.server.testing.Events.submitted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Event;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.JobState;
@@ -22,7 +23,6 @@ import dev.berth.security.Role;
 import dev.berth.security.seal.InsecureSeal;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.Decider;
-import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.endpoint.ClientLimits;
 import dev.berth.server.journal.Journal;
 import dev.berth.server.journal.RocksJournal;
@@ -68,8 +68,8 @@ class ServerActorTest {
               nodeCreated("n1", 1),
               queueCreated(
                   "batch", "queue_type", "Execution", "enabled", "True", "started", "True"),
-              serverSet(ServerAttributes.DEFAULT_QUEUE, "batch"),
-              serverSet(ServerAttributes.SCHEDULING, "True"),
+              serverSet(ServerAttributeNames.DEFAULT_QUEUE, "batch"),
+              serverSet(ServerAttributeNames.SCHEDULING, "True"),
               submitted(job(1)),
               submitted(job(2)),
               dispatched("1.srv", alloc("n1", 0)));

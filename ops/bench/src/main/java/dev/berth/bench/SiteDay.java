@@ -1,5 +1,6 @@
 package dev.berth.bench;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Event;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.Queue;
@@ -10,7 +11,6 @@ import dev.berth.scheduler.Plan;
 import dev.berth.scheduler.RunDecision;
 import dev.berth.server.command.Context;
 import dev.berth.server.command.Decider;
-import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.StateMachine;
 import java.util.ArrayList;
@@ -38,9 +38,9 @@ final class SiteDay {
   static BenchState build(int nodes, int queued, long now) {
     Random random = new Random(42);
     BenchState b = new BenchState();
-    b.server(ServerAttributes.PRIORITY_WEIGHT_AGE, "10000");
-    b.server(ServerAttributes.PRIORITY_MAX_AGE, Long.toString(7 * DAY));
-    b.server(ServerAttributes.PRIORITY_WEIGHT_JOB_SIZE, "2000");
+    b.server(ServerAttributeNames.PRIORITY_WEIGHT_AGE, "10000");
+    b.server(ServerAttributeNames.PRIORITY_MAX_AGE, Long.toString(7 * DAY));
+    b.server(ServerAttributeNames.PRIORITY_WEIGHT_JOB_SIZE, "2000");
     int cpus = SchedulerCycleBench.CPUS;
     for (int n = 0; n < nodes; n++) {
       b.node("n" + n, cpus);

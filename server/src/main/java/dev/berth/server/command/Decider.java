@@ -1,5 +1,7 @@
 package dev.berth.server.command;
 
+import dev.berth.core.QueueAttributeNames;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Manage;
@@ -11,8 +13,6 @@ import dev.berth.proto.ServerInbound;
 import dev.berth.scheduler.Preemption;
 import dev.berth.scheduler.RunDecision;
 import dev.berth.server.command.config.ManageCommands;
-import dev.berth.server.command.config.QueueAttributes;
-import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.command.job.AlterJobs;
 import dev.berth.server.command.job.JobControl;
 import dev.berth.server.command.job.QueueMoves;
@@ -207,20 +207,20 @@ public final class Decider {
                             .setName("batch")
                             .putAllAttributes(
                                 Map.of(
-                                    QueueAttributes.QUEUE_TYPE, "Execution",
-                                    QueueAttributes.ENABLED, "True",
-                                    QueueAttributes.STARTED, "True")))));
+                                    QueueAttributeNames.QUEUE_TYPE, "Execution",
+                                    QueueAttributeNames.ENABLED, "True",
+                                    QueueAttributeNames.STARTED, "True")))));
     out.event(
         Event.newBuilder()
             .setServerAttributesChanged(
                 ServerAttributesChanged.newBuilder()
                     .addChanges(
                         dev.berth.proto.AttributeValue.newBuilder()
-                            .setName(ServerAttributes.DEFAULT_QUEUE)
+                            .setName(ServerAttributeNames.DEFAULT_QUEUE)
                             .setValue("batch"))
                     .addChanges(
                         dev.berth.proto.AttributeValue.newBuilder()
-                            .setName(ServerAttributes.SCHEDULING)
+                            .setName(ServerAttributeNames.SCHEDULING)
                             .setValue("True"))));
     return out;
   }

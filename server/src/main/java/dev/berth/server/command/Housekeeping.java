@@ -1,5 +1,6 @@
 package dev.berth.server.command;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Event;
 import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
@@ -64,9 +65,9 @@ public final class Housekeeping {
   }
 
   private static long minKeepCompleted(ClusterState s) {
-    long min = ServerAttributes.number(s, ServerAttributes.KEEP_COMPLETED);
+    long min = ServerAttributes.number(s, ServerAttributeNames.KEEP_COMPLETED);
     for (var q : s.queues().values()) {
-      var keep = QueueAttributes.get(q, ServerAttributes.KEEP_COMPLETED);
+      var keep = QueueAttributes.get(q, ServerAttributeNames.KEEP_COMPLETED);
       if (keep.isPresent()) {
         min = Math.min(min, Long.parseLong(keep.get()));
       }
@@ -76,9 +77,9 @@ public final class Housekeeping {
 
   private static long keepCompleted(ClusterState s, Job job) {
     return s.queue(job.getQueue())
-        .flatMap(q -> QueueAttributes.get(q, ServerAttributes.KEEP_COMPLETED))
+        .flatMap(q -> QueueAttributes.get(q, ServerAttributeNames.KEEP_COMPLETED))
         .map(Long::parseLong)
-        .orElse(ServerAttributes.number(s, ServerAttributes.KEEP_COMPLETED));
+        .orElse(ServerAttributes.number(s, ServerAttributeNames.KEEP_COMPLETED));
   }
 
   /**

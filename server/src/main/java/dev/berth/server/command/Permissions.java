@@ -1,5 +1,6 @@
 package dev.berth.server.command;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
 import dev.berth.server.command.config.ServerAttributes;
@@ -19,12 +20,12 @@ public final class Permissions {
 
   public static boolean isManager(ClusterState s, Caller c) {
     return (c.isRoot() && !c.relayed())
-        || UserAcl.admits(ServerAttributes.get(s, ServerAttributes.MANAGERS), c);
+        || UserAcl.admits(ServerAttributes.get(s, ServerAttributeNames.MANAGERS), c);
   }
 
   public static boolean isOperator(ClusterState s, Caller c) {
     return isManager(s, c)
-        || UserAcl.admits(ServerAttributes.get(s, ServerAttributes.OPERATORS), c);
+        || UserAcl.admits(ServerAttributes.get(s, ServerAttributeNames.OPERATORS), c);
   }
 
   public static boolean mayControl(ClusterState s, Caller c, Job job) {
@@ -46,7 +47,7 @@ public final class Permissions {
 
   /** Whether {@code c} may see other users' jobs: operators, and everyone with query_other_jobs. */
   private static boolean maySeeOthersJobs(ClusterState s, Caller c) {
-    return ServerAttributes.flag(s, ServerAttributes.QUERY_OTHER_JOBS) || isOperator(s, c);
+    return ServerAttributes.flag(s, ServerAttributeNames.QUERY_OTHER_JOBS) || isOperator(s, c);
   }
 
   /**
@@ -73,7 +74,7 @@ public final class Permissions {
    * The mom checks again for uid 0 before it starts anything.
    */
   public static void requireMayRunAs(ClusterState s, Caller c) {
-    if (c.isRoot() && !UserAcl.admits(ServerAttributes.get(s, ServerAttributes.ACL_ROOTS), c)) {
+    if (c.isRoot() && !UserAcl.admits(ServerAttributes.get(s, ServerAttributeNames.ACL_ROOTS), c)) {
       throw new CommandException(
           Error.Code.BAD_USER,
           "root user "

@@ -1,6 +1,7 @@
 package dev.berth.server.command;
 
 import dev.berth.core.HostPattern;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import java.util.List;
@@ -19,16 +20,16 @@ public final class SubmitHosts {
 
   /** Null when the relay of {@code host} may speak for its users; otherwise why not. */
   public static String refusal(ClusterState s, String host) {
-    boolean aclEnabled = ServerAttributes.flag(s, ServerAttributes.ACL_HOST_ENABLE);
+    boolean aclEnabled = ServerAttributes.flag(s, ServerAttributeNames.ACL_HOST_ENABLE);
     Boolean acl =
-        aclEnabled ? aclSays(ServerAttributes.get(s, ServerAttributes.ACL_HOSTS), host) : null;
+        aclEnabled ? aclSays(ServerAttributes.get(s, ServerAttributeNames.ACL_HOSTS), host) : null;
     if (Boolean.FALSE.equals(acl)) {
       return "access from host "
           + host
           + " not allowed: the server's acl_hosts denies it (acl_host_enable is True)";
     }
     if (Boolean.TRUE.equals(acl)
-        || listed(ServerAttributes.get(s, ServerAttributes.SUBMIT_HOSTS), host)) {
+        || listed(ServerAttributes.get(s, ServerAttributeNames.SUBMIT_HOSTS), host)) {
       return null;
     }
     return "access from host "

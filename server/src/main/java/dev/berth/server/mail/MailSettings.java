@@ -1,5 +1,6 @@
 package dev.berth.server.mail;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.pbs.AttributeTable;
 import dev.berth.server.state.ClusterState;
 
@@ -22,16 +23,10 @@ public record MailSettings(
     String bodyFormat,
     String sendmail,
     boolean noMailForce) {
-  public static final String MAIL_DOMAIN = "mail_domain";
-  public static final String MAIL_FROM = "mail_from";
-  public static final String MAIL_SUBJECT_FMT = "mail_subject_fmt";
-  public static final String MAIL_BODY_FMT = "mail_body_fmt";
-  public static final String SENDMAIL_PATH = "sendmail_path";
-  public static final String NO_MAIL_FORCE = "no_mail_force";
 
   /** Torque's PBS_DEFAULT_MAIL. */
   public static final String DEFAULT_FROM =
-      AttributeTable.SERVER.find(MAIL_FROM).orElseThrow().defaultValue();
+      AttributeTable.SERVER.find(ServerAttributeNames.MAIL_FROM).orElseThrow().defaultValue();
 
   public static final String DEFAULT_SUBJECT = "PBS JOB %i";
 
@@ -40,12 +35,12 @@ public record MailSettings(
 
   public static MailSettings of(ClusterState s) {
     return new MailSettings(
-        s.serverAttribute(MAIL_DOMAIN).orElse(null),
-        s.serverAttribute(MAIL_FROM).orElse(DEFAULT_FROM),
-        s.serverAttribute(MAIL_SUBJECT_FMT).orElse(DEFAULT_SUBJECT),
-        s.serverAttribute(MAIL_BODY_FMT).orElse(null),
-        s.serverAttribute(SENDMAIL_PATH).orElse(null),
-        "True".equals(s.serverAttribute(NO_MAIL_FORCE).orElse("False")));
+        s.serverAttribute(ServerAttributeNames.MAIL_DOMAIN).orElse(null),
+        s.serverAttribute(ServerAttributeNames.MAIL_FROM).orElse(DEFAULT_FROM),
+        s.serverAttribute(ServerAttributeNames.MAIL_SUBJECT_FMT).orElse(DEFAULT_SUBJECT),
+        s.serverAttribute(ServerAttributeNames.MAIL_BODY_FMT).orElse(null),
+        s.serverAttribute(ServerAttributeNames.SENDMAIL_PATH).orElse(null),
+        "True".equals(s.serverAttribute(ServerAttributeNames.NO_MAIL_FORCE).orElse("False")));
   }
 
   /** Whether mail_domain says no job mail at all (in any case, as Torque compares it). */

@@ -1,5 +1,6 @@
 package dev.berth.server.query;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.FairShareEntry;
 import dev.berth.proto.FairShareList;
 import dev.berth.proto.StatFairShare;
@@ -25,7 +26,7 @@ final class FairShareReport {
     boolean everyone = Permissions.maySeeAllUsage(s, caller);
     if (everyone && q.getUsersCount() == 0) {
       for (String account :
-          names(s.accountUsage().keySet(), ServerAttributes.FAIRSHARE_ACCOUNT, s)) {
+          names(s.accountUsage().keySet(), ServerAttributeNames.FAIRSHARE_ACCOUNT, s)) {
         list.addAccounts(entry(f.accounts(), account));
       }
     }
@@ -33,7 +34,7 @@ final class FairShareReport {
         q.getUsersCount() > 0
             ? new TreeSet<>(q.getUsersList())
             : everyone
-                ? names(s.userUsage().keySet(), ServerAttributes.FAIRSHARE_USER, s)
+                ? names(s.userUsage().keySet(), ServerAttributeNames.FAIRSHARE_USER, s)
                 : Set.of(caller.user());
     for (String user : users) {
       if (Permissions.maySeeUsage(s, caller, user)) {

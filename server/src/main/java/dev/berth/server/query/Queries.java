@@ -3,6 +3,7 @@ package dev.berth.server.query;
 import dev.berth.core.BadValueException;
 import dev.berth.core.JobIds;
 import dev.berth.core.MomStatus;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
@@ -257,11 +258,11 @@ public final class Queries {
   ServerStatus server(ClusterState s) {
     JobCounts c = s.counts();
     Map<String, String> attributes = new TreeMap<>();
-    attributes.put("server_state", "Active");
-    attributes.put("pbs_version", VERSION);
+    attributes.put(ServerAttributeNames.SERVER_STATE, "Active");
+    attributes.put(ServerAttributeNames.PBS_VERSION, VERSION);
     ServerAttributes.defaults().forEach(attributes::put);
     attributes.putAll(s.serverAttributes());
-    attributes.put("next_job_number", Long.toString(s.nextJobNumber()));
+    attributes.put(ServerAttributeNames.NEXT_JOB_NUMBER, Long.toString(s.nextJobNumber()));
     ServerStatus.Builder status = ServerStatus.newBuilder().setName(serverName);
     // total_jobs and state_count travel in their own fields, not among the attributes.
     return status

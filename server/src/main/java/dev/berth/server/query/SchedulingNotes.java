@@ -1,5 +1,6 @@
 package dev.berth.server.query;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Node;
@@ -41,7 +42,7 @@ final class SchedulingNotes {
             view::fairShare);
     this.plan = plan;
     this.state = s;
-    this.scheduling = ServerAttributes.flag(s, ServerAttributes.SCHEDULING);
+    this.scheduling = ServerAttributes.flag(s, ServerAttributeNames.SCHEDULING);
   }
 
   /** The job with its notes if it is queued, else as it is. */

@@ -1,5 +1,6 @@
 package dev.berth.server.state;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.AttributeValue;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
@@ -35,7 +36,7 @@ public final class Snapshots {
     }
     server.addChanges(
         AttributeValue.newBuilder()
-            .setName(StateMachine.NEXT_JOB_NUMBER)
+            .setName(ServerAttributeNames.NEXT_JOB_NUMBER)
             .setValue(Long.toString(s.nextJobNumber)));
     events.add(Event.newBuilder().setServerAttributesChanged(server).build());
     s.queues

@@ -3,6 +3,7 @@ package dev.berth.server.state;
 import dev.berth.core.ArrayRequest;
 import dev.berth.core.JobDeltas;
 import dev.berth.core.JobIds;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.Suspensions;
 import dev.berth.core.pbs.JobTransition;
 import dev.berth.proto.AttributeValue;
@@ -23,8 +24,6 @@ import java.util.List;
  * IllegalTransitionException} naming the event and the job.
  */
 public final class StateMachine {
-  public static final String NEXT_JOB_NUMBER = "next_job_number";
-
   private StateMachine() {}
 
   /** Applies the next event of the journal; its sequence number must follow the state's. */
@@ -433,7 +432,7 @@ public final class StateMachine {
    */
   private static void serverChanged(StateBuilder b, List<AttributeValue> changes) {
     for (AttributeValue v : changes) {
-      if (v.getName().equals(NEXT_JOB_NUMBER)) {
+      if (v.getName().equals(ServerAttributeNames.NEXT_JOB_NUMBER)) {
         b.nextJobNumber = Long.parseLong(v.getValue());
       } else if (v.getUnset()) {
         b.server = b.server.minus(v.getName());

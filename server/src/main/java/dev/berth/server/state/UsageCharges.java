@@ -1,5 +1,6 @@
 package dev.berth.server.state;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.Suspensions;
 import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Job;
@@ -19,18 +20,12 @@ import org.pcollections.PSortedMap;
  * journal, or loading a snapshot, gives the same usage on every server.
  */
 public final class UsageCharges {
-  /** Server attribute: usage halves in this many seconds. */
-  public static final String HALF_LIFE = "fairshare_half_life";
-
-  /** Server attribute: CPU-seconds one GPU-second counts as. */
-  public static final String GPU_WEIGHT = "fairshare_weight_gpu";
-
-  /** Server attribute: CPU-seconds one GiB-second of memory counts as. */
-  public static final String MEMORY_WEIGHT = "fairshare_weight_mem_gb";
-
-  public static final long DEFAULT_HALF_LIFE = serverDefault(HALF_LIFE);
-  public static final long DEFAULT_GPU_WEIGHT = serverDefault(GPU_WEIGHT);
-  public static final long DEFAULT_MEMORY_WEIGHT = serverDefault(MEMORY_WEIGHT);
+  public static final long DEFAULT_HALF_LIFE =
+      serverDefault(ServerAttributeNames.FAIRSHARE_HALF_LIFE);
+  public static final long DEFAULT_GPU_WEIGHT =
+      serverDefault(ServerAttributeNames.FAIRSHARE_WEIGHT_GPU);
+  public static final long DEFAULT_MEMORY_WEIGHT =
+      serverDefault(ServerAttributeNames.FAIRSHARE_WEIGHT_MEM_GB);
 
   private static final double GIB = 1L << 30;
 
@@ -42,7 +37,7 @@ public final class UsageCharges {
 
   /** The half-life in seconds the state's server attributes set. */
   public static long halfLife(Map<String, String> server) {
-    return number(server, HALF_LIFE, DEFAULT_HALF_LIFE);
+    return number(server, ServerAttributeNames.FAIRSHARE_HALF_LIFE, DEFAULT_HALF_LIFE);
   }
 
   /** Charges what {@code job} held from its start to {@code endSeconds}, at {@code millis}. */
@@ -62,8 +57,14 @@ public final class UsageCharges {
     double amount =
         seconds
             * (cpus
-                + gpus * number(b.server, GPU_WEIGHT, DEFAULT_GPU_WEIGHT)
-                + memory * number(b.server, MEMORY_WEIGHT, DEFAULT_MEMORY_WEIGHT));
+                + gpus
+                    * number(
+                        b.server, ServerAttributeNames.FAIRSHARE_WEIGHT_GPU, DEFAULT_GPU_WEIGHT)
+                + memory
+                    * number(
+                        b.server,
+                        ServerAttributeNames.FAIRSHARE_WEIGHT_MEM_GB,
+                        DEFAULT_MEMORY_WEIGHT));
     long halfLife = halfLife(b.server);
     b.userUsage = plus(b.userUsage, job.getEuser(), amount, millis, halfLife);
     b.accountUsage = plus(b.accountUsage, FairShare.account(job), amount, millis, halfLife);

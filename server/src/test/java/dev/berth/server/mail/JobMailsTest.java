@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.core.AttributeNames;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.JobObitReport;
 import dev.berth.proto.ResourcesUsed;
 import dev.berth.proto.ServerInbound;
@@ -152,7 +153,7 @@ class JobMailsTest {
 
   @Test
   void noMailForceMakesAbortsFollowMailPoints() {
-    d.setServer(ROOT, attr(MailSettings.NO_MAIL_FORCE, "True"));
+    d.setServer(ROOT, attr(ServerAttributeNames.NO_MAIL_FORCE, "True"));
     String id = submit("n");
     run(id);
     assertEquals(List.of(), points(() -> obit(id, -11, "job killed: walltime", used())));
@@ -229,16 +230,16 @@ class JobMailsTest {
 
   @Test
   void mailDomainNeverStopsAllMailAndADomainAddressesTheOwner() {
-    d.setServer(ROOT, attr(MailSettings.MAIL_DOMAIN, "never"));
+    d.setServer(ROOT, attr(ServerAttributeNames.MAIL_DOMAIN, "never"));
     String silent = submit("abe");
     assertEquals(List.of(), points(() -> run(silent)));
     assertEquals(List.of(), points(() -> obit(silent, -1, "could not start", used())));
 
     d.setServer(
         ROOT,
-        attr(MailSettings.MAIL_DOMAIN, "example.org"),
-        attr(MailSettings.MAIL_FROM, "pbs@example.org"),
-        attr(MailSettings.MAIL_SUBJECT_FMT, "%j %m"));
+        attr(ServerAttributeNames.MAIL_DOMAIN, "example.org"),
+        attr(ServerAttributeNames.MAIL_FROM, "pbs@example.org"),
+        attr(ServerAttributeNames.MAIL_SUBJECT_FMT, "%j %m"));
     String id = submit("b");
     d.schedule();
     Letter begun = mail(() -> d.started(id)).get(0);

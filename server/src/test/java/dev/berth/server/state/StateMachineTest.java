@@ -43,6 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobDelta;
@@ -432,13 +433,13 @@ class StateMachineTest {
   void nextJobNumberFollowsSubmissionsAndTheServerSetting() {
     cluster()
         .then(submitted(job(7)), nextJobNumber(8))
-        .then(serverSet(StateMachine.NEXT_JOB_NUMBER, "100"), nextJobNumber(100))
+        .then(serverSet(ServerAttributeNames.NEXT_JOB_NUMBER, "100"), nextJobNumber(100))
         .then(submitted(job(8)), nextJobNumber(100))
         .then(
             serverSet("scheduling", "True"),
             nextJobNumber(100),
             s -> assertEquals(Optional.of("True"), s.serverAttribute("scheduling")),
-            s -> assertTrue(s.serverAttribute(StateMachine.NEXT_JOB_NUMBER).isEmpty()))
+            s -> assertTrue(s.serverAttribute(ServerAttributeNames.NEXT_JOB_NUMBER).isEmpty()))
         .then(serverUnset("scheduling"), s -> assertTrue(s.serverAttribute("scheduling").isEmpty()))
         .then(submitted(array(100, "1-2", 2)), nextJobNumber(101));
   }

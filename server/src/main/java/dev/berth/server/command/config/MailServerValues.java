@@ -1,6 +1,7 @@
 package dev.berth.server.command.config;
 
 import dev.berth.core.Hosts;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Error;
 import dev.berth.server.command.AttributeValues;
 import dev.berth.server.command.CommandException;
@@ -20,14 +21,14 @@ final class MailServerValues {
   /** Refuses {@code value} for the server attribute {@code key} ({@code name.resource} too). */
   static void check(String key, String value) {
     switch (key) {
-      case MailSettings.SENDMAIL_PATH -> {
+      case ServerAttributeNames.SENDMAIL_PATH -> {
         if (value != null && !value.startsWith("/")) {
           throw new CommandException(
               Error.Code.BAD_VALUE,
               "sendmail_path '" + AttributeValues.shown(value) + "' must be an absolute path");
         }
       }
-      case MailSettings.MAIL_FROM -> {
+      case ServerAttributeNames.MAIL_FROM -> {
         if (value != null) {
           MailAddresses.refusalAsSender(value)
               .ifPresent(
@@ -37,7 +38,7 @@ final class MailServerValues {
                   });
         }
       }
-      case MailSettings.MAIL_DOMAIN -> {
+      case ServerAttributeNames.MAIL_DOMAIN -> {
         if (value != null && !value.equalsIgnoreCase(MailSettings.NEVER) && !Hosts.isName(value)) {
           throw new CommandException(
               Error.Code.BAD_VALUE,

@@ -1,5 +1,7 @@
 package dev.berth.server.command.config;
 
+import dev.berth.core.QueueAttributeNames;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.Sizes;
 import dev.berth.core.pbs.AttributeTable;
 import dev.berth.core.pbs.SetBy;
@@ -29,7 +31,6 @@ import dev.berth.server.command.Permissions;
 import dev.berth.server.command.node.NodeAttributes;
 import dev.berth.server.command.reservation.ReservationCommands;
 import dev.berth.server.state.ClusterState;
-import dev.berth.server.state.StateMachine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +64,7 @@ public final class ManageCommands {
     Permissions.requireManager(s, caller, "change server attributes");
     Map<String, String> values = new TreeMap<>(ServerAttributes.DEFAULTS); // += starts from them
     values.putAll(s.serverAttributes());
-    values.put(StateMachine.NEXT_JOB_NUMBER, Long.toString(s.nextJobNumber()));
+    values.put(ServerAttributeNames.NEXT_JOB_NUMBER, Long.toString(s.nextJobNumber()));
     ServerAttributesChanged.Builder changes = ServerAttributesChanged.newBuilder();
     for (Attribute a : attributes(m)) {
       AttributeSpec spec = ServerAttributes.spec(a.getName());
@@ -101,7 +102,7 @@ public final class ManageCommands {
 
   private static void checkServerValue(ClusterState s, Caller caller, String key, String value) {
     MailServerValues.check(key, value);
-    if (key.equals(ServerAttributes.JOBSCRIPT_MAX_SIZE)
+    if (key.equals(ServerAttributeNames.JOBSCRIPT_MAX_SIZE)
         && value != null
         && Sizes.parseBytes(value) > ServerAttributes.LARGEST_SCRIPT) {
       throw new CommandException(
@@ -109,11 +110,13 @@ public final class ManageCommands {
           "jobscript_max_size may be at most 1mb: a larger script would not fit a message to a"
               + " node or a Kafka journal record");
     }
-    if (key.equals(ServerAttributes.DEFAULT_QUEUE) && value != null && s.queue(value).isEmpty()) {
+    if (key.equals(ServerAttributeNames.DEFAULT_QUEUE)
+        && value != null
+        && s.queue(value).isEmpty()) {
       throw new CommandException(
           Error.Code.UNKNOWN_QUEUE, "default_queue: there is no queue '" + value + "'");
     }
-    if (key.equals(StateMachine.NEXT_JOB_NUMBER)) {
+    if (key.equals(ServerAttributeNames.NEXT_JOB_NUMBER)) {
       if (value == null || Long.parseLong(value) < s.nextJobNumber()) {
         throw new CommandException(
             Error.Code.BAD_VALUE,
@@ -145,7 +148,7 @@ public final class ManageCommands {
     if (s.queue(name).isPresent()) {
       throw new CommandException(Error.Code.QUEUE_EXISTS, "queue " + name + " already exists");
     }
-    Map<String, String> values = new TreeMap<>(Map.of(QueueAttributes.QUEUE_TYPE, "Execution"));
+    Map<String, String> values = new TreeMap<>(Map.of(QueueAttributeNames.QUEUE_TYPE, "Execution"));
     apply(values, attributes(m));
     return QueueCreated.newBuilder()
         .setQueue(Queue.newBuilder().setName(name).putAllAttributes(values));
@@ -177,12 +180,12 @@ public final class ManageCommands {
   /** The queue goes, and with it the server's default_queue if it named it. */
   public static void removeQueue(ClusterState s, String name, Outcome out) {
     out.event(Event.newBuilder().setQueueDeleted(QueueDeleted.newBuilder().setQueue(name)));
-    if (name.equals(ServerAttributes.get(s, ServerAttributes.DEFAULT_QUEUE))) {
+    if (name.equals(ServerAttributes.get(s, ServerAttributeNames.DEFAULT_QUEUE))) {
       out.event(
           Event.newBuilder()
               .setServerAttributesChanged(
                   ServerAttributesChanged.newBuilder()
-                      .addChanges(change(ServerAttributes.DEFAULT_QUEUE, null))));
+                      .addChanges(change(ServerAttributeNames.DEFAULT_QUEUE, null))));
     }
   }
 

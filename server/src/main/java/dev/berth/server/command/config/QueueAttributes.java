@@ -1,5 +1,6 @@
 package dev.berth.server.command.config;
 
+import dev.berth.core.QueueAttributeNames;
 import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
@@ -12,24 +13,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
-/** A queue's attributes: what qmgr may set and typed reads for the submit and run paths. */
+/**
+ * A queue's attributes: what qmgr may set and typed reads, by core's {@link QueueAttributeNames},
+ * for the submit and run paths.
+ */
 public final class QueueAttributes {
-  public static final String QUEUE_TYPE = "queue_type";
-  public static final String ENABLED = "enabled";
-  public static final String STARTED = "started";
-  public static final String MAX_QUEUABLE = "max_queuable";
-  public static final String ACL_USER_ENABLE = "acl_user_enable";
-  public static final String ACL_USERS = "acl_users";
-  public static final String PRIORITY = "Priority";
-
-  /**
-   * Its jobs go before other queues' and may requeue or suspend running jobs of preemptable queues.
-   */
-  public static final String PREEMPTOR = "preemptor";
-
-  /** How its running jobs may be preempted: {@link #PREEMPT_OFF} (unset), requeue or suspend. */
-  public static final String PREEMPT_MODE = "preempt_mode";
-
   public static final String PREEMPT_OFF = "off";
   public static final String PREEMPT_REQUEUE = "requeue";
   public static final String PREEMPT_SUSPEND = "suspend";
@@ -52,7 +40,7 @@ public final class QueueAttributes {
 
   /** Checks values whose type alone does not say enough (queue_type). */
   static String check(Attribute a, String value) {
-    if (value != null && a.getName().equals(QUEUE_TYPE)) {
+    if (value != null && a.getName().equals(QueueAttributeNames.QUEUE_TYPE)) {
       return switch (value.toLowerCase(Locale.ROOT)) {
         case "e", "execution" -> "Execution";
         case "r", "route" ->
@@ -73,12 +61,12 @@ public final class QueueAttributes {
 
   /** Whether {@code queue} exists and is started (its jobs are scheduled). */
   public static boolean started(ClusterState s, String queue) {
-    return s.queue(queue).map(q -> flag(q, STARTED)).orElse(false);
+    return s.queue(queue).map(q -> flag(q, QueueAttributeNames.STARTED)).orElse(false);
   }
 
   /** Whether {@code queue} is a preemptor's: its jobs may requeue preemptable running jobs. */
   public static boolean preemptor(ClusterState s, String queue) {
-    return s.queue(queue).map(q -> flag(q, PREEMPTOR)).orElse(false);
+    return s.queue(queue).map(q -> flag(q, QueueAttributeNames.PREEMPTOR)).orElse(false);
   }
 
   /**
@@ -88,8 +76,8 @@ public final class QueueAttributes {
    */
   public static String preemptMode(ClusterState s, String queue) {
     return s.queue(queue)
-        .filter(q -> !flag(q, PREEMPTOR))
-        .map(q -> q.getAttributesMap().getOrDefault(PREEMPT_MODE, PREEMPT_OFF))
+        .filter(q -> !flag(q, QueueAttributeNames.PREEMPTOR))
+        .map(q -> q.getAttributesMap().getOrDefault(QueueAttributeNames.PREEMPT_MODE, PREEMPT_OFF))
         .orElse(PREEMPT_OFF);
   }
 

@@ -1,5 +1,6 @@
 package dev.berth.server.command.config;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.Sizes;
 import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Error;
@@ -15,45 +16,11 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The server's attributes as the code that acts on them reads them: their names, and typed reads.
- * What they are (type, default, who may set them) is core's {@link AttributeTable#SERVER}. Defaults
- * are not stored; an unset attribute reads as its default.
+ * The server's attributes as the code that acts on them reads them: typed reads by core's {@link
+ * ServerAttributeNames}. What they are (type, default, who may set them) is core's {@link
+ * AttributeTable#SERVER}. Defaults are not stored; an unset attribute reads as its default.
  */
 public final class ServerAttributes {
-  public static final String SCHEDULING = "scheduling";
-  public static final String DEFAULT_QUEUE = "default_queue";
-  public static final String MANAGERS = "managers";
-  public static final String OPERATORS = "operators";
-  public static final String QUERY_OTHER_JOBS = "query_other_jobs";
-  public static final String KEEP_COMPLETED = "keep_completed";
-  public static final String CGROUP_ENABLE = "cgroup_enable";
-  public static final String KILL_DELAY = "kill_delay";
-  public static final String MAX_JOB_ARRAY_SIZE = "max_job_array_size";
-  public static final String NODE_CHECK_RATE = "node_check_rate";
-  public static final String SCHEDULER_ITERATION = "scheduler_iteration";
-  public static final String RESOURCES_DEFAULT = "resources_default";
-  public static final String RESOURCES_MAX = "resources_max";
-  public static final String MAX_RUNNING = "max_running";
-  public static final String MAX_USER_RUN = "max_user_run";
-  public static final String COMMENT = "comment";
-  public static final String ACL_ROOTS = "acl_roots";
-  public static final String MAX_USER_QUEUABLE = "max_user_queuable";
-  public static final String JOBSCRIPT_MAX_SIZE = "jobscript_max_size";
-  public static final String SUBMIT_HOSTS = "submit_hosts";
-  public static final String ACL_HOSTS = "acl_hosts";
-  public static final String ACL_HOST_ENABLE = "acl_host_enable";
-  public static final String BACKFILL_DEPTH = "backfill_depth";
-  public static final String STRICT_ORDERING = "strict_ordering";
-  public static final String PRIORITY_WEIGHT_AGE = "priority_weight_age";
-  public static final String PRIORITY_MAX_AGE = "priority_max_age";
-  public static final String PRIORITY_WEIGHT_JOB_SIZE = "priority_weight_job_size";
-  public static final String PRIORITY_FAVOR_SMALL = "priority_favor_small";
-  public static final String PRIORITY_WEIGHT_QUEUE = "priority_weight_queue";
-  public static final String PRIORITY_WEIGHT_USER = "priority_weight_user";
-  public static final String PRIORITY_WEIGHT_FAIRSHARE = "priority_weight_fairshare";
-  public static final String FAIRSHARE_USER = "fairshare_user";
-  public static final String FAIRSHARE_ACCOUNT = "fairshare_account";
-
   static final Map<String, AttributeSpec> SPECS = AttributeSpec.of(AttributeTable.SERVER);
 
   /** Defaults shown by qmgr list and used when unset. */
@@ -101,15 +68,15 @@ public final class ServerAttributes {
   public static SchedulerSettings scheduler(ClusterState s) {
     return new SchedulerSettings(
         new PriorityWeights(
-            number(s, PRIORITY_WEIGHT_AGE),
-            number(s, PRIORITY_MAX_AGE),
-            number(s, PRIORITY_WEIGHT_JOB_SIZE),
-            flag(s, PRIORITY_FAVOR_SMALL),
-            number(s, PRIORITY_WEIGHT_QUEUE),
-            number(s, PRIORITY_WEIGHT_USER),
-            number(s, PRIORITY_WEIGHT_FAIRSHARE)),
-        (int) Math.min(Integer.MAX_VALUE, number(s, BACKFILL_DEPTH)),
-        flag(s, STRICT_ORDERING));
+            number(s, ServerAttributeNames.PRIORITY_WEIGHT_AGE),
+            number(s, ServerAttributeNames.PRIORITY_MAX_AGE),
+            number(s, ServerAttributeNames.PRIORITY_WEIGHT_JOB_SIZE),
+            flag(s, ServerAttributeNames.PRIORITY_FAVOR_SMALL),
+            number(s, ServerAttributeNames.PRIORITY_WEIGHT_QUEUE),
+            number(s, ServerAttributeNames.PRIORITY_WEIGHT_USER),
+            number(s, ServerAttributeNames.PRIORITY_WEIGHT_FAIRSHARE)),
+        (int) Math.min(Integer.MAX_VALUE, number(s, ServerAttributeNames.BACKFILL_DEPTH)),
+        flag(s, ServerAttributeNames.STRICT_ORDERING));
   }
 
   /**
@@ -121,9 +88,9 @@ public final class ServerAttributes {
     long halfLife = s.halfLife();
     return new FairShare(
         DecayedUsage.valuesAt(s.userUsage(), nowMillis, halfLife),
-        shares(s, FAIRSHARE_USER),
+        shares(s, ServerAttributeNames.FAIRSHARE_USER),
         DecayedUsage.valuesAt(s.accountUsage(), nowMillis, halfLife),
-        shares(s, FAIRSHARE_ACCOUNT),
+        shares(s, ServerAttributeNames.FAIRSHARE_ACCOUNT),
         1);
   }
 

@@ -1,11 +1,12 @@
 package dev.berth.server.command.job;
 
+import dev.berth.core.QueueAttributeNames;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Error;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Queue;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.command.config.QueueAttributes;
-import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.JobCounts;
 import java.util.Optional;
@@ -23,9 +24,10 @@ final class QueuedJobLimits {
 
   /** Refuses {@code adding} more jobs of {@code user} in {@code queue}, naming the limit. */
   static void check(ClusterState s, Queue queue, String user, int adding) {
-    Optional<String> queueMax = QueueAttributes.get(queue, QueueAttributes.MAX_QUEUABLE);
-    Optional<String> queueUserMax = QueueAttributes.get(queue, ServerAttributes.MAX_USER_QUEUABLE);
-    Optional<String> serverUserMax = s.serverAttribute(ServerAttributes.MAX_USER_QUEUABLE);
+    Optional<String> queueMax = QueueAttributes.get(queue, QueueAttributeNames.MAX_QUEUABLE);
+    Optional<String> queueUserMax =
+        QueueAttributes.get(queue, ServerAttributeNames.MAX_USER_QUEUABLE);
+    Optional<String> serverUserMax = s.serverAttribute(ServerAttributeNames.MAX_USER_QUEUABLE);
     JobCounts counts = s.counts(queue.getName());
     long inQueue = counts.total() - counts.count(JobState.COMPLETED);
     long usersInQueue = s.unfinished(new ClusterState.Owner(queue.getName(), user));

@@ -1,12 +1,13 @@
 package dev.berth.server.command.job;
 
+import dev.berth.core.QueueAttributeNames;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
 import dev.berth.proto.Queue;
 import dev.berth.proto.ResourceRequest;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.command.ResourceRules;
-import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,7 @@ final class ResourceLimits {
   /** Fills in resources the job did not request from the queue's, then the server's defaults. */
   static ResourceRequest withDefaults(ResourceRequest r, Queue queue, ClusterState s) {
     ResourceRequest.Builder b = r.toBuilder();
-    String prefix = ServerAttributes.RESOURCES_DEFAULT + ".";
+    String prefix = ServerAttributeNames.RESOURCES_DEFAULT + ".";
     for (Map<String, String> source : List.of(queue.getAttributesMap(), s.serverAttributes())) {
       source.forEach(
           (name, value) -> {
@@ -84,7 +85,8 @@ final class ResourceLimits {
   }
 
   private static CommandException exceeds(String name, String value, String op, Limit limit) {
-    String which = op.equals(">") ? "resources_max" : "resources_min";
+    String which =
+        op.equals(">") ? QueueAttributeNames.RESOURCES_MAX : QueueAttributeNames.RESOURCES_MIN;
     return new CommandException(
         Error.Code.EXCEEDS_QUEUE_LIMITS,
         "Job exceeds "

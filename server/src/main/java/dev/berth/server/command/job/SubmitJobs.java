@@ -4,6 +4,8 @@ import dev.berth.core.ArrayRequest;
 import dev.berth.core.AttributeNames;
 import dev.berth.core.BadValueException;
 import dev.berth.core.JobIds;
+import dev.berth.core.QueueAttributeNames;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
@@ -143,7 +145,7 @@ public final class SubmitJobs {
       name = destination.substring(0, at);
     }
     if (name.isEmpty()) {
-      name = ServerAttributes.get(s, ServerAttributes.DEFAULT_QUEUE);
+      name = ServerAttributes.get(s, ServerAttributeNames.DEFAULT_QUEUE);
       if (name == null) {
         throw new CommandException(
             Error.Code.NO_DEFAULT_QUEUE,
@@ -167,7 +169,7 @@ public final class SubmitJobs {
 
   /** The queue takes jobs: enabled. */
   static void requireEnabled(Queue q) {
-    if (!QueueAttributes.flag(q, QueueAttributes.ENABLED)) {
+    if (!QueueAttributes.flag(q, QueueAttributeNames.ENABLED)) {
       throw new CommandException(
           Error.Code.QUEUE_DISABLED, "queue " + q.getName() + " is not enabled");
     }
@@ -175,8 +177,8 @@ public final class SubmitJobs {
 
   /** The queue's acl_users, when enabled, names {@code user}. */
   static void requireAdmits(Queue q, String user) {
-    if (QueueAttributes.flag(q, QueueAttributes.ACL_USER_ENABLE)) {
-      String users = QueueAttributes.get(q, QueueAttributes.ACL_USERS).orElse("");
+    if (QueueAttributes.flag(q, QueueAttributeNames.ACL_USER_ENABLE)) {
+      String users = QueueAttributes.get(q, QueueAttributeNames.ACL_USERS).orElse("");
       if (!AttributeSpec.items(users).contains(user)) {
         throw new CommandException(
             Error.Code.PERMISSION,
@@ -187,14 +189,14 @@ public final class SubmitJobs {
 
   /** OpenPBS's jobscript_max_size: the journal keeps every script with its job. */
   private static void checkScriptSize(ClusterState s, SubmitJob request) {
-    long max = ServerAttributes.bytes(s, ServerAttributes.JOBSCRIPT_MAX_SIZE);
+    long max = ServerAttributes.bytes(s, ServerAttributeNames.JOBSCRIPT_MAX_SIZE);
     if (request.getScript().size() > max) {
       throw new CommandException(
           Error.Code.BAD_VALUE,
           "jobscript max size exceeded: the script is "
               + request.getScript().size()
               + " bytes, the server's jobscript_max_size is "
-              + ServerAttributes.get(s, ServerAttributes.JOBSCRIPT_MAX_SIZE)
+              + ServerAttributes.get(s, ServerAttributeNames.JOBSCRIPT_MAX_SIZE)
               + " ("
               + max
               + " bytes)");
@@ -263,7 +265,8 @@ public final class SubmitJobs {
     int max =
         (int)
             Math.min(
-                Integer.MAX_VALUE, ServerAttributes.number(s, ServerAttributes.MAX_JOB_ARRAY_SIZE));
+                Integer.MAX_VALUE,
+                ServerAttributes.number(s, ServerAttributeNames.MAX_JOB_ARRAY_SIZE));
     ArrayRequest request;
     try {
       request = ArrayRequest.parse(job.getArrayRequest(), max);
@@ -292,7 +295,7 @@ public final class SubmitJobs {
   }
 
   private static void schedulingState(Job.Builder job, ClusterState s, Context ctx) {
-    job.setCgroupEnable(ServerAttributes.flag(s, ServerAttributes.CGROUP_ENABLE));
+    job.setCgroupEnable(ServerAttributes.flag(s, ServerAttributeNames.CGROUP_ENABLE));
     String depend = job.getExtensionsOrDefault(AttributeNames.DEPEND, "");
     if (!depend.isEmpty()) {
       job.addAllDependencies(Dependencies.parse(depend, s, ctx.serverName()));

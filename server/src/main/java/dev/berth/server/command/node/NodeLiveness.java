@@ -1,5 +1,6 @@
 package dev.berth.server.command.node;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Node;
 import dev.berth.server.command.Housekeeping;
 import dev.berth.server.command.config.ServerAttributes;
@@ -40,7 +41,7 @@ public final class NodeLiveness {
    * The registered nodes, not down yet, whose moms have been silent longer than node_check_rate.
    */
   public List<Silent> overdue(ClusterState state, long now) {
-    long limit = ServerAttributes.number(state, ServerAttributes.NODE_CHECK_RATE) * 1000;
+    long limit = ServerAttributes.number(state, ServerAttributeNames.NODE_CHECK_RATE) * 1000;
     List<Silent> overdue = new ArrayList<>();
     for (Node n : state.nodes().values()) {
       Long heard = lastHeard.get(n.getName());

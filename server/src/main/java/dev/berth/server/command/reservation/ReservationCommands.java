@@ -1,6 +1,8 @@
 package dev.berth.server.command.reservation;
 
 import dev.berth.core.Durations;
+import dev.berth.core.QueueAttributeNames;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Ack;
 import dev.berth.proto.AttributeValue;
 import dev.berth.proto.CreateReservation;
@@ -27,8 +29,6 @@ import dev.berth.server.command.Context;
 import dev.berth.server.command.Outcome;
 import dev.berth.server.command.Permissions;
 import dev.berth.server.command.config.ManageCommands;
-import dev.berth.server.command.config.QueueAttributes;
-import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.command.job.JobControl;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.JobCounts;
@@ -83,14 +83,14 @@ public final class ReservationCommands {
             .build();
     String walltime = Durations.format(request.end() - request.start());
     Map<String, String> attributes = new TreeMap<>();
-    attributes.put(QueueAttributes.QUEUE_TYPE, "Execution");
-    attributes.put(QueueAttributes.ENABLED, "True");
-    attributes.put(QueueAttributes.STARTED, "True");
-    attributes.put(QueueAttributes.ACL_USER_ENABLE, "True");
-    attributes.put(QueueAttributes.ACL_USERS, String.join(",", request.users()));
+    attributes.put(QueueAttributeNames.QUEUE_TYPE, "Execution");
+    attributes.put(QueueAttributeNames.ENABLED, "True");
+    attributes.put(QueueAttributeNames.STARTED, "True");
+    attributes.put(QueueAttributeNames.ACL_USER_ENABLE, "True");
+    attributes.put(QueueAttributeNames.ACL_USERS, String.join(",", request.users()));
     // a job without a walltime gets the whole window, and none may ask for more than it
-    attributes.put(ServerAttributes.RESOURCES_DEFAULT + ".walltime", walltime);
-    attributes.put(ServerAttributes.RESOURCES_MAX + ".walltime", walltime);
+    attributes.put(ServerAttributeNames.RESOURCES_DEFAULT + ".walltime", walltime);
+    attributes.put(ServerAttributeNames.RESOURCES_MAX + ".walltime", walltime);
     Outcome out =
         new Outcome()
             .event(
@@ -209,7 +209,7 @@ public final class ReservationCommands {
   /** Who may submit to the reservation: its queue's acl_users, as they are now. */
   public static List<String> users(ClusterState s, Reservation r) {
     return s.queue(r.getQueue())
-        .map(q -> AttributeSpec.items(q.getAttributesOrDefault(QueueAttributes.ACL_USERS, "")))
+        .map(q -> AttributeSpec.items(q.getAttributesOrDefault(QueueAttributeNames.ACL_USERS, "")))
         .orElse(List.of());
   }
 
@@ -230,8 +230,8 @@ public final class ReservationCommands {
             .setQueueAttributesChanged(
                 QueueAttributesChanged.newBuilder()
                     .setQueue(r.getQueue())
-                    .addChanges(flag(QueueAttributes.ENABLED, false))
-                    .addChanges(flag(QueueAttributes.STARTED, false))));
+                    .addChanges(flag(QueueAttributeNames.ENABLED, false))
+                    .addChanges(flag(QueueAttributeNames.STARTED, false))));
     sweep.put(r.getQueue(), reason(r, why));
   }
 

@@ -1,10 +1,10 @@
 package dev.berth.server.command.schedule;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import dev.berth.scheduler.RunLimit;
 import dev.berth.server.command.config.QueueAttributes;
-import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.JobCounts;
 import java.util.HashMap;
@@ -24,11 +24,11 @@ final class RunLimits {
     if (!job.getArrayParent().isEmpty() && job.getArraySlotLimit() > 0) {
       limits.put(RunLimit.array(job.getArrayParent()), job.getArraySlotLimit());
     }
-    limit(limits, RunLimit.server(), state.serverAttribute(ServerAttributes.MAX_RUNNING));
+    limit(limits, RunLimit.server(), state.serverAttribute(ServerAttributeNames.MAX_RUNNING));
     limit(
         limits,
         RunLimit.user(job.getEuser()),
-        state.serverAttribute(ServerAttributes.MAX_USER_RUN));
+        state.serverAttribute(ServerAttributeNames.MAX_USER_RUN));
     state
         .queue(job.getQueue())
         .ifPresent(
@@ -36,11 +36,11 @@ final class RunLimits {
               limit(
                   limits,
                   RunLimit.queue(q.getName()),
-                  QueueAttributes.get(q, ServerAttributes.MAX_RUNNING));
+                  QueueAttributes.get(q, ServerAttributeNames.MAX_RUNNING));
               limit(
                   limits,
                   RunLimit.queueUser(q.getName(), job.getEuser()),
-                  QueueAttributes.get(q, ServerAttributes.MAX_USER_RUN));
+                  QueueAttributes.get(q, ServerAttributeNames.MAX_USER_RUN));
             });
     return limits;
   }

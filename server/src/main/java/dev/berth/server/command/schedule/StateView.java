@@ -1,5 +1,6 @@
 package dev.berth.server.command.schedule;
 
+import dev.berth.core.QueueAttributeNames;
 import dev.berth.core.Suspensions;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -99,7 +100,7 @@ public final class StateView implements ClusterView {
   public Iterable<Job> eligibleJobs() {
     Set<String> stopped = new HashSet<>();
     for (Queue q : state.queues().values()) {
-      if (!QueueAttributes.flag(q, QueueAttributes.STARTED)) {
+      if (!QueueAttributes.flag(q, QueueAttributeNames.STARTED)) {
         stopped.add(q.getName());
       }
     }
@@ -221,7 +222,7 @@ public final class StateView implements ClusterView {
   public Set<String> preemptorQueues() {
     Set<String> result = new HashSet<>();
     for (Queue q : state.queues().values()) {
-      if (QueueAttributes.flag(q, QueueAttributes.PREEMPTOR)) {
+      if (QueueAttributes.flag(q, QueueAttributeNames.PREEMPTOR)) {
         result.add(q.getName());
       }
     }
@@ -340,7 +341,7 @@ public final class StateView implements ClusterView {
   public Map<String, Integer> queuePriorities() {
     Map<String, Integer> result = new HashMap<>();
     for (Queue q : state.queues().values()) {
-      long p = QueueAttributes.get(q, QueueAttributes.PRIORITY).map(Long::parseLong).orElse(0L);
+      long p = QueueAttributes.get(q, QueueAttributeNames.PRIORITY).map(Long::parseLong).orElse(0L);
       result.put(q.getName(), (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, p)));
     }
     return result;

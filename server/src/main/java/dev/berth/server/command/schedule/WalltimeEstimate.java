@@ -1,10 +1,10 @@
 package dev.berth.server.command.schedule;
 
 import dev.berth.core.Durations;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Job;
 import dev.berth.proto.Queue;
 import dev.berth.scheduler.RunningJob;
-import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 import java.util.Map;
 import java.util.Optional;
@@ -30,7 +30,7 @@ public record WalltimeEstimate(long seconds, String source) {
     Map<String, String> queue =
         s.queue(job.getQueue()).map(Queue::getAttributesMap).orElse(Map.of());
     Map<String, String> server = s.serverAttributes();
-    for (String kind : new String[] {ServerAttributes.RESOURCES_DEFAULT, "resources_max"}) {
+    for (String kind : new String[] {ServerAttributeNames.RESOURCES_DEFAULT, "resources_max"}) {
       String attribute = kind + ".walltime";
       Optional<WalltimeEstimate> e =
           from(queue, attribute, attribute + " of queue " + job.getQueue())

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.core.AttributeNames;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.pbs.AttributeDef;
 import dev.berth.core.pbs.AttributeTable;
 import dev.berth.core.pbs.SetBy;
@@ -86,10 +87,10 @@ class MailAttributesTest {
   @Test
   void onlyRootOnAServerHostSetsTheMailTransferAgent() {
     // managers, but not root on a server host: alice, and root of a submit host
-    d.setServer(ROOT, attr(ServerAttributes.MANAGERS, "alice@login1,root@login1"));
+    d.setServer(ROOT, attr(ServerAttributeNames.MANAGERS, "alice@login1,root@login1"));
     refused(
         Error.Code.PERMISSION,
-        () -> d.setServer(ALICE, attr(MailSettings.SENDMAIL_PATH, "/home/alice/evil")),
+        () -> d.setServer(ALICE, attr(ServerAttributeNames.SENDMAIL_PATH, "/home/alice/evil")),
         "alice@login1 may not set sendmail_path");
     refused(
         Error.Code.PERMISSION,
@@ -99,29 +100,30 @@ class MailAttributesTest {
                 Manage.Command.UNSET,
                 Manage.ObjectType.SERVER,
                 List.of(),
-                Driver.op(MailSettings.SENDMAIL_PATH, Attribute.Op.UNSET, "")),
+                Driver.op(ServerAttributeNames.SENDMAIL_PATH, Attribute.Op.UNSET, "")),
         "may not set sendmail_path");
     refused(
         Error.Code.PERMISSION,
         () ->
             d.setServer(
                 Caller.relayed("root", "root", "login1"),
-                attr(MailSettings.SENDMAIL_PATH, "/usr/sbin/sendmail")),
+                attr(ServerAttributeNames.SENDMAIL_PATH, "/usr/sbin/sendmail")),
         "may not set sendmail_path");
     refused(
         Error.Code.BAD_VALUE,
-        () -> d.setServer(ROOT, attr(MailSettings.SENDMAIL_PATH, "sendmail")),
+        () -> d.setServer(ROOT, attr(ServerAttributeNames.SENDMAIL_PATH, "sendmail")),
         "must be an absolute path");
-    d.setServer(ROOT, attr(MailSettings.SENDMAIL_PATH, "/usr/sbin/sendmail"));
+    d.setServer(ROOT, attr(ServerAttributeNames.SENDMAIL_PATH, "/usr/sbin/sendmail"));
     assertEquals(
-        "/usr/sbin/sendmail", d.state.serverAttribute(MailSettings.SENDMAIL_PATH).orElseThrow());
+        "/usr/sbin/sendmail",
+        d.state.serverAttribute(ServerAttributeNames.SENDMAIL_PATH).orElseThrow());
     // the other mail settings are a manager's, as in Torque
-    d.setServer(ALICE, attr(MailSettings.MAIL_SUBJECT_FMT, "Job %i: %m"));
+    d.setServer(ALICE, attr(ServerAttributeNames.MAIL_SUBJECT_FMT, "Job %i: %m"));
   }
 
   @Test
   void everyAttributeTheTableGivesRootOnAServerHostIsRefusedToAManager() {
-    d.setServer(ROOT, attr(ServerAttributes.MANAGERS, "alice@login1"));
+    d.setServer(ROOT, attr(ServerAttributeNames.MANAGERS, "alice@login1"));
     List<AttributeDef> rootOnly =
         AttributeTable.SERVER.definitions().stream()
             .filter(def -> def.setBy() == SetBy.ROOT_ON_SERVER)
@@ -145,20 +147,20 @@ class MailAttributesTest {
   void mailFromAndMailDomainArePlainNames() {
     refused(
         Error.Code.BAD_VALUE,
-        () -> d.setServer(ROOT, attr(MailSettings.MAIL_FROM, "-oQ/tmp")),
+        () -> d.setServer(ROOT, attr(ServerAttributeNames.MAIL_FROM, "-oQ/tmp")),
         "illegal mail_from");
     refused(
         Error.Code.BAD_VALUE,
-        () -> d.setServer(ROOT, attr(MailSettings.MAIL_FROM, "PBS <pbs@example.org>")),
+        () -> d.setServer(ROOT, attr(ServerAttributeNames.MAIL_FROM, "PBS <pbs@example.org>")),
         "illegal mail_from");
     refused(
         Error.Code.BAD_VALUE,
-        () -> d.setServer(ROOT, attr(MailSettings.MAIL_DOMAIN, "example.org>")),
+        () -> d.setServer(ROOT, attr(ServerAttributeNames.MAIL_DOMAIN, "example.org>")),
         "illegal mail_domain");
     d.setServer(
         ROOT,
-        attr(MailSettings.MAIL_FROM, "pbs@example.org"),
-        attr(MailSettings.MAIL_DOMAIN, "Never"));
-    assertEquals("Never", d.state.serverAttribute(MailSettings.MAIL_DOMAIN).orElseThrow());
+        attr(ServerAttributeNames.MAIL_FROM, "pbs@example.org"),
+        attr(ServerAttributeNames.MAIL_DOMAIN, "Never"));
+    assertEquals("Never", d.state.serverAttribute(ServerAttributeNames.MAIL_DOMAIN).orElseThrow());
   }
 }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.server.command.Decider;
-import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.testing.Driver;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,7 +41,7 @@ class NodeLivenessTest {
 
   @Test
   void nodeCheckRateIsTheServersSetting() {
-    d.setServer(ROOT, attr(ServerAttributes.NODE_CHECK_RATE, "30"));
+    d.setServer(ROOT, attr(ServerAttributeNames.NODE_CHECK_RATE, "30"));
     d.advance(31);
     assertEquals(List.of("n1", "n2"), overdue().stream().sorted().toList());
   }

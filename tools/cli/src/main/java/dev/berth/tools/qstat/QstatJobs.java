@@ -6,6 +6,7 @@ import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.BadValueException;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobList;
@@ -172,7 +173,10 @@ final class QstatJobs {
     } else if (options.alternate()) {
       Optional<ServerStatus> serverStatus = names.status();
       String name = serverStatus.map(ServerStatus::getName).orElse(serverName());
-      String comment = serverStatus.map(s -> s.getAttributesOrDefault("comment", "")).orElse("");
+      String comment =
+          serverStatus
+              .map(s -> s.getAttributesOrDefault(ServerAttributeNames.COMMENT, ""))
+              .orElse("");
       out.print(AltJobTable.header(name, comment, options.style()));
       for (Job job : shown) {
         out.print(AltJobTable.row(job, options.style(), now, zone));

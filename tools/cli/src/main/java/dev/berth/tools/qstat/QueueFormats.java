@@ -4,6 +4,7 @@ import static dev.berth.tools.format.Columns.left;
 import static dev.berth.tools.format.Columns.right;
 
 import dev.berth.core.ControlCharacters;
+import dev.berth.core.QueueAttributeNames;
 import dev.berth.proto.QueueStatus;
 import dev.berth.tools.format.Attr;
 import dev.berth.tools.format.Columns;
@@ -55,17 +56,17 @@ public final class QueueFormats {
     return Columns.line(
         WIDTHS,
         status.getQueue().getName(),
-        Columns.cut(attrs.getOrDefault("max_running", "0"), 5),
+        Columns.cut(attrs.getOrDefault(QueueAttributeNames.MAX_RUNNING, "0"), 5),
         Columns.cut(Integer.toString(status.getTotalJobs()), 6),
-        yesNo(attrs.get("enabled")),
-        yesNo(attrs.get("started")),
+        yesNo(attrs.get(QueueAttributeNames.ENABLED)),
+        yesNo(attrs.get(QueueAttributeNames.STARTED)),
         count(counts, "Q"),
         count(counts, "R"),
         count(counts, "H"),
         count(counts, "W"),
         count(counts, "T"),
         count(counts, "E"),
-        type(attrs.get("queue_type")),
+        type(attrs.get(QueueAttributeNames.QUEUE_TYPE)),
         count(counts, "C"));
   }
 
@@ -86,23 +87,30 @@ public final class QueueFormats {
       totalQueued += queued;
       out.append(left(status.getQueue().getName(), 16, 16))
           .append(' ')
-          .append(right(memory(attrs.get("resources_max.mem"), sizes), 6, 6))
+          .append(right(memory(attrs.get(QueueAttributeNames.RESOURCES_MAX + ".mem"), sizes), 6, 6))
           .append(' ')
-          .append(right(attrs.getOrDefault("resources_max.cput", ALT_BLANK), 8, 8))
+          .append(
+              right(
+                  attrs.getOrDefault(QueueAttributeNames.RESOURCES_MAX + ".cput", ALT_BLANK), 8, 8))
           .append(' ')
-          .append(right(attrs.getOrDefault("resources_max.walltime", ALT_BLANK), 8, 8))
+          .append(
+              right(
+                  attrs.getOrDefault(QueueAttributeNames.RESOURCES_MAX + ".walltime", ALT_BLANK),
+                  8,
+                  8))
           .append(' ')
-          .append(right(attrs.getOrDefault("resources_max.nodect", "-- "), 5, 5))
+          .append(
+              right(attrs.getOrDefault(QueueAttributeNames.RESOURCES_MAX + ".nodect", "-- "), 5, 5))
           .append(' ')
           .append(right(Integer.toString(run), 3))
           .append(' ')
           .append(right(Integer.toString(queued), 3))
           .append(' ')
-          .append(right(attrs.getOrDefault("max_running", ALT_BLANK), 2, 2))
+          .append(right(attrs.getOrDefault(QueueAttributeNames.MAX_RUNNING, ALT_BLANK), 2, 2))
           .append("   ")
-          .append(isTrue(attrs.get("enabled")) ? 'E' : 'D')
+          .append(isTrue(attrs.get(QueueAttributeNames.ENABLED)) ? 'E' : 'D')
           .append(' ')
-          .append(isTrue(attrs.get("started")) ? 'R' : 'S')
+          .append(isTrue(attrs.get(QueueAttributeNames.STARTED)) ? 'R' : 'S')
           .append('\n');
     }
     out.append(" ".repeat(47)).append("----- -----\n");
@@ -121,20 +129,22 @@ public final class QueueFormats {
   public static List<Attr> attributes(QueueStatus status) {
     Map<String, String> attrs = new TreeMap<>(status.getQueue().getAttributesMap());
     List<Attr> out = new ArrayList<>();
-    String type = attrs.remove("queue_type");
+    String type = attrs.remove(QueueAttributeNames.QUEUE_TYPE);
     if (type != null) {
-      out.add(Attr.text("queue_type", type));
+      out.add(Attr.text(QueueAttributeNames.QUEUE_TYPE, type));
     }
-    out.add(Attr.number("total_jobs", status.getTotalJobs()));
-    out.add(Attr.text("state_count", new StateCounts(status.getStateCountMap()).text()));
-    String enabled = attrs.remove("enabled");
-    String started = attrs.remove("started");
+    out.add(Attr.number(QueueAttributeNames.TOTAL_JOBS, status.getTotalJobs()));
+    out.add(
+        Attr.text(
+            QueueAttributeNames.STATE_COUNT, new StateCounts(status.getStateCountMap()).text()));
+    String enabled = attrs.remove(QueueAttributeNames.ENABLED);
+    String started = attrs.remove(QueueAttributeNames.STARTED);
     attrs.forEach((name, value) -> out.add(Attr.dotted(name, value)));
     if (enabled != null) {
-      out.add(Attr.text("enabled", enabled));
+      out.add(Attr.text(QueueAttributeNames.ENABLED, enabled));
     }
     if (started != null) {
-      out.add(Attr.text("started", started));
+      out.add(Attr.text(QueueAttributeNames.STARTED, started));
     }
     return out;
   }

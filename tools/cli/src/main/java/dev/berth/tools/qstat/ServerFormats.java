@@ -1,5 +1,6 @@
 package dev.berth.tools.qstat;
 
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.ServerStatus;
 import dev.berth.tools.format.Attr;
 import dev.berth.tools.format.Columns;
@@ -41,7 +42,7 @@ public final class ServerFormats {
     return Columns.line(
         WIDTHS,
         Columns.cut(status.getName(), 16),
-        Columns.cut(attrs.getOrDefault("max_running", "0"), 5),
+        Columns.cut(attrs.getOrDefault(ServerAttributeNames.MAX_RUNNING, "0"), 5),
         Columns.cut(Integer.toString(status.getTotalJobs()), 5),
         count(counts, "Q"),
         count(counts, "R"),
@@ -60,20 +61,22 @@ public final class ServerFormats {
   public static List<Attr> attributes(ServerStatus status) {
     Map<String, String> attrs = new TreeMap<>(status.getAttributesMap());
     List<Attr> out = new ArrayList<>();
-    attrs.remove("server_state");
-    out.add(Attr.text("server_state", state(status)));
-    String scheduling = attrs.remove("scheduling");
+    attrs.remove(ServerAttributeNames.SERVER_STATE);
+    out.add(Attr.text(ServerAttributeNames.SERVER_STATE, state(status)));
+    String scheduling = attrs.remove(ServerAttributeNames.SCHEDULING);
     if (scheduling != null) {
-      out.add(Attr.text("scheduling", scheduling));
+      out.add(Attr.text(ServerAttributeNames.SCHEDULING, scheduling));
     }
-    out.add(Attr.number("total_jobs", status.getTotalJobs()));
-    out.add(Attr.text("state_count", new StateCounts(status.getStateCountMap()).text()));
+    out.add(Attr.number(ServerAttributeNames.TOTAL_JOBS, status.getTotalJobs()));
+    out.add(
+        Attr.text(
+            ServerAttributeNames.STATE_COUNT, new StateCounts(status.getStateCountMap()).text()));
     attrs.forEach((name, value) -> out.add(Attr.dotted(name, value)));
     return out;
   }
 
   private static String state(ServerStatus status) {
-    return status.getAttributesMap().getOrDefault("server_state", "Active");
+    return status.getAttributesMap().getOrDefault(ServerAttributeNames.SERVER_STATE, "Active");
   }
 
   private static String count(StateCounts counts, String letter) {

@@ -1,6 +1,7 @@
 package dev.berth.tools.qmgr;
 
 import dev.berth.core.ControlCharacters;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Manage.ObjectType;
 import dev.berth.proto.Node;
@@ -84,11 +85,13 @@ record ObjectView(ObjectType type, String name, List<Entry> entries) {
   static ObjectView server(ServerStatus server) {
     List<Entry> entries = fromMap(server.getAttributesMap());
     boolean counted = server.getStateCountCount() > 0 || server.getTotalJobs() > 0;
-    if (counted && !server.containsAttributes("total_jobs")) {
-      entries.add(new Entry("total_jobs", "", String.valueOf(server.getTotalJobs())));
+    if (counted && !server.containsAttributes(ServerAttributeNames.TOTAL_JOBS)) {
+      entries.add(
+          new Entry(ServerAttributeNames.TOTAL_JOBS, "", String.valueOf(server.getTotalJobs())));
     }
-    if (counted && !server.containsAttributes("state_count")) {
-      entries.add(new Entry("state_count", "", stateCount(server.getStateCountMap())));
+    if (counted && !server.containsAttributes(ServerAttributeNames.STATE_COUNT)) {
+      entries.add(
+          new Entry(ServerAttributeNames.STATE_COUNT, "", stateCount(server.getStateCountMap())));
     }
     return new ObjectView(ObjectType.SERVER, server.getName(), entries);
   }

@@ -7,6 +7,8 @@ import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.ControlCharacters;
+import dev.berth.core.NodeAttributeNames;
+import dev.berth.core.QueueAttributeNames;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Manage;
@@ -198,7 +200,10 @@ final class Session implements AutoCloseable {
               .addAllNames(named.names())
               .addAttributes(
                   Attribute.newBuilder()
-                      .setName(type == ObjectType.QUEUE ? "queue_type" : "state"));
+                      .setName(
+                          type == ObjectType.QUEUE
+                              ? QueueAttributeNames.QUEUE_TYPE
+                              : NodeAttributeNames.STATE));
       Response response = connection().call(Request.newBuilder().setManage(check));
       if (response.hasError()) {
         return serverError(String.join(",", named.names()), response.getError());
