@@ -8,32 +8,25 @@ import dev.berth.proto.Response;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Requests as a real user's own client would send them, bypassing every command: the test writes
- * the Request messages, and a relay process running as that user (resources/relay/SocketRelay.java,
- * run from source) carries their bytes to the server's socket and the replies back.
+ * the Request messages, and a relay process running as that user (SocketRelay, a JVM of its own)
+ * carries their bytes to the server's socket and the replies back.
  */
 final class RawClient {
   private RawClient() {}
 
   /** Sends {@code requests} on one connection as {@code user}; returns a reply for each. */
   static List<Response> send(String user, Path socket, List<Request> requests) throws IOException {
-    Path dir = Files.createTempDirectory(Path.of("/tmp"), "berth-relay-");
     try {
-      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-      Path relay = dir.resolve("SocketRelay.java");
-      try (InputStream source = RawClient.class.getResourceAsStream("/relay/SocketRelay.java")) {
-        Files.write(relay, source.readAllBytes());
-      }
+      Path classes =
+          Path.of(SocketRelay.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       ByteArrayOutputStream frames = new ByteArrayOutputStream();
       for (Request r : requests) {
         r.writeDelimitedTo(frames);
@@ -46,7 +39,12 @@ final class RawClient {
                   user,
                   "--",
                   java,
-                  relay.toString(),
+                  // a JVM that lives for a moment: C1 alone, the small collector
+                  "-XX:TieredStopAtLevel=1",
+                  "-XX:+UseSerialGC",
+                  "-cp",
+                  classes.toString(),
+                  SocketRelay.class.getName(),
                   socket.toString(),
                   Integer.toString(requests.size()))
               .redirectError(ProcessBuilder.Redirect.INHERIT)
@@ -73,13 +71,8 @@ final class RawClient {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException(e);
-    } finally {
-      try (var files = Files.list(dir)) {
-        for (Path f : files.toList()) {
-          Files.delete(f);
-        }
-      }
-      Files.delete(dir);
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
     }
   }
 }

@@ -1,3 +1,5 @@
+package dev.berth.it;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,14 +10,17 @@ import java.nio.channels.SocketChannel;
 
 /**
  * A client that is nothing but bytes, for the integration tests' attacks: run as another user
- * ({@code java SocketRelay.java SOCKET N}), it connects to the server's socket, sends its standard
- * input as it is, and copies the first N length-delimited replies to standard output, reading them
- * while it still sends (as a client must: the server stops reading one that leaves its replies
- * unread). The kernel reports that user as the caller, and the requests are whatever the test
- * wrote, with no qsub in between. Run from source by the JDK, so it needs nothing the user could
- * not read.
+ * ({@code java -cp TEST_CLASSES dev.berth.it.SocketRelay SOCKET N}), it connects to the server's
+ * socket, sends its standard input as it is, and copies the first N length-delimited replies to
+ * standard output, reading them while it still sends (as a client must: the server stops reading
+ * one that leaves its replies unread). The kernel reports that user as the caller, and the requests
+ * are whatever the test wrote, with no qsub in between. It uses nothing but the JDK, so the user
+ * needs to read only this class (the test classes' directory is readable to all, as PortAbuser's
+ * runs show).
  */
-public class SocketRelay {
+final class SocketRelay {
+  private SocketRelay() {}
+
   public static void main(String[] args) throws IOException {
     int replies = Integer.parseInt(args[1]);
     try (SocketChannel server = SocketChannel.open(UnixDomainSocketAddress.of(args[0]))) {
