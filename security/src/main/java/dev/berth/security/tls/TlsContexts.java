@@ -60,8 +60,8 @@ public final class TlsContexts {
   /**
    * How the key sits in the store that only hands it to the key manager: a PKCS12 store encrypts
    * each key, by default with 10,000 rounds of PBKDF2 that a starting daemon pays in CPU for every
-   * context it makes (about a tenth of a mom's start, measured), and protect nothing in memory. One
-   * round.
+   * context it makes (a third of the samples JFR took in a starting mom's main thread), and which
+   * protect nothing in memory. One round.
    */
   private static KeyStore.PasswordProtection inMemory(char[] password) {
     byte[] salt = new byte[16];
