@@ -1,5 +1,6 @@
 package dev.berth.server.command;
 
+import dev.berth.core.QueueAttributeNames;
 import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Event;
 import dev.berth.proto.Holds;
@@ -67,7 +68,7 @@ public final class Housekeeping {
   private static long minKeepCompleted(ClusterState s) {
     long min = ServerAttributes.number(s, ServerAttributeNames.KEEP_COMPLETED);
     for (var q : s.queues().values()) {
-      var keep = QueueAttributes.get(q, ServerAttributeNames.KEEP_COMPLETED);
+      var keep = QueueAttributes.get(q, QueueAttributeNames.KEEP_COMPLETED);
       if (keep.isPresent()) {
         min = Math.min(min, Long.parseLong(keep.get()));
       }
@@ -77,7 +78,7 @@ public final class Housekeeping {
 
   private static long keepCompleted(ClusterState s, Job job) {
     return s.queue(job.getQueue())
-        .flatMap(q -> QueueAttributes.get(q, ServerAttributeNames.KEEP_COMPLETED))
+        .flatMap(q -> QueueAttributes.get(q, QueueAttributeNames.KEEP_COMPLETED))
         .map(Long::parseLong)
         .orElse(ServerAttributes.number(s, ServerAttributeNames.KEEP_COMPLETED));
   }

@@ -1,6 +1,9 @@
 package dev.berth.server.state;
 
-import dev.berth.core.ServerAttributeNames;
+import static dev.berth.core.ServerAttributeNames.FAIRSHARE_HALF_LIFE;
+import static dev.berth.core.ServerAttributeNames.FAIRSHARE_WEIGHT_GPU;
+import static dev.berth.core.ServerAttributeNames.FAIRSHARE_WEIGHT_MEM_GB;
+
 import dev.berth.core.Suspensions;
 import dev.berth.core.pbs.AttributeTable;
 import dev.berth.proto.Job;
@@ -20,12 +23,9 @@ import org.pcollections.PSortedMap;
  * journal, or loading a snapshot, gives the same usage on every server.
  */
 public final class UsageCharges {
-  public static final long DEFAULT_HALF_LIFE =
-      serverDefault(ServerAttributeNames.FAIRSHARE_HALF_LIFE);
-  public static final long DEFAULT_GPU_WEIGHT =
-      serverDefault(ServerAttributeNames.FAIRSHARE_WEIGHT_GPU);
-  public static final long DEFAULT_MEMORY_WEIGHT =
-      serverDefault(ServerAttributeNames.FAIRSHARE_WEIGHT_MEM_GB);
+  public static final long DEFAULT_HALF_LIFE = serverDefault(FAIRSHARE_HALF_LIFE);
+  public static final long DEFAULT_GPU_WEIGHT = serverDefault(FAIRSHARE_WEIGHT_GPU);
+  public static final long DEFAULT_MEMORY_WEIGHT = serverDefault(FAIRSHARE_WEIGHT_MEM_GB);
 
   private static final double GIB = 1L << 30;
 
@@ -37,7 +37,7 @@ public final class UsageCharges {
 
   /** The half-life in seconds the state's server attributes set. */
   public static long halfLife(Map<String, String> server) {
-    return number(server, ServerAttributeNames.FAIRSHARE_HALF_LIFE, DEFAULT_HALF_LIFE);
+    return number(server, FAIRSHARE_HALF_LIFE, DEFAULT_HALF_LIFE);
   }
 
   /** Charges what {@code job} held from its start to {@code endSeconds}, at {@code millis}. */
@@ -57,14 +57,8 @@ public final class UsageCharges {
     double amount =
         seconds
             * (cpus
-                + gpus
-                    * number(
-                        b.server, ServerAttributeNames.FAIRSHARE_WEIGHT_GPU, DEFAULT_GPU_WEIGHT)
-                + memory
-                    * number(
-                        b.server,
-                        ServerAttributeNames.FAIRSHARE_WEIGHT_MEM_GB,
-                        DEFAULT_MEMORY_WEIGHT));
+                + gpus * number(b.server, FAIRSHARE_WEIGHT_GPU, DEFAULT_GPU_WEIGHT)
+                + memory * number(b.server, FAIRSHARE_WEIGHT_MEM_GB, DEFAULT_MEMORY_WEIGHT));
     long halfLife = halfLife(b.server);
     b.userUsage = plus(b.userUsage, job.getEuser(), amount, millis, halfLife);
     b.accountUsage = plus(b.accountUsage, FairShare.account(job), amount, millis, halfLife);

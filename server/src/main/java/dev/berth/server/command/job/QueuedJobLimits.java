@@ -26,7 +26,7 @@ final class QueuedJobLimits {
   static void check(ClusterState s, Queue queue, String user, int adding) {
     Optional<String> queueMax = QueueAttributes.get(queue, QueueAttributeNames.MAX_QUEUABLE);
     Optional<String> queueUserMax =
-        QueueAttributes.get(queue, ServerAttributeNames.MAX_USER_QUEUABLE);
+        QueueAttributes.get(queue, QueueAttributeNames.MAX_USER_QUEUABLE);
     Optional<String> serverUserMax = s.serverAttribute(ServerAttributeNames.MAX_USER_QUEUABLE);
     JobCounts counts = s.counts(queue.getName());
     long inQueue = counts.total() - counts.count(JobState.COMPLETED);

@@ -1,5 +1,6 @@
 package dev.berth.server.command.schedule;
 
+import dev.berth.core.QueueAttributeNames;
 import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -36,11 +37,11 @@ final class RunLimits {
               limit(
                   limits,
                   RunLimit.queue(q.getName()),
-                  QueueAttributes.get(q, ServerAttributeNames.MAX_RUNNING));
+                  QueueAttributes.get(q, QueueAttributeNames.MAX_RUNNING));
               limit(
                   limits,
                   RunLimit.queueUser(q.getName(), job.getEuser()),
-                  QueueAttributes.get(q, ServerAttributeNames.MAX_USER_RUN));
+                  QueueAttributes.get(q, QueueAttributeNames.MAX_USER_RUN));
             });
     return limits;
   }
