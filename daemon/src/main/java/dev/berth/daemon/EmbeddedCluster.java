@@ -32,7 +32,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -344,12 +343,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     if (server != null) {
       server.close();
     }
-    system.terminate();
-    try {
-      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      // the journal is closed below either way
-    }
+    StopDeadline.terminate(system, "server " + settings.serverName());
     if (journal != null) {
       journal.close();
     }

@@ -109,12 +109,7 @@ final class MomProcess {
     stopping = true;
     ActorSystem<Void> s = system;
     if (s != null && !stopOverdue.isDone()) {
-      s.terminate();
-      try {
-        s.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        log.warn("mom {} did not stop cleanly: {}", config.name(), e.toString());
-      }
+      StopDeadline.terminate(s, "mom " + config.name());
     }
   }
 }

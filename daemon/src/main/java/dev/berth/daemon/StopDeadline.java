@@ -2,11 +2,15 @@ package dev.berth.daemon;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.IntConsumer;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.cluster.Cluster;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,9 +30,45 @@ final class StopDeadline {
   /** Long enough for a healthy stop, whose cluster phases take a few seconds. */
   static final Duration LIMIT = Duration.ofSeconds(45);
 
+  /** How long a daemon waits for its actor system to end: leaving the cluster included. */
+  static final Duration END = Duration.ofSeconds(30);
+
+  /** How long the rest of the end may take once the member is out of the cluster. */
+  static final Duration AFTER_LEAVING = Duration.ofSeconds(2);
+
   private static final Logger log = LoggerFactory.getLogger(StopDeadline.class);
 
   private StopDeadline() {}
+
+  /**
+   * Ends {@code system} and waits for it: at most {@link #END} until it is out of the cluster, then
+   * at most {@link #AFTER_LEAVING} for the rest. Pekko 1.7's Artery may wait without a deadline for
+   * a stream to a member that left just before (apache/pekko#3247: a mom stopped right after
+   * another waited 30 s for it); once this member has left, nothing the daemon owes the others
+   * depends on the rest. {@code who} names the daemon in the log.
+   */
+  static void terminate(ActorSystem<?> system, String who) {
+    CompletableFuture<Object> left = new CompletableFuture<>();
+    // runs at once if the cluster has already shut down
+    Cluster.get(Adapter.toClassic(system)).registerOnMemberRemoved(() -> left.complete(null));
+    CompletableFuture<?> ended = system.getWhenTerminated().toCompletableFuture();
+    system.terminate();
+    try {
+      CompletableFuture.anyOf(left, ended).get(END.toMillis(), TimeUnit.MILLISECONDS);
+      ended.get(AFTER_LEAVING.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      if (left.isDone()) {
+        log.info("{} left the cluster; not waiting longer for the rest of its actor system", who);
+      } else if (!ended.isDone()) {
+        log.warn(
+            "{} did not stop cleanly: not out of the cluster {} s after its stop began",
+            who,
+            END.toSeconds());
+      }
+    }
+  }
 
   /** Arms the deadline for {@code system}: the process halts as {@link Runtime#halt} would. */
   static void arm(ActorSystem<?> system) {

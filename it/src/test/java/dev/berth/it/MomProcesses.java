@@ -70,11 +70,15 @@ final class MomProcesses {
     return mom.start();
   }
 
-  /** SIGTERM to each (their jobs are deleted or done by then), SIGKILL after 30 s. */
+  /**
+   * SIGTERM to all at once (their jobs are deleted or done by then), SIGKILL to any still there 30
+   * s later.
+   */
   static void stop(Collection<Process> moms) throws InterruptedException {
+    moms.forEach(Process::destroy);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     for (Process p : moms) {
-      p.destroy();
-      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
         p.destroyForcibly();
       }
     }

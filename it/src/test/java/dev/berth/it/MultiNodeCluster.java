@@ -178,6 +178,12 @@ final class MultiNodeCluster implements AutoCloseable {
     p.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** Stops the mom of {@code node} as its service would (SIGTERM); returns its exit status. */
+  int stopMom(String node) throws InterruptedException {
+    moms.get(node).destroy();
+    return awaitMomExit(node, Duration.ofSeconds(60));
+  }
+
   String momLog(String node) {
     try {
       return Files.readString(home.resolve("mom-" + node + ".log"));

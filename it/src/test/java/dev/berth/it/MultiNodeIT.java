@@ -3,6 +3,7 @@ package dev.berth.it;
 import static dev.berth.it.MultiNodeCluster.awaitTrue;
 import static dev.berth.it.MultiNodeCluster.output;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.mom.os.JobFiles;
@@ -174,6 +175,20 @@ class MultiNodeIT {
       cluster.qmgr("set node r1 state = offline");
       cluster.qmgr("set node r2 state = offline");
     }
+  }
+
+  @Test
+  void aMomStoppedWithSigtermLeavesTheClusterBeforeItExits() throws Exception {
+    cluster.startMom("s1", "0");
+    cluster.qmgr("set node s1 state = offline");
+    long before = System.nanoTime();
+    cluster.stopMom("s1");
+    System.out.printf(
+        "a mom stopped with SIGTERM exited %.2f s later%n", (System.nanoTime() - before) / 1e9);
+    // Pekko logs it as the mom exits if the others never heard that it leaves (its transport
+    // gone before it could tell them): a stop then took 10 s and the others took it for lost.
+    String log = cluster.momLog("s1");
+    assertFalse(log.contains("[cluster-exiting] timed out"), log);
   }
 
   private static List<String> nodes(Job job) {
