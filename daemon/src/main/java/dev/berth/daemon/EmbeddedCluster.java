@@ -252,9 +252,13 @@ public final class EmbeddedCluster implements AutoCloseable {
     StopDeadline.arm(system);
   }
 
-  /** Completes when the cluster's actor system has terminated, asked to or not. */
-  public java.util.concurrent.CompletionStage<?> terminated() {
-    return system.getWhenTerminated();
+  /**
+   * Completes when this process has ended its part in the cluster, asked to or not: its actor
+   * system has terminated, or it has been out of the cluster for a moment ({@link
+   * StopDeadline#end}).
+   */
+  public java.util.concurrent.CompletionStage<?> ended() {
+    return StopDeadline.end(system);
   }
 
   /** Where moms on other hosts join: {@code host:port} of this process's cluster endpoint. */

@@ -133,7 +133,7 @@ final class ServeCommand implements Callable<Integer> {
     cluster.active().thenRun(() -> System.out.println("berth: " + serving));
     // A server that stops by itself (its journal failed, another server fenced it) must not leave
     // a process behind that looks alive: it exits, and its supervisor decides what comes next.
-    cluster.terminated().thenRun(stopped::countDown);
+    cluster.ended().thenRun(stopped::countDown);
     stopped.await();
     if (!asked.get()) {
       System.err.println("berth: the server stopped by itself; see the log above");

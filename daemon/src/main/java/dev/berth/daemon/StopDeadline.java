@@ -41,32 +41,44 @@ final class StopDeadline {
   private StopDeadline() {}
 
   /**
-   * Ends {@code system} and waits for it: at most {@link #END} until it is out of the cluster, then
-   * at most {@link #AFTER_LEAVING} for the rest. Pekko 1.7's Artery may wait without a deadline for
-   * a stream to a member that left just before (apache/pekko#3247: a mom stopped right after
-   * another waited 30 s for it); once this member has left, nothing the daemon owes the others
-   * depends on the rest. {@code who} names the daemon in the log.
+   * Completes when {@code system} has ended, or {@link #AFTER_LEAVING} after its member is out of
+   * the cluster (removed, or its cluster shut down after it was downed), whichever comes first.
+   * Pekko 1.7's Artery may wait without a deadline for a stream to a member that left just before,
+   * or to members that quarantined this one (apache/pekko#3247: a mom stopped right after another
+   * waited 30 s; a paused server the others had downed, 45 s until its deadline halted it); once
+   * this member is out, nothing the daemon owes the others depends on the rest.
+   */
+  static CompletableFuture<Void> end(ActorSystem<?> system) {
+    CompletableFuture<Void> end = new CompletableFuture<>();
+    system.getWhenTerminated().thenRun(() -> end.complete(null));
+    // runs at once if the cluster has already shut down
+    Cluster.get(Adapter.toClassic(system))
+        .registerOnMemberRemoved(
+            () ->
+                CompletableFuture.delayedExecutor(AFTER_LEAVING.toMillis(), TimeUnit.MILLISECONDS)
+                    .execute(() -> end.complete(null)));
+    return end;
+  }
+
+  /**
+   * Ends {@code system} and waits at most {@link #END} for {@link #end}; {@code who} names the
+   * daemon in the log.
    */
   static void terminate(ActorSystem<?> system, String who) {
-    CompletableFuture<Object> left = new CompletableFuture<>();
-    // runs at once if the cluster has already shut down
-    Cluster.get(Adapter.toClassic(system)).registerOnMemberRemoved(() -> left.complete(null));
-    CompletableFuture<?> ended = system.getWhenTerminated().toCompletableFuture();
+    CompletableFuture<Void> end = end(system);
     system.terminate();
     try {
-      CompletableFuture.anyOf(left, ended).get(END.toMillis(), TimeUnit.MILLISECONDS);
-      ended.get(AFTER_LEAVING.toMillis(), TimeUnit.MILLISECONDS);
+      end.get(END.toMillis(), TimeUnit.MILLISECONDS);
+      if (!system.whenTerminated().isCompleted()) {
+        log.info("{} left the cluster; not waiting longer for the rest of its actor system", who);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
-      if (left.isDone()) {
-        log.info("{} left the cluster; not waiting longer for the rest of its actor system", who);
-      } else if (!ended.isDone()) {
-        log.warn(
-            "{} did not stop cleanly: not out of the cluster {} s after its stop began",
-            who,
-            END.toSeconds());
-      }
+      log.warn(
+          "{} did not stop cleanly: not out of the cluster {} s after its stop began",
+          who,
+          END.toSeconds());
     }
   }
 
