@@ -33,6 +33,16 @@ class FailoverIT {
   /** Secured as berth kafka start sets a broker up; the servers' and moms' homes get its CA. */
   @RegisterExtension static final TestBroker broker = TestBroker.secured("berth-failover-");
 
+  /**
+   * qsub calls in the test that kills the active server (after a quarter of them) and in the one
+   * that restarts the broker (after a sixth): enough that the kill or the restart falls among
+   * submissions in flight from every submitter, and that many follow the takeover; were 1,000 and
+   * 600, which took most of this class's five minutes on a busy machine.
+   */
+  static final int KILL_SUBMISSIONS = 400;
+
+  static final int BROKER_SUBMISSIONS = 300;
+
   private static FailoverCluster cluster(String name) throws Exception {
     return FailoverCluster.start(
         Files.createDirectories(broker.dir().resolve(name)),
@@ -118,8 +128,9 @@ class FailoverIT {
       c.awaitJob(onM2, j -> j.getState() == JobState.RUNNING, Duration.ofSeconds(30));
 
       Submissions s = new Submissions();
-      List<Thread> threads = submitters(c, c.script("true\n"), 8, 1000, s);
-      MultiNodeCluster.awaitTrue(() -> s.printed.size() >= 250, Duration.ofSeconds(60));
+      List<Thread> threads = submitters(c, c.script("true\n"), 8, KILL_SUBMISSIONS, s);
+      MultiNodeCluster.awaitTrue(
+          () -> s.printed.size() >= KILL_SUBMISSIONS / 4, Duration.ofSeconds(60));
       long kill = System.nanoTime();
       c.first.kill9();
       s.mark(kill);
@@ -127,16 +138,16 @@ class FailoverIT {
 
       System.out.printf(
           "takeover: %.2f s from SIGKILL of the active server to the next acknowledged"
-              + " submission; %d of 1000 submissions acknowledged, %d failed%n",
-          s.secondsToFirstAfterMark(), s.printed.size(), s.failures.size());
+              + " submission; %d of %d submissions acknowledged, %d failed%n",
+          s.secondsToFirstAfterMark(), s.printed.size(), KILL_SUBMISSIONS, s.failures.size());
       assertTrue(s.firstAfterMark.get() != 0, "no submission succeeded after the kill");
       // A qsub whose reply was lost asks the new server again with the same submission id.
       assertEquals(List.of(), List.copyOf(s.failures));
-      assertEquals(1000, s.printed.size());
+      assertEquals(KILL_SUBMISSIONS, s.printed.size());
 
       Map<String, Job> jobs = c.jobs();
       assertEveryPrintedJobExistsOnce(s, jobs);
-      assertEquals(1000 + 2, jobs.size(), "no submission made two jobs");
+      assertEquals(KILL_SUBMISSIONS + 2, jobs.size(), "no submission made two jobs");
       for (String id : List.of(onM1, onM2)) {
         Job done = c.awaitJob(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(60));
         assertEquals(id.equals(onM1) ? 3 : 4, done.getExitStatus(), done.toString());
@@ -181,12 +192,10 @@ class FailoverIT {
       assertNotEquals(0, toPaused[0].exit(), "the paused server acknowledged: " + toPaused[0]);
       assertNotEquals(0, c.first.waitForExit(), "the paused server stepped down");
       System.out.printf(
-          "the paused server exited %.2f s after SIGCONT%s%n",
-          (System.nanoTime() - continued) / 1e9,
-          c.first.log().contains("still stopping")
-              ? ", halted by its stop deadline (a step of its stop hung; its log has the threads):\n"
-                  + c.first.log()
-              : "");
+          "the paused server exited %.2f s after SIGCONT%n", (System.nanoTime() - continued) / 1e9);
+      // out of the cluster, it exits without waiting for the rest of its actor system (whose
+      // transport may wait for the members that quarantined it) and so well before its deadline
+      assertFalse(c.first.log().contains("still stopping"), c.first.log());
       // Which comes first after SIGCONT is a race: the waiting qsub reaching the journal, whose
       // write the broker fences, or the cluster's verdict (the others quarantined the paused
       // member, and it downs itself). Either stops it; the fence itself is KafkaJournalIT's.
@@ -233,8 +242,9 @@ class FailoverIT {
   void aBrokerRestartDuringSubmissionsLosesNoAcknowledgedJob() throws Exception {
     try (FailoverCluster c = cluster("broker")) {
       Submissions s = new Submissions();
-      List<Thread> threads = submitters(c, c.script("true\n"), 4, 600, s);
-      MultiNodeCluster.awaitTrue(() -> s.printed.size() >= 100, Duration.ofSeconds(60));
+      List<Thread> threads = submitters(c, c.script("true\n"), 4, BROKER_SUBMISSIONS, s);
+      MultiNodeCluster.awaitTrue(
+          () -> s.printed.size() >= BROKER_SUBMISSIONS / 6, Duration.ofSeconds(60));
       broker.stop();
       TestCluster.sleep(3000);
       long restart = System.nanoTime();
@@ -242,9 +252,9 @@ class FailoverIT {
       s.mark(restart);
       join(threads);
       System.out.printf(
-          "broker restart: %d of 600 submissions acknowledged, %d failed; the first one started"
+          "broker restart: %d of %d submissions acknowledged, %d failed; the first one started"
               + " after the restart acknowledged %.2f s after it began%n",
-          s.printed.size(), s.failures.size(), s.secondsToFirstAfterMark());
+          s.printed.size(), BROKER_SUBMISSIONS, s.failures.size(), s.secondsToFirstAfterMark());
       Map<String, Job> jobs = c.jobs();
       assertEveryPrintedJobExistsOnce(s, jobs);
       assertTrue(s.firstAfterMark.get() != 0, "nothing was acknowledged after the restart");

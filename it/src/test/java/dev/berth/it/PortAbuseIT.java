@@ -226,7 +226,7 @@ class PortAbuseIT {
     // a new handshake at the relay port: the relay, restarted, connects again
     site.restart("login1", "berth: relay for submit host login1");
     String id = submitTwoNodeJob();
-    interactiveSession();
+    interactiveSession(true);
     assertRanOnBothNodes(await(id, JobState.COMPLETED));
 
     for (Attack a : List.of(permits, local)) {
@@ -248,7 +248,7 @@ class PortAbuseIT {
 
     // and after the attacks
     site.ok(login, ALICE, desk, "qstat");
-    interactiveSession();
+    interactiveSession(false);
     for (String d : List.of("head1", "login1", "compute1")) {
       assertTrue(site.daemon(d).process().isAlive(), d + "\n" + site.daemon(d).log());
     }
@@ -274,8 +274,11 @@ class PortAbuseIT {
     assertTrue(momLines > 0 && momLines <= 200, momLines + " lines:\n" + mom);
   }
 
-  /** qsub -I as alice on the login host, to compute1: a shell that may sit idle, then exits. */
-  private void interactiveSession() throws Exception {
+  /**
+   * qsub -I as alice on the login host, to compute1: a shell that sits idle for longer than a
+   * handshake may take if {@code idle} (the session has no read timeout), then exits.
+   */
+  private void interactiveSession(boolean idle) throws Exception {
     try (TerminalDriver t =
         TerminalDriver.startOn(
             login,
@@ -288,8 +291,9 @@ class PortAbuseIT {
                 + " -I -l nodes=compute1:ppn=1,walltime=600")) {
       String id = t.await("qsub: waiting for job (\\S+) to start").group(1);
       t.await("qsub: job " + Pattern.quote(id) + " ready");
-      // idle for longer than the handshake's 10 s: the session has no read timeout
-      TestCluster.sleep(HANDSHAKE.plusSeconds(2).toMillis());
+      if (idle) {
+        TestCluster.sleep(HANDSHAKE.plusSeconds(2).toMillis());
+      }
       t.type("echo \"answer=$((6 * 7))\"\n");
       t.await("answer=42");
       t.type("exit 3\n");
