@@ -389,19 +389,29 @@ final class Site implements AutoCloseable {
     return all.toString();
   }
 
-  @Override
-  public void close() throws Exception {
-    // Moms and relays first (their jobs are over by now), then the servers, then the broker.
-    List<Daemon> order = new ArrayList<>(daemons.values());
-    java.util.Collections.reverse(order);
-    for (Daemon d : order) {
-      d.process().destroy();
-    }
-    for (Daemon d : order) {
+  /** SIGTERM to each of {@code stage} at once; SIGKILL to any still there 30 s later. */
+  private static void stop(List<Daemon> stage) throws InterruptedException {
+    stage.forEach(d -> d.process().destroy());
+    for (Daemon d : stage) {
       if (!d.process().waitFor(30, TimeUnit.SECONDS)) {
         d.process().destroyForcibly();
         d.process().waitFor(10, TimeUnit.SECONDS);
       }
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    // Moms and relays first (their jobs are over by now), while the servers are there to see the
+    // moms leave the cluster; then the servers; then the broker.
+    List<Daemon> brokers = new ArrayList<>();
+    List<Daemon> serverDaemons = new ArrayList<>();
+    List<Daemon> others = new ArrayList<>();
+    for (Daemon d : daemons.values()) {
+      (d.host() == kafka ? brokers : servers.contains(d.host()) ? serverDaemons : others).add(d);
+    }
+    for (List<Daemon> stage : List.of(others, serverDaemons, brokers)) {
+      stop(stage);
     }
     net.close();
     CgroupTrees.removeTree(cgroupRoot);
