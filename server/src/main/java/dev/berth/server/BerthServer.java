@@ -577,6 +577,15 @@ public final class BerthServer implements AutoCloseable {
       log.warn("stopping without a final snapshot: {}", e.toString());
     }
     actor.tell(ServerActor.Stop.INSTANCE); // the moms' registration goes with it
+    try {
+      // Once it has stopped nothing writes to the journal, which its owner closes next, whatever
+      // the actor system does after (its end may not be waited for: StopDeadline).
+      actorStopped.get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      log.warn("the server's actor had not stopped 10 s after it was told to: {}", e.toString());
+    }
     queryThreads.shutdown();
     commandThreads.shutdown();
     background.shutdown();
