@@ -15,8 +15,12 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.PoisonPill;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.pattern.Patterns;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +38,7 @@ final class MomProcess {
   private final Config pekko;
   private volatile boolean stopping;
   private volatile ActorSystem<Void> system;
+  private volatile ActorRef<?> mom;
 
   /** Completed when a stop asked for by the server hangs past {@link #STOP_LIMIT}. */
   private final CompletableFuture<Void> stopOverdue = new CompletableFuture<>();
@@ -44,6 +49,9 @@ final class MomProcess {
    * mom that momctl -s told to stop must not linger half-stopped.
    */
   static final Duration STOP_LIMIT = Duration.ofSeconds(20);
+
+  /** How long the mom's actor (its job actors with it) may take to stop on SIGTERM. */
+  static final Duration ACTOR_STOP = Duration.ofSeconds(5);
 
   private final Duration patience;
   private final DaemonTrust trust;
@@ -62,18 +70,19 @@ final class MomProcess {
     Seal seal = trust.seal(new Identity(Role.MOM, config.name()));
     while (!stopping) {
       system = trust.actorSystem(pekko);
-      system.systemActorOf(
-          MomActor.create(
-              config,
-              new LinuxLauncher(config.starter()),
-              new LinuxUsers(config.nativeLibrary()),
-              NodeFacts.linux(),
-              records,
-              isolation,
-              seal,
-              this::stopAtServersWord),
-          "mom-" + config.name(),
-          Props.empty());
+      mom =
+          system.systemActorOf(
+              MomActor.create(
+                  config,
+                  new LinuxLauncher(config.starter()),
+                  new LinuxUsers(config.nativeLibrary()),
+                  NodeFacts.linux(),
+                  records,
+                  isolation,
+                  seal,
+                  this::stopAtServersWord),
+              "mom-" + config.name(),
+              Props.empty());
       system.systemActorOf(ServerWatch.create(patience), "server-watch", Props.empty());
       awaitTermination();
       if (!stopping) {
@@ -109,7 +118,32 @@ final class MomProcess {
     stopping = true;
     ActorSystem<Void> s = system;
     if (s != null && !stopOverdue.isDone()) {
+      stopMomActor();
       StopDeadline.terminate(s, "mom " + config.name());
+    }
+  }
+
+  /**
+   * Stops the mom's actor before its actor system: its files (the task manager's socket directory,
+   * the trash, the jobs' TMPDIR base) go as it stops, and the process may exit before the rest of
+   * the actor system has ended ({@link StopDeadline#end}). Its jobs run on under their starters.
+   */
+  private void stopMomActor() {
+    ActorRef<?> m = mom;
+    if (m == null) {
+      return;
+    }
+    try {
+      Patterns.gracefulStop(Adapter.toClassic(m), ACTOR_STOP, PoisonPill.getInstance())
+          .toCompletableFuture()
+          .get(ACTOR_STOP.toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      log.warn(
+          "mom {}: its actor had not stopped {} s after it was told to",
+          config.name(),
+          ACTOR_STOP.toSeconds());
     }
   }
 }
