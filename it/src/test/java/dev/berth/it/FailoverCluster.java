@@ -167,7 +167,7 @@ final class FailoverCluster implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    MomProcesses.stop(moms.values());
+    Processes.stop(moms.values());
     first.close();
     second.close();
     CgroupTrees.removeTree(cgroupRoot);

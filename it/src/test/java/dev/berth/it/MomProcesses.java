@@ -3,10 +3,8 @@ package dev.berth.it;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code berth mom} processes of a test cluster, as berth-mom.service starts them, each logging to
@@ -68,19 +66,5 @@ final class MomProcesses {
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     mom.environment().putAll(environment);
     return mom.start();
-  }
-
-  /**
-   * SIGTERM to all at once (their jobs are deleted or done by then), SIGKILL to any still there 30
-   * s later.
-   */
-  static void stop(Collection<Process> moms) throws InterruptedException {
-    moms.forEach(Process::destroy);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    for (Process p : moms) {
-      if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-        p.destroyForcibly();
-      }
-    }
   }
 }

@@ -360,7 +360,7 @@ final class MultiNodeCluster implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    MomProcesses.stop(moms.values());
+    Processes.stop(moms.values());
     server.close();
     List<String> offPhase = stepsOffTheirTables();
     CgroupTrees.removeTree(cgroupRoot);

@@ -3,7 +3,9 @@ package dev.berth.it;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** Processes on this host, found by their command line. */
 final class Processes {
@@ -51,5 +53,20 @@ final class Processes {
     return pids.stream()
         .filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
         .toList();
+  }
+
+  /**
+   * SIGTERM to all of {@code processes} at once (daemons whose jobs are deleted or done by then),
+   * SIGKILL to any still there 30 s later.
+   */
+  static void stop(Collection<Process> processes) throws InterruptedException {
+    processes.forEach(Process::destroy);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    for (Process p : processes) {
+      if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        p.destroyForcibly();
+        p.waitFor(10, TimeUnit.SECONDS);
+      }
+    }
   }
 }

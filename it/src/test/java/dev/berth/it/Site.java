@@ -389,17 +389,6 @@ final class Site implements AutoCloseable {
     return all.toString();
   }
 
-  /** SIGTERM to each of {@code stage} at once; SIGKILL to any still there 30 s later. */
-  private static void stop(List<Daemon> stage) throws InterruptedException {
-    stage.forEach(d -> d.process().destroy());
-    for (Daemon d : stage) {
-      if (!d.process().waitFor(30, TimeUnit.SECONDS)) {
-        d.process().destroyForcibly();
-        d.process().waitFor(10, TimeUnit.SECONDS);
-      }
-    }
-  }
-
   @Override
   public void close() throws Exception {
     // Moms and relays first (their jobs are over by now), while the servers are there to see the
@@ -411,7 +400,7 @@ final class Site implements AutoCloseable {
       (d.host() == kafka ? brokers : servers.contains(d.host()) ? serverDaemons : others).add(d);
     }
     for (List<Daemon> stage : List.of(others, serverDaemons, brokers)) {
-      stop(stage);
+      Processes.stop(stage.stream().map(Daemon::process).toList());
     }
     net.close();
     CgroupTrees.removeTree(cgroupRoot);
