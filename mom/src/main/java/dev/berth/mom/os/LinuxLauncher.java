@@ -59,9 +59,8 @@ public final class LinuxLauncher implements Launcher {
     pb.redirectErrorStream(true);
     long launched = System.currentTimeMillis();
     Process p = pb.start();
-    try (OutputStream stdin = p.getOutputStream()) {
-      send(stdin, input);
-    }
+    send(p.getOutputStream(), input);
+    close(p.getOutputStream());
     return handle(p, launched);
   }
 
@@ -111,6 +110,19 @@ public final class LinuxLauncher implements Launcher {
     try {
       stdin.write(input);
       stdin.flush();
+    } catch (IOException e) {
+      // the starter's status says why it stopped
+    }
+  }
+
+  /**
+   * Closes the starter's stdin, whose buffer still holds the input if the starter stopped before
+   * reading it: closing then flushes into a pipe the JDK has already closed as the process exited
+   * ("Stream closed"), which, as in send, the starter's status explains.
+   */
+  private static void close(OutputStream stdin) {
+    try {
+      stdin.close();
     } catch (IOException e) {
       // the starter's status says why it stopped
     }
