@@ -15,13 +15,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -48,6 +51,9 @@ class MonitoringIT {
   static String server;
   static String mom;
 
+  /** The server's and the mom's samples before any job ran. */
+  static final Map<String, Double> firstScrape = new TreeMap<>();
+
   @BeforeAll
   static void start() throws Exception {
     TestUsers.ensure(USER, ATTACKER);
@@ -66,6 +72,8 @@ class MonitoringIT {
         .issue(new Identity(Role.MONITOR, "prometheus"), List.of(), Duration.ofDays(1), monitor);
     server = address(cluster.server.log());
     mom = address(cluster.momLog("a"));
+    firstScrape.putAll(scrape(server));
+    firstScrape.putAll(scrape(mom));
   }
 
   @AfterAll
@@ -184,6 +192,30 @@ class MonitoringIT {
     assertEquals(
         value(momBefore, "berth_mom_cgroup_teardown_seconds_count{node=\"a\",step=\"stop\"}") + 1,
         value(scrape(mom), "berth_mom_cgroup_teardown_seconds_count{node=\"a\",step=\"stop\"}"));
+  }
+
+  /**
+   * Every series the dashboard shipped in ops/monitoring draws is there on a fresh cluster: a
+   * series that appeared only with its first event left four panels showing "No data".
+   */
+  @Test
+  void everySeriesTheDashboardDrawsIsThereBeforeTheFirstJob() throws IOException {
+    String dashboard =
+        Files.readString(TestCluster.ROOT.resolve("ops/monitoring/grafana-dashboard.json"));
+    Set<String> drawn = new TreeSet<>();
+    Matcher name = Pattern.compile("berth_[a-z_]+").matcher(dashboard);
+    while (name.find()) {
+      drawn.add(name.group());
+    }
+    Set<String> scraped = new TreeSet<>();
+    for (String sample : firstScrape.keySet()) {
+      int labels = sample.indexOf('{');
+      scraped.add(labels < 0 ? sample : sample.substring(0, labels));
+    }
+    assertTrue(drawn.size() >= 20, "the dashboard's series: " + drawn);
+    Set<String> missing = new TreeSet<>(drawn);
+    missing.removeAll(scraped);
+    assertEquals(Set.of(), missing, "not in the first scrape: " + firstScrape.keySet());
   }
 
   @Test

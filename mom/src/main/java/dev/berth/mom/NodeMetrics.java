@@ -5,12 +5,23 @@ import java.util.function.IntSupplier;
 
 /** One mom's instruments: {@link MomMetrics} with the node's label. */
 public final class NodeMetrics {
+  /** The step labels of berth_mom_cgroup_teardown_seconds. */
+  private static final String STOP = "stop";
+
+  private static final String REMOVE = "remove";
+
   private final MomMetrics metrics;
   private final String node;
 
   NodeMetrics(MomMetrics metrics, String node) {
     this.metrics = metrics;
     this.node = node;
+    // every series exists from the first scrape, at zero (ServerMetrics says why)
+    metrics.cgroupSetup.initLabelValues(node);
+    metrics.cgroupTeardown.initLabelValues(node, STOP);
+    metrics.cgroupTeardown.initLabelValues(node, REMOVE);
+    metrics.oomKills.initLabelValues(node);
+    metrics.failedStarts.initLabelValues(node);
   }
 
   /** Instruments nobody scrapes: for a mom started without a metrics endpoint. */
@@ -28,11 +39,11 @@ public final class NodeMetrics {
   }
 
   void cgroupStopped(long nanos) {
-    metrics.cgroupTeardown.labelValues(node, "stop").observe(nanos / 1e9);
+    metrics.cgroupTeardown.labelValues(node, STOP).observe(nanos / 1e9);
   }
 
   void cgroupRemoved(long nanos) {
-    metrics.cgroupTeardown.labelValues(node, "remove").observe(nanos / 1e9);
+    metrics.cgroupTeardown.labelValues(node, REMOVE).observe(nanos / 1e9);
   }
 
   void oomKilled(long processes) {

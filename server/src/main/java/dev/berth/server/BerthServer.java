@@ -340,8 +340,7 @@ public final class BerthServer implements AutoCloseable {
     return answer.whenComplete(
         (response, failure) ->
             metrics.answered(
-                request.getBodyCase().name().toLowerCase(java.util.Locale.ROOT),
-                System.nanoTime() - start));
+                ServerMetrics.requestName(request.getBodyCase()), System.nanoTime() - start));
   }
 
   private static final int COMMAND_THREADS = 4;

@@ -3,12 +3,14 @@ package dev.berth.server.metrics;
 import dev.berth.core.pbs.ExitStatus;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
+import dev.berth.proto.Request;
 import dev.berth.server.state.ClusterState;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
@@ -27,6 +29,11 @@ public final class ServerMetrics {
   };
 
   private static final double[] BATCH_BUCKETS = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+
+  /** The result labels of berth_jobs_completed_total. */
+  private static final String SUCCEEDED = "succeeded";
+
+  private static final String FAILED = "failed";
 
   private final Counter submitted;
   private final Counter completed;
@@ -103,6 +110,25 @@ public final class ServerMetrics {
             })
         .register(registry);
     ClusterGauges.register(registry, this::state);
+    // Every series exists from the first scrape, at zero: a dashboard's rate() over a series that
+    // appears only with its first event shows "No data" until then, and an alert on it never fires.
+    for (Request.BodyCase request : Request.BodyCase.values()) {
+      if (request != Request.BodyCase.BODY_NOT_SET) {
+        requestSeconds.initLabelValues(requestName(request));
+      }
+    }
+  }
+
+  /** The label of a request's type: its field's name in client.proto. */
+  public static String requestName(Request.BodyCase request) {
+    return request.name().toLowerCase(Locale.ROOT);
+  }
+
+  /** Zero series for a queue's submissions and both results of its completions. */
+  private void counting(String queue) {
+    submitted.initLabelValues(queue);
+    completed.initLabelValues(queue, SUCCEEDED);
+    completed.initLabelValues(queue, FAILED);
   }
 
   /** Instruments nobody scrapes: for a server started without a metrics endpoint. */
@@ -117,6 +143,7 @@ public final class ServerMetrics {
   public void serving(Supplier<ClusterState> state, IntSupplier connections) {
     this.serving = state;
     this.clients = connections;
+    state().ifPresent(s -> s.queues().keySet().forEach(this::counting));
   }
 
   private Optional<ClusterState> state() {
@@ -128,6 +155,7 @@ public final class ServerMetrics {
   public void committed(ClusterState before, List<Event> events) {
     for (Event e : events) {
       switch (e.getBodyCase()) {
+        case QUEUE_CREATED -> counting(e.getQueueCreated().getQueue().getName());
         case JOB_SUBMITTED -> {
           Job job = e.getJobSubmitted().getJob();
           // an array's subjobs are made from its parent's event, which alone is journaled
@@ -140,8 +168,7 @@ public final class ServerMetrics {
           Optional<Job> was = before.job(exit.getJobId());
           if (was.isPresent() && was.get().getStartTime() > 0) {
             completed
-                .labelValues(
-                    was.get().getQueue(), exit.getExitStatus() == 0 ? "succeeded" : "failed")
+                .labelValues(was.get().getQueue(), exit.getExitStatus() == 0 ? SUCCEEDED : FAILED)
                 .inc();
           } else if (was.isPresent()
               && exit.getExitStatus() == ExitStatus.EXEC_FAILED.code()

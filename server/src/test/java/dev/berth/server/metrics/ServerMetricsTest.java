@@ -80,6 +80,57 @@ class ServerMetricsTest {
         "the exec failure and the requeue, not the job deleted before it started");
   }
 
+  /**
+   * A series that appeared only with its first event left a dashboard's panel empty ("No data") and
+   * an alert on its rate silent until then: every counter and histogram is there from the first
+   * scrape, at zero, for every queue the state holds when a server starts serving it and for every
+   * queue made later, and for every kind of request.
+   */
+  @Test
+  void everySeriesIsThereAtZeroBeforeItsFirstEvent() {
+    commit(queueCreated("batch"));
+    metrics.serving(() -> state, () -> 0);
+    commit(queueCreated("long"));
+
+    for (String queue : List.of("batch", "long")) {
+      assertPresent("berth_jobs_submitted", "queue", queue);
+      assertPresent("berth_jobs_completed", "queue", queue, "result", "succeeded");
+      assertPresent("berth_jobs_completed", "queue", queue, "result", "failed");
+    }
+    assertPresent("berth_job_start_failures");
+    assertPresent("berth_client_request_seconds", "request", "submit");
+    assertPresent("berth_client_request_seconds", "request", "stat_jobs");
+    assertPresent("berth_journal_commit_seconds");
+    assertPresent("berth_scheduler_cycle_seconds");
+    assertEquals(0, value("berth_jobs_submitted", "queue", "long"));
+  }
+
+  /**
+   * A fresh server, as the standby that takes over, counts on from what the process counted: the
+   * series a queue already has keep their values when it starts serving again.
+   */
+  @Test
+  void servingAgainKeepsWhatWasCounted() {
+    commit(queueCreated("batch"), submitted(job(1)));
+    metrics.serving(() -> state, () -> 0);
+    metrics.serving(null, null);
+    metrics.serving(() -> state, () -> 0);
+    assertEquals(1, value("berth_jobs_submitted", "queue", "batch"));
+  }
+
+  private void assertPresent(String name, String... labels) {
+    for (MetricSnapshot m : registry.scrape()) {
+      if (m.getMetadata().getName().equals(name)) {
+        for (DataPointSnapshot p : m.getDataPoints()) {
+          if (p.getLabels().equals(Labels.of(labels))) {
+            return;
+          }
+        }
+      }
+    }
+    throw new AssertionError(name + " " + List.of(labels) + " is not in the first scrape");
+  }
+
   @Test
   void gaugesReadTheServingStateAndNothingWhenNoServerRuns() {
     commit(queueCreated("batch"), nodeCreated("n1", 2), submitted(job(1)), submitted(job(2)));
