@@ -37,8 +37,31 @@ public final class Berth implements Runnable {
     spec.commandLine().usage(System.out);
   }
 
-  public static void main(String[] args) {
+  /**
+   * The command tree, where every command and subcommand answers {@code --help} (and {@code -h})
+   * with its options and {@code --version} (and {@code -V}) with Berth's version, and {@code berth
+   * help COMMAND} shows a subcommand's help.
+   */
+  static CommandLine commandLine() {
     CommandLine berth = new CommandLine(new Berth());
+    berth.addSubcommand("help", new CommandLine.HelpCommand());
+    helped(berth, berth.getCommandSpec().version());
+    return berth;
+  }
+
+  private static void helped(CommandLine command, String[] version) {
+    CommandLine.Model.CommandSpec spec = command.getCommandSpec();
+    if (!spec.mixinStandardHelpOptions()) {
+      spec.mixinStandardHelpOptions(true); // picocli leaves it out where an option has the names
+      spec.version(version);
+    }
+    for (CommandLine sub : command.getSubcommands().values()) {
+      helped(sub, version);
+    }
+  }
+
+  public static void main(String[] args) {
+    CommandLine berth = commandLine();
     // A bad value found while running (a CPU list, a cgroup parent) is a usage error; a file or
     // journal that cannot be used (a missing credential, brokers away) a failure: either is one
     // line that says what to do, not a stack trace (that goes to the log at DEBUG).

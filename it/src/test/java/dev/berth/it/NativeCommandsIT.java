@@ -134,6 +134,8 @@ class NativeCommandsIT {
     same("qmgr", "-c", "list queue batch");
     same("tracejob", held);
     same("qstat", "--version");
+    assertTrue(same("qstat", "--help").out().startsWith("qstat\n\n  qstat [-f [-1]]"));
+    assertTrue(same("qsub", "--help").out().contains("\n  -N name "));
     same("qstat", "-T");
     same("pbsfs");
     same("pbsfs", "-F", "json");

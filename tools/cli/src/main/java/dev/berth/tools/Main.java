@@ -4,6 +4,7 @@ import static java.util.Map.entry;
 
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
+import dev.berth.tools.help.CommandHelp;
 import dev.berth.tools.jobctl.Qchkpt;
 import dev.berth.tools.jobctl.Qdel;
 import dev.berth.tools.jobctl.Qhold;
@@ -27,6 +28,7 @@ import dev.berth.tools.resv.PbsRsub;
 import dev.berth.tools.tracejob.Tracejob;
 import java.io.PrintStream;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -40,7 +42,7 @@ public final class Main {
   public static final String COMMAND_PROPERTY = "berth.command";
 
   private static final Map<String, Command> COMMANDS =
-      Map.ofEntries(
+      helped(
           entry("qsub", Qsub::run),
           entry("qalter", Qalter::run),
           entry("qmgr", Qmgr::run),
@@ -62,6 +64,23 @@ public final class Main {
           entry("pbs_rsub", PbsRsub::run),
           entry("pbs_rstat", PbsRstat::run),
           entry("pbs_rdel", PbsRdel::run));
+
+  /** Each command, answering {@code --help} with its part of the documentation (CommandHelp). */
+  @SafeVarargs
+  private static Map<String, Command> helped(Map.Entry<String, Command>... commands) {
+    Map<String, Command> helped = new HashMap<>();
+    for (Map.Entry<String, Command> c : commands) {
+      String name = c.getKey();
+      Command command = c.getValue();
+      helped.put(
+          name,
+          invocation ->
+              CommandHelp.asked(invocation.args())
+                  ? CommandHelp.print(name, invocation)
+                  : command.run(invocation));
+    }
+    return Map.copyOf(helped);
+  }
 
   private Main() {}
 
