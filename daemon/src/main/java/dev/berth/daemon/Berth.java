@@ -44,7 +44,7 @@ public final class Berth implements Runnable {
    */
   static CommandLine commandLine() {
     CommandLine berth = new CommandLine(new Berth());
-    berth.addSubcommand("help", new CommandLine.HelpCommand());
+    berth.addSubcommand("help", new HelpCommand());
     helped(berth, berth.getCommandSpec().version());
     return berth;
   }

@@ -75,6 +75,12 @@ class BerthHelpTest {
     assertTrue(up.contains("--nodes"), up);
 
     out.getBuffer().setLength(0);
+    assertEquals(0, run("help", "kafka", "start"));
+    assertTrue(out.toString().startsWith("Usage: berth kafka start"), out.toString());
+    assertEquals(2, run("help", "kafka", "begin"));
+    assertTrue(err.toString().contains("no command begin in berth kafka"), err.toString());
+
+    out.getBuffer().setLength(0);
     assertEquals(0, run("--version"));
     String version = out.toString();
     out.getBuffer().setLength(0);
