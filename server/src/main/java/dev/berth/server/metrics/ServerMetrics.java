@@ -131,6 +131,16 @@ public final class ServerMetrics {
     completed.initLabelValues(queue, FAILED);
   }
 
+  /**
+   * A deleted queue's series go with it: each reservation makes a queue and deletes it, so series
+   * kept for every queue there ever was would grow without bound over a server's life.
+   */
+  private void forget(String queue) {
+    submitted.remove(queue);
+    completed.remove(queue, SUCCEEDED);
+    completed.remove(queue, FAILED);
+  }
+
   /** Instruments nobody scrapes: for a server started without a metrics endpoint. */
   public static ServerMetrics unscraped() {
     return new ServerMetrics(new PrometheusRegistry());
@@ -156,6 +166,7 @@ public final class ServerMetrics {
     for (Event e : events) {
       switch (e.getBodyCase()) {
         case QUEUE_CREATED -> counting(e.getQueueCreated().getQueue().getName());
+        case QUEUE_DELETED -> forget(e.getQueueDeleted().getQueue());
         case JOB_SUBMITTED -> {
           Job job = e.getJobSubmitted().getJob();
           // an array's subjobs are made from its parent's event, which alone is journaled

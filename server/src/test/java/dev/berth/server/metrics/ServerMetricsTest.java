@@ -8,10 +8,13 @@ import static dev.berth.server.testing.Events.job;
 import static dev.berth.server.testing.Events.killRequested;
 import static dev.berth.server.testing.Events.nodeCreated;
 import static dev.berth.server.testing.Events.queueCreated;
+import static dev.berth.server.testing.Events.queueDeleted;
 import static dev.berth.server.testing.Events.requeued;
 import static dev.berth.server.testing.Events.started;
 import static dev.berth.server.testing.Events.submitted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.proto.Event;
 import dev.berth.server.state.ClusterState;
@@ -118,17 +121,39 @@ class ServerMetricsTest {
     assertEquals(1, value("berth_jobs_submitted", "queue", "batch"));
   }
 
+  /**
+   * Reservations make a queue each and delete it when they end: the series of queues deleted go, so
+   * what a server exposes stays bounded by the queues it has.
+   */
+  @Test
+  void aDeletedQueuesSeriesGoWithIt() {
+    commit(queueCreated("batch"), queueCreated("R12"));
+    metrics.serving(() -> state, () -> 0);
+    commit(submitted(job(1).toBuilder().setQueue("R12").build()));
+    assertEquals(1, value("berth_jobs_submitted", "queue", "R12"));
+
+    commit(queueDeleted("R12"));
+    assertFalse(present("berth_jobs_submitted", "queue", "R12"));
+    assertFalse(present("berth_jobs_completed", "queue", "R12", "result", "succeeded"));
+    assertFalse(present("berth_jobs_completed", "queue", "R12", "result", "failed"));
+    assertPresent("berth_jobs_submitted", "queue", "batch");
+  }
+
   private void assertPresent(String name, String... labels) {
+    assertTrue(present(name, labels), name + " " + List.of(labels) + " is not in the scrape");
+  }
+
+  private boolean present(String name, String... labels) {
     for (MetricSnapshot m : registry.scrape()) {
       if (m.getMetadata().getName().equals(name)) {
         for (DataPointSnapshot p : m.getDataPoints()) {
           if (p.getLabels().equals(Labels.of(labels))) {
-            return;
+            return true;
           }
         }
       }
     }
-    throw new AssertionError(name + " " + List.of(labels) + " is not in the first scrape");
+    return false;
   }
 
   @Test
