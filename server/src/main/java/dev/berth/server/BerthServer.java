@@ -37,7 +37,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneId;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -330,7 +329,7 @@ public final class BerthServer implements AutoCloseable {
    * which holds what the state holds until the socket encodes it.
    */
   private CompletionStage<Response> bounded(Request request, CompletionStage<Response> answer) {
-    String what = "the reply to " + request.getBodyCase().name().toLowerCase(Locale.ROOT);
+    String what = "the reply to " + ServerMetrics.requestName(request.getBodyCase());
     return answer.thenApply(r -> replies.bound(r, what, "ask for less at a time"));
   }
 
