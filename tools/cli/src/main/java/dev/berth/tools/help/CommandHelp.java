@@ -56,11 +56,12 @@ public final class CommandHelp {
       if (section.isEmpty()) {
         return Optional.empty();
       }
+      String name = section.get(0).replaceFirst("^#+\\s*", "");
       if (title == null) {
-        title = MarkdownText.plain(section.get(0).replaceFirst("^#+\\s*", ""));
+        title = MarkdownText.plain(name);
       } else {
         lines.add("");
-        lines.add("**" + section.get(0).replaceFirst("^#+\\s*", "") + ":**");
+        lines.add("**" + name + ":**");
       }
       lines.addAll(section.subList(1, section.size()));
     }
