@@ -21,6 +21,22 @@ static const char *command(const char *name) {
   return NULL;
 }
 
+#ifndef BERTH_VERSION
+#error "build-native defines BERTH_VERSION: the project version, from the pom"
+#endif
+
+int answered_help(int argc, char **argv, const char *help) {
+  if (argc < 2) return 0;
+  if (!strcmp(argv[1], "--help")) {
+    fputs(help, stdout);
+  } else if (!strcmp(argv[1], "--version")) {
+    printf("Version: %s\n", BERTH_VERSION);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 int main(int argc, char **argv) {
   const char *name = argc > 0 ? command(base_name(argv[0])) : NULL;
   if (!name && argc > 1 && (name = command(base_name(argv[1])))) {

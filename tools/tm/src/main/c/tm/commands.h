@@ -5,4 +5,11 @@
 int pbsdsh_main(int argc, char **argv);
 int pbs_tmrsh_main(int argc, char **argv);
 
+/*
+ * `COMMAND --help` or `COMMAND --version` (the first argument only: later ones may be a value or
+ * the program's own): prints `help`, or Berth's version as the Torque commands do, on stdout and
+ * returns 1; returns 0 when neither was asked.
+ */
+int answered_help(int argc, char **argv, const char *help);
+
 #endif

@@ -21,6 +21,22 @@
 
 #define USAGE                                                                                      \
   "usage: pbs_tmrsh [-n] [-l user] [-xXTtq46AaC] [-p port] [-o option] host command [args...]\n"
+/* --help: docs/commands.md's "pbs_tmrsh" in short (it has the whole text, as has `man pbs_tmrsh`) */
+#define HELP                                                                                       \
+  "pbs_tmrsh: an rsh/ssh look-alike for MPI launchers: runs a command on a node of the caller's\n" \
+  "job through the job's task manager, inside the job's cgroup there, as the job's owner.\n\n"     \
+  USAGE                                                                                            \
+  "\n"                                                                                             \
+  "  host      a node of the job, by its name or its short name\n"                                 \
+  "  command   joined with blanks and run as $SHELL -c LINE, as ssh does\n"                        \
+  "  -n        the command's stdin is empty (else it is pbs_tmrsh's)\n"                            \
+  "  -l user   only the caller's own user name: tasks run as the job's owner\n"                    \
+  "  -x -X -T -t -q -4 -6 -A -a -C, -p port, -o option: accepted for ssh's sake, no effect\n"      \
+  "  --help    this text\n"                                                                        \
+  "  --version Berth's version\n"                                                                  \
+  "\n"                                                                                             \
+  "Exit status: the command's, 128 + signal when it was killed, 255 for pbs_tmrsh's own\n"         \
+  "failures. The whole text: man pbs_tmrsh, or docs/commands.md, \"pbs_tmrsh\".\n"
 #define FAILED 255       /* ssh's status for its own errors */
 #define CHUNK (64 << 10) /* stdin goes to the task in pieces of at most this */
 #define DEFAULT_SHELL "/bin/sh"
@@ -183,6 +199,7 @@ int pbs_tmrsh_main(int argc, char **argv) {
   static struct session s;
   struct line l;
   struct tm_nodes nodes;
+  if (answered_help(argc, argv, HELP)) return 0;
   if (parse(argc, argv, &l) < 0 || login_refused(&l)) return FAILED;
   if (l.words == 0) {
     tm_say("no command given (interactive logins are not supported)");

@@ -23,6 +23,26 @@
 
 #define USAGE                                                                                      \
   "usage: pbsdsh [-c copies | -n node | -h host] [-o] [-s] [-u] [-v] program [args...]\n"
+/* --help: docs/commands.md's "pbsdsh" in short (it has the whole text, as has `man pbsdsh`) */
+#define HELP                                                                                       \
+  "pbsdsh: runs a program on the nodes of the job it is called from, through the job's task\n"    \
+  "manager: inside the job's cgroup on each node, as the job's owner.\n\n" USAGE                   \
+  "\n"                                                                                             \
+  "  (none)    one task per vnode (a slot of the job), all at once\n"                              \
+  "  -c N      N tasks, round-robin over the vnodes (wrapping when N is larger)\n"                 \
+  "  -n i      one task, on vnode i\n"                                                             \
+  "  -h host   one task, on that node (its name or its short name)\n"                              \
+  "  -u        one task per node (its first vnode); with -c, the round-robin goes over nodes\n"    \
+  "  -s        one task at a time: the next starts when the previous has exited\n"                 \
+  "  -o        start the tasks and exit without waiting; their output goes to the job's files\n"   \
+  "  -v        say on stderr when each task starts and exits\n"                                    \
+  "  --help    this text\n"                                                                        \
+  "  --version Berth's version\n"                                                                  \
+  "\n"                                                                                             \
+  "-c, -n and -h are mutually exclusive; options end at the program. Without -o, the tasks'\n"    \
+  "output comes back to pbsdsh's. Exit status: the worst of the tasks' (128 + signal when one\n"   \
+  "was killed, 127 when one could not start); 1 outside a job or for a node the job does not\n"   \
+  "have; 2 on usage errors. The whole text: man pbsdsh, or docs/commands.md, \"pbsdsh\".\n"
 #define SEND_AHEAD (64 << 10) /* spawn requests queued before the socket must take some */
 
 struct options {
@@ -366,6 +386,7 @@ static int done(const struct run *run) {
 
 int pbsdsh_main(int argc, char **argv) {
   static struct run run;
+  if (answered_help(argc, argv, HELP)) return 0;
   if (parse(argc, argv, &run.o) < 0) return 2;
   if (tm_connect(&run.c) < 0 || tm_get_nodes(&run.c, &run.nodes) < 0) return 1;
   if (select_targets(&run) < 0) return 1;

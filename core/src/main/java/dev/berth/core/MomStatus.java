@@ -5,7 +5,7 @@ package dev.berth.core;
  * physmem, ...): what momctl -d shows.
  */
 public final class MomStatus {
-  /** The mom's version, e.g. "Berth 0.1.0". */
+  /** The mom's version, e.g. "0.1.0" (BerthVersion.NUMBER). */
   public static final String VERSION = "version";
 
   /** The mom's own durable directory (its job records). */

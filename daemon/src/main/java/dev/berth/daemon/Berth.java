@@ -1,5 +1,6 @@
 package dev.berth.daemon;
 
+import dev.berth.core.BerthVersion;
 import dev.berth.daemon.image.ImageCommand;
 import dev.berth.server.journal.JournalException;
 import org.slf4j.LoggerFactory;
@@ -10,7 +11,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "berth",
     mixinStandardHelpOptions = true,
-    version = "Berth 0.1.0",
+    versionProvider = Berth.Version.class,
     description = "Start, stop and inspect a Berth cluster.",
     subcommands = {
       UpCommand.class,
@@ -57,6 +58,14 @@ public final class Berth implements Runnable {
     }
     for (CommandLine sub : command.getSubcommands().values()) {
       helped(sub, version);
+    }
+  }
+
+  /** {@code --version}: Berth's one version number (BerthVersion). */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {BerthVersion.named()};
     }
   }
 

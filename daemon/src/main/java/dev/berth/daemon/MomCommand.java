@@ -1,6 +1,7 @@
 package dev.berth.daemon;
 
 import com.typesafe.config.ConfigFactory;
+import dev.berth.core.BerthVersion;
 import dev.berth.core.Hosts;
 import dev.berth.core.Sizes;
 import dev.berth.mom.MomConfig;
@@ -21,7 +22,6 @@ import dev.berth.proto.Gpu;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.security.cluster.ClusterPort;
-import dev.berth.server.query.Queries;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -250,7 +250,7 @@ final class MomCommand implements Callable<Integer> {
             Installation.starter(),
             Duration.ofSeconds(heartbeat),
             Duration.ofSeconds(5),
-            Queries.VERSION,
+            BerthVersion.NUMBER,
             Installation.tools(),
             nodeHostname,
             rootJobs,

@@ -1,5 +1,6 @@
 package dev.berth.daemon;
 
+import dev.berth.core.BerthVersion;
 import dev.berth.core.Hosts;
 import dev.berth.mom.MomConfig;
 import dev.berth.mom.MomMetrics;
@@ -8,7 +9,6 @@ import dev.berth.mom.os.NodeFacts;
 import dev.berth.security.Identity;
 import dev.berth.security.Role;
 import dev.berth.server.metrics.ServerMetrics;
-import dev.berth.server.query.Queries;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -158,7 +158,7 @@ final class ServeCommand implements Callable<Integer> {
                 Installation.starter(),
                 Installation.tools(),
                 options.nodeHostnames(),
-                Queries.VERSION,
+                BerthVersion.NUMBER,
                 options.rootJobs,
                 momMetrics));
     JobFiles.prepareBase(jobTmp);

@@ -60,7 +60,7 @@ public final class JobEnvironment {
     env.put("PBS_NODENUM", "0");
     env.put("PBS_TASKNUM", "1");
     env.put("PBS_VNODENUM", "0");
-    env.put("PBS_VERSION", version);
+    env.put("PBS_VERSION", "Berth-" + version);
     env.put("TMPDIR", tmpdir.toString());
     if (!job.getInitWorkDir().isEmpty()) {
       env.put("PBS_O_INITDIR", job.getInitWorkDir());

@@ -77,7 +77,7 @@ class JobEnvironmentTest {
     assertEquals("myjob", env.get("PBS_JOBNAME"));
     assertEquals("batch", env.get("PBS_QUEUE"));
     assertEquals("srv", env.get("PBS_SERVER"));
-    assertEquals("1.2.3", env.get("PBS_VERSION"));
+    assertEquals("Berth-1.2.3", env.get("PBS_VERSION"), "Torque's TORQUE-6.1.2, in Berth's name");
   }
 
   @Test

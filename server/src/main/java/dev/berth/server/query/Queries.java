@@ -1,6 +1,7 @@
 package dev.berth.server.query;
 
 import dev.berth.core.BadValueException;
+import dev.berth.core.BerthVersion;
 import dev.berth.core.JobIds;
 import dev.berth.core.MomStatus;
 import dev.berth.core.ServerAttributeNames;
@@ -58,9 +59,6 @@ import java.util.function.Supplier;
  * committed state without going through the journal pipeline.
  */
 public final class Queries {
-  /** Berth's version as qstat -B and qmgr show it. */
-  public static final String VERSION = "Berth-0.1.0";
-
   /** A running job without a walltime with the estimate the scheduler plans its end with. */
   private static Job withEstimate(Job job, ClusterState s) {
     return WalltimeEstimate.of(job, s)
@@ -259,7 +257,7 @@ public final class Queries {
     JobCounts c = s.counts();
     Map<String, String> attributes = new TreeMap<>();
     attributes.put(ServerAttributeNames.SERVER_STATE, "Active");
-    attributes.put(ServerAttributeNames.PBS_VERSION, VERSION);
+    attributes.put(ServerAttributeNames.PBS_VERSION, BerthVersion.NUMBER);
     ServerAttributes.defaults().forEach(attributes::put);
     attributes.putAll(s.serverAttributes());
     attributes.put(ServerAttributeNames.NEXT_JOB_NUMBER, Long.toString(s.nextJobNumber()));

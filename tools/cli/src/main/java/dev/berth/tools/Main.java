@@ -4,6 +4,7 @@ import static java.util.Map.entry;
 
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
+import dev.berth.core.BerthVersion;
 import dev.berth.tools.help.CommandHelp;
 import dev.berth.tools.jobctl.Qchkpt;
 import dev.berth.tools.jobctl.Qdel;
@@ -29,7 +30,9 @@ import dev.berth.tools.tracejob.Tracejob;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -40,6 +43,12 @@ import java.util.TreeSet;
 public final class Main {
   /** The property the launcher sets to the name it was invoked as. */
   public static final String COMMAND_PROPERTY = "berth.command";
+
+  /**
+   * The commands that read {@code --version} among their own options, as Torque's do (qstat and
+   * pbsnodes print it on standard error, qsub and qalter beside {@code --about}).
+   */
+  private static final Set<String> OWN_VERSION = Set.of("qstat", "pbsnodes", "qsub", "qalter");
 
   private static final Map<String, Command> COMMANDS =
       helped(
@@ -65,19 +74,29 @@ public final class Main {
           entry("pbs_rstat", PbsRstat::run),
           entry("pbs_rdel", PbsRdel::run));
 
-  /** Each command, answering {@code --help} with its part of the documentation (CommandHelp). */
+  /**
+   * Each command, answering {@code --help} with its part of the documentation (CommandHelp), and
+   * {@code --version} alone with Berth's version where it does not read that itself.
+   */
   @SafeVarargs
   private static Map<String, Command> helped(Map.Entry<String, Command>... commands) {
     Map<String, Command> helped = new HashMap<>();
     for (Map.Entry<String, Command> c : commands) {
       String name = c.getKey();
       Command command = c.getValue();
+      boolean ownVersion = OWN_VERSION.contains(name);
       helped.put(
           name,
-          invocation ->
-              CommandHelp.asked(invocation.args())
-                  ? CommandHelp.print(name, invocation)
-                  : command.run(invocation));
+          invocation -> {
+            if (CommandHelp.asked(invocation.args())) {
+              return CommandHelp.print(name, invocation);
+            }
+            if (!ownVersion && invocation.args().equals(List.of("--version"))) {
+              invocation.out().println("Version: " + BerthVersion.NUMBER);
+              return ExitCodes.OK;
+            }
+            return command.run(invocation);
+          });
     }
     return Map.copyOf(helped);
   }

@@ -1,6 +1,7 @@
 package dev.berth.tools.cli;
 
 import dev.berth.client.Connector;
+import dev.berth.core.BerthVersion;
 import java.time.Clock;
 import java.util.function.Supplier;
 
@@ -11,7 +12,7 @@ import java.util.function.Supplier;
  */
 public record CliContext(Connector connector, Clock clock, Supplier<String> version) {
   public static final CliContext DEFAULT =
-      new CliContext(Connector.SERVER, Clock.systemUTC(), BerthVersion::current);
+      new CliContext(Connector.SERVER, Clock.systemUTC(), () -> BerthVersion.NUMBER);
 
   public long nowSeconds() {
     return clock.millis() / 1000;

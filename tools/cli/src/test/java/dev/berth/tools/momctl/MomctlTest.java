@@ -45,7 +45,7 @@ class MomctlTest {
                   .addProperties("fast")
                   .setRegistered(true)
                   .setLastStatusTime(NOW - 12)
-                  .putStatus("version", "Berth 0.1.0")
+                  .putStatus("version", "0.1.0")
                   .putStatus("home", "/var/lib/berth/mom")
                   .putStatus("cgroups", "cgroup v2: cpu, cpuset, memory below /berth.slice")
                   .putStatus("mom_started", Long.toString(NOW - 3600))
@@ -114,7 +114,7 @@ class MomctlTest {
 
   private static final String N1_DIAG =
       "\n"
-          + "Host: n1/n1   Version: Berth 0.1.0\n"
+          + "Host: n1/n1   Version: 0.1.0\n"
           + "Server[0]: srv.cluster.org\n"
           + "  Last Msg To Server:     12 seconds\n"
           + "HomeDirectory:          /var/lib/berth/mom\n"
@@ -185,7 +185,7 @@ class MomctlTest {
     assertEquals(0, run.status(), run.err());
     assertEquals(
         "          n1:      loadave = 'loadave=0.52'\n"
-            + "          n1:      version = 'version=Berth 0.1.0'\n"
+            + "          n1:      version = 'version=0.1.0'\n"
             + "          n1:       nosuch = 'nosuch=? 15201'\n",
         run.out());
     assertEquals(1, server.commandRequests().size(), "one StatNodes for every query");

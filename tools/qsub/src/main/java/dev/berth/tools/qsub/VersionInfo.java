@@ -2,33 +2,18 @@ package dev.berth.tools.qsub;
 
 import dev.berth.client.ExitCodes;
 import dev.berth.client.Invocation;
-import java.io.IOException;
-import java.io.InputStream;
-import java.util.Properties;
+import dev.berth.core.BerthVersion;
 
 /** {@code --version} and {@code --about}, the long options Torque's qsub and qalter take. */
 final class VersionInfo {
   private VersionInfo() {}
 
-  /** Berth's version, stamped into the jar at build time. */
-  static String version() {
-    try (InputStream in = VersionInfo.class.getResourceAsStream("version.properties")) {
-      Properties p = new Properties();
-      if (in != null) {
-        p.load(in);
-      }
-      return p.getProperty("version", "unknown");
-    } catch (IOException e) {
-      return "unknown";
-    }
-  }
-
   /** Answers {@code --word}; returns the exit status. */
   static int answer(Invocation inv, String word, String usage) {
     switch (word) {
-      case "version" -> inv.out().println("Version: " + version());
+      case "version" -> inv.out().println("Version: " + BerthVersion.NUMBER);
       case "about" -> {
-        inv.out().println(inv.program() + " (Berth " + version() + ")");
+        inv.out().println(inv.program() + " (Berth " + BerthVersion.NUMBER + ")");
         inv.out().println("Torque 6 compatible job submission for the Berth resource manager");
       }
       default -> {
