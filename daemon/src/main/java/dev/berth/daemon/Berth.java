@@ -41,11 +41,12 @@ public final class Berth implements Runnable {
   /**
    * The command tree, where every command and subcommand answers {@code --help} (and {@code -h})
    * with its options and {@code --version} (and {@code -V}) with Berth's version, and {@code berth
-   * help COMMAND} shows a subcommand's help.
+   * help COMMAND} shows a subcommand's help; {@code berth completion} prints their bash completion.
    */
   static CommandLine commandLine() {
     CommandLine berth = new CommandLine(new Berth());
     berth.addSubcommand("help", new HelpCommand());
+    berth.addSubcommand("completion", new CompletionCommand());
     helped(berth, berth.getCommandSpec().version());
     return berth;
   }

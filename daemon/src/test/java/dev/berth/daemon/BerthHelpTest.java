@@ -3,8 +3,12 @@ package dev.berth.daemon;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.core.BerthVersion;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -86,5 +90,38 @@ class BerthHelpTest {
     out.getBuffer().setLength(0);
     assertEquals(0, run("kafka", "start", "--version"));
     assertEquals(version, out.toString());
+    assertEquals("Berth " + BerthVersion.NUMBER + "\n", version);
+  }
+
+  @Test
+  void bashCompletesCommandsSubcommandsAndOptions() throws Exception {
+    assertEquals(0, run("completion"));
+    Path script = Files.createTempFile("berth-completion", ".bash");
+    try {
+      Files.writeString(script, out.toString());
+      assertEquals(List.of("kafka"), complete(script, "berth", "ka"));
+      assertEquals(List.of("start", "stop"), complete(script, "berth", "kafka", "st"));
+      assertTrue(complete(script, "berth", "up", "--no").contains("--nodes"));
+    } finally {
+      Files.delete(script);
+    }
+  }
+
+  /** What bash offers for the last of {@code words} with berth's completion loaded. */
+  private static List<String> complete(Path script, String... words) throws Exception {
+    String line = String.join(" ", words);
+    ProcessBuilder bash =
+        new ProcessBuilder(
+            "bash",
+            "-c",
+            "source \"$0\" 2>/dev/null; COMP_WORDS=(\"${@}\"); COMP_CWORD=$(($# - 1));"
+                + " COMP_LINE=\"$*\"; COMP_POINT=${#COMP_LINE}; _complete_berth 2>/dev/null;"
+                + " printf '%s\\n' \"${COMPREPLY[@]}\"",
+            script.toString());
+    bash.command().addAll(List.of(words));
+    Process p = bash.redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), line + ": " + out);
+    return out.lines().filter(s -> !s.isBlank()).sorted().toList();
   }
 }

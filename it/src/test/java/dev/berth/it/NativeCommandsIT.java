@@ -134,7 +134,11 @@ class NativeCommandsIT {
     same("qmgr", "-c", "list queue batch");
     same("tracejob", held);
     same("qstat", "--version");
-    assertTrue(same("qstat", "--help").out().startsWith("qstat\n\n  qstat [-f [-1]]"));
+    assertTrue(
+        same("qstat", "--help")
+            .out()
+            .startsWith(
+                "qstat — show the status of jobs, queues and the server\n\n  qstat [-f [-1]]"));
     assertTrue(same("qsub", "--help").out().contains("\n  -N name "));
     same("qstat", "-T");
     same("pbsfs");

@@ -77,35 +77,38 @@ class PackageIT {
     }
   }
 
+  /** The commands the package puts on the path. */
+  private static final List<String> COMMANDS =
+      List.of(
+          "qsub",
+          "qstat",
+          "qdel",
+          "qhold",
+          "qrls",
+          "qalter",
+          "qsig",
+          "qselect",
+          "qrun",
+          "qrerun",
+          "qmove",
+          "qorder",
+          "qchkpt",
+          "momctl",
+          "qmgr",
+          "pbsnodes",
+          "tracejob",
+          "pbsfs",
+          "pbs_rsub",
+          "pbs_rstat",
+          "pbs_rdel",
+          "berth",
+          "pbsdsh",
+          "pbs_tmrsh");
+
   @Test
   void theCommandsAndTheJobToolsAreOnThePathTheConfigurationAndUnitsWhereTheyBelong()
       throws IOException {
-    for (String command :
-        List.of(
-            "qsub",
-            "qstat",
-            "qdel",
-            "qhold",
-            "qrls",
-            "qalter",
-            "qsig",
-            "qselect",
-            "qrun",
-            "qrerun",
-            "qmove",
-            "qorder",
-            "qchkpt",
-            "momctl",
-            "qmgr",
-            "pbsnodes",
-            "tracejob",
-            "pbsfs",
-            "pbs_rsub",
-            "pbs_rstat",
-            "pbs_rdel",
-            "berth",
-            "pbsdsh",
-            "pbs_tmrsh")) {
+    for (String command : COMMANDS) {
       Path onPath = root.resolve("usr/bin").resolve(command);
       assertTrue(Files.isExecutable(onPath), onPath + " is missing");
       // The Torque commands are the native client itself; the rest are scripts in bin/.
@@ -137,9 +140,66 @@ class PackageIT {
         TestCluster.exec(root, List.of("dpkg-deb", "-I", deb.toString(), "conffiles"));
     assertEquals(
         "/etc/berth/server.conf\n/etc/berth/mom.conf\n/etc/berth/relay.conf\n", conffiles.out());
-    TestCluster.Result version =
+  }
+
+  /** The version the package says it is, as the build wrote it (dpkg's ~ is the build's -). */
+  private static String packageVersion() {
+    TestCluster.Result field =
+        TestCluster.exec(root, List.of("dpkg-deb", "-f", deb.toString(), "Version"));
+    assertEquals(0, field.exit(), field.toString());
+    return field.out().strip().replace('~', '-');
+  }
+
+  @Test
+  void everyCommandHasAManPageCompletionAndTheOneVersion() throws IOException {
+    String version = packageVersion();
+    TestCluster.Result berth =
         TestCluster.exec(root, List.of(root.resolve("usr/bin/berth").toString(), "--version"));
-    assertTrue(version.out().startsWith("Berth "), version.toString());
+    assertEquals("Berth " + version + "\n", berth.out(), berth.toString());
+    for (String command : List.of("qdel", "qmgr", "tracejob", "pbsdsh", "pbs_tmrsh")) {
+      TestCluster.Result shown =
+          TestCluster.exec(
+              root, List.of(root.resolve("usr/bin").resolve(command).toString(), "--version"));
+      assertEquals("Version: " + version + "\n", shown.out(), command + ": " + shown);
+    }
+    Path manuals = root.resolve("usr/share/man");
+    for (String command : COMMANDS) {
+      if (command.equals("berth")) {
+        continue; // berth's help is its --help and berth help COMMAND
+      }
+      Path page = manuals.resolve("man1/" + command + ".1.gz");
+      assertTrue(Files.isRegularFile(page), page + " is missing");
+      TestCluster.Result man =
+          TestCluster.exec(
+              root, List.of("env", "MANPATH=" + manuals, "MANWIDTH=80", "man", command));
+      assertEquals(0, man.exit(), command + ": " + man);
+      assertTrue(man.out().contains("\nNAME\n"), command + ": " + man.out());
+      assertTrue(man.out().contains("Berth " + version), command + ": " + man.out());
+      Path completion = root.resolve("usr/share/bash-completion/completions").resolve(command);
+      assertTrue(Files.isReadable(completion), completion + " is missing");
+    }
+    // bash-completion loads a command's file on its first TAB: qdel's is the Torque commands'.
+    TestCluster.Result qdel =
+        TestCluster.exec(
+            root,
+            List.of(
+                "bash",
+                "-c",
+                "source \"$0\"; COMP_WORDS=(qdel -); COMP_CWORD=1; _berth_torque qdel - qdel;"
+                    + " printf '%s\\n' \"${COMPREPLY[@]}\"",
+                root.resolve("usr/share/bash-completion/completions/qdel").toString()));
+    assertEquals("--help\n--version\n-W\n-m\n-p\n", qdel.out(), qdel.toString());
+    TestCluster.Result berthCompletion =
+        TestCluster.exec(
+            root,
+            List.of(
+                "bash",
+                "-c",
+                "source \"$0\" 2>/dev/null; COMP_WORDS=(berth ka); COMP_CWORD=1;"
+                    + " COMP_LINE='berth ka'; COMP_POINT=8; _complete_berth 2>/dev/null;"
+                    + " printf '%s\\n' \"${COMPREPLY[@]}\"",
+                root.resolve("usr/share/bash-completion/completions/berth").toString()));
+    assertEquals("kafka\n", berthCompletion.out(), berthCompletion.toString());
   }
 
   /**
@@ -207,7 +267,7 @@ class PackageIT {
       Files.writeString(
           work.resolve("job.sh"),
           "tools=$(dirname \"$OMPI_MCA_plm_rsh_agent\")\necho \"$tools\"\n"
-              + "\"$tools/pbsdsh\" -u hostname\necho ran\n");
+              + "\"$tools/pbsdsh\" -u hostname\necho ran \"$PBS_VERSION\"\n");
       TestCluster.Result qsub = as(socket, work, "qsub", "-N", "packaged", "job.sh");
       assertEquals(0, qsub.exit(), qsub.toString());
       String id = qsub.out().strip();
@@ -218,10 +278,17 @@ class PackageIT {
           Duration.ofSeconds(60),
           () -> as(socket, work, "qstat", "-f", id) + log(home));
       String qstat = as(socket, work, "qstat", "-f", id).out();
+      String status = as(socket, work, "qstat", "-B", "-f").out();
+      assertTrue(status.contains("pbs_version = " + packageVersion() + "\n"), status);
       assertTrue(
           qstat.contains("exit_status = 0"), qstat + read(work.resolve("packaged.e" + number)));
       assertEquals(
-          root.resolve("usr/lib/berth/bin") + "\n" + dev.berth.core.Hosts.localName() + "\nran\n",
+          root.resolve("usr/lib/berth/bin")
+              + "\n"
+              + dev.berth.core.Hosts.localName()
+              + "\nran Berth-"
+              + packageVersion()
+              + "\n",
           Files.readString(out));
     } finally {
       server.destroy();

@@ -1,6 +1,7 @@
 package dev.berth.tools.help;
 
 import dev.berth.client.Invocation;
+import dev.berth.core.BerthVersion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -47,6 +48,29 @@ public final class CommandHelp {
 
   /** {@code command}'s help, if the documentation has a part for it. */
   public static Optional<String> of(String command) {
+    return part(command)
+        .map(
+            part ->
+                part.title()
+                    + "\n\n"
+                    + MarkdownText.render(part.lines())
+                    + "\nThe whole text: docs/"
+                    + part.page()
+                    + ", \""
+                    + part.title()
+                    + "\".\n");
+  }
+
+  /** {@code command}'s man page (ManPage), if the documentation has a part for it. */
+  public static Optional<String> manPage(String command) {
+    return part(command).map(part -> ManPage.of(command, part, BerthVersion.NUMBER));
+  }
+
+  /**
+   * {@code command}'s part of the documentation: its title (the section's heading, as text) and its
+   * Markdown, further sections of the part under a {@code **heading:**} line each.
+   */
+  static Optional<Documented> part(String command) {
     Part part = Part.of(command);
     List<String> page = page(part.page());
     List<String> lines = new ArrayList<>();
@@ -58,23 +82,18 @@ public final class CommandHelp {
       }
       String name = section.get(0).replaceFirst("^#+\\s*", "");
       if (title == null) {
-        title = MarkdownText.plain(name);
+        title = Markdown.plain(name);
       } else {
         lines.add("");
         lines.add("**" + name + ":**");
       }
       lines.addAll(section.subList(1, section.size()));
     }
-    return Optional.of(
-        title
-            + "\n\n"
-            + MarkdownText.render(lines)
-            + "\nThe whole text: docs/"
-            + part.page()
-            + ", \""
-            + title
-            + "\".\n");
+    return Optional.of(new Documented(title, part.page(), List.copyOf(lines)));
   }
+
+  /** A command's part of the documentation: its title, the page it is on, its Markdown. */
+  record Documented(String title, String page, List<String> lines) {}
 
   /**
    * The lines of the section whose heading is {@code heading} or starts with it and a space (or,
@@ -108,7 +127,7 @@ public final class CommandHelp {
     if (!line.startsWith("## ")) {
       return false;
     }
-    for (String name : line.substring(3).split(",")) {
+    for (String name : line.substring(3).split(" — ", 2)[0].split(",")) {
       if (name.strip().equals(command)) {
         return true;
       }

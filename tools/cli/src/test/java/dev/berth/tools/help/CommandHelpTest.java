@@ -61,7 +61,7 @@ class CommandHelpTest {
     out.reset();
     run("qsub", "--help");
     String qsub = out();
-    assertTrue(qsub.startsWith("qsub and qalter\n"), qsub);
+    assertTrue(qsub.startsWith("qsub and qalter — submit and change batch jobs\n"), qsub);
     assertTrue(qsub.contains("\nOptions:\n"), qsub);
     assertTrue(qsub.contains("\n  -N name               job name"), qsub);
     assertTrue(qsub.contains("  -c n|s|c|c=MIN|..."), "an escaped bar is a bar:\n" + qsub);
