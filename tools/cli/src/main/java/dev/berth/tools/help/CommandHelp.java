@@ -150,8 +150,10 @@ public final class CommandHelp {
   record Part(String page, List<String> headings) {
     static Part of(String command) {
       return switch (command) {
-        case "qsub", "qalter" -> new Part("qsub.md", List.of("# qsub and qalter", "## Options"));
-        case "qmgr" -> new Part("qmgr.md", List.of("# qmgr"));
+        case "qsub", "qalter" ->
+            new Part("qsub.md", List.of("# qsub and qalter", "## Directives", "## Options"));
+        case "qmgr" ->
+            new Part("qmgr.md", List.of("# qmgr", "## Directives", "## Errors and exit status"));
         default -> new Part("commands.md", List.of("*")); // a section of its own
       };
     }
