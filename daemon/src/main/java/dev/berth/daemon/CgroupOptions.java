@@ -30,6 +30,25 @@ final class CgroupOptions {
               + " (default: the mom's own cgroup in each).")
   String parent;
 
+  @Option(
+      names = "--no-cgroups",
+      description =
+          "Run jobs without cgroups, as a daemon that is not root always does: a job with"
+              + " cgroup_enable is refused, CPUs are not pinned and memory is only polled.")
+  boolean none;
+
+  /**
+   * Why this daemon makes no cgroups, if it makes none: told so, or not root (making and delegating
+   * cgroups, and holding the cgroup lock in /run/berth, need root).
+   */
+  java.util.Optional<String> withoutCgroups() {
+    String self = System.getProperty("user.name");
+    if (!self.equals("root")) {
+      return java.util.Optional.of("berth runs as " + self + ", not root, and makes none");
+    }
+    return none ? java.util.Optional.of("started with --no-cgroups") : java.util.Optional.empty();
+  }
+
   /**
    * The isolation of the mom of {@code node} of the installation in {@code home}, once this process
    * holds its cgroup root: a mom removes the cgroups it does not know of, so two moms must never
@@ -37,6 +56,10 @@ final class CgroupOptions {
    */
   Isolation isolation(BerthHome home, boolean defaultHome, String node, NodeMetrics metrics)
       throws IOException {
+    java.util.Optional<String> without = withoutCgroups();
+    if (without.isPresent()) {
+      return Isolation.none(without.get());
+    }
     String level = (root != null ? root : home.cgroupRoot(defaultHome)) + "/" + node;
     CgroupRootLock.hold(level, parent);
     return Isolation.open(

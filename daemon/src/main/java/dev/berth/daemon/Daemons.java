@@ -29,6 +29,22 @@ final class Daemons {
     }
   }
 
+  /** The lines written to {@code log} after its first {@code from} bytes; none if unreadable. */
+  static List<String> linesSince(Path log, long from) {
+    try {
+      byte[] all = Files.readAllBytes(log);
+      if (all.length <= from) {
+        return List.of();
+      }
+      int start = (int) from;
+      return new String(all, start, all.length - start, java.nio.charset.StandardCharsets.UTF_8)
+          .lines()
+          .toList();
+    } catch (IOException e) {
+      return List.of();
+    }
+  }
+
   static List<String> tail(Path log, int lines) {
     try {
       List<String> all = Files.readAllLines(log);

@@ -269,7 +269,8 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   /**
    * What every local mom shares: the job starter, the job tools (or null), whether jobs see their
-   * node's name as host name, and the version jobs are told.
+   * node's name as host name, the version jobs are told, and the site's prologues, epilogues and
+   * health check.
    */
   public record Install(
       Path starter,
@@ -277,7 +278,8 @@ public final class EmbeddedCluster implements AutoCloseable {
       boolean nodeHostnames,
       String version,
       boolean rootJobs,
-      MomMetrics metrics) {}
+      MomMetrics metrics,
+      dev.berth.mom.SiteScripts site) {}
 
   /**
    * Moms for this host ({@link #nodeNames}), each with its CPU share and its TMPDIR base under
@@ -310,7 +312,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                   jobTmp.resolve(".containers").resolve(name), DEFAULT_CONTAINER_CACHE),
               GpuMonitor.off(),
               null,
-              dev.berth.mom.SiteScripts.NONE,
+              install.site(),
               null,
               install.metrics().of(name)));
     }

@@ -16,6 +16,13 @@ final class MetricsOptions {
               + " free port. Default: no metrics endpoint.")
   Integer port;
 
+  /** The option as berth up passes it on to berth serve: none when not given. */
+  java.util.List<String> arguments() {
+    return port == null
+        ? java.util.List.of()
+        : java.util.List.of("--metrics-port", Integer.toString(port));
+  }
+
   /** Starts the endpoint for {@code registry} on {@code host}; null when none was asked for. */
   MetricsEndpoint start(DaemonTrust trust, String host, PrometheusRegistry registry)
       throws IOException {

@@ -7,10 +7,8 @@ import dev.berth.core.Sizes;
 import dev.berth.mom.MomConfig;
 import dev.berth.mom.MomMetrics;
 import dev.berth.mom.NodeMetrics;
-import dev.berth.mom.SiteScripts;
 import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.os.ContainerCache;
-import dev.berth.mom.os.HookFiles;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NativeLibrary;
 import dev.berth.mom.os.NodeFacts;
@@ -46,6 +44,8 @@ final class MomCommand implements Callable<Integer> {
   @Mixin CgroupOptions cgroups;
 
   @Mixin TrustOptions trust;
+
+  @Mixin SiteScriptOptions siteScripts;
 
   @Mixin OutputOptions output;
 
@@ -105,40 +105,6 @@ final class MomCommand implements Callable<Integer> {
       paramLabel = "PATH",
       description = "The nvidia-smi to ask about GPUs (default: from the PATH, else /usr/bin).")
   Path nvidiaSmi;
-
-  @Option(
-      names = "--hook-dir",
-      defaultValue = "/etc/berth/mom_priv",
-      paramLabel = "DIR",
-      description =
-          "Where the site's prologue, epilogue, prologue.user, epilogue.user and .parallel scripts"
-              + " are (Torque's mom_priv). Each must be root's and writable by no one else.")
-  Path hookDir;
-
-  @Option(
-      names = "--hook-timeout",
-      defaultValue = "300",
-      paramLabel = "SECONDS",
-      description = "How long each prologue or epilogue may run (Torque's $prologalarm).")
-  int hookTimeout;
-
-  @Option(
-      names = "--health-check",
-      paramLabel = "SCRIPT",
-      description =
-          "The node health check (Torque's $node_check_script), run as root: output starting"
-              + " with ERROR takes the node offline with that message, until it passes again.")
-  Path healthCheck;
-
-  @Option(
-      names = "--health-check-interval",
-      defaultValue = "1",
-      paramLabel = "N[,jobstart][,jobend]",
-      description =
-          "Run the health check at every Nth status report (--heartbeat; 0: not periodically),"
-              + " and before each job starts and after each ends here if named (Torque's"
-              + " $node_check_interval).")
-  String healthCheckInterval;
 
   @Option(
       names = "--session-jobid",
@@ -260,7 +226,7 @@ final class MomCommand implements Callable<Integer> {
             containers,
             gpuMonitor(gpuList, smi),
             sessionJobIdFile(),
-            siteScripts(),
+            siteScripts.scripts(SiteScriptOptions.SITE_HOOKS),
             terminal(daemonTrust, node),
             metrics);
     JobFiles.prepareBase(jobTmp);
@@ -295,48 +261,6 @@ final class MomCommand implements Callable<Integer> {
       mom.run();
     }
     return 0;
-  }
-
-  /** --hook-dir, --hook-timeout, --health-check and --health-check-interval, checked. */
-  private SiteScripts siteScripts() throws HookFiles.Refused {
-    if (hookTimeout <= 0) {
-      throw new IllegalArgumentException("--hook-timeout: " + hookTimeout + " is not above 0");
-    }
-    if (!hookDir.isAbsolute()) {
-      throw new IllegalArgumentException("--hook-dir: " + hookDir + " is not an absolute path");
-    }
-    Path check = null;
-    if (healthCheck != null) {
-      Path absolute = healthCheck.toAbsolutePath();
-      check =
-          HookFiles.find(absolute.getParent(), absolute.getFileName().toString(), false)
-              .orElseThrow(
-                  () ->
-                      new IllegalArgumentException("--health-check: " + absolute + " is missing"));
-    }
-    int every;
-    boolean atStart = false;
-    boolean atEnd = false;
-    String[] parts = healthCheckInterval.split(",");
-    try {
-      every = Integer.parseInt(parts[0].trim());
-    } catch (NumberFormatException e) {
-      every = -1;
-    }
-    for (int i = 1; i < parts.length; i++) {
-      switch (parts[i].trim()) {
-        case "jobstart" -> atStart = true;
-        case "jobend" -> atEnd = true;
-        default -> every = -1;
-      }
-    }
-    if (every < 0) {
-      throw new IllegalArgumentException(
-          "--health-check-interval: '"
-              + healthCheckInterval
-              + "' is not N[,jobstart][,jobend] with N a count of status reports");
-    }
-    return new SiteScripts(hookDir, Duration.ofSeconds(hookTimeout), check, every, atStart, atEnd);
   }
 
   /** The file --session-jobid names: null for none, and for auto on a node without Lustre. */

@@ -29,6 +29,8 @@ final class ServeCommand implements Callable<Integer> {
 
   @Mixin TrustOptions trust;
 
+  @Mixin SiteScriptOptions siteScripts;
+
   @Mixin OutputOptions output;
 
   @Mixin MetricsOptions metricsOptions;
@@ -145,7 +147,7 @@ final class ServeCommand implements Callable<Integer> {
   /** This host's moms, with the base of their jobs' TMPDIRs made. */
   private List<MomConfig> localMoms(
       BerthHome h, String host, List<Integer> cpuIds, DaemonTrust trust)
-      throws java.io.IOException {
+      throws java.io.IOException, dev.berth.mom.os.HookFiles.Refused {
     Path jobTmp = h.jobTmp();
     List<MomConfig> moms =
         EmbeddedCluster.localMoms(
@@ -160,7 +162,8 @@ final class ServeCommand implements Callable<Integer> {
                 options.nodeHostnames(),
                 BerthVersion.NUMBER,
                 options.rootJobs,
-                momMetrics));
+                momMetrics,
+                siteScripts.scripts(null)));
     JobFiles.prepareBase(jobTmp);
     List<MomConfig> delivering = new java.util.ArrayList<>();
     for (MomConfig mom : moms) {

@@ -2,22 +2,47 @@ package dev.berth.daemon;
 
 import dev.berth.client.BerthClient;
 import dev.berth.client.ServerUnavailableException;
-import dev.berth.core.ServerAttributeNames;
+import dev.berth.core.ServerLocation;
 import dev.berth.proto.NodeStatus;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
+import dev.berth.proto.ServerStatus;
 import dev.berth.proto.StatNodes;
 import dev.berth.proto.StatServer;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Says whether the cluster runs, and what it has: server, job counts, nodes. Exits 3 if not. */
-@Command(name = "status", description = "Show whether the cluster runs and what it has.")
+/**
+ * Says whether the cluster runs, and what it has: server, job counts, nodes. Exits 3 if not. A user
+ * without a cluster of their own learns about the one the commands reach (a site's, through
+ * /run/berth/server.sock), as qstat would.
+ */
+@Command(
+    name = "status",
+    description = {
+      "Show whether the cluster runs and what it has: the one of this home, else the one the"
+          + " commands reach.",
+      "Exit status: 0 running, 1 a process without an answering server, 3 not running."
+    })
 final class StatusCommand implements Callable<Integer> {
   static final int NOT_RUNNING = 3;
+
+  /** Torque's job states in its order, by their letters (the server counts them so). */
+  private static final List<String[]> STATES =
+      List.of(
+          new String[] {"T", "in transit"},
+          new String[] {"Q", "queued"},
+          new String[] {"H", "held"},
+          new String[] {"W", "waiting"},
+          new String[] {"R", "running"},
+          new String[] {"S", "suspended"},
+          new String[] {"E", "exiting"},
+          new String[] {"C", "complete"});
 
   @Mixin HomeOptions home;
 
@@ -28,39 +53,84 @@ final class StatusCommand implements Callable<Integer> {
   public Integer call() {
     BerthHome h = home.home();
     var running = Daemons.running(h);
-    Path sock = home.socket(socket);
-    if (running.isEmpty()) {
-      System.out.println("berth: not running (home " + h.root() + ")");
-      return NOT_RUNNING;
+    if (running.isPresent()) {
+      System.out.println("berth: running, pid " + running.get().pid() + ", home " + h.root());
+      Path sock = home.socket(socket);
+      try {
+        show(sock).forEach(System.out::println);
+        return 0;
+      } catch (ServerUnavailableException e) {
+        if (h.standingBy()) {
+          System.out.println("berth: standing by; the active server is another one");
+          return 0;
+        }
+        System.out.println(
+            "berth: the process runs but the server does not answer on "
+                + sock
+                + ": "
+                + e.getMessage()
+                + "; see "
+                + h.log());
+        return 1;
+      }
     }
-    System.out.println("berth: running, pid " + running.get().pid() + ", home " + h.root());
+    // No cluster of this home: the one the commands reach, unless a home was named.
+    Path commands =
+        socket != null ? socket.toAbsolutePath() : ServerLocation.clientSocket(System.getenv());
+    if (home.isDefault() || socket != null) {
+      try {
+        List<String> shown = show(commands);
+        System.out.println(
+            "berth: no cluster runs from home " + h.root() + "; the commands reach this one:");
+        shown.forEach(System.out::println);
+        return 0;
+      } catch (ServerUnavailableException e) {
+        System.out.println(
+            "berth: not running (home "
+                + h.root()
+                + "), and no server answers on "
+                + commands
+                + ": start one with berth up, or set BERTH_SERVER to a server's socket");
+        return NOT_RUNNING;
+      }
+    }
+    System.out.println("berth: not running (home " + h.root() + "); start it with berth up");
+    return NOT_RUNNING;
+  }
+
+  /** The server on {@code sock}, its jobs by state, and its nodes, as lines to print. */
+  private static List<String> show(Path sock) throws ServerUnavailableException {
+    List<String> lines = new ArrayList<>();
     try (BerthClient client = BerthClient.connect(sock)) {
       Response server =
           client.call(Request.newBuilder().setStatServer(StatServer.getDefaultInstance()));
-      var s = server.getServer();
-      System.out.println(
-          "server "
-              + s.getName()
-              + " on "
-              + sock
-              + ": "
-              + s.getAttributesOrDefault(ServerAttributeNames.STATE_COUNT, ""));
+      ServerStatus s = server.getServer();
+      lines.add("server " + s.getName() + " on " + sock + ": " + jobs(s));
       Response nodes =
           client.call(Request.newBuilder().setStatNodes(StatNodes.getDefaultInstance()));
       for (NodeStatus n : nodes.getNodes().getNodesList()) {
-        System.out.printf(
-            "node %-16s %-14s np=%d jobs=%d%n",
-            n.getNode().getName(), n.getState(), n.getNode().getNp(), n.getJobsCount());
+        lines.add(
+            String.format(
+                "node %-16s %-14s np=%d jobs=%d",
+                n.getNode().getName(), n.getState(), n.getNode().getNp(), n.getJobsCount()));
       }
-      return 0;
-    } catch (ServerUnavailableException e) {
-      if (h.standingBy()) {
-        System.out.println("berth: standing by; the active server is another one");
-        return 0;
-      }
-      System.out.println(
-          "berth: the process runs but the server does not answer: " + e.getMessage());
-      return 1;
     }
+    return lines;
+  }
+
+  /** {@code 3 jobs: 1 running, 2 complete}, or {@code no jobs}. */
+  static String jobs(ServerStatus s) {
+    List<String> counts = new ArrayList<>();
+    int total = 0;
+    for (String[] state : STATES) {
+      int n = s.getStateCountOrDefault(state[0], 0);
+      total += n;
+      if (n > 0) {
+        counts.add(n + " " + state[1]);
+      }
+    }
+    return total == 0
+        ? "no jobs"
+        : total + (total == 1 ? " job: " : " jobs: ") + String.join(", ", counts);
   }
 }

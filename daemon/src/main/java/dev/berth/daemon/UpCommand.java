@@ -1,7 +1,5 @@
 package dev.berth.daemon;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
 import dev.berth.client.BerthClient;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.proto.NodeStatus;
@@ -36,6 +34,10 @@ final class UpCommand implements Callable<Integer> {
 
   @Mixin OutputOptions output;
 
+  @Mixin SiteScriptOptions siteScripts;
+
+  @Mixin MetricsOptions metrics;
+
   @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for readiness.")
   int timeout;
 
@@ -53,7 +55,11 @@ final class UpCommand implements Callable<Integer> {
     Authorities.ensure(h, trust);
     long logFrom = Files.exists(h.log()) ? Files.size(h.log()) : 0;
     Process serve = spawn(h, sock);
-    long deadline = System.currentTimeMillis() + timeout * 1000L;
+    long started = System.currentTimeMillis();
+    System.out.println("berth: starting (pid " + serve.pid() + ", log " + h.log() + ")");
+    System.out.flush();
+    boolean answering = false;
+    long deadline = started + timeout * 1000L;
     while (System.currentTimeMillis() < deadline) {
       if (!serve.isAlive()) {
         System.err.println("berth: the server exited during start-up; the end of " + h.log() + ":");
@@ -71,6 +77,13 @@ final class UpCommand implements Callable<Integer> {
         return 0;
       }
       Optional<List<NodeStatus>> nodesUp = readyNodes(sock);
+      if (nodesUp.isPresent() && !answering && options.nodes > nodesUp.get().size()) {
+        answering = true;
+        System.out.printf(
+            "berth: the server answers after %.1f s; waiting for %d node(s)%n",
+            (System.currentTimeMillis() - started) / 1000.0, options.nodes);
+        System.out.flush();
+      }
       if (nodesUp.isPresent() && nodesUp.get().size() >= options.nodes) {
         System.out.println(
             "berth: up (pid "
@@ -83,6 +96,10 @@ final class UpCommand implements Callable<Integer> {
                 + h.root()
                 + ", log "
                 + h.log());
+        Daemons.linesSince(h.log(), logFrom).stream()
+            .filter(line -> line.startsWith("berth: metrics at "))
+            .forEach(System.out::println);
+        cgroups.withoutCgroups().ifPresent(why -> System.out.println(withoutCgroups(why)));
         if (!sock.equals(dev.berth.core.ServerLocation.clientSocket(System.getenv()))) {
           System.out.println("berth: point the commands at it with: export BERTH_SERVER=" + sock);
         }
@@ -92,6 +109,19 @@ final class UpCommand implements Callable<Integer> {
     }
     System.err.println("berth: not ready after " + timeout + " s; see " + h.log());
     return 1;
+  }
+
+  /** What a cluster without cgroups does not enforce, and how to have them. */
+  private static String withoutCgroups(String why) {
+    String self = System.getProperty("user.name");
+    return "berth: no cgroups ("
+        + why
+        + "): "
+        + (self.equals("root") ? "" : "jobs run as " + self + " only; ")
+        + "a job with cgroup_enable is refused, jobs' CPUs are not pinned, and memory and CPU"
+        + " time are enforced by polling (mem, vmem, cput) and per process (pmem, pvmem), not by"
+        + " the kernel"
+        + (self.equals("root") ? "" : "; start it as root for cgroups");
   }
 
   private Process spawn(BerthHome h, Path sock) throws IOException {
@@ -139,6 +169,8 @@ final class UpCommand implements Callable<Integer> {
       argv.addAll(List.of("--join", String.join(",", options.join)));
     }
     argv.addAll(output.arguments());
+    argv.addAll(siteScripts.arguments());
+    argv.addAll(metrics.arguments());
     if (options.relayPort != null) {
       argv.addAll(List.of("--relay-port", Integer.toString(options.relayPort)));
     }
@@ -165,15 +197,9 @@ final class UpCommand implements Callable<Integer> {
 
   /** Whether the server started after {@code logFrom} has joined its cluster as a standby. */
   private static boolean standingBy(BerthHome h, long logFrom) {
-    try {
-      byte[] log = Files.readAllBytes(h.log());
-      return h.standingBy()
-          && log.length > logFrom
-          && new String(log, (int) logFrom, log.length - (int) logFrom, UTF_8)
-              .contains("cluster member up");
-    } catch (IOException e) {
-      return false;
-    }
+    return h.standingBy()
+        && Daemons.linesSince(h.log(), logFrom).stream()
+            .anyMatch(line -> line.contains("cluster member up"));
   }
 
   /** Nodes that report and are not down; empty while the server does not answer yet. */

@@ -62,6 +62,11 @@ public final class Isolation {
     return new Isolation(null, why, NodeMetrics.unscraped(""));
   }
 
+  /** Why this mom makes no cgroups, if it makes none. */
+  public Optional<String> withoutCgroups() {
+    return driver == null ? Optional.of(unavailable) : Optional.empty();
+  }
+
   public String describe() {
     return driver != null ? driver.describe() : "no cgroups: " + unavailable;
   }

@@ -127,6 +127,7 @@ final class NodeReports {
             .setNtype("cluster")
             .setTerminalAddress(terminalAddress.get())
             .setStopsRemotely(stopsRemotely)
+            .setNoCgroups(isolation.withoutCgroups().orElse(""))
             .build();
     NodeHello.Builder hello =
         NodeHello.newBuilder().setNode(node).addAllRunningJobs(runningJobs.get());

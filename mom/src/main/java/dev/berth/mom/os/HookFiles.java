@@ -13,9 +13,10 @@ import java.util.Set;
 /**
  * The site's prologue and epilogue scripts in the mom's hook directory (Torque's mom_priv). A
  * script runs as root or as every job's owner, so only one root alone could have written is run:
- * owned by root, a regular file (not a link), readable and executable by root and writable by
- * nobody else, in a directory that is root's and writable by nobody else; a script for the owner
- * ({@code .user}) must also be readable and executable by others. A missing script is no error.
+ * owned by the mom's user (root at a site; the user whose personal cluster it is), a regular file
+ * (not a link), readable and executable by that user and writable by nobody else, in a directory
+ * that is that user's and writable by nobody else; a script for the owner ({@code .user}) must also
+ * be readable and executable by others. A missing script is no error.
  */
 public final class HookFiles {
   private HookFiles() {}
@@ -78,10 +79,16 @@ public final class HookFiles {
     }
   }
 
-  /** Why {@code file} may have been written by someone other than root; null if it cannot. */
+  /** The user the mom runs as: root at a site; the user of a personal cluster. */
+  private static final String MOM_USER = System.getProperty("user.name");
+
+  /**
+   * Why {@code file} may have been written by someone other than the mom's user (root at a site);
+   * null if it cannot.
+   */
   private static String rootsAlone(Path file, PosixFileAttributes attrs) {
-    if (!attrs.owner().getName().equals("root")) {
-      return file + " is not owned by root (owner " + attrs.owner().getName() + ")";
+    if (!attrs.owner().getName().equals(MOM_USER)) {
+      return file + " is not owned by " + MOM_USER + " (owner " + attrs.owner().getName() + ")";
     }
     Set<PosixFilePermission> p = attrs.permissions();
     if (p.contains(PosixFilePermission.GROUP_WRITE)

@@ -7,19 +7,26 @@ import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
 
 /**
- * Who may do what. Root on a server host is always a manager (root on a submit host is not: it is a
- * manager only where the managers list names it); the server's {@code managers} and {@code
- * operators} lists add others as {@code user@host} ({@link UserAcl}: host may be {@code *}, {@code
- * *.domain}, ...). Users act on their own jobs only; managers and operators on any job. Seeing
- * other users' jobs needs {@code query_other_jobs} (as in Torque, off by default), and even then
- * their environment (Variable_List) and scripts stay with their owners and the operators. A job
- * runs as root only when {@code acl_roots} names the submitter.
+ * Who may do what. Root on a server host is always a manager, as is the user the server runs as
+ * there (a personal cluster's owner); root on a submit host is not: it is a manager only where the
+ * managers list names it; the server's {@code managers} and {@code operators} lists add others as
+ * {@code user@host} ({@link UserAcl}: host may be {@code *}, {@code *.domain}, ...). Users act on
+ * their own jobs only; managers and operators on any job. Seeing other users' jobs needs {@code
+ * query_other_jobs} (as in Torque, off by default), and even then their environment (Variable_List)
+ * and scripts stay with their owners and the operators. A job runs as root only when {@code
+ * acl_roots} names the submitter.
  */
 public final class Permissions {
   private Permissions() {}
 
+  /**
+   * The user this server runs as: root at a site, the user who started it for a personal cluster
+   * ({@code berth up} as an ordinary user), who manages it as root manages a site's.
+   */
+  private static final String SERVER_USER = System.getProperty("user.name");
+
   public static boolean isManager(ClusterState s, Caller c) {
-    return (c.isRoot() && !c.relayed())
+    return ((c.isRoot() || c.user().equals(SERVER_USER)) && !c.relayed())
         || UserAcl.admits(ServerAttributes.get(s, ServerAttributeNames.MANAGERS), c);
   }
 
@@ -93,7 +100,8 @@ public final class Permissions {
           c.principal()
               + " may not "
               + what
-              + ": only managers may (root on a server host, or the managers list)");
+              + ": only managers may (root or the server's own user on a server host, or the managers"
+              + " list)");
     }
   }
 

@@ -2,6 +2,7 @@ package dev.berth.server.command.job;
 
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
+import dev.berth.proto.Node;
 import dev.berth.proto.Reservation;
 import dev.berth.scheduler.Feasibility;
 import dev.berth.scheduler.NodeCapacity;
@@ -14,10 +15,32 @@ import java.util.Set;
 
 /**
  * Refuses a job (submitted or altered) that could never run: on no combination of the cluster's
- * nodes as if they were empty, or, in a reservation's queue, of the reservation's nodes.
+ * nodes as if they were empty, or, in a reservation's queue, of the reservation's nodes, or, with
+ * cgroup_enable, where no node makes cgroups (a personal cluster, or hosts without them).
  */
 final class Feasible {
   private Feasible() {}
+
+  /**
+   * Why no node can give a job its cgroup: every node has reported, and each said it makes none. A
+   * node that has not reported yet may make them.
+   */
+  private static Optional<String> withoutCgroups(ClusterState s) {
+    Optional<String> why = Optional.empty();
+    for (Node node : s.nodes().values()) {
+      if (!node.getRegistered() || node.getNoCgroups().isEmpty()) {
+        return Optional.empty();
+      }
+      if (why.isEmpty()) {
+        why = Optional.of(node.getName() + ": " + node.getNoCgroups());
+      }
+    }
+    return why.map(
+        first ->
+            "it has cgroup_enable = True (the server's cgroup_enable) and no node makes cgroups ("
+                + first
+                + ")");
+  }
 
   /** Throws, saying {@code what} (e.g. "job can never run") and why, if the job cannot run. */
   static void require(ClusterState s, Job job, String what) {
@@ -31,6 +54,9 @@ final class Feasible {
               job,
               all.stream().filter(n -> reserved.contains(n.name())).toList(),
               "reservation " + r.get().getId());
+    }
+    if (why.isEmpty() && job.getCgroupEnable()) {
+      why = withoutCgroups(s);
     }
     why.ifPresent(
         reason -> {

@@ -135,6 +135,9 @@ public final class NodeReports {
     if (!gpusWellFormed(reported)) {
       n.clearGpuDevices(); // a mom checks its own list at start: this one is not a mom's
     }
+    if (reported.getNoCgroups().length() > MAX_REASON) {
+      n.setNoCgroups(reported.getNoCgroups().substring(0, MAX_REASON) + "...");
+    }
     if (!terminalAddressWellFormed(reported.getTerminalAddress())) {
       n.clearTerminalAddress(); // handed to clients as it is: only host:port of sane length
     }
@@ -166,6 +169,9 @@ public final class NodeReports {
     int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
     return port > 0 && port < 65536;
   }
+
+  /** Most characters of a reason a node reports that the server keeps (its state is journaled). */
+  static final int MAX_REASON = 400;
 
   /** Most GPUs a node may report; more is not a mom's report. */
   static final int MAX_GPUS = 256;

@@ -212,6 +212,27 @@ class SubmitTest {
   }
 
   @Test
+  void aJobWithCgroupsIsRefusedWhereNoNodeMakesThem() {
+    d.qmgr(
+        ROOT,
+        Manage.Command.SET,
+        Manage.ObjectType.SERVER,
+        List.of(),
+        op("cgroup_enable", Attribute.Op.SET, "True"));
+    d.submit(ALICE); // both nodes make cgroups
+    d.hello(Driver.node("n1", 4).toBuilder().setNoCgroups("berth runs as alice, not root").build());
+    d.submit(ALICE); // n2 still does
+    d.hello(Driver.node("n2", 4).toBuilder().setNoCgroups("started with --no-cgroups").build());
+    refusedSubmit(
+        Error.Code.RESOURCES_UNAVAILABLE,
+        List.of(),
+        "job can never run: it has cgroup_enable = True (the server's cgroup_enable) and no node"
+            + " makes cgroups (n1: berth runs as alice, not root)");
+    d.hello("n3", 4); // a node that makes them joins
+    d.submit(ALICE);
+  }
+
+  @Test
   void requestsNoNodeCouldEverRunAreRefusedWithTheReason() {
     refusedSubmit(
         Error.Code.RESOURCES_UNAVAILABLE,
