@@ -128,6 +128,7 @@ final class NodeReports {
             .setTerminalAddress(terminalAddress.get())
             .setStopsRemotely(stopsRemotely)
             .setNoCgroups(isolation.withoutCgroups().orElse(""))
+            .setRunsRootJobs(config.rootJobs() && System.getProperty("user.name").equals("root"))
             .build();
     NodeHello.Builder hello =
         NodeHello.newBuilder().setNode(node).addAllRunningJobs(runningJobs.get());

@@ -89,7 +89,7 @@ public final class Permissions {
               + " not allowed: jobs run as root only when the server's acl_roots names the"
               + " submitter (qmgr -c 'set server acl_roots += "
               + c.principal()
-              + "')");
+              + "'), on moms started as root with --root-jobs");
     }
   }
 

@@ -252,11 +252,13 @@ public final class Driver {
 
   // ---- moms and scheduler ----
 
+  /** A node whose mom runs root's jobs too (a mom started as root with --root-jobs). */
   public static Node node(String name, int cpus, String... properties) {
     return Node.newBuilder()
         .setName(name)
         .addAllCpuIds(IntStream.range(0, cpus).boxed().toList())
         .setPhysmem(16L << 30)
+        .setRunsRootJobs(true)
         .addAllProperties(List.of(properties))
         .build();
   }

@@ -16,7 +16,8 @@ import java.util.Set;
 /**
  * Refuses a job (submitted or altered) that could never run: on no combination of the cluster's
  * nodes as if they were empty, or, in a reservation's queue, of the reservation's nodes, or, with
- * cgroup_enable, where no node makes cgroups (a personal cluster, or hosts without them).
+ * cgroup_enable, where no node makes cgroups (a personal cluster, or hosts without them), or, as
+ * root, where no mom runs root jobs.
  */
 final class Feasible {
   private Feasible() {}
@@ -42,6 +43,23 @@ final class Feasible {
                 + ")");
   }
 
+  /**
+   * Why no node can run a root job: every node has reported, and no mom was started with
+   * --root-jobs (a mom runs jobs as root only when told to, and only as root itself).
+   */
+  private static Optional<String> withoutRootJobs(ClusterState s) {
+    for (Node node : s.nodes().values()) {
+      if (!node.getRegistered() || node.getRunsRootJobs()) {
+        return Optional.empty();
+      }
+    }
+    return s.nodes().isEmpty()
+        ? Optional.empty()
+        : Optional.of(
+            "it would run as root, and no node's mom runs jobs as root (start a mom as root with"
+                + " --root-jobs: berth up --root-jobs, or --root-jobs in /etc/berth/mom.conf)");
+  }
+
   /** Throws, saying {@code what} (e.g. "job can never run") and why, if the job cannot run. */
   static void require(ClusterState s, Job job, String what) {
     List<NodeCapacity> all = StateView.capacities(s);
@@ -57,6 +75,9 @@ final class Feasible {
     }
     if (why.isEmpty() && job.getCgroupEnable()) {
       why = withoutCgroups(s);
+    }
+    if (why.isEmpty() && job.getEuser().equals("root")) {
+      why = withoutRootJobs(s);
     }
     why.ifPresent(
         reason -> {

@@ -49,6 +49,22 @@ class RootJobsTest {
   }
 
   @Test
+  void aRootJobIsRefusedWhereNoMomRunsRootJobs() {
+    d.setServer(ROOT, attr("acl_roots", "root@head"));
+    d.hello(Driver.node("n1", 4).toBuilder().setRunsRootJobs(false).build());
+    d.submit(ROOT); // n2's mom does
+    d.hello(Driver.node("n2", 4).toBuilder().setRunsRootJobs(false).build());
+    int events = d.journal.size();
+    refused(
+        Error.Code.RESOURCES_UNAVAILABLE,
+        () -> d.submit(ROOT),
+        "job can never run: it would run as root, and no node's mom runs jobs as root",
+        "--root-jobs");
+    assertEquals(events, d.journal.size());
+    d.submit(ALICE);
+  }
+
+  @Test
   void aclRootsForAnotherHostDoesNot() {
     d.setServer(ROOT, attr("acl_roots", "root@login1,root@*.example.org"));
     refused(Error.Code.BAD_USER, () -> d.submit(ROOT), "acl_roots");
