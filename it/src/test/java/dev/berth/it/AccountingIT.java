@@ -1,6 +1,8 @@
 package dev.berth.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.mom.os.JobFiles;
@@ -179,7 +181,13 @@ class AccountingIT {
     assertEquals(0, report.exit(), report.toString());
     long ended = lines.stream().filter(l -> l.split(";", 4)[1].equals("E")).count();
     assertTrue(report.out().contains("\"jobs\":" + ended + ","), report.out());
-    assertTrue(report.out().contains("{\"name\":\"" + USER + "\",\"jobs\":" + ended), report.out());
+    long usersEnded = // the class's other tests may have run jobs of other users before
+        lines.stream()
+            .map(l -> l.split(";", 4))
+            .filter(f -> f[1].equals("E") && f[3].startsWith("user=" + USER + " "))
+            .count();
+    assertTrue(
+        report.out().contains("{\"name\":\"" + USER + "\",\"jobs\":" + usersEnded), report.out());
     assertTrue(report.out().contains("{\"name\":\"proj\",\"jobs\":1,"), report.out());
   }
 
@@ -203,6 +211,68 @@ class AccountingIT {
     } finally {
       cluster.cli("qdel", id);
       await(id, JobState.COMPLETED);
+    }
+  }
+
+  /** {@code command} from ops/bin as {@code user}, on this cluster. */
+  private static TestCluster.Result as(String user, String command, String... args) {
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
+                "runuser",
+                "-u",
+                user,
+                "--",
+                "env",
+                "BERTH_SERVER=" + cluster.socket,
+                TestCluster.ROOT.resolve("ops/bin").resolve(command).toString()));
+    argv.addAll(List.of(args));
+    return TestCluster.exec(work, argv);
+  }
+
+  /**
+   * qstat -H and berth report --jobs: a finished job stays in its owner's history after the server
+   * forgets it (keep_completed), with its exit status, and nobody else sees it there.
+   */
+  @Test
+  void finishedJobsStayInTheHistoryOfTheirOwnersOnly() throws Exception {
+    String bob = TestUsers.BOB;
+    TestUsers.ensure(bob);
+    Path bobsWork = MultiNodeCluster.workFor(bob, "berth-accounting-bob-");
+    cluster.qmgr("set server keep_completed = 0");
+    try {
+      String mine = cluster.submitAs(USER, work, "#!/bin/sh\nexit 4\n", "-N", "mine");
+      String his = cluster.submitAs(bob, bobsWork, "#!/bin/sh\nexit 5\n", "-N", "his");
+      Path live = cluster.home.resolve("accounting");
+      MultiNodeCluster.awaitTrue(
+          () ->
+              types(of(lines(live), mine)).endsWith("E")
+                  && types(of(lines(live), his)).endsWith("E"),
+          LONG,
+          () -> String.join("\n", lines(live)));
+      MultiNodeCluster.awaitTrue(
+          () -> as(USER, "qstat", mine).err().contains("Unknown Job Id"),
+          LONG,
+          () -> as(USER, "qstat", mine).toString());
+
+      String alices = as(USER, "qstat", "-H").out();
+      assertTrue(alices.contains("\n" + mine + " ") && alices.contains(" mine "), alices);
+      assertFalse(alices.contains(his), "alice sees bob's finished job: " + alices);
+      assertTrue(as(USER, "qstat", "-H", "-f", mine).out().contains("exit_status = 4"));
+      assertEquals("", as(USER, "qstat", "-H", his).out(), "nor by its id");
+
+      String bobs = as(bob, "berth", "report", "--jobs", "--json").out();
+      assertTrue(bobs.contains("{\"id\":\"" + his + "\",\"name\":\"his\""), bobs);
+      assertTrue(bobs.contains("\"exit_status\":5"), bobs);
+      assertFalse(bobs.contains(mine), bobs);
+
+      String everyone = cluster.cli("qstat", "-H").out();
+      assertTrue(everyone.contains(mine) && everyone.contains(his), "root sees all: " + everyone);
+      TestCluster.Result badDay = as(USER, "berth", "report", "--jobs", "--from", "2026-12-01");
+      assertNotEquals(0, badDay.exit(), badDay.toString());
+    } finally {
+      cluster.qmgr("unset server keep_completed");
+      JobFiles.removeTree(bobsWork);
     }
   }
 

@@ -130,6 +130,16 @@ class FirstHourIT {
         Files.readString(work.resolve("hello.o" + number)));
     assertTrue(as("berth", "status").out().contains(": 1 job: 1 complete\n"));
 
+    // Its history: qstat -H and berth report --jobs, from the cluster's accounting files.
+    Path accounting = home.resolve("accounting");
+    MultiNodeCluster.awaitTrue(
+        () -> as("qstat", "-H").out().contains("\n" + id + " "),
+        Duration.ofSeconds(30),
+        () -> as("qstat", "-H") + " " + accounting);
+    String report = as("berth", "report", "--jobs", "--json").out();
+    assertTrue(report.contains("\"id\":\"" + id + "\",\"name\":\"hello\""), report);
+    assertTrue(report.contains("\"exit_status\":0"), report);
+
     // The cluster's owner manages it; a job that needs cgroups is refused at qsub, not failed.
     TestCluster.Result set = as("qmgr", "-c", "set server cgroup_enable = True");
     assertEquals(0, set.exit(), set.toString());

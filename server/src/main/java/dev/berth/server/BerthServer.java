@@ -238,7 +238,9 @@ public final class BerthServer implements AutoCloseable {
             telemetry,
             clock,
             () -> Optional.ofNullable(lastPlan.get()),
-            replies);
+            replies,
+            config.accounting(),
+            ZoneId.systemDefault());
     this.terminals = new TerminalPermits(seal, config.serverName());
     ServerActor.Settings settings =
         new ServerActor.Settings(

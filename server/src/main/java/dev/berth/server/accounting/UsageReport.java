@@ -152,7 +152,8 @@ public final class UsageReport {
     return out.append("}}\n").toString();
   }
 
-  private static String quote(String s) {
+  /** {@code s} as a JSON string. */
+  static String quote(String s) {
     StringBuilder out = new StringBuilder("\"");
     for (char c : s.toCharArray()) {
       if (c == '"' || c == '\\') {

@@ -116,6 +116,7 @@ public final class Decider {
           STAT_SERVER,
           STAT_NODES,
           TRACE_JOB,
+          JOB_HISTORY,
           STAT_FAIR_SHARE,
           STAT_RESERVATIONS ->
           true;

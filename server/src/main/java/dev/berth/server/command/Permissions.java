@@ -53,7 +53,7 @@ public final class Permissions {
   }
 
   /** Whether {@code c} may see other users' jobs: operators, and everyone with query_other_jobs. */
-  private static boolean maySeeOthersJobs(ClusterState s, Caller c) {
+  public static boolean maySeeOthersJobs(ClusterState s, Caller c) {
     return ServerAttributes.flag(s, ServerAttributeNames.QUERY_OTHER_JOBS) || isOperator(s, c);
   }
 

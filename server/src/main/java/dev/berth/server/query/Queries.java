@@ -8,6 +8,7 @@ import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
+import dev.berth.proto.JobHistory;
 import dev.berth.proto.JobList;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Manage;
@@ -29,6 +30,7 @@ import dev.berth.proto.ServerStatus;
 import dev.berth.proto.StatJobs;
 import dev.berth.proto.TraceReply;
 import dev.berth.scheduler.Plan;
+import dev.berth.server.accounting.FinishedJobs;
 import dev.berth.server.command.Caller;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.command.Permissions;
@@ -39,6 +41,7 @@ import dev.berth.server.journal.Journal;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.JobCounts;
 import dev.berth.server.state.NodeUsage;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -82,6 +85,8 @@ public final class Queries {
   private final Clock clock;
   private final Supplier<Optional<Plan>> lastPlan;
   private final ReplyBudget budget;
+  private final Path accounting;
+  private final java.time.ZoneId zone;
 
   /** More reservations than may exist at once: a request naming more is refused. */
   private static final int MAX_RESERVATION_IDS = 1000;
@@ -90,6 +95,9 @@ public final class Queries {
    * @param lastPlan the last scheduling cycle's plan, for why queued jobs wait (empty on a server
    *     that has not scheduled)
    * @param budget the most one reply may take
+   * @param accounting the directory of the server's accounting files, the history of finished jobs
+   *     (null: it keeps none)
+   * @param zone the server's time zone, whose days name those files
    */
   public Queries(
       String serverName,
@@ -97,8 +105,12 @@ public final class Queries {
       NodeTelemetry telemetry,
       Clock clock,
       Supplier<Optional<Plan>> lastPlan,
-      ReplyBudget budget) {
+      ReplyBudget budget,
+      Path accounting,
+      java.time.ZoneId zone) {
     this.serverName = serverName;
+    this.accounting = accounting;
+    this.zone = zone;
     this.journal = journal;
     this.telemetry = telemetry;
     this.clock = clock;
@@ -106,10 +118,62 @@ public final class Queries {
     this.budget = budget;
   }
 
+  /** The most finished jobs one history answer lists. */
+  static final int MAX_HISTORY_JOBS = 100_000;
+
+  /**
+   * qstat -H: the finished jobs of the accounting files that the caller may see, of the users and
+   * jobs asked for.
+   */
+  private JobList history(ClusterState s, Caller caller, JobHistory r) {
+    if (accounting == null) {
+      throw new CommandException(
+          Error.Code.INVALID_REQUEST,
+          "this server keeps no accounting files, so it has no history of finished jobs");
+    }
+    if (r.getUsersCount() > MAX_HISTORY_NAMES || r.getJobIdsCount() > MAX_HISTORY_NAMES) {
+      throw new CommandException(
+          Error.Code.INVALID_REQUEST,
+          "ask for the history of at most " + MAX_HISTORY_NAMES + " users or jobs at a time");
+    }
+    java.util.Set<String> users = new java.util.HashSet<>(r.getUsersList());
+    if (!Permissions.maySeeOthersJobs(s, caller)) {
+      // only the caller's own: the others' records are passed over unparsed
+      if (!users.isEmpty() && !users.contains(caller.user())) {
+        return JobList.getDefaultInstance();
+      }
+      users = java.util.Set.of(caller.user());
+    }
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    for (String id : r.getJobIdsList()) {
+      ids.add(JobIds.canonical(id, serverName));
+    }
+    FinishedJobs.Selection selection =
+        new FinishedJobs.Selection(java.util.Set.copyOf(users), java.util.Set.copyOf(ids));
+    List<String> days =
+        FinishedJobs.days(r.getFrom(), r.getTo(), java.time.LocalDate.now(clock.withZone(zone)));
+    return JobList.newBuilder()
+        .addAllJobs(
+            FinishedJobs.read(
+                accounting,
+                days,
+                selection,
+                job ->
+                    (selection.users().isEmpty() || selection.users().contains(job.getEuser()))
+                        && (ids.isEmpty() || ids.contains(job.getId()))
+                        && Permissions.maySee(s, caller, job),
+                MAX_HISTORY_JOBS))
+        .build();
+  }
+
+  /** The most users or job ids one history request may name. */
+  private static final int MAX_HISTORY_NAMES = 10_000;
+
   public Response.Builder answer(ClusterState s, Caller caller, Request r) {
     try {
       return switch (r.getBodyCase()) {
         case STAT_JOBS -> Response.newBuilder().setJobs(jobs(s, caller, r.getStatJobs()));
+        case JOB_HISTORY -> Response.newBuilder().setJobs(history(s, caller, r.getJobHistory()));
         case STAT_QUEUES ->
             Response.newBuilder().setQueues(queues(s, r.getStatQueues().getNamesList()));
         case STAT_SERVER -> Response.newBuilder().setServer(server(s));

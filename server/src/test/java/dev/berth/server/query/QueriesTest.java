@@ -60,7 +60,9 @@ class QueriesTest {
             telemetry,
             Clock.fixed(Instant.ofEpochSecond(d.nowSeconds()), ZoneOffset.UTC),
             Optional::empty,
-            new ReplyBudget(REPLY_BYTES));
+            new ReplyBudget(REPLY_BYTES),
+            null,
+            ZoneOffset.UTC);
   }
 
   @AfterEach

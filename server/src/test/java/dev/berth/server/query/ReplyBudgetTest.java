@@ -55,7 +55,9 @@ class ReplyBudgetTest {
             new NodeTelemetry(),
             Clock.fixed(Instant.ofEpochSecond(d.nowSeconds()), ZoneOffset.UTC),
             Optional::empty,
-            BUDGET);
+            BUDGET,
+            null,
+            ZoneOffset.UTC);
   }
 
   @AfterEach

@@ -69,7 +69,9 @@ class SchedulingNotesTest {
             new NodeTelemetry(),
             clock,
             () -> Optional.ofNullable(lastPlan.get()),
-            new ReplyBudget(64 << 20));
+            new ReplyBudget(64 << 20),
+            null,
+            java.time.ZoneOffset.UTC);
     t0 = d.nowSeconds();
     running(submit(ALICE, "1:ppn=3", "00:10:00"));
     d.advance(60);

@@ -9,6 +9,7 @@ import dev.berth.core.BadValueException;
 import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
+import dev.berth.proto.JobHistory;
 import dev.berth.proto.JobList;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -53,6 +54,12 @@ final class QstatJobs {
   }
 
   int run() throws ServerUnavailableException {
+    if (options.history()) {
+      history();
+      print();
+      errors.forEach(invocation.err()::println);
+      return status;
+    }
     if (options.operands().isEmpty()) {
       list("");
     }
@@ -69,6 +76,42 @@ final class QstatJobs {
       invocation.err().println(error);
     }
     return status;
+  }
+
+  /**
+   * {@code -H}: finished jobs from the server's accounting files (the last 14 days), of the users
+   * given and the job ids given; destinations choose the queues.
+   */
+  private void history() throws ServerUnavailableException {
+    JobHistory.Builder request = JobHistory.newBuilder().addAllUsers(options.users());
+    Set<String> queues = new java.util.HashSet<>();
+    for (String operand : options.operands()) {
+      if (isJobId(operand)) {
+        try {
+          request.addJobIds(names.canonical(operand));
+        } catch (BadValueException e) {
+          fail("qstat: illegally formed job identifier: " + operand, 1);
+          return;
+        }
+      } else {
+        int at = operand.indexOf('@');
+        String queue = at < 0 ? operand : operand.substring(0, at);
+        if (!queue.isEmpty()) {
+          queues.add(queue);
+        }
+      }
+    }
+    Response response = transport.call(Request.newBuilder().setJobHistory(request));
+    Optional<Error> failure = Replies.failure(response, Response.BodyCase.JOBS);
+    if (failure.isPresent()) {
+      fail(ErrorText.general("qstat", failure.get()), ExitCodes.of(failure.get()));
+      return;
+    }
+    for (Job job : response.getJobs().getJobsList()) {
+      if (queues.isEmpty() || queues.contains(job.getQueue())) {
+        shown.add(job);
+      }
+    }
   }
 
   /** Torque's rule: an operand whose first non-blank character is a digit is a job id. */

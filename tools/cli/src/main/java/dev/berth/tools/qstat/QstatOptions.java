@@ -23,6 +23,7 @@ import java.util.Set;
  * @param noCompleted {@code -c} or {@code PBS_QSTAT_NO_COMPLETE}
  * @param subjobs {@code -t}
  * @param output text, XML ({@code -x}) or JSON ({@code -F json})
+ * @param history {@code -H}: finished jobs from the server's accounting files, as PBS Pro's
  */
 public record QstatOptions(
     Mode mode,
@@ -35,7 +36,8 @@ public record QstatOptions(
     boolean noCompleted,
     boolean subjobs,
     Output output,
-    List<String> operands) {
+    List<String> operands,
+    boolean history) {
 
   public enum Mode {
     JOBS,
@@ -49,7 +51,7 @@ public record QstatOptions(
     JSON
   }
 
-  static final String OPTSTRING = "1aBcCeE:fF:GilMnqQrsTtu:x-:";
+  static final String OPTSTRING = "1aBcCeE:fF:GHilMnqQrsTtu:x-:";
   static final String CONFLICT = "qstat: conflicting options.";
 
   /** Parses {@code args}; {@code env} supplies {@code PBS_QSTAT_NO_COMPLETE}. */
@@ -67,7 +69,7 @@ public record QstatOptions(
   /** The flags as given, before they are checked against each other. */
   private static final class Flags {
     /** One field per flag letter; {@code bigX} is {@code -X}, {@code one} is {@code -1}. */
-    boolean a, bigB, c, f, bigG, i, bigM, n, one, q, bigQ, r, s, bigT, t, x;
+    boolean a, bigB, c, f, bigG, bigH, i, bigM, n, one, q, bigQ, r, s, bigT, t, x;
 
     String json;
     final Set<String> users = new LinkedHashSet<>();
@@ -81,6 +83,7 @@ public record QstatOptions(
         case 'f' -> f = true;
         case 'F' -> json = option.value();
         case 'G' -> bigG = true;
+        case 'H' -> bigH = true;
         case 'i' -> i = true;
         case 'M' -> bigM = true;
         case 'n' -> n = true;
@@ -132,6 +135,10 @@ public record QstatOptions(
         throw new Getopt.UsageException(
             CONFLICT + "\n -Q incompatible with one or more options. Read qstat man page");
       }
+      if (bigH && (bigB || bigQ || q || i || r || bigT)) {
+        throw new Getopt.UsageException(
+            CONFLICT + "\n -H incompatible with one or more options. Read qstat man page");
+      }
       int exclusive = (a ? 1 : 0) + (i ? 1 : 0) + (r ? 1 : 0) + (q ? 1 : 0);
       if (exclusive > 1 || (bigG && bigM) || (one && !(n || f)) || (x && json != null)) {
         throw new Getopt.UsageException(CONFLICT);
@@ -162,7 +169,8 @@ public record QstatOptions(
           c || noCompleteEnv,
           t,
           output,
-          List.copyOf(new ArrayList<>(operands)));
+          List.copyOf(new ArrayList<>(operands)),
+          bigH);
     }
   }
 
@@ -175,5 +183,7 @@ public record QstatOptions(
           + "                          qstat -Q [-f [-1]] [-F json] [ destination... ]\n"
           + "                          qstat -q [-G|-M] [ destination... ]\n"
           + "                          qstat -B [-f [-1]] [-F json] [ server_name... ]\n"
+          + "                          qstat -H [-f [-1] | -a [-n [-1]] [-s]] [-x | -F json] [-u user]"
+          + " [job_id...]\n"
           + "                          qstat -t\n";
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
+import dev.berth.proto.JobHistory;
 import dev.berth.proto.JobList;
 import dev.berth.proto.JobState;
 import dev.berth.proto.QueueList;
@@ -62,6 +63,10 @@ class QstatTest {
                     .addQueues(QueueServerFormatsTest.batch())
                     .addQueues(QueueServerFormatsTest.gpu()))
             .build();
+      case JOB_HISTORY:
+        return Response.newBuilder()
+            .setJobs(JobList.newBuilder().addJobs(DONE).addJobs(DONE.toBuilder().setId("9.srv")))
+            .build();
       default:
         return FakeServer.error(Error.Code.UNKNOWN_REQUEST, "unexpected " + request.getBodyCase());
     }
@@ -88,6 +93,30 @@ class QstatTest {
         server.requests(),
         "one request for the table's fields, no server lookup when no job id was given");
     assertEquals(1, server.closed(), "the connection is closed");
+  }
+
+  @Test
+  void historyAsksForFinishedJobsOnceAndShowsThemInTheUsualLayouts() {
+    FakeServer server = server();
+    Run run = qstat(server, "-H", "11", "short");
+    assertEquals(0, run.status(), run.err());
+    assertEquals(
+        JobTable.HEADER
+            + "11.srv                    STDIN            alice           00:02:05 C short          \n"
+            + "9.srv                     STDIN            alice           00:02:05 C short          \n",
+        run.out());
+    assertEquals(
+        JobHistory.newBuilder().addJobIds("11.srv").build(),
+        server.requests().get(server.requests().size() - 1).getJobHistory());
+    FakeServer users = server();
+    assertTrue(qstat(users, "-H", "-u", "alice").out().contains("\n11.srv "), "-a's layout");
+    assertEquals(List.of("alice"), users.requests().get(0).getJobHistory().getUsersList());
+    assertTrue(qstat(server(), "-H", "-f").out().startsWith("Job Id: 11.srv\n"));
+    assertTrue(qstat(server(), "-H", "-F", "json").out().contains("\"9.srv\":{"));
+    assertTrue(qstat(server(), "-H", "nosuchqueue").out().isEmpty(), "a queue operand selects");
+    Run conflict = qstat(server(), "-H", "-Q");
+    assertEquals(2, conflict.status());
+    assertTrue(conflict.err().contains("-H incompatible"), conflict.err());
   }
 
   @Test
