@@ -119,6 +119,9 @@ class FailoverIT {
     assertEquals(List.of(), missing, "acknowledged jobs the server does not have");
   }
 
+  /** The README's promise for a takeover after SIGKILL of the active server. */
+  static final double TAKEOVER_BOUND_SECONDS = 15;
+
   @Test
   void killingTheActiveServerDuringSubmissionsLosesNoAcknowledgedJob() throws Exception {
     try (FailoverCluster c = cluster("kill")) {
@@ -141,6 +144,11 @@ class FailoverIT {
               + " submission; %d of %d submissions acknowledged, %d failed%n",
           s.secondsToFirstAfterMark(), s.printed.size(), KILL_SUBMISSIONS, s.failures.size());
       assertTrue(s.firstAfterMark.get() != 0, "no submission succeeded after the kill");
+      // Measured at 7-8 s (docs/benchmarks.md); the bound leaves room for a machine busy with
+      // other test classes, and still fails a takeover that waits for a timeout it should not.
+      assertTrue(
+          s.secondsToFirstAfterMark() < TAKEOVER_BOUND_SECONDS,
+          "takeover took " + s.secondsToFirstAfterMark() + " s");
       // A qsub whose reply was lost asks the new server again with the same submission id.
       assertEquals(List.of(), List.copyOf(s.failures));
       assertEquals(KILL_SUBMISSIONS, s.printed.size());
