@@ -242,6 +242,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: out of memory reading %s\n", name, script);
     return 1;
   }
+  /* qsub checks that its working directory takes the job's output (OutputChecks): its probe
+   * goes with the first request too, so that a plain qsub stays one round trip */
+  if (!strcmp(name, "qsub") &&
+      cmd_probe_file(&run, (struct pb_bytes){run.cwd, strlen(run.cwd)}) < 0) {
+    fprintf(stderr, "%s: out of memory\n", name);
+    return 1;
+  }
 
   struct buf frame = {0};
   struct reply r;

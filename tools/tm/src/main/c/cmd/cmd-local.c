@@ -165,8 +165,9 @@ int cmd_read_named(struct run *run, const char *arg) {
 
 /*
  * What the server may learn of a path the command names (qsub: a container image, a mount
- * source), looked at as the caller: whether it exists, whether the caller can read it (a
- * directory: list and enter), its size, and the first bytes of a file only when they are a
+ * source, the directory of the job's output), looked at as the caller: whether it exists, whether
+ * the caller can read it (a directory: list and enter), whether they may write it (a directory:
+ * make files in it), its size, and the first bytes of a file only when they are a
  * squashfs superblock, so that no other content leaves this host.
  */
 int cmd_probe_file(struct run *run, struct pb_bytes path) {
@@ -188,10 +189,13 @@ int cmd_probe_file(struct run *run, struct pb_bytes path) {
     f->reason = strerror(errno);
   } else if (S_ISDIR(st.st_mode)) {
     f->problem = access(f->path, R_OK | X_OK) == 0 ? FILE_DIRECTORY : FILE_DENIED;
+    f->writable = access(f->path, W_OK | X_OK) == 0;
   } else if (!S_ISREG(st.st_mode)) {
     f->problem = FILE_OTHER;
     f->reason = "not a regular file";
+    f->writable = access(f->path, W_OK) == 0; /* /dev/null, say */
   } else {
+    f->writable = access(f->path, W_OK) == 0;
     /* non-blocking: a FIFO put in its place since the stat must not hang the client */
     int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     unsigned char head[96];

@@ -90,6 +90,7 @@ static void put_file(struct buf *body, int field, const struct local_file *f) {
   buf_int(&file, 3, f->problem);
   buf_text(&file, 4, f->reason ? f->reason : "");
   buf_int(&file, 5, f->size);
+  if (f->writable) buf_int(&file, 6, 1);
   put_message(body, field, &file);
 }
 

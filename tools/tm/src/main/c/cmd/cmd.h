@@ -40,6 +40,7 @@ struct local_file {
   long long size; /* probes: the file's size */
   int problem; /* LocalFile.Problem */
   const char *reason;
+  int writable; /* probes: the caller may write it (a directory: make files in it) */
 };
 
 enum { FILE_NONE = 0, FILE_MISSING, FILE_DENIED, FILE_DIRECTORY, FILE_OTHER };

@@ -16,6 +16,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -56,6 +57,12 @@ class FirstHourIT {
 
   /** {@code command} from ops/bin, run by the user in the work directory, with their own home. */
   private static TestCluster.Result as(String command, String... args) {
+    return in(work, Map.of(), command, args);
+  }
+
+  /** {@code command} from ops/bin, run by the user in {@code cwd} with {@code env} added. */
+  private static TestCluster.Result in(
+      Path cwd, Map<String, String> env, String command, String... args) {
     List<String> argv =
         new ArrayList<>(
             List.of(
@@ -69,9 +76,10 @@ class FirstHourIT {
                 "HOME=" + work,
                 "LANG=C.UTF-8",
                 "BERTH_HOME=" + home));
+    env.forEach((k, v) -> argv.add(k + "=" + v));
     argv.add(TestCluster.ROOT.resolve("ops/bin").resolve(command).toString());
     argv.addAll(List.of(args));
-    return TestCluster.exec(work, argv);
+    return TestCluster.exec(cwd, argv);
   }
 
   @Test
@@ -139,6 +147,18 @@ class FirstHourIT {
     String report = as("berth", "report", "--jobs", "--json").out();
     assertTrue(report.contains("\"id\":\"" + id + "\",\"name\":\"hello\""), report);
     assertTrue(report.contains("\"exit_status\":0"), report);
+
+    // A job whose output could not be written where it would go is refused at qsub, by the
+    // native client and the Java one alike, where it would have run and lost its output.
+    for (Map<String, String> client :
+        List.of(Map.<String, String>of(), Map.of("BERTH_CLI", "java"))) {
+      TestCluster.Result unwritable =
+          in(Path.of("/"), client, "qsub", work.resolve("hello.pbs").toString());
+      assertEquals(2, unwritable.exit(), client + ": " + unwritable);
+      assertTrue(
+          unwritable.err().contains("the job's output would go to /, where you cannot make files"),
+          client + ": " + unwritable);
+    }
 
     // The cluster's owner manages it; a job that needs cgroups is refused at qsub, not failed.
     TestCluster.Result set = as("qmgr", "-c", "set server cgroup_enable = True");

@@ -300,13 +300,23 @@ class NativeCommandsIT {
     assertTrue(stderr(replies.get(2).getCommand()).contains("is not an absolute path"));
   }
 
+  /** A command as berth-cmd sends it: qsub with its probe of its working directory (alice's). */
   private static RunCommand.Builder command(String name, String... args) {
-    return RunCommand.newBuilder()
-        .setName(name)
-        .addAllArgs(List.of(args))
-        .setCwd(work.toString())
-        .setWholeEnvironment(true)
-        .addEnvironment("PATH=/usr/bin:/bin");
+    RunCommand.Builder command =
+        RunCommand.newBuilder()
+            .setName(name)
+            .addAllArgs(List.of(args))
+            .setCwd(work.toString())
+            .setWholeEnvironment(true)
+            .addEnvironment("PATH=/usr/bin:/bin");
+    if (name.equals("qsub")) {
+      command.addProbes(
+          LocalFile.newBuilder()
+              .setPath(work.toString())
+              .setProblem(LocalFile.Problem.DIRECTORY)
+              .setWritable(true));
+    }
+    return command;
   }
 
   private static Request wrap(RunCommand command) {

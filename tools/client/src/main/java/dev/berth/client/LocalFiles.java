@@ -34,10 +34,16 @@ public interface LocalFiles {
 
   /**
    * What a command may learn of a path without reading it: what it is, whether the caller can read
-   * it (a directory: list and enter it), its size, and, for a file that starts like a squashfs
-   * image, its superblock; nothing of any other file's content.
+   * it (a directory: list and enter it), whether they may write it (a directory: make files in it),
+   * its size, and, for a file that starts like a squashfs image, its superblock; nothing of any
+   * other file's content.
    */
-  record Probe(Kind kind, long size, byte[] squashfsHead, String reason) {
+  record Probe(Kind kind, long size, byte[] squashfsHead, String reason, boolean writable) {
+    /** A probe of something the caller may not write. */
+    public Probe(Kind kind, long size, byte[] squashfsHead, String reason) {
+      this(kind, size, squashfsHead, reason, false);
+    }
+
     public enum Kind {
       MISSING,
       DENIED,
@@ -71,12 +77,13 @@ public interface LocalFiles {
       return new Probe(Probe.Kind.OTHER, 0, null, String.valueOf(e.getMessage()));
     }
     if (a.isDirectory()) {
+      boolean writable = Files.isWritable(path) && Files.isExecutable(path);
       return Files.isReadable(path) && Files.isExecutable(path)
-          ? new Probe(Probe.Kind.DIRECTORY, 0, null, "")
-          : new Probe(Probe.Kind.DENIED, 0, null, "");
+          ? new Probe(Probe.Kind.DIRECTORY, 0, null, "", writable)
+          : new Probe(Probe.Kind.DENIED, 0, null, "", writable);
     }
     if (!a.isRegularFile()) {
-      return new Probe(Probe.Kind.OTHER, 0, null, "not a regular file");
+      return new Probe(Probe.Kind.OTHER, 0, null, "not a regular file", Files.isWritable(path));
     }
     try (InputStream in = Files.newInputStream(path)) {
       byte[] head = in.readNBytes(SQUASHFS_HEAD);
@@ -86,7 +93,8 @@ public interface LocalFiles {
               && head[1] == 's'
               && head[2] == 'q'
               && head[3] == 's';
-      return new Probe(Probe.Kind.FILE, a.size(), squashfs ? head : null, "");
+      return new Probe(
+          Probe.Kind.FILE, a.size(), squashfs ? head : null, "", Files.isWritable(path));
     } catch (AccessDeniedException e) {
       return new Probe(Probe.Kind.DENIED, 0, null, "");
     } catch (IOException e) {

@@ -54,7 +54,7 @@ final class ClientFiles implements LocalFiles {
             case DIRECTORY -> Probe.Kind.DIRECTORY;
             case OTHER, UNRECOGNIZED -> Probe.Kind.OTHER;
           };
-      result.put(path, new Probe(kind, sent.getSize(), head, sent.getReason()));
+      result.put(path, new Probe(kind, sent.getSize(), head, sent.getReason(), sent.getWritable()));
     }
     return result;
   }

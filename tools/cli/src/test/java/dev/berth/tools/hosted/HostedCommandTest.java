@@ -25,7 +25,20 @@ import org.junit.jupiter.api.Test;
 class HostedCommandTest {
   private static final String CWD = "/home/alice/work";
 
+  /** A command as berth-cmd sends it first: qsub with its probe of the working directory. */
   private static RunCommand.Builder command(String name, String... args) {
+    RunCommand.Builder command = bare(name, args);
+    if (name.equals("qsub")) {
+      command.addProbes(
+          LocalFile.newBuilder()
+              .setPath(CWD)
+              .setProblem(LocalFile.Problem.DIRECTORY)
+              .setWritable(true));
+    }
+    return command;
+  }
+
+  private static RunCommand.Builder bare(String name, String... args) {
     return RunCommand.newBuilder()
         .setName(name)
         .addAllArgs(List.of(args))
@@ -146,6 +159,35 @@ class HostedCommandTest {
     Response answered = run(command("qstat", "9"));
     assertEquals("qstat: Unknown Job Id Error 9.srv\n", out(answered, true));
     assertEquals(153, answered.getCommand().getExitStatus());
+  }
+
+  @Test
+  void aWorkingDirectoryTheCallerCannotWriteIsRefusedBeforeAnythingIsSent() {
+    LocalFile script =
+        LocalFile.newBuilder()
+            .setPath(CWD + "/job.sh")
+            .setContent(ByteString.copyFromUtf8("true\n"))
+            .build();
+    Response r =
+        run(
+            bare("qsub", "job.sh")
+                .addFiles(script)
+                .addProbes(
+                    LocalFile.newBuilder()
+                        .setPath(CWD)
+                        .setProblem(LocalFile.Problem.DIRECTORY)
+                        .setWritable(false)));
+    assertEquals(
+        "qsub: the job's output would go to /home/alice/work, where you cannot make files: submit"
+            + " from a directory you can write, or give -o a path you can\n"
+            + "qsub: no job was submitted\n",
+        out(r, true));
+    assertEquals(2, r.getCommand().getExitStatus());
+    assertEquals(List.of(), server.commandRequests());
+    assertEquals(
+        List.of(CWD),
+        needs(run(bare("qsub", "job.sh").addFiles(script))).getProbesList(),
+        "a client that sent no probe is asked for it");
   }
 
   @Test

@@ -84,6 +84,9 @@ public final class Qsub {
     try {
       ContainerChecks.check(
           prepared.get().request().getAttributesList(), inv.env(), inv.origin().files());
+      if (!prepared.get().interactive()) {
+        OutputChecks.check(prepared.get().request().getAttributesList(), ctx, inv.origin().files());
+      }
     } catch (QsubException e) {
       inv.error(e.getMessage());
       inv.error("no job was submitted");

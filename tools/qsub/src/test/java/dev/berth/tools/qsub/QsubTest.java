@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +36,13 @@ class QsubTest {
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
   private final FakeServer server = new FakeServer(r -> SUBMITTED);
   private byte[] stdin = new byte[0];
-  private SubmitContext ctx = SubmitPlace.CTX;
+  private SubmitContext ctx;
+
+  /** qsub runs in the test's directory, which takes the job's output (OutputChecks). */
+  @BeforeEach
+  void place() {
+    ctx = new SubmitContext(dir, SubmitPlace.HOST, SubmitPlace.ENV, SubmitPlace.CLOCK);
+  }
 
   private int qsub(Connector connector, String... args) {
     Invocation inv =
@@ -261,7 +268,7 @@ class QsubTest {
   void prefixFromTheEnvironment() throws Exception {
     Map<String, String> env = new HashMap<>(SubmitPlace.ENV);
     env.put("PBS_DPREFIX", "#MY");
-    ctx = new SubmitContext(SubmitPlace.CWD, SubmitPlace.HOST, env, SubmitPlace.CLOCK);
+    ctx = new SubmitContext(dir, SubmitPlace.HOST, env, SubmitPlace.CLOCK);
     assertEquals(0, qsub(script("c.pbs", "#MY -N mine\n#PBS -N theirs\n")));
     assertEquals("mine", sent().get("Job_Name"));
   }
