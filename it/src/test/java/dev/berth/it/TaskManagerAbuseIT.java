@@ -358,12 +358,33 @@ class TaskManagerAbuseIT {
     await(() -> cluster.momLog("a").substring(from).contains(line), "mom a's log: " + line);
   }
 
+  /**
+   * What a stalled round left to go by: alice's last rounds and their errors, what her job still
+   * runs, and both moms' logs.
+   */
+  private static String whereAliceIs() {
+    List<String> progress = read(aliceWork.resolve("progress")).lines().toList();
+    TestCluster.Result ps =
+        TestCluster.exec(
+            aliceWork, List.of("ps", "-u", ALICE, "-o", "pid,ppid,stat,etimes,wchan:20,args"));
+    return "alice's last rounds:\n"
+        + String.join("\n", progress.subList(Math.max(0, progress.size() - 3), progress.size()))
+        + "\nher err file:\n"
+        + read(aliceWork.resolve("err"))
+        + "\nher processes:\n"
+        + ps.out()
+        + "\nmom a's log:\n"
+        + cluster.momLog("a")
+        + "\nmom b's log:\n"
+        + cluster.momLog("b");
+  }
+
   /** Waits up to 120 s for {@code event}. */
   private static void await(Supplier<Boolean> event, String what) {
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (!event.get()) {
       if (System.nanoTime() > deadline) {
-        fail("no " + what + " within 120 s; mom a's log:\n" + cluster.momLog("a"));
+        fail("no " + what + " within 120 s; " + whereAliceIs());
       }
       TestCluster.sleep(200);
     }
