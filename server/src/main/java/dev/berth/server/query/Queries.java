@@ -220,7 +220,7 @@ public final class Queries {
     ReplyBudget.Reply size = budget.reply(subject(q), fewerJobs(q));
     SchedulingNotes notes = null;
     for (Job j : result) {
-      if (j.getState() == JobState.QUEUED && notes == null) {
+      if ((j.getState() == JobState.QUEUED || j.getState() == JobState.HELD) && notes == null) {
         notes = new SchedulingNotes(s, clock.millis() / 1000, lastPlan.get());
       }
       Job shown = notes == null ? j : notes.of(j);

@@ -11,6 +11,7 @@ import dev.berth.scheduler.Priorities;
 import dev.berth.scheduler.Waiting;
 import dev.berth.server.command.config.QueueAttributes;
 import dev.berth.server.command.config.ServerAttributes;
+import dev.berth.server.command.job.Dependencies;
 import dev.berth.server.command.schedule.StateView;
 import dev.berth.server.state.ClusterState;
 import java.util.Optional;
@@ -45,8 +46,22 @@ final class SchedulingNotes {
     this.scheduling = ServerAttributes.flag(s, ServerAttributeNames.SCHEDULING);
   }
 
-  /** The job with its notes if it is queued, else as it is. */
+  /**
+   * The job with its notes if it is queued; a job held for its dependencies with the ones it still
+   * waits for (Slurm's Reason=Dependency); else as it is.
+   */
   Job of(Job job) {
+    if (job.getState() == JobState.HELD
+        && job.getHolds().getSystem()
+        && job.getDependenciesCount() > 0
+        && job.getComment().isEmpty()) {
+      String waiting = Dependencies.waitingFor(job, state);
+      return waiting.isEmpty()
+          ? job
+          : job.toBuilder()
+              .setComment(new Waiting("waiting for its dependencies " + waiting, 0).comment())
+              .build();
+    }
     if (job.getState() != JobState.QUEUED || !job.getArrayRequest().isEmpty()) {
       return job;
     }

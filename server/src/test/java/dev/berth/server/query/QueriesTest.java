@@ -12,6 +12,7 @@ import dev.berth.core.AttributeNames;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatFairShare;
@@ -106,6 +107,20 @@ class QueriesTest {
         .getUsersList()
         .forEach(e -> lines.add("user " + e.getName() + " " + Math.round(e.getRawUsage())));
     return lines;
+  }
+
+  @Test
+  void aJobHeldForItsDependenciesSaysWhichItWaitsFor() {
+    String waiting =
+        d.submit(ALICE, Driver.attr(AttributeNames.DEPEND, "afterok:" + alices + ":" + bobs));
+    Response r =
+        ask(ALICE, Request.newBuilder().setStatJobs(StatJobs.newBuilder().addJobIds(waiting)));
+    Job shown = r.getJobs().getJobs(0);
+    assertEquals(JobState.HELD, shown.getState());
+    assertEquals(
+        "Not Running: waiting for its dependencies afterok:" + alices + ",afterok:" + bobs,
+        shown.getComment());
+    assertEquals("", d.job(waiting).getComment(), "derived for qstat, not state");
   }
 
   @Test

@@ -102,6 +102,22 @@ public final class Dependencies {
   }
 
   /** A readable reason why a job's dependencies can never be met. */
+  /**
+   * The dependencies the job still waits for, as qsub -W depend= writes them ({@code
+   * afterok:12.head,after:13.head}); empty when it waits for none.
+   */
+  public static String waitingFor(Job job, ClusterState s) {
+    List<String> waiting = new java.util.ArrayList<>();
+    for (Dependency d : job.getDependenciesList()) {
+      for (String id : d.getJobIdsList()) {
+        if (DependencyStatus.of(d.getType(), s.job(id).orElse(null)) == DependencyStatus.PENDING) {
+          waiting.add(d.getType() + ":" + id);
+        }
+      }
+    }
+    return String.join(",", waiting);
+  }
+
   public static String why(Job job, ClusterState s) {
     for (Dependency d : job.getDependenciesList()) {
       for (String id : d.getJobIdsList()) {
