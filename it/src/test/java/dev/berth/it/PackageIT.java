@@ -1,6 +1,7 @@
 package dev.berth.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.mom.os.JobFiles;
@@ -14,8 +15,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -27,6 +31,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Tag("integration")
 @Timeout(600)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the purge comes last
 class PackageIT {
   private static final String USER = TestUsers.ALICE;
 
@@ -298,6 +303,57 @@ class PackageIT {
       CgroupTrees.removeTree("berth-it-package");
       JobFiles.removeTree(work);
       JobFiles.removeTree(new dev.berth.daemon.BerthHome(home).jobTmp());
+    }
+  }
+
+  /**
+   * What the package carries beside the files: RocksDB's native library for this machine only, and
+   * the maintainer scripts that stop, disable and, on purge, remove what it made.
+   */
+  @Test
+  void itCarriesOneRocksDbLibraryAndScriptsForRemovalAndPurge() throws IOException {
+    Path jar;
+    try (var jars =
+        Files.newDirectoryStream(root.resolve("usr/lib/berth/lib/daemon"), "rocksdbjni-*.jar")) {
+      jar = jars.iterator().next();
+    }
+    TestCluster.Result natives =
+        TestCluster.exec(root, List.of("unzip", "-Z1", jar.toString(), "librocksdbjni-*"));
+    assertEquals(1, natives.out().lines().count(), natives.out());
+    TestCluster.Result info = TestCluster.exec(root, List.of("dpkg-deb", "-I", deb.toString()));
+    for (String script : List.of("postinst", "prerm", "postrm")) {
+      assertTrue(info.out().contains(" " + script + " "), script + " is missing:\n" + info.out());
+    }
+  }
+
+  /** A purge removes the files, the configuration and the state directory, and nothing else. */
+  @Test
+  @Order(Integer.MAX_VALUE)
+  void purgingLeavesNothingOfIt() throws IOException {
+    Files.writeString(root.resolve("var/lib/berth/left-by-a-daemon"), "state\n");
+    TestCluster.Result purged =
+        TestCluster.exec(
+            root,
+            List.of(
+                "dpkg",
+                "--instdir=" + root,
+                "--admindir=" + root.resolve("var/lib/dpkg"),
+                "--force-script-chrootless",
+                "--no-triggers",
+                "--purge",
+                "berth"));
+    assertEquals(0, purged.exit(), purged.toString());
+    for (String gone :
+        List.of(
+            "var/lib/berth",
+            "etc/berth",
+            "usr/lib/berth",
+            "usr/bin/qsub",
+            "usr/share/man/man1/qsub.1.gz",
+            "lib/systemd/system/berth-mom.service")) {
+      assertFalse(
+          Files.exists(root.resolve(gone), java.nio.file.LinkOption.NOFOLLOW_LINKS),
+          gone + " is left");
     }
   }
 
