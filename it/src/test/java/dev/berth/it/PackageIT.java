@@ -326,6 +326,42 @@ class PackageIT {
     }
   }
 
+  /**
+   * The copyright file (Debian's machine-readable format) names every jar the package bundles that
+   * is not Berth's own, with its license: a new dependency without an entry fails here.
+   */
+  @Test
+  void theCopyrightFileNamesEveryBundledJar() throws IOException {
+    String copyright = Files.readString(root.resolve("usr/share/doc/berth/copyright"));
+    List<java.util.regex.Pattern> named = new ArrayList<>();
+    String files = null;
+    for (String line : (copyright + "\n").lines().toList()) {
+      if (line.startsWith("Files:")) {
+        files = line.substring(6);
+      } else if (files != null && line.startsWith(" ")) {
+        files += line;
+      } else if (files != null) {
+        for (String glob : files.trim().split("\\s+")) {
+          if (!glob.equals("*")) {
+            named.add(java.util.regex.Pattern.compile(glob.replace(".", "\\.").replace("*", ".*")));
+          }
+        }
+        files = null;
+      }
+    }
+    List<String> unnamed = new ArrayList<>();
+    try (var jars = Files.walk(root.resolve("usr/lib/berth/lib"))) {
+      for (Path jar : jars.filter(p -> p.toString().endsWith(".jar")).toList()) {
+        String path = root.relativize(jar).toString();
+        if (!jar.getFileName().toString().startsWith("berth-")
+            && named.stream().noneMatch(p -> p.matcher(path).matches())) {
+          unnamed.add(path);
+        }
+      }
+    }
+    assertEquals(List.of(), unnamed, "bundled jars the copyright file does not name");
+  }
+
   /** A purge removes the files, the configuration and the state directory, and nothing else. */
   @Test
   @Order(Integer.MAX_VALUE)
