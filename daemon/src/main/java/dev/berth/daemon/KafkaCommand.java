@@ -62,6 +62,23 @@ final class KafkaCommand {
     }
   }
 
+  /**
+   * Whether the broker's own jars are on the class path (the berth-kafka package puts them in
+   * lib/kafka; the server's Kafka journal needs only the client); says what to install if not.
+   * Asked by name: KafkaBroker itself cannot even be loaded without them.
+   */
+  static boolean brokerInstalled() {
+    try {
+      Class.forName("kafka.server.KafkaRaftServer", false, KafkaCommand.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      System.err.println(
+          "berth kafka: the Kafka broker is not installed here: install the berth-kafka package"
+              + " (its jars go to /usr/lib/berth/lib/kafka), or use a site's own brokers");
+      return false;
+    }
+  }
+
   @Command(name = "start", description = "Start the broker in the background and wait for it.")
   static final class Start implements Callable<Integer> {
     @Mixin HomeOptions home;
@@ -73,6 +90,9 @@ final class KafkaCommand {
 
     @Override
     public Integer call() throws Exception {
+      if (!brokerInstalled()) {
+        return 1;
+      }
       BerthHome h = home.home();
       Path dir = dir(h);
       if (Daemons.running(dir.resolve("kafka.pid"), "kafka").isPresent()) {
@@ -146,6 +166,9 @@ final class KafkaCommand {
 
     @Override
     public Integer call() throws Exception {
+      if (!brokerInstalled()) {
+        return 1;
+      }
       BerthHome h = home.home();
       Path dir = dir(h);
       KafkaBroker broker =

@@ -35,8 +35,12 @@ import org.junit.jupiter.api.Timeout;
 class PackageIT {
   private static final String USER = TestUsers.ALICE;
 
+  /** The packages, in the order they depend on each other. */
+  static final List<String> PACKAGES =
+      List.of("berth-common", "berth-client", "berth-mom", "berth-server", "berth-kafka", "berth");
+
   static Path root;
-  static Path deb;
+  static final java.util.Map<String, Path> debs = new java.util.HashMap<>();
 
   @BeforeAll
   static void install() throws Exception {
@@ -46,23 +50,18 @@ class PackageIT {
             TestCluster.ROOT,
             List.of(TestCluster.ROOT.resolve("ops/package").toString(), "--no-build"));
     assertEquals(0, built.exit(), built.toString());
-    deb =
-        Path.of(
-            built
-                .out()
-                .lines()
-                .filter(l -> l.endsWith(".deb"))
-                .findFirst()
-                .orElseThrow()
-                .replace("ops/package: ", ""));
+    for (String line : built.out().lines().filter(l -> l.endsWith(".deb")).toList()) {
+      Path file = Path.of(line.replace("ops/package: ", ""));
+      debs.put(file.getFileName().toString().replaceFirst("_.*", ""), file);
+    }
+    assertEquals(java.util.Set.copyOf(PACKAGES), debs.keySet(), built.out());
     root = Files.createTempDirectory(Path.of("/tmp"), "berth-package-");
     Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxr-xr-x"));
     Files.createDirectories(root.resolve("var/lib/dpkg/info"));
     Files.createDirectories(root.resolve("var/lib/dpkg/updates"));
     Files.createFile(root.resolve("var/lib/dpkg/status"));
-    TestCluster.Result installed =
-        TestCluster.exec(
-            root,
+    List<String> dpkg =
+        new ArrayList<>(
             List.of(
                 "dpkg",
                 "--instdir=" + root,
@@ -70,8 +69,9 @@ class PackageIT {
                 "--force-script-chrootless",
                 "--force-depends", // its Java and libc are this machine's, not the root's
                 "--no-triggers",
-                "-i",
-                deb.toString()));
+                "-i"));
+    PACKAGES.forEach(p -> dpkg.add(debs.get(p).toString()));
+    TestCluster.Result installed = TestCluster.exec(root, dpkg);
     assertEquals(0, installed.exit(), installed.toString());
   }
 
@@ -141,16 +141,118 @@ class PackageIT {
         "rwx------",
         PosixFilePermissions.toString(
             Files.getPosixFilePermissions(root.resolve("var/lib/berth"))));
-    TestCluster.Result conffiles =
-        TestCluster.exec(root, List.of("dpkg-deb", "-I", deb.toString(), "conffiles"));
-    assertEquals(
-        "/etc/berth/server.conf\n/etc/berth/mom.conf\n/etc/berth/relay.conf\n", conffiles.out());
+    for (String[] owner :
+        new String[][] {
+          {"berth-server", "server"}, {"berth-mom", "mom"}, {"berth-client", "relay"}
+        }) {
+      TestCluster.Result conffiles =
+          TestCluster.exec(
+              root, List.of("dpkg-deb", "-I", debs.get(owner[0]).toString(), "conffiles"));
+      assertEquals("/etc/berth/" + owner[1] + ".conf\n", conffiles.out(), owner[0]);
+    }
+  }
+
+  /** What each role's package holds, and what it leaves to the others. */
+  @Test
+  void eachRolesPackageHoldsItsOwnParts() {
+    assertHolds(
+        "berth-common",
+        List.of(
+            "./usr/bin/berth",
+            "lib/daemon/berth-daemon-",
+            "lib/daemon/rocksdbjni-",
+            "lib/daemon/kafka-clients-",
+            "usr/share/doc/berth-common/install.md"),
+        List.of("kafka_2.13", "berth-starter", "berth-cmd", "/etc/berth/"));
+    assertHolds(
+        "berth-client",
+        List.of(
+            "./usr/bin/qsub",
+            "libexec/berth-cmd",
+            "lib/cli/berth-cli.jar",
+            "man1/qstat.1.gz",
+            "completions/qdel",
+            "etc/berth/relay.conf",
+            "berth-relay.service"),
+        List.of("berth-starter", "lib/daemon/", "mom.conf"));
+    assertHolds(
+        "berth-mom",
+        List.of(
+            "./usr/bin/pbsdsh",
+            "libexec/berth-starter",
+            "libexec/berth-tm",
+            "libexec/libberth-native.so",
+            "man1/pbsdsh.1.gz",
+            "etc/berth/mom.conf",
+            "berth-mom.service"),
+        List.of("berth-cmd", "lib/daemon/", "server.conf"));
+    assertHolds(
+        "berth-server",
+        List.of("etc/berth/server.conf", "berth-server.service"),
+        List.of("lib/daemon/", "berth-cmd", "berth-starter"));
+    assertHolds(
+        "berth-kafka",
+        List.of("lib/kafka/kafka_2.13-", "lib/kafka/kafka-raft-"),
+        List.of("kafka-clients", "rocksdbjni", "lib/daemon/"));
+    TestCluster.Result meta =
+        TestCluster.exec(root, List.of("dpkg-deb", "-f", debs.get("berth").toString(), "Depends"));
+    for (String role : List.of("berth-client", "berth-mom", "berth-server")) {
+      assertTrue(meta.out().contains(role + " (= "), meta.out());
+    }
+  }
+
+  private static void assertHolds(String pkg, List<String> has, List<String> hasNot) {
+    TestCluster.Result contents =
+        TestCluster.exec(root, List.of("dpkg-deb", "-c", debs.get(pkg).toString()));
+    assertEquals(0, contents.exit(), contents.toString());
+    for (String part : has) {
+      assertTrue(contents.out().contains(part), pkg + " lacks " + part + ":\n" + contents.out());
+    }
+    for (String part : hasNot) {
+      assertFalse(contents.out().contains(part), pkg + " holds " + part + ":\n" + contents.out());
+    }
+  }
+
+  /**
+   * The broker runs from berth-kafka's jars, which the launcher adds; without them berth kafka says
+   * which package to install.
+   */
+  @Test
+  void theBrokerRunsFromItsOwnPackageAndIsNamedWhereItIsMissing() throws IOException {
+    Path home = Files.createDirectories(root.resolve("var/lib/berth/kafka-test"));
+    String berth = root.resolve("usr/bin/berth").toString();
+    TestCluster.Result started =
+        TestCluster.exec(
+            home,
+            List.of(
+                berth, "kafka", "start", "--home", home.toString(), "--port", "0", "--insecure"));
+    try {
+      assertEquals(0, started.exit(), started.toString());
+      assertTrue(started.out().contains("berth: kafka up at 127.0.0.1:"), started.toString());
+    } finally {
+      TestCluster.exec(home, List.of(berth, "kafka", "stop", "--home", home.toString()));
+    }
+    TestCluster.Result without =
+        TestCluster.exec(
+            home,
+            List.of(
+                "java",
+                "-cp",
+                root.resolve("usr/lib/berth/lib/daemon") + "/*",
+                "dev.berth.daemon.Berth",
+                "kafka",
+                "start",
+                "--home",
+                home.toString(),
+                "--insecure"));
+    assertEquals(1, without.exit(), without.toString());
+    assertTrue(without.err().contains("install the berth-kafka package"), without.toString());
   }
 
   /** The version the package says it is, as the build wrote it (dpkg's ~ is the build's -). */
   private static String packageVersion() {
     TestCluster.Result field =
-        TestCluster.exec(root, List.of("dpkg-deb", "-f", deb.toString(), "Version"));
+        TestCluster.exec(root, List.of("dpkg-deb", "-f", debs.get("berth").toString(), "Version"));
     assertEquals(0, field.exit(), field.toString());
     return field.out().strip().replace('~', '-');
   }
@@ -320,9 +422,18 @@ class PackageIT {
     TestCluster.Result natives =
         TestCluster.exec(root, List.of("unzip", "-Z1", jar.toString(), "librocksdbjni-*"));
     assertEquals(1, natives.out().lines().count(), natives.out());
-    TestCluster.Result info = TestCluster.exec(root, List.of("dpkg-deb", "-I", deb.toString()));
-    for (String script : List.of("postinst", "prerm", "postrm")) {
-      assertTrue(info.out().contains(" " + script + " "), script + " is missing:\n" + info.out());
+    for (String pkg : List.of("berth-common", "berth-client", "berth-mom", "berth-server")) {
+      TestCluster.Result info =
+          TestCluster.exec(root, List.of("dpkg-deb", "-I", debs.get(pkg).toString()));
+      List<String> scripts =
+          pkg.equals("berth-common")
+              ? List.of("postinst", "postrm")
+              : List.of("postinst", "prerm", "postrm");
+      for (String script : scripts) {
+        assertTrue(
+            info.out().contains(" " + script + " "),
+            pkg + ": " + script + " is missing:\n" + info.out());
+      }
     }
   }
 
@@ -332,7 +443,7 @@ class PackageIT {
    */
   @Test
   void theCopyrightFileNamesEveryBundledJar() throws IOException {
-    String copyright = Files.readString(root.resolve("usr/share/doc/berth/copyright"));
+    String copyright = Files.readString(root.resolve("usr/share/doc/berth-common/copyright"));
     List<java.util.regex.Pattern> named = new ArrayList<>();
     String files = null;
     for (String line : (copyright + "\n").lines().toList()) {
@@ -377,7 +488,12 @@ class PackageIT {
                 "--force-script-chrootless",
                 "--no-triggers",
                 "--purge",
-                "berth"));
+                "berth",
+                "berth-kafka",
+                "berth-server",
+                "berth-mom",
+                "berth-client",
+                "berth-common"));
     assertEquals(0, purged.exit(), purged.toString());
     for (String gone :
         List.of(
