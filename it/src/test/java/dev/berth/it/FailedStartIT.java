@@ -81,13 +81,18 @@ class FailedStartIT {
 
   @Test
   void aJobWhoseOutputFileCannotBeMadeEndsWithTheReason() throws Exception {
-    Path closed = Files.createTempDirectory(Path.of("/tmp"), "berth-closed-"); // root's, 0755
-    Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("rwxr-xr-x"));
+    // qsub refuses a directory its caller cannot write (OutputChecks): the directory is open
+    // when the job is submitted, held, and closed before it is released
+    Path closed = Files.createTempDirectory(Path.of("/tmp"), "berth-closed-"); // root's
+    Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("rwxrwxrwx"));
     try {
       Path out = closed.resolve("never.out");
       String id =
           cluster.submitAs(
-              ALICE, work, "echo ran\n", "-l", "nodes=2:ppn=1:pair", "-o", out.toString());
+              ALICE, work, "echo ran\n", "-h", "-l", "nodes=2:ppn=1:pair", "-o", out.toString());
+      Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("rwxr-xr-x"));
+      TestCluster.Result released = cluster.cli("qrls", id);
+      assertEquals(0, released.exit(), released.toString());
       Job failed = cluster.await(id, j -> j.getState() == JobState.COMPLETED, WITHIN);
       assertEquals(-1, failed.getExitStatus(), failed.toString());
       assertTrue(

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -61,6 +62,21 @@ class PreemptionIT {
   @AfterAll
   static void stop() throws IOException {
     cluster.close();
+    for (Path dir : works.values()) {
+      JobFiles.removeTree(dir);
+    }
+  }
+
+  /** Each user's directory for this class's scripts and output, removed after it. */
+  private static final java.util.Map<String, Path> works = new java.util.HashMap<>();
+
+  private static Path work(String user) throws IOException {
+    Path dir = works.get(user);
+    if (dir == null) {
+      dir = MultiNodeCluster.workFor(user, "berth-preempt-");
+      works.put(user, dir);
+    }
+    return dir;
   }
 
   private static void qmgr(String directive) {
@@ -69,14 +85,14 @@ class PreemptionIT {
   }
 
   private static String qsubAs(String user, String body, String... args) throws IOException {
-    Path file = TestUsers.home(user).resolve("job-" + System.nanoTime() + ".pbs");
+    Path file = work(user).resolve("job-" + System.nanoTime() + ".pbs");
     Files.writeString(file, body);
     Files.setOwner(
         file, file.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user));
     String[] argv = new String[args.length + 1];
     System.arraycopy(args, 0, argv, 0, args.length);
     argv[args.length] = file.toString();
-    TestCluster.Result r = cluster.runAs(user, TestUsers.home(user), "qsub", argv);
+    TestCluster.Result r = cluster.runAs(user, work(user), "qsub", argv);
     assertEquals(0, r.exit(), r.toString());
     submitted.add(r.out().trim());
     return r.out().trim();
@@ -158,12 +174,12 @@ class PreemptionIT {
 
   @Test
   void aPreemptorsJobSuspendsAJobThatIsFrozenUntilItHasEndedThenThawed() throws IOException {
-    Path cgroups = TestUsers.home(ALICE).resolve("suspended.cgroup");
+    Path cgroups = work(ALICE).resolve("suspended.cgroup");
     String victim = scavenger(cgroups);
     Path state = freezerState(cgroups);
     assertEquals("THAWED", Files.readString(state).trim());
 
-    Path release = TestUsers.home(BOB).resolve("release-urgent");
+    Path release = work(BOB).resolve("release-urgent");
     Files.deleteIfExists(release);
     String urgent =
         qsubAs(
@@ -203,7 +219,7 @@ class PreemptionIT {
 
   @Test
   void aSuspendedJobDeletedEndsAndLeavesNoCgroup() throws IOException {
-    Path cgroups = TestUsers.home(ALICE).resolve("deleted.cgroup");
+    Path cgroups = work(ALICE).resolve("deleted.cgroup");
     String victim = scavenger(cgroups);
     Path state = freezerState(cgroups);
     String urgent =
@@ -217,7 +233,7 @@ class PreemptionIT {
     awaitFile(state, "FROZEN");
     cluster.awaitState(urgent, JobState.RUNNING);
 
-    TestCluster.Result del = cluster.runAs(ALICE, TestUsers.home(ALICE), "qdel", victim);
+    TestCluster.Result del = cluster.runAs(ALICE, work(ALICE), "qdel", victim);
     assertEquals(0, del.exit(), del.toString());
     Job ended = cluster.awaitState(victim, JobState.COMPLETED);
     assertNotEquals(0, ended.getExitStatus());
@@ -230,10 +246,10 @@ class PreemptionIT {
   }
 
   @Test
-  void aUserCannotMakeAQueueAPreemptorOrPreemptable() {
+  void aUserCannotMakeAQueueAPreemptorOrPreemptable() throws IOException {
     for (String directive :
         List.of("set queue batch preemptor = true", "set queue express preempt_mode = suspend")) {
-      TestCluster.Result r = cluster.runAs(ALICE, TestUsers.home(ALICE), "qmgr", "-c", directive);
+      TestCluster.Result r = cluster.runAs(ALICE, work(ALICE), "qmgr", "-c", directive);
       assertNotEquals(0, r.exit(), r.toString());
       assertTrue(r.err().contains("only managers may"), r.toString());
     }

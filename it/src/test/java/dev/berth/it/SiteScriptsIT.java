@@ -175,12 +175,13 @@ class SiteScriptsIT {
    */
   @Test
   void aRootPrologueCannotBeMadeToWriteWhereTheOwnerCannot() throws Exception {
-    Path target = sites.resolve("roots-file");
-    Files.writeString(target, "root's\n");
-    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-r--r--"));
+    // qsub refuses a file its caller cannot write (OutputChecks): the file is root's only once
+    // the held job has been submitted, as a file can become between submission and start
+    Path target = work.resolve("roots-file");
     String id =
         qsub(
             "echo job\n",
+            "-h",
             "-N",
             "attack",
             "-j",
@@ -189,6 +190,10 @@ class SiteScriptsIT {
             target.toString(),
             "-l",
             "nodes=a:ppn=1");
+    Files.writeString(target, "root's\n");
+    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-r--r--"));
+    TestCluster.Result released = cluster.cli("qrls", id);
+    assertEquals(0, released.exit(), released.toString());
     Job job = await(id, JobState.COMPLETED);
     assertTrue(Files.exists(markers.resolve("prologue." + id)), "the prologue ran: " + job);
     assertEquals("root's\n", Files.readString(target), "nothing written as root: " + job);

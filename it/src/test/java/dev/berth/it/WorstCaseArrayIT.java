@@ -91,7 +91,18 @@ class WorstCaseArrayIT {
   void bobsWorstCaseArrayIsRefusedToQstatFullMovesInSmallEventsAndSurvivesRestarts()
       throws Exception {
     TestCluster.Result submitted =
-        server.as(BOB, bigEnvironment(), "qsub", "-V", "-t", "0-9999", "job.sh");
+        server.as(
+            BOB,
+            bigEnvironment(),
+            "qsub",
+            "-o",
+            "/dev/null",
+            "-j",
+            "oe",
+            "-V",
+            "-t",
+            "0-9999",
+            "job.sh");
     assertEquals(0, submitted.exit(), submitted.toString());
     String array = submitted.out().strip();
     String subjob = array.replace("[]", "[9999]");
@@ -123,7 +134,8 @@ class WorstCaseArrayIT {
       for (int i = 0; i < 100; i++) {
         qstats.add(timed(() -> server.as(ALICE, Map.of(), "qstat")));
         if (i % 10 == 0) {
-          TestCluster.Result job = server.as(ALICE, Map.of(), "qsub", "job.sh");
+          TestCluster.Result job =
+              server.as(ALICE, Map.of(), "qsub", "-o", "/dev/null", "-j", "oe", "job.sh");
           assertEquals(0, job.exit(), job.toString());
         }
       }

@@ -15,10 +15,12 @@ import java.util.Set;
 
 /**
  * Where a batch job's output and error files will be delivered on this host, checked as the caller
- * before anything is sent: each such directory must exist and be theirs to make files in. A job
- * submitted from a directory its owner cannot write would run and then lose its output (Torque's
- * qsub does not look). Files delivered to another host ({@code -o host:/path}), kept on the node
- * ({@code -k}) or joined into the other stream are not this host's to check.
+ * before anything is sent: a directory that is there must be theirs to enter and make files in, a
+ * file that is there theirs to write. A job submitted from a directory its owner cannot write could
+ * never start (Torque's qsub does not look, and its job loses its output). A directory that is not
+ * there yet is let be: the job may make it before it starts, or a job it depends on. Files
+ * delivered to another host ({@code -o host:/path}), kept on the node ({@code -k}) or joined into
+ * the other stream are not this host's to check.
  */
 final class OutputChecks {
   private OutputChecks() {}
@@ -62,8 +64,9 @@ final class OutputChecks {
       }
       String problem =
           switch (p.kind()) {
-            case MISSING -> "which does not exist";
-            case DENIED -> "which you cannot enter";
+            case MISSING -> null; // made before the job starts, perhaps by a job it depends on
+            // a directory one may enter and write but not list will do
+            case DENIED -> p.writable() ? null : "which you cannot enter";
             case DIRECTORY -> p.writable() ? null : "where you cannot make files";
             case FILE, OTHER ->
                 where.equals(t.path()) && !t.directory()

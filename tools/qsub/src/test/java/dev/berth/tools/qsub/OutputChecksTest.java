@@ -88,12 +88,20 @@ class OutputChecksTest {
         refusal(
             attr(AttributeNames.OUTPUT_PATH, "login1:/etc/passwd"),
             attr(AttributeNames.JOIN_PATH, "oe")));
+    // a directory not there yet may be made before the job starts (by a job it depends on, say)
+    OutputChecks.check(
+        List.of(
+            attr(AttributeNames.OUTPUT_PATH, "login1:/dev/null"),
+            attr(AttributeNames.ERROR_PATH, "login1:/home/a/logs/later/x.err")),
+        CTX,
+        files);
+    answers.put(Path.of("/root"), new Probe(Probe.Kind.DENIED, 0, null, ""));
     assertEquals(
-        "the job's output would go to /nosuch, which does not exist: submit from a directory you"
+        "the job's output would go to /root, which you cannot enter: submit from a directory you"
             + " can write, or give -e a path you can",
         refusal(
             attr(AttributeNames.OUTPUT_PATH, "login1:/dev/null"),
-            attr(AttributeNames.ERROR_PATH, "login1:/nosuch/x.err")));
+            attr(AttributeNames.ERROR_PATH, "login1:/root/x.err")));
   }
 
   @Test
