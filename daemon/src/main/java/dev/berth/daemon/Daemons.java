@@ -29,15 +29,19 @@ final class Daemons {
     }
   }
 
-  /** The lines written to {@code log} after its first {@code from} bytes; none if unreadable. */
+  /**
+   * The lines written to {@code log} after its first {@code from} bytes, read from there (berth up
+   * asks every 200 ms, and the log grows with every start); none if unreadable.
+   */
   static List<String> linesSince(Path log, long from) {
-    try {
-      byte[] all = Files.readAllBytes(log);
-      if (all.length <= from) {
+    try (java.nio.channels.SeekableByteChannel in = Files.newByteChannel(log)) {
+      if (in.size() <= from) {
         return List.of();
       }
-      int start = (int) from;
-      return new String(all, start, all.length - start, java.nio.charset.StandardCharsets.UTF_8)
+      in.position(from);
+      return new String(
+              java.nio.channels.Channels.newInputStream(in).readAllBytes(),
+              java.nio.charset.StandardCharsets.UTF_8)
           .lines()
           .toList();
     } catch (IOException e) {

@@ -32,15 +32,13 @@ import picocli.CommandLine.Option;
 final class StatusCommand implements Callable<Integer> {
   static final int NOT_RUNNING = 3;
 
-  /** Torque's job states in its order, by their letters (the server counts them so). */
+  /** The job states the server counts, by their letters, in Torque's order. */
   private static final List<String[]> STATES =
       List.of(
-          new String[] {"T", "in transit"},
           new String[] {"Q", "queued"},
           new String[] {"H", "held"},
           new String[] {"W", "waiting"},
           new String[] {"R", "running"},
-          new String[] {"S", "suspended"},
           new String[] {"E", "exiting"},
           new String[] {"C", "complete"});
 

@@ -158,9 +158,10 @@ public final class Queries {
                 accounting,
                 days,
                 selection,
+                // the selection has checked the ids; a record of another layout than Berth's and
+                // Torque's (user= first) is checked for its user here
                 job ->
                     (selection.users().isEmpty() || selection.users().contains(job.getEuser()))
-                        && (ids.isEmpty() || ids.contains(job.getId()))
                         && Permissions.maySee(s, caller, job),
                 MAX_HISTORY_JOBS))
         .build();

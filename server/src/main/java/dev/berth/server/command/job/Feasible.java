@@ -12,6 +12,7 @@ import dev.berth.server.state.ClusterState;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Refuses a job (submitted or altered) that could never run: on no combination of the cluster's
@@ -23,41 +24,38 @@ final class Feasible {
   private Feasible() {}
 
   /**
-   * Why no node can give a job its cgroup: every node has reported, and each said it makes none. A
-   * node that has not reported yet may make them.
+   * Whether no node can do what {@code can} asks: there are nodes, every one has reported, and none
+   * can. A node that has not reported yet may.
    */
+  private static boolean noNode(ClusterState s, Predicate<Node> can) {
+    return !s.nodes().isEmpty()
+        && s.nodes().values().stream().allMatch(n -> n.getRegistered() && !can.test(n));
+  }
+
+  /** Why no node can give a job its cgroup: each says why it makes none (the first is shown). */
   private static Optional<String> withoutCgroups(ClusterState s) {
-    Optional<String> why = Optional.empty();
-    for (Node node : s.nodes().values()) {
-      if (!node.getRegistered() || node.getNoCgroups().isEmpty()) {
-        return Optional.empty();
-      }
-      if (why.isEmpty()) {
-        why = Optional.of(node.getName() + ": " + node.getNoCgroups());
-      }
+    if (!noNode(s, n -> n.getNoCgroups().isEmpty())) {
+      return Optional.empty();
     }
-    return why.map(
-        first ->
-            "it has cgroup_enable = True (the server's cgroup_enable) and no node makes cgroups ("
-                + first
-                + ")");
+    Node first = s.nodes().values().iterator().next();
+    return Optional.of(
+        "it has cgroup_enable = True (the server's cgroup_enable) and no node makes cgroups ("
+            + first.getName()
+            + ": "
+            + first.getNoCgroups()
+            + ")");
   }
 
   /**
-   * Why no node can run a root job: every node has reported, and no mom was started with
-   * --root-jobs (a mom runs jobs as root only when told to, and only as root itself).
+   * Why no node can run a root job: no mom was started with --root-jobs (a mom runs jobs as root
+   * only when told to, and only as root itself).
    */
   private static Optional<String> withoutRootJobs(ClusterState s) {
-    for (Node node : s.nodes().values()) {
-      if (!node.getRegistered() || node.getRunsRootJobs()) {
-        return Optional.empty();
-      }
-    }
-    return s.nodes().isEmpty()
-        ? Optional.empty()
-        : Optional.of(
+    return noNode(s, Node::getRunsRootJobs)
+        ? Optional.of(
             "it would run as root, and no node's mom runs jobs as root (start a mom as root with"
-                + " --root-jobs: berth up --root-jobs, or --root-jobs in /etc/berth/mom.conf)");
+                + " --root-jobs: berth up --root-jobs, or --root-jobs in /etc/berth/mom.conf)")
+        : Optional.empty();
   }
 
   /** Throws, saying {@code what} (e.g. "job can never run") and why, if the job cannot run. */
