@@ -135,7 +135,9 @@ public record QstatOptions(
         throw new Getopt.UsageException(
             CONFLICT + "\n -Q incompatible with one or more options. Read qstat man page");
       }
-      if (bigH && (bigB || bigQ || q || i || r || bigT)) {
+      // -H lists only finished jobs: -c (leave them out) contradicts it; PBS_QSTAT_NO_COMPLETE,
+      // a standing preference for the live listing, does not apply to it
+      if (bigH && (bigB || bigQ || q || i || r || bigT || c)) {
         throw new Getopt.UsageException(
             CONFLICT + "\n -H incompatible with one or more options. Read qstat man page");
       }

@@ -117,6 +117,9 @@ class QstatTest {
     Run conflict = qstat(server(), "-H", "-Q");
     assertEquals(2, conflict.status());
     assertTrue(conflict.err().contains("-H incompatible"), conflict.err());
+    Run notCompleted = qstat(server(), "-H", "-c");
+    assertEquals(2, notCompleted.status(), "-c would leave out every finished job");
+    assertTrue(notCompleted.err().contains("-H incompatible"), notCompleted.err());
   }
 
   @Test
