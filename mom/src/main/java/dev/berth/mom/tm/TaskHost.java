@@ -118,6 +118,7 @@ public final class TaskHost {
     JobProcess process;
     TaskStdin stdin;
     String startError = "";
+    String killedBecause = "";
     int openStreams = 2;
     boolean exited;
     boolean eofWaitOver;
@@ -246,34 +247,75 @@ public final class TaskHost {
       sendStarted(t);
       return;
     }
+    TaskProcess p;
     try {
-      TaskProcess p = launcher.startPiped(spec(s));
-      t.process = p.process();
-      job.processes().sessions().add(t.process.pid());
+      p = launcher.startPiped(spec(s));
+    } catch (IOException | RuntimeException e) {
+      t.startError = e.getMessage(); // it never ran
+      t.exited = true;
+      sendStarted(t);
+      return;
+    }
+    t.process = p.process();
+    job.processes().sessions().add(t.process.pid());
+    context.pipeToSelf(
+        t.process.exited().thenApply(v -> Boolean.TRUE), (ok, failure) -> new Exited(t.id));
+    t.openStreams = 0;
+    try {
       t.stdin = new TaskStdin(job.jobId(), t.id, p.stdin(), jobStdinQueued, context.getLog());
       t.output.started();
       try {
         records.recordTask(job.jobId(), t.id, t.process.pid(), t.process.identity());
       } catch (IOException e) {
-        launcher.signalJob(t.process.pid(), Signals.SIGKILL);
-        throw new IOException("cannot record the task (" + e.getMessage() + "); killed it", e);
+        throw new IOException("cannot record the task (" + e.getMessage() + ")", e);
       }
       ActorRef<Command> self = context.getSelf();
       t.output.read(p.stdout(), 1, (stream, data) -> self.tell(new Read(t.id, stream, data)));
+      t.openStreams++;
       t.output.read(p.stderr(), 2, (stream, data) -> self.tell(new Read(t.id, stream, data)));
-      context.pipeToSelf(
-          t.process.exited().thenApply(v -> Boolean.TRUE), (ok, failure) -> new Exited(t.id));
+      t.openStreams++;
       if (!s.getStdinRelayed()) {
         t.stdin.close();
       }
       context
           .getLog()
           .debug("job {}: task {} started as session {}", job.jobId(), t.id, t.process.pid());
-    } catch (IOException | RuntimeException e) {
-      t.startError = e.getMessage();
-      t.exited = true;
+    } catch (IOException | RuntimeException | OutOfMemoryError e) {
+      // out of descriptors or threads, most likely: the mom needs both to follow a task
+      abandon(
+          t, p, e instanceof OutOfMemoryError ? "no thread: " + e.getMessage() : e.getMessage());
     }
     sendStarted(t);
+  }
+
+  /**
+   * A task that started but cannot be followed here (its record, its output) is killed: it ends as
+   * every task does, with an obit that says why, so that whoever waits for it hears of its end. Its
+   * pipes that nobody reads are closed.
+   */
+  private void abandon(Task t, TaskProcess p, String why) {
+    context.getLog().warn("job {}: task {} killed at its start: {}", job.jobId(), t.id, why);
+    launcher.signalJob(t.process.pid(), Signals.SIGKILL);
+    t.killedBecause = "killed at its start on " + job.node() + ": " + why;
+    if (t.stdin != null) {
+      t.stdin.close();
+    } else {
+      closeQuietly(p.stdin());
+    }
+    if (t.openStreams < 1) {
+      closeQuietly(p.stdout());
+    }
+    if (t.openStreams < 2) {
+      closeQuietly(p.stderr());
+    }
+  }
+
+  private static void closeQuietly(java.io.Closeable pipe) {
+    try {
+      pipe.close();
+    } catch (IOException e) {
+      // a pipe to a killed task
+    }
   }
 
   private StartSpec spec(SpawnTask s) throws IOException {
@@ -370,7 +412,11 @@ public final class TaskHost {
     if (t.stdin != null) {
       t.stdin.finish();
     }
-    t.obit = obit(t.id, t.process.launchedMillis()).setOutputPieces(t.output.pieces()).build();
+    TaskObit.Builder obit = obit(t.id, t.process.launchedMillis());
+    if (!t.killedBecause.isEmpty()) {
+      obit.setError(t.killedBecause);
+    }
+    t.obit = obit.setOutputPieces(t.output.pieces()).build();
     send(MomInbound.newBuilder().setTaskObit(t.obit).build());
   }
 

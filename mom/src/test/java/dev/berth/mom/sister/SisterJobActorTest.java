@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.core.Signals;
+import dev.berth.core.pbs.ExitStatus;
 import dev.berth.mom.MomActor;
 import dev.berth.mom.lifecycle.FakeNode;
+import dev.berth.mom.os.FakeLauncher;
 import dev.berth.mom.os.cgroup.CgroupUsage;
 import dev.berth.proto.JoinJob;
 import dev.berth.proto.JoinJobReply;
@@ -14,6 +17,9 @@ import dev.berth.proto.KillJob;
 import dev.berth.proto.MomInbound;
 import dev.berth.proto.ServerInbound;
 import dev.berth.proto.SisterDone;
+import dev.berth.proto.SpawnTask;
+import dev.berth.proto.TaskObit;
+import dev.berth.proto.TaskStarted;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -145,5 +151,38 @@ class SisterJobActorTest {
                 m -> m.message().hasJoinReply())
             .isEmpty(),
         "a restart answers no join");
+  }
+
+  /**
+   * A task whose record cannot be written (out of file descriptors, say) once it has started is
+   * killed, and it ends as any task does: the mother superior hears it started and then its obit,
+   * saying why, so that whoever waits for the task (pbsdsh, an MPI launcher) is answered.
+   */
+  @Test
+  void aTaskThatCannotBeRecordedIsKilledAndItsObitSaysWhy() throws IOException {
+    ActorRef<SisterJobActor.Command> sister = joined();
+    Files.createDirectories(node.records.directory(JOB).resolve("task-1")); // no file there
+    sister.tell(
+        new SisterJobActor.Tasks(
+            MomInbound.newBuilder()
+                .setSpawn(
+                    SpawnTask.newBuilder()
+                        .setJobId(JOB)
+                        .setTaskId(1)
+                        .addArgv("/bin/true")
+                        .setFrom(MS))
+                .build()));
+    TaskStarted started = node.toPeer(MS, MomInbound::hasTaskStarted).getTaskStarted();
+    assertEquals("", started.getError(), "it did start");
+    node.signalled(started.getPid(), Signals.SIGKILL);
+
+    FakeLauncher.Started task = node.started(s -> s.process().pid() == started.getPid());
+    node.launcher.exit(
+        task.process(), node.records.taskStatusFile(JOB, 1), "signal " + Signals.SIGKILL + " 0 0");
+    TaskObit obit = node.toPeer(MS, MomInbound::hasTaskObit).getTaskObit();
+    assertEquals(ExitStatus.killedBy(Signals.SIGKILL), obit.getExitStatus());
+    assertTrue(
+        obit.getError().startsWith("killed at its start on n1: cannot record the task ("),
+        obit.getError());
   }
 }
