@@ -152,6 +152,10 @@ public final class Queries {
         new FinishedJobs.Selection(java.util.Set.copyOf(users), java.util.Set.copyOf(ids));
     List<String> days =
         FinishedJobs.days(r.getFrom(), r.getTo(), java.time.LocalDate.now(clock.withZone(zone)));
+    // Sized as the jobs are read: the reading stops at the reply's bound, so that what one request
+    // holds is bounded by the reply limit, not by how many jobs the files keep.
+    ReplyBudget.Reply size =
+        budget.reply("the history asked for", "ask for fewer days, users or jobs");
     return JobList.newBuilder()
         .addAllJobs(
             FinishedJobs.read(
@@ -160,9 +164,15 @@ public final class Queries {
                 selection,
                 // the selection has checked the ids; a record of another layout than Berth's and
                 // Torque's (user= first) is checked for its user here
-                job ->
-                    (selection.users().isEmpty() || selection.users().contains(job.getEuser()))
-                        && Permissions.maySee(s, caller, job),
+                job -> {
+                  boolean shown =
+                      (selection.users().isEmpty() || selection.users().contains(job.getEuser()))
+                          && Permissions.maySee(s, caller, job);
+                  if (shown) {
+                    size.add(JobList.JOBS_FIELD_NUMBER, job);
+                  }
+                  return shown;
+                },
                 MAX_HISTORY_JOBS))
         .build();
   }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.berth.core.AttributeNames;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
+import dev.berth.proto.JobHistory;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.ServerStatus;
@@ -19,10 +20,13 @@ import dev.berth.server.command.Caller;
 import dev.berth.server.journal.RocksJournal;
 import dev.berth.server.testing.Driver;
 import dev.berth.server.testing.WorstCaseArray;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -108,6 +112,51 @@ class ReplyBudgetTest {
         "the history of 1.srv would be larger than 64 MiB, the most the server sends at once",
         own.getError().getMessage());
     assertEquals(Error.Code.UNKNOWN_JOB, trace(ALICE, job).getError().getCode(), "not alice's");
+  }
+
+  /**
+   * qstat -H stops reading the accounting files once its reply would be too large, so that what one
+   * request holds is bounded by the reply's budget, not by the history the site keeps.
+   */
+  @Test
+  void aHistoryOfFinishedJobsTooLargeToSendIsRefusedAndWhatFitsIsAnswered() throws Exception {
+    Path accounting = Files.createDirectories(dir.resolve("accounting"));
+    StringBuilder records = new StringBuilder();
+    for (int i = 1; i <= 1000; i++) {
+      records.append(
+          "12/03/2026 10:15:09;E;"
+              + i
+              + ".srv;user=bob group=users jobname=j queue=batch ctime=1 qtime=1 etime=1 start=2"
+              + " owner=bob@login1 exec_host=n1/0 end=3 Exit_status=0 resources_used.cput=1"
+              + " resources_used.mem=2104kb resources_used.vmem=0kb"
+              + " resources_used.walltime=00:00:01\n");
+    }
+    LocalDate today = LocalDate.ofInstant(Instant.ofEpochSecond(d.nowSeconds()), ZoneOffset.UTC);
+    Files.writeString(
+        accounting.resolve(today.format(DateTimeFormatter.BASIC_ISO_DATE)), records.toString());
+    Request everything =
+        Request.newBuilder().setJobHistory(JobHistory.getDefaultInstance()).build();
+
+    Response refused =
+        history(new ReplyBudget(10 << 10), accounting).answer(d.state, BOB, everything).build();
+    assertEquals(
+        "the history asked for would be larger than 10 KiB, the most the server sends at once;"
+            + " ask for fewer days, users or jobs",
+        refused.getError().getMessage());
+    Response all = history(BUDGET, accounting).answer(d.state, BOB, everything).build();
+    assertEquals(1000, all.getJobs().getJobsCount(), all.getError().getMessage());
+  }
+
+  private Queries history(ReplyBudget budget, Path accounting) {
+    return new Queries(
+        Driver.SERVER,
+        journal,
+        new NodeTelemetry(),
+        Clock.fixed(Instant.ofEpochSecond(d.nowSeconds()), ZoneOffset.UTC),
+        Optional::empty,
+        budget,
+        accounting,
+        ZoneOffset.UTC);
   }
 
   @Test
