@@ -72,6 +72,9 @@ final class BenchState {
                             .setNp(cpus)
                             .addAllCpuIds(IntStream.range(0, cpus).boxed().toList())
                             .setRegistered(true)
+                            // the busy server's clients submit as root, which the server refuses
+                            // where no node runs root's jobs
+                            .setRunsRootJobs(true)
                             .setNtype("cluster"))));
   }
 
