@@ -474,7 +474,8 @@ final class Availability {
         n.gpus(),
         Math.max(0, leastGpus),
         n.usable(),
-        k == n.np() && leastGpus >= n.gpus());
+        k == n.np() && leastGpus >= n.gpus(),
+        n.hosting());
   }
 
   private boolean windowMeets(int i, long from, long to) {
@@ -500,7 +501,8 @@ final class Availability {
         n.gpus(),
         0,
         n.usable(),
-        false);
+        false,
+        n.hosting());
   }
 
   private List<Change> sorted(int i) {
@@ -566,7 +568,8 @@ final class Availability {
         n.gpus(),
         Math.min(n.gpus(), n.gpusFree() + a.getGpus()),
         n.usable(),
-        free.size() == n.np() && n.gpusFree() + a.getGpus() >= n.gpus());
+        free.size() == n.np() && n.gpusFree() + a.getGpus() >= n.gpus(),
+        n.hosting());
   }
 
   private static NodeCapacity minus(NodeCapacity n, NodeAllocation a) {
@@ -582,6 +585,7 @@ final class Availability {
         n.gpus(),
         n.gpusFree() - a.getGpus(),
         n.usable(),
-        false);
+        false,
+        n.hosting());
   }
 }

@@ -29,11 +29,17 @@ public final class Feasibility {
     if (Placement.place(job, empty).isPresent()) {
       return Optional.empty();
     }
+    // explained over the nodes whose moms can run the job at all
+    List<NodeCapacity> able = empty.stream().filter(n -> n.hosting().admits(job)).toList();
+    if (able.size() < empty.size()) {
+      empty = able;
+      where = where + " (its nodes that " + Hosting.needs(job) + ")";
+    }
     List<NodeGroup> groups = Placement.groups(job.getResources());
     int wanted = groups.stream().mapToInt(NodeGroup::getCount).sum();
-    if (wanted > nodes.size()) {
+    if (wanted > empty.size()) {
       return Optional.of(
-          "requests " + wanted + " nodes but " + where + " has " + plural(nodes.size(), "node"));
+          "requests " + wanted + " nodes but " + where + " has " + plural(empty.size(), "node"));
     }
     for (NodeGroup group : groups) {
       Optional<String> why = explainGroup(job, group, empty, where);

@@ -9,6 +9,7 @@ import java.util.Set;
  * @param usable a mom reports for it and it is neither down nor offline
  * @param idle no job holds any of its CPUs
  * @param physmem bytes, 0 when the mom has not reported (memory is then not constrained)
+ * @param hosting which jobs its mom can run
  */
 public record NodeCapacity(
     String name,
@@ -20,12 +21,39 @@ public record NodeCapacity(
     int gpus,
     int gpusFree,
     boolean usable,
-    boolean idle) {
+    boolean idle,
+    Hosting hosting) {
 
   public NodeCapacity {
     properties = Set.copyOf(properties);
     cpuIds = List.copyOf(cpuIds);
     freeCpus = List.copyOf(freeCpus);
+  }
+
+  /** A node whose mom runs any job (a simulated cluster's, a test's). */
+  public NodeCapacity(
+      String name,
+      Set<String> properties,
+      List<Integer> cpuIds,
+      List<Integer> freeCpus,
+      long physmem,
+      long memFree,
+      int gpus,
+      int gpusFree,
+      boolean usable,
+      boolean idle) {
+    this(
+        name,
+        properties,
+        cpuIds,
+        freeCpus,
+        physmem,
+        memFree,
+        gpus,
+        gpusFree,
+        usable,
+        idle,
+        Hosting.ANY);
   }
 
   public int np() {
@@ -35,6 +63,6 @@ public record NodeCapacity(
   /** The same node with nothing running on it, as submit-time feasibility checks see it. */
   public NodeCapacity empty() {
     return new NodeCapacity(
-        name, properties, cpuIds, cpuIds, physmem, physmem, gpus, gpus, true, true);
+        name, properties, cpuIds, cpuIds, physmem, physmem, gpus, gpus, true, true, hosting);
   }
 }

@@ -15,7 +15,8 @@ import java.util.Set;
 /**
  * First-fit placement of one job's node request onto nodes: each node group takes, in node order,
  * the first usable nodes that have enough free CPUs, memory, GPUs and all the group's properties,
- * and the lowest free CPU ids on each. A job never gets the same node twice.
+ * and whose mom can run the job ({@link Hosting}), and the lowest free CPU ids on each. A job never
+ * gets the same node twice.
  */
 public final class Placement {
   private Placement() {}
@@ -84,7 +85,7 @@ public final class Placement {
     for (int g : order) {
       NodeGroup group = groups.get(g);
       long mem = memoryOnNode(r, group.getPpn());
-      List<NodeCapacity> fitting = firstFit(group, mem, exclusive, nodes, taken);
+      List<NodeCapacity> fitting = firstFit(group, mem, exclusive, job, nodes, taken);
       if (fitting.size() < group.getCount()) {
         return Optional.empty();
       }
@@ -129,7 +130,12 @@ public final class Placement {
    * group of the job has taken: one pass over the nodes.
    */
   private static List<NodeCapacity> firstFit(
-      NodeGroup group, long mem, boolean exclusive, List<NodeCapacity> nodes, Set<String> taken) {
+      NodeGroup group,
+      long mem,
+      boolean exclusive,
+      Job job,
+      List<NodeCapacity> nodes,
+      Set<String> taken) {
     boolean namedHost =
         !group.getHost().isEmpty()
             && nodes.stream().anyMatch(n -> n.name().equals(group.getHost()));
@@ -142,7 +148,8 @@ public final class Placement {
       if (n.freeCpus().size() < group.getPpn()
           || !n.usable()
           || (exclusive && !n.idle())
-          || taken.contains(n.name())) {
+          || taken.contains(n.name())
+          || !n.hosting().admits(job)) {
         continue;
       }
       if (namedHost ? !isNamedHost(n, group) : !hasProperties(n, group)) {

@@ -535,13 +535,13 @@ public final class Planner {
   }
 
   /** What placement reads of a job: its request without the walltime, and -n. */
-  private record Shape(ResourceRequest resources, boolean exclusive) {
+  private record Shape(ResourceRequest resources, boolean exclusive, String hostingNeeds) {
     static Shape of(Job job) {
       ResourceRequest r = job.getResources();
       if (r.getWalltime() != 0 || r.containsValues("walltime")) {
         r = r.toBuilder().clearWalltime().removeValues("walltime").build();
       }
-      return new Shape(r, job.getNodeExclusive());
+      return new Shape(r, job.getNodeExclusive(), Hosting.needs(job));
     }
   }
 

@@ -181,4 +181,13 @@ class FeasibilityTest {
         Optional.of("no combination of the nodes of the cluster satisfies the request"),
         why(j, node("cpu", 8).mem(8 * GB).build(), node("mem", 2).mem(128 * GB).build()));
   }
+
+  @Test
+  void onlyTheNodesThatCanRunTheJobCount() {
+    Job job = job("1", group(2, 1)).toBuilder().setCgroupEnable(true).build();
+    assertEquals(
+        Optional.of("requests 2 nodes but the cluster (its nodes that make cgroups) has 1 node"),
+        why(job, node("n1", 2).noCgroups().build(), node("n2", 2).build()));
+    assertEquals(Optional.empty(), why(job, node("n1", 2).build(), node("n2", 2).build()));
+  }
 }

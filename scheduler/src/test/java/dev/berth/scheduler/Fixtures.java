@@ -30,6 +30,7 @@ final class Fixtures {
     private Integer gpusFree;
     private boolean usable = true;
     private Boolean idle;
+    private Hosting hosting = Hosting.ANY;
 
     private NodeBuilder(String name, List<Integer> cpuIds) {
       this.name = name;
@@ -85,6 +86,18 @@ final class Fixtures {
       return this;
     }
 
+    /** Its mom makes no cgroups (a host without them). */
+    NodeBuilder noCgroups() {
+      hosting = new Hosting(false, hosting.rootJobs());
+      return this;
+    }
+
+    /** Its mom was started without --root-jobs. */
+    NodeBuilder noRootJobs() {
+      hosting = new Hosting(hosting.cgroups(), false);
+      return this;
+    }
+
     NodeCapacity build() {
       return new NodeCapacity(
           name,
@@ -96,7 +109,8 @@ final class Fixtures {
           gpus,
           gpusFree != null ? gpusFree : gpus,
           usable,
-          idle != null ? idle : free.size() == cpuIds.size());
+          idle != null ? idle : free.size() == cpuIds.size(),
+          hosting);
     }
   }
 

@@ -376,4 +376,29 @@ class PlacementTest {
     assertEquals("n1", a.get(1).getNode());
     assertEquals(List.of(0, 1, 2, 3), a.get(1).getCpusList());
   }
+
+  // --- which jobs a node's mom can run ---
+
+  @Test
+  void aJobWithCgroupsGoesOnlyWhereTheMomMakesThem() {
+    Job job = job("1", group(1, 1)).toBuilder().setCgroupEnable(true).build();
+    NodeCapacity plain = node("n1", 2).noCgroups().build();
+    NodeCapacity isolated = node("n2", 2).build();
+    assertEquals("n2", placed(job, plain, isolated).get(0).getNode());
+    assertTrue(place(job, plain).isEmpty());
+    Job without = job.toBuilder().setCgroupEnable(false).build();
+    assertEquals("n1", placed(without, plain, isolated).get(0).getNode());
+  }
+
+  @Test
+  void rootsJobGoesOnlyWhereTheMomRunsRootJobs() {
+    Job root = job("1", group(2, 1)).toBuilder().setEuser("root").build();
+    NodeCapacity n1 = node("n1", 2).noRootJobs().build();
+    NodeCapacity n2 = node("n2", 2).build();
+    NodeCapacity n3 = node("n3", 2).build();
+    assertEquals(
+        List.of("n2", "n3"),
+        placed(root, n1, n2, n3).stream().map(NodeAllocation::getNode).toList());
+    assertTrue(place(root, n1, n2).isEmpty());
+  }
 }

@@ -15,10 +15,10 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * Refuses a job (submitted or altered) that could never run: on no combination of the cluster's
- * nodes as if they were empty, or, in a reservation's queue, of the reservation's nodes, or, with
- * cgroup_enable, where no node makes cgroups (a personal cluster, or hosts without them), or, as
- * root, where no mom runs root jobs.
+ * Refuses a job (submitted or altered) that could never run: with cgroup_enable, where no node
+ * makes cgroups (a personal cluster, or hosts without them); as root, where no mom runs root jobs;
+ * on no combination of the cluster's nodes as if they were empty (only those that can run it:
+ * {@link dev.berth.scheduler.Hosting}), or, in a reservation's queue, of the reservation's nodes.
  */
 final class Feasible {
   private Feasible() {}
@@ -60,8 +60,16 @@ final class Feasible {
 
   /** Throws, saying {@code what} (e.g. "job can never run") and why, if the job cannot run. */
   static void require(ClusterState s, Job job, String what) {
+    // what no node at all can do is said first, with its fix; a cluster where some nodes can is
+    // left to the placement below, which takes only those
+    Optional<String> why = job.getCgroupEnable() ? withoutCgroups(s) : Optional.empty();
+    if (why.isEmpty() && job.getEuser().equals("root")) {
+      why = withoutRootJobs(s);
+    }
     List<NodeCapacity> all = StateView.capacities(s);
-    Optional<String> why = Feasibility.whyImpossible(job, all);
+    if (why.isEmpty()) {
+      why = Feasibility.whyImpossible(job, all);
+    }
     Optional<Reservation> r = s.reservationOfQueue(job.getQueue());
     if (why.isEmpty() && r.isPresent()) {
       Set<String> reserved = Set.copyOf(r.get().getNodesList());
@@ -70,12 +78,6 @@ final class Feasible {
               job,
               all.stream().filter(n -> reserved.contains(n.name())).toList(),
               "reservation " + r.get().getId());
-    }
-    if (why.isEmpty() && job.getCgroupEnable()) {
-      why = withoutCgroups(s);
-    }
-    if (why.isEmpty() && job.getEuser().equals("root")) {
-      why = withoutRootJobs(s);
     }
     why.ifPresent(
         reason -> {

@@ -11,6 +11,7 @@ import dev.berth.proto.Reservation;
 import dev.berth.scheduler.AdvanceReservation;
 import dev.berth.scheduler.ClusterView;
 import dev.berth.scheduler.FairShare;
+import dev.berth.scheduler.Hosting;
 import dev.berth.scheduler.NodeCapacity;
 import dev.berth.scheduler.PreemptableJob;
 import dev.berth.scheduler.RunLimit;
@@ -82,9 +83,17 @@ public final class StateView implements ClusterView {
               n.getGpus(),
               n.getGpus() - u.gpusReserved(),
               usable(n),
-              u.idle()));
+              u.idle(),
+              hosting(n)));
     }
     return result;
+  }
+
+  /** Which jobs the node's mom can run, as it reported; any, until it has reported. */
+  private static Hosting hosting(Node n) {
+    return n.getRegistered()
+        ? new Hosting(n.getNoCgroups().isEmpty(), n.getRunsRootJobs())
+        : Hosting.ANY;
   }
 
   /** Every node's capacity, worked out on first use (re-checking limits needs none). */

@@ -8,6 +8,7 @@ import static dev.berth.server.testing.RefusedCommands.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.berth.core.AttributeNames;
+import dev.berth.core.ServerAttributeNames;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
@@ -17,7 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Jobs never run as root unless the server's acl_roots names the submitter (Torque's and OpenPBS's
- * rule). A job runs as the user who submitted it, so submission is where it is decided.
+ * rule). A job runs as the user who submitted it, so submission is where it is decided. And jobs go
+ * only to nodes whose moms can run them: root's where the mom runs root jobs, those with
+ * cgroup_enable where it makes cgroups.
  */
 class RootJobsTest {
   private Driver d;
@@ -62,6 +65,30 @@ class RootJobsTest {
         "--root-jobs");
     assertEquals(events, d.journal.size());
     d.submit(ALICE);
+  }
+
+  @Test
+  void aRootJobGoesOnlyToANodeWhoseMomRunsRootJobs() {
+    d.setServer(ROOT, attr("acl_roots", "root@head"));
+    d.hello(Driver.node("n1", 4).toBuilder().setRunsRootJobs(false).build());
+    d.hello(Driver.node("n2", 4).toBuilder().setRunsRootJobs(true).build());
+    String root = d.submit(ROOT);
+    String alice = d.submit(ALICE);
+    assertEquals(java.util.List.of(root, alice), d.schedule());
+    assertEquals("n2", d.motherSuperior(root));
+    assertEquals("n1", d.motherSuperior(alice));
+  }
+
+  @Test
+  void aJobWithCgroupsGoesOnlyToANodeWhoseMomMakesThem() {
+    d.hello(Driver.node("n1", 4).toBuilder().setNoCgroups("no cpuset controller").build());
+    d.hello(Driver.node("n2", 4));
+    String plain = d.submit(ALICE);
+    d.setServer(ROOT, attr(ServerAttributeNames.CGROUP_ENABLE, "True"));
+    String isolated = d.submit(ALICE);
+    assertEquals(java.util.List.of(plain, isolated), d.schedule());
+    assertEquals("n1", d.motherSuperior(plain));
+    assertEquals("n2", d.motherSuperior(isolated));
   }
 
   @Test
