@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.mom.os.JobFiles;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import java.io.IOException;
@@ -42,6 +43,21 @@ class ReservationIT {
   @AfterAll
   static void stop() throws IOException {
     cluster.close();
+    for (Path dir : works.values()) {
+      JobFiles.removeTree(dir);
+    }
+  }
+
+  /** Each user's directory for this class's scripts and output, removed after it. */
+  private static final java.util.Map<String, Path> works = new java.util.HashMap<>();
+
+  private static Path work(String user) throws IOException {
+    Path dir = works.get(user);
+    if (dir == null) {
+      dir = MultiNodeCluster.workFor(user, "berth-reservation-");
+      works.put(user, dir);
+    }
+    return dir;
   }
 
   /** The id pbs_rsub printed. */
@@ -57,15 +73,15 @@ class ReservationIT {
   }
 
   private static Path script(String user, String name, String body) throws IOException {
-    Path file = TestUsers.home(user).resolve(name);
+    Path file = work(user).resolve(name);
     Files.writeString(file, body);
     Files.setOwner(
         file, file.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user));
     return file;
   }
 
-  private static String qsubAs(String user, String... args) {
-    TestCluster.Result r = cluster.runAs(user, TestUsers.home(user), "qsub", args);
+  private static String qsubAs(String user, String... args) throws IOException {
+    TestCluster.Result r = cluster.runAs(user, work(user), "qsub", args);
     assertEquals(0, r.exit(), r.toString());
     return r.out().trim();
   }
@@ -106,7 +122,7 @@ class ReservationIT {
     assertTrue(taken.err().contains("may not delete reservation " + id), taken.toString());
     Path job = script(BOB, "intruder.pbs", "true\n");
     TestCluster.Result intruder =
-        cluster.runAs(BOB, TestUsers.home(BOB), "qsub", "-q", queueOf(id), job.toString());
+        cluster.runAs(BOB, work(BOB), "qsub", "-q", queueOf(id), job.toString());
     assertNotEquals(0, intruder.exit(), intruder.toString());
     assertTrue(intruder.err().contains("acl_users"), intruder.toString());
 

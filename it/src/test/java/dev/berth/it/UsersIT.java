@@ -5,6 +5,7 @@ import static dev.berth.it.TestUsers.BOB;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.mom.os.JobFiles;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
 import java.io.IOException;
@@ -33,20 +34,36 @@ class UsersIT {
   @AfterAll
   static void stop() throws IOException {
     cluster.close();
+    for (Path dir : works.values()) {
+      JobFiles.removeTree(dir);
+    }
+  }
+
+  /** Each user's directory for this class's scripts and output, removed after it. */
+  private static final java.util.Map<String, Path> works = new java.util.HashMap<>();
+
+  private static Path work(String user) throws IOException {
+    Path dir = works.get(user);
+    if (dir == null) {
+      dir = MultiNodeCluster.workFor(user, "berth-users-");
+      works.put(user, dir);
+    }
+    return dir;
   }
 
   @Test
   void aJobRunsAsItsOwnerAndItsOutputBelongsToThem() throws IOException {
     Path home = TestUsers.home(ALICE);
-    Path script = home.resolve("whoami.pbs");
+    Path work = work(ALICE);
+    Path script = work.resolve("whoami.pbs");
     write(script, "#PBS -N whoami\nid -un\necho home=$HOME user=$USER\n", ALICE);
-    TestCluster.Result r = cluster.runAs(ALICE, home, "qsub", script.toString());
+    TestCluster.Result r = cluster.runAs(ALICE, work, "qsub", script.toString());
     assertEquals(0, r.exit(), r.toString());
     String id = r.out().trim();
     Job job = cluster.awaitState(id, JobState.COMPLETED);
     assertEquals(ALICE, job.getEuser());
     assertEquals(ALICE + "@" + cluster.node, job.getOwner());
-    Path out = home.resolve("whoami.o" + job.getNumber());
+    Path out = work.resolve("whoami.o" + job.getNumber());
     assertEquals(ALICE + "\nhome=" + home + " user=" + ALICE + "\n", Files.readString(out));
     assertEquals(ALICE, Files.getOwner(out).getName());
     var group =
@@ -56,10 +73,10 @@ class UsersIT {
 
   @Test
   void usersCannotDeleteHoldOrSeeOthersJobsButRootCan() throws IOException {
-    Path home = TestUsers.home(ALICE);
-    Path script = home.resolve("held.pbs");
+    Path work = work(ALICE);
+    Path script = work.resolve("held.pbs");
     write(script, "sleep 1\n", ALICE);
-    String id = cluster.runAs(ALICE, home, "qsub", "-h", script.toString()).out().trim();
+    String id = cluster.runAs(ALICE, work, "qsub", "-h", script.toString()).out().trim();
     assertEquals(JobState.HELD, cluster.job(id).getState());
 
     TestCluster.Result del = cluster.runAs(BOB, TestUsers.home(BOB), "qdel", id);
@@ -82,7 +99,7 @@ class UsersIT {
       cluster.cli("qmgr", "-c", "set server query_other_jobs = False");
     }
 
-    assertEquals(0, cluster.runAs(ALICE, home, "qstat", id).exit(), "the owner sees it");
+    assertEquals(0, cluster.runAs(ALICE, work, "qstat", id).exit(), "the owner sees it");
     assertEquals(0, cluster.cli("qdel", id).exit(), "root may delete any job");
     assertEquals(JobState.COMPLETED, cluster.job(id).getState());
   }
