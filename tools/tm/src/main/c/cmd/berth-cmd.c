@@ -22,7 +22,7 @@ static const char *const HOSTED[] = {"qsub",     "qalter",   "qstat",   "qdel", 
                                      "qrls",     "qsig",     "qselect", "qrun",     "qrerun",
                                      "qmove",    "qorder",   "qchkpt",  "momctl",   "qmgr",
                                      "pbsnodes", "tracejob", "pbsfs",   "pbs_rsub", "pbs_rstat",
-                                     "pbs_rdel", NULL};
+                                     "pbs_rdel", "sbatch",   NULL};
 
 /* Error.Code values the client acts on. */
 enum { UNKNOWN_REQUEST = 15005, SERVER_DOWN = 15062 };
@@ -75,7 +75,7 @@ static void __attribute__((noreturn)) run_java(const char *name, char **args, in
 static int repeatable(const struct run *run) {
   return !strcmp(run->name, "qstat") || !strcmp(run->name, "tracejob") ||
          !strcmp(run->name, "pbsfs") || !strcmp(run->name, "pbs_rstat") ||
-         !strcmp(run->name, "qsub");
+         !strcmp(run->name, "qsub") || !strcmp(run->name, "sbatch");
 }
 
 /*
@@ -148,11 +148,11 @@ static void __attribute__((noreturn)) broken(const struct run *run, const char *
           "%s: cannot talk to the Berth server at %s: %s (is it running? start it with `berth "
           "up`, or set BERTH_SERVER)\n",
           run->name, socket, why);
-  if (!strcmp(run->name, "qsub"))
+  if (!strcmp(run->name, "qsub") || !strcmp(run->name, "sbatch"))
     fprintf(stderr,
-            "qsub: the job may have been submitted (submission id %s); check with qstat before "
+            "%s: the job may have been submitted (submission id %s); check with qstat before "
             "submitting it again\n",
-            run->submission_id);
+            run->name, run->submission_id);
   exit(unavailable_status(run->name));
 }
 

@@ -48,6 +48,12 @@ public final class AttributeNames {
   public static final String CONTAINER_REMAP_ROOT = "container_remap_root";
   public static final String CONTAINER_NAME = "container_name";
 
+  /** sbatch's mark: the job runs as Slurm runs a batch job (docs/slurm.md). */
+  public static final String SUBMIT_STYLE = "submit_style";
+
+  /** The value of {@link #SUBMIT_STYLE} that sbatch sends. */
+  public static final String SBATCH = "sbatch";
+
   // What nobody sets: the server keeps it, or works it out for each answer.
   public static final String JOB_OWNER = "Job_Owner";
   public static final String RESOURCES_USED = "resources_used";

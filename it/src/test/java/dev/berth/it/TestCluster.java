@@ -300,6 +300,19 @@ final class TestCluster implements AutoCloseable {
     }
   }
 
+  /** Every job the server holds (qstat's view as root). */
+  List<Job> jobs() {
+    try (BerthClient client = BerthClient.connect(socket)) {
+      Response r = client.call(Request.newBuilder().setStatJobs(StatJobs.getDefaultInstance()));
+      if (r.hasError()) {
+        fail("stat: " + r.getError().getMessage());
+      }
+      return r.getJobs().getJobsList();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Waits until the job satisfies {@code condition}, failing with the job's state if not. */
   Job await(String id, Predicate<Job> condition, Duration timeout) {
     long deadline = System.currentTimeMillis() + timeout.toMillis();

@@ -174,7 +174,8 @@ public enum AttributeTable {
           owner(AttributeNames.CONTAINER_WORKDIR, ValueType.STRING, BERTH),
           owner(AttributeNames.CONTAINER_WRITABLE, ValueType.BOOLEAN, BERTH),
           owner(AttributeNames.CONTAINER_REMAP_ROOT, ValueType.BOOLEAN, BERTH),
-          owner(AttributeNames.CONTAINER_NAME, ValueType.STRING, BERTH))),
+          owner(AttributeNames.CONTAINER_NAME, ValueType.STRING, BERTH),
+          submitter(AttributeNames.SUBMIT_STYLE, ValueType.STRING, BERTH))),
 
   /**
    * What qstat -f shows of a job besides {@link #JOB}'s, which nobody sets (docs/qsub.md): what the

@@ -7,6 +7,7 @@ import dev.berth.mom.job.JobEnvironment;
 import dev.berth.mom.job.JobGpus;
 import dev.berth.mom.job.JobLimits;
 import dev.berth.mom.job.NodeFile;
+import dev.berth.mom.job.SlurmEnvironment;
 import dev.berth.mom.os.ContainerSpec;
 import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.SessionJobId;
@@ -148,6 +149,9 @@ public final class JobLaunch {
             nodeJob.tmpdir(),
             nodefile,
             config.version());
+    if (SlurmEnvironment.applies(job)) {
+      SlurmEnvironment.addTo(env, job, config.name(), user.name(), user.uid(), nodeJob.gid());
+    }
     if (tmSocket != null) {
       JobEnvironment.addTaskManager(env, tmSocket, config.tools(), config.nodeHostname());
     }

@@ -1,5 +1,6 @@
 package dev.berth.mom.output;
 
+import dev.berth.core.AttributeNames;
 import dev.berth.proto.Job;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,7 +14,8 @@ import java.util.function.Predicate;
  * path is on this node (or on a file system it shares with that path's host) is written in place;
  * any other is written to the job's spool on this node and delivered to its host after the job.
  * Paths get {@code $PBS_JOBID}, {@code $PBS_JOBNAME}, {@code $HOME} and {@code $USER} expanded as
- * Torque's mom expands them, and a directory gets Torque's default file name inside it.
+ * Torque's mom expands them (a job sbatch submitted gets Slurm's patterns instead: {@link
+ * SlurmPatterns}), and a directory gets Torque's default file name inside it.
  */
 public final class OutputFiles {
   private OutputFiles() {}
@@ -97,9 +99,14 @@ public final class OutputFiles {
 
   private static Path resolve(
       String path, Job job, String kind, Map<String, String> env, Predicate<Path> isDirectory) {
-    for (String name : new String[] {"PBS_JOBID", "PBS_JOBNAME", "HOME", "USER"}) {
-      String value = env.getOrDefault(name, "");
-      path = path.replace("${" + name + "}", value).replace("$" + name, value);
+    if (job.getSubmitStyle().equals(AttributeNames.SBATCH)) {
+      String node = job.getExecNodesCount() > 0 ? job.getExecNodes(0).getNode() : "";
+      path = SlurmPatterns.expand(path, job, node);
+    } else {
+      for (String name : new String[] {"PBS_JOBID", "PBS_JOBNAME", "HOME", "USER"}) {
+        String value = env.getOrDefault(name, "");
+        path = path.replace("${" + name + "}", value).replace("$" + name, value);
+      }
     }
     Path p = Path.of(path);
     if (isDirectory.test(p)) {

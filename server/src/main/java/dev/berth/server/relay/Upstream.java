@@ -185,7 +185,7 @@ public final class Upstream implements AutoCloseable {
   private static boolean repeatable(RunCommand command) {
     return switch (command.getName()) {
       case "qstat", "tracejob", "pbsfs", "pbs_rstat" -> true;
-      case "qsub" -> !command.getSubmissionId().isEmpty();
+      case "qsub", "sbatch" -> !command.getSubmissionId().isEmpty();
       default -> false;
     };
   }

@@ -23,6 +23,7 @@ import dev.berth.tools.qselect.Qselect;
 import dev.berth.tools.qstat.Qstat;
 import dev.berth.tools.qsub.Qalter;
 import dev.berth.tools.qsub.Qsub;
+import dev.berth.tools.qsub.Sbatch;
 import dev.berth.tools.resv.PbsRdel;
 import dev.berth.tools.resv.PbsRstat;
 import dev.berth.tools.resv.PbsRsub;
@@ -48,7 +49,8 @@ public final class Main {
    * The commands that read {@code --version} among their own options, as Torque's do (qstat and
    * pbsnodes print it on standard error, qsub and qalter beside {@code --about}).
    */
-  private static final Set<String> OWN_VERSION = Set.of("qstat", "pbsnodes", "qsub", "qalter");
+  private static final Set<String> OWN_VERSION =
+      Set.of("qstat", "pbsnodes", "qsub", "qalter", "sbatch");
 
   private static final Map<String, Command> COMMANDS =
       helped(
@@ -72,7 +74,8 @@ public final class Main {
           entry("pbsfs", Pbsfs::run),
           entry("pbs_rsub", PbsRsub::run),
           entry("pbs_rstat", PbsRstat::run),
-          entry("pbs_rdel", PbsRdel::run));
+          entry("pbs_rdel", PbsRdel::run),
+          entry("sbatch", Sbatch::run));
 
   /**
    * Each command, answering {@code --help} with its part of the documentation (CommandHelp), and

@@ -34,6 +34,7 @@ class MainTest {
         Set.of(
             "qsub",
             "qalter",
+            "sbatch",
             "pbsfs",
             "pbs_rsub",
             "pbs_rstat",

@@ -22,9 +22,11 @@ import static dev.berth.core.AttributeNames.OUTPUT_PATH;
 import static dev.berth.core.AttributeNames.PRIORITY;
 import static dev.berth.core.AttributeNames.RERUNABLE;
 import static dev.berth.core.AttributeNames.RESOURCE_LIST;
+import static dev.berth.core.AttributeNames.SBATCH;
 import static dev.berth.core.AttributeNames.SHELL_PATH_LIST;
 import static dev.berth.core.AttributeNames.SUBMIT_ARGS;
 import static dev.berth.core.AttributeNames.SUBMIT_HOST;
+import static dev.berth.core.AttributeNames.SUBMIT_STYLE;
 import static dev.berth.core.AttributeNames.UMASK;
 import static dev.berth.core.AttributeNames.VARIABLE_LIST;
 import static dev.berth.core.AttributeNames.WORK_DIR;
@@ -115,6 +117,7 @@ final class JobAttributes {
           ContainerAttributes.REMAP_ROOT,
           ContainerAttributes.NAME ->
           ContainerAttributes.apply(job.getContainerBuilder(), a.getName(), v);
+      case SUBMIT_STYLE -> job.setSubmitStyle(oneOf(SUBMIT_STYLE, v, Set.of(SBATCH)));
       case "x", "job_radix" -> job.putExtensions(a.getName(), v); // recorded, no effect yet
       default ->
           throw new IllegalStateException("job attribute " + a.getName() + " is not handled");

@@ -62,6 +62,7 @@ import static dev.berth.core.AttributeNames.VARIABLE_LIST;
 import static dev.berth.core.AttributeNames.WALLTIME;
 import static dev.berth.core.AttributeNames.WORK_DIR;
 
+import dev.berth.core.AttributeNames;
 import dev.berth.core.CpuRanges;
 import dev.berth.core.Durations;
 import dev.berth.core.Suspensions;
@@ -265,6 +266,7 @@ public final class JobAttributeList {
 
   private static void berthAttributes(List<Attr> attrs, Job job) {
     text(attrs, WORK_DIR, job.getWorkDir());
+    text(attrs, AttributeNames.SUBMIT_STYLE, job.getSubmitStyle());
     attrs.add(Attr.text(CGROUP_ENABLE, bool(job.getCgroupEnable())));
     text(attrs, EXIT_REASON, job.getExitReason());
     if (job.hasSchedPriority()) {

@@ -10,6 +10,7 @@ import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Error;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
+import dev.berth.proto.SubmitJob;
 import dev.berth.tools.qsub.Submission.Prepared;
 import dev.berth.tools.qsub.os.ProcessTerminal;
 import dev.berth.tools.qsub.session.InteractiveSession;
@@ -100,18 +101,38 @@ public final class Qsub {
       "qsub:\tstandard input and output must be a terminal for \n"
           + "\tinteractive job submission\n";
 
-  /**
-   * Sends the job. With standby servers listed, a connection that breaks before the reply (the
-   * server died; another takes over) is retried with the same submission id, which the server
-   * answers with the job the first attempt made, if it made one: never two jobs, never none that
-   * was acknowledged.
-   */
   private static int submit(
       Invocation inv, Connector connector, Prepared prepared, Terminal terminal) {
+    return send(
+        inv,
+        connector,
+        prepared.request(),
+        (server, response) -> {
+          if (prepared.interactive() && response.hasSubmitted()) {
+            String jobId = response.getSubmitted().getJobId();
+            return new InteractiveSession(
+                    jobId, inv.in(), inv.out(), inv.err(), term(inv), terminal)
+                .run(server, () -> connector.connect(inv));
+          }
+          return answer(inv, prepared, response);
+        });
+  }
+
+  /** What the server's answer to a submission becomes, on the connection it came on. */
+  interface Answered {
+    int exitStatus(ServerConnection server, Response response) throws ServerUnavailableException;
+  }
+
+  /**
+   * Sends the job (qsub's and sbatch's). With standby servers listed, a connection that breaks
+   * before the reply (the server died; another takes over) is retried with the same submission id,
+   * which the server answers with the job the first attempt made, if it made one: never two jobs,
+   * never none that was acknowledged.
+   */
+  static int send(Invocation inv, Connector connector, SubmitJob job, Answered answered) {
     Request.Builder request =
         Request.newBuilder()
-            .setSubmit(
-                prepared.request().toBuilder().setSubmissionId(inv.origin().submissionId().get()));
+            .setSubmit(job.toBuilder().setSubmissionId(inv.origin().submissionId().get()));
     int attempts = inv.standbysListed() ? RETRIES_WITH_STANDBYS + 1 : 1;
     for (int attempt = 1; ; attempt++) {
       ServerConnection server;
@@ -130,12 +151,7 @@ public final class Qsub {
           pause(); // a fenced server stepping down: its successor decides
           continue;
         }
-        if (prepared.interactive() && response.hasSubmitted()) {
-          String jobId = response.getSubmitted().getJobId();
-          return new InteractiveSession(jobId, inv.in(), inv.out(), inv.err(), term(inv), terminal)
-              .run(server, () -> connector.connect(inv));
-        }
-        return answer(inv, prepared, response);
+        return answered.exitStatus(server, response);
       } catch (ServerUnavailableException e) {
         if (attempt >= attempts) {
           inv.error(e.getMessage());

@@ -20,7 +20,7 @@ import java.util.TreeMap;
  */
 final class VariableList {
   /** The qsub environment variables Torque copies as {@code PBS_O_<name>}, in Torque's order. */
-  private static final List<String> COPIED =
+  static final List<String> COPIED =
       List.of("HOME", "LANG", "LOGNAME", "PATH", "MAIL", "SHELL", "TZ");
 
   private VariableList() {}

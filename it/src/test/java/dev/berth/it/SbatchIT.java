@@ -1,0 +1,132 @@
+package dev.berth.it;
+
+import static dev.berth.it.TestUsers.ALICE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.berth.core.Hosts;
+import dev.berth.mom.os.JobFiles;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * sbatch as a user runs it, through the native client, to the same server as qsub: the job runs
+ * with Slurm's variables and output file name, in the directory sbatch ran in, shows in qstat, and
+ * what Berth does not honour is refused with nothing submitted.
+ */
+@Tag("integration")
+class SbatchIT {
+  static TestCluster cluster;
+  static Path work;
+
+  @BeforeAll
+  static void start() throws IOException {
+    TestUsers.ensure(ALICE);
+    cluster = TestCluster.start();
+    work = MultiNodeCluster.workFor(ALICE, "berth-sbatch-");
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    cluster.close();
+    JobFiles.removeTree(work);
+  }
+
+  private static Path script(String name, String text) throws IOException {
+    Path file = work.resolve(name);
+    Files.writeString(file, text);
+    Files.setOwner(
+        file, file.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(ALICE));
+    return file;
+  }
+
+  @Test
+  void aSlurmScriptRunsWithSlurmsVariablesAndOutputFile() throws IOException {
+    script(
+        "env.sh",
+        "#!/bin/bash\n"
+            + "#SBATCH -J envcheck\n"
+            + "#SBATCH -n 2 --time=5\n"
+            + "#SBATCH -o out-%x-%j.txt\n"
+            + "env | grep -E '^(SLURM_|PBS_JOBID=|OMPI_MCA_plm=)' | sort\n"
+            + "echo cwd=$(pwd)\n"
+            + "echo to-stderr >&2\n");
+    TestCluster.Result r = cluster.runAs(ALICE, work, "sbatch", "env.sh");
+    assertEquals(0, r.exit(), r.toString());
+    assertTrue(r.out().matches("Submitted batch job \\d+\n"), r.out());
+    String number = r.out().trim().replaceAll("\\D", "");
+    Job job = cluster.awaitState(number, JobState.COMPLETED);
+    assertEquals(0, job.getExitStatus());
+    assertEquals("sbatch", job.getSubmitStyle());
+
+    Path out = work.resolve("out-envcheck-" + number + ".txt");
+    Map<String, String> seen = new HashMap<>();
+    for (String line : Files.readAllLines(out)) {
+      int eq = line.indexOf('=');
+      if (eq > 0) {
+        seen.put(line.substring(0, eq), line.substring(eq + 1));
+      }
+    }
+    assertEquals(number, seen.get("SLURM_JOB_ID"), seen.toString());
+    assertEquals(number, seen.get("SLURM_JOBID"));
+    assertEquals("envcheck", seen.get("SLURM_JOB_NAME"));
+    assertEquals("2", seen.get("SLURM_NTASKS"));
+    assertEquals("2", seen.get("SLURM_CPUS_ON_NODE"));
+    assertEquals(Hosts.localName(), seen.get("SLURM_JOB_NODELIST"));
+    assertEquals("1", seen.get("SLURM_NNODES"));
+    assertEquals(work.toString(), seen.get("SLURM_SUBMIT_DIR"));
+    assertEquals(ALICE, seen.get("SLURM_JOB_USER"));
+    assertEquals(job.getId(), seen.get("PBS_JOBID"), "Torque's variables too");
+    assertEquals("^slurm", seen.get("OMPI_MCA_plm"));
+    assertEquals(work.toString(), seen.get("cwd"));
+    assertTrue(Files.readString(out).contains("to-stderr\n"), "stderr joined to stdout");
+
+    TestCluster.Result qstat = cluster.runAs(ALICE, work, "qstat", "-f", number);
+    assertEquals(0, qstat.exit(), qstat.toString());
+    assertTrue(qstat.out().contains("submit_style = sbatch"), qstat.out());
+  }
+
+  /**
+   * Each MPI's mpirun takes the job for what it is, not for a Slurm allocation it would start its
+   * daemons in with srun (which Berth does not have): with no options it starts a rank per task.
+   */
+  @Test
+  void plainMpirunStartsARankPerTask() throws IOException {
+    script(
+        "mpi.sh",
+        "#!/bin/bash\n"
+            + "#SBATCH -n 2 -o mpi.out\n"
+            + "echo openmpi $(mpirun.openmpi hostname | wc -l)\n"
+            + "echo mpich $(mpiexec.mpich hostname | wc -l)\n");
+    TestCluster.Result r = cluster.runAs(ALICE, work, "sbatch", "--parsable", "mpi.sh");
+    assertEquals(0, r.exit(), r.toString());
+    Job job = cluster.awaitState(r.out().trim(), JobState.COMPLETED);
+    String out = Files.readString(work.resolve("mpi.out"));
+    assertEquals(0, job.getExitStatus(), out);
+    assertEquals("openmpi 2\nmpich 2\n", out);
+  }
+
+  @Test
+  void whatBerthDoesNotHonourIsRefusedAndNothingIsSubmitted() throws IOException {
+    script("array.sh", "#!/bin/sh\n#SBATCH --array=1-3\ntrue\n");
+    long before = cluster.jobs().size();
+    TestCluster.Result r = cluster.runAs(ALICE, work, "sbatch", "array.sh");
+    assertEquals(1, r.exit(), r.toString());
+    assertEquals(
+        "sbatch: error: --array is not supported by Berth's sbatch yet (docs/slurm.md lists what"
+            + " is)\n",
+        r.err());
+    TestCluster.Result bad = cluster.runAs(ALICE, work, "sbatch", "--bogus", "array.sh");
+    assertEquals(255, bad.exit(), bad.toString());
+    assertEquals(before, cluster.jobs().size(), "nothing submitted");
+  }
+}

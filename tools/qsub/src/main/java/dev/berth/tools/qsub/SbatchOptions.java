@@ -1,0 +1,297 @@
+package dev.berth.tools.qsub;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * sbatch's options as Slurm 22.05 knows them (pyxis's container options among them), and the
+ * command line and {@code #SBATCH} words read as its getopt_long reads them: long options by their
+ * name or an unambiguous prefix of it ({@code --opt=value} or {@code --opt value} where a value is
+ * required, only {@code --opt=value} where it is optional), short ones alone or run together
+ * ({@code -Hn2}), and the first word that is no option ends them (the script, then its arguments).
+ * Options Berth does not honour yet are known by name, so that they are refused as such ({@link
+ * #HONOURED}) rather than taken for typing errors.
+ */
+final class SbatchOptions {
+  /** Whether an option takes a value. */
+  enum Arg {
+    NONE,
+    REQUIRED,
+    OPTIONAL
+  }
+
+  /** One option: its long name, its letter (0: none), its value. */
+  record Option(String name, char letter, Arg arg) {}
+
+  /** An option as given, with its value ("" when it takes none). */
+  record Given(Option option, String value) {}
+
+  /** The options in order, and the words after them (the script and its arguments). */
+  record Parsed(List<Given> options, List<String> operands) {}
+
+  private static final Map<String, Option> LONG = new TreeMap<>();
+  private static final Map<Character, Option> SHORT = new java.util.HashMap<>();
+
+  private static void known(String name, char letter, Arg arg) {
+    Option o = new Option(name, letter, arg);
+    LONG.put(name, o);
+    if (letter != 0) {
+      SHORT.put(letter, o);
+    }
+  }
+
+  static {
+    Arg r = Arg.REQUIRED;
+    Arg n = Arg.NONE;
+    Arg o = Arg.OPTIONAL;
+    known("account", 'A', r);
+    known("acctg-freq", (char) 0, r);
+    known("array", 'a', r);
+    known("batch", (char) 0, r);
+    known("bb", (char) 0, r);
+    known("bbf", (char) 0, r);
+    known("begin", 'b', r);
+    known("chdir", 'D', r);
+    known("cluster-constraint", (char) 0, r);
+    known("clusters", 'M', r);
+    known("comment", (char) 0, r);
+    known("constraint", 'C', r);
+    known("container", (char) 0, r);
+    known("contiguous", (char) 0, n);
+    known("core-spec", 'S', r);
+    known("cores-per-socket", (char) 0, r);
+    known("cpu-freq", (char) 0, r);
+    known("cpus-per-gpu", (char) 0, r);
+    known("cpus-per-task", 'c', r);
+    known("deadline", (char) 0, r);
+    known("delay-boot", (char) 0, r);
+    known("dependency", 'd', r);
+    known("distribution", 'm', r);
+    known("error", 'e', r);
+    known("exclude", 'x', r);
+    known("exclusive", (char) 0, o);
+    known("export", (char) 0, r);
+    known("export-file", (char) 0, r);
+    known("extra-node-info", 'B', r);
+    known("get-user-env", (char) 0, o);
+    known("gid", (char) 0, r);
+    known("gpu-bind", (char) 0, r);
+    known("gpu-freq", (char) 0, r);
+    known("gpus", 'G', r);
+    known("gpus-per-node", (char) 0, r);
+    known("gpus-per-socket", (char) 0, r);
+    known("gpus-per-task", (char) 0, r);
+    known("gres", (char) 0, r);
+    known("gres-flags", (char) 0, r);
+    known("help", 'h', n);
+    known("hint", (char) 0, r);
+    known("hold", 'H', n);
+    known("ignore-pbs", (char) 0, n);
+    known("input", 'i', r);
+    known("job-name", 'J', r);
+    known("kill-on-invalid-dep", (char) 0, r);
+    known("licenses", 'L', r);
+    known("mail-type", (char) 0, r);
+    known("mail-user", (char) 0, r);
+    known("mcs-label", (char) 0, r);
+    known("mem", (char) 0, r);
+    known("mem-bind", (char) 0, r);
+    known("mem-per-cpu", (char) 0, r);
+    known("mem-per-gpu", (char) 0, r);
+    known("mincpus", (char) 0, r);
+    known("network", (char) 0, r);
+    known("nice", (char) 0, o);
+    known("no-kill", 'k', o);
+    known("no-requeue", (char) 0, n);
+    known("nodefile", 'F', r);
+    known("nodelist", 'w', r);
+    known("nodes", 'N', r);
+    known("ntasks", 'n', r);
+    known("ntasks-per-core", (char) 0, r);
+    known("ntasks-per-gpu", (char) 0, r);
+    known("ntasks-per-node", (char) 0, r);
+    known("ntasks-per-socket", (char) 0, r);
+    known("open-mode", (char) 0, r);
+    known("output", 'o', r);
+    known("overcommit", 'O', n);
+    known("oversubscribe", 's', n);
+    known("parsable", (char) 0, n);
+    known("partition", 'p', r);
+    known("power", (char) 0, r);
+    known("prefer", (char) 0, r);
+    known("priority", (char) 0, r);
+    known("profile", (char) 0, r);
+    known("propagate", (char) 0, o);
+    known("qos", 'q', r);
+    known("quiet", 'Q', n);
+    known("reboot", (char) 0, n);
+    known("requeue", (char) 0, n);
+    known("reservation", (char) 0, r);
+    known("signal", (char) 0, r);
+    known("sockets-per-node", (char) 0, r);
+    known("spread-job", (char) 0, n);
+    known("switches", (char) 0, r);
+    known("test-only", (char) 0, n);
+    known("thread-spec", (char) 0, r);
+    known("threads-per-core", (char) 0, r);
+    known("time", 't', r);
+    known("time-min", (char) 0, r);
+    known("tmp", (char) 0, r);
+    known("uid", (char) 0, r);
+    known("usage", (char) 0, n);
+    known("use-min-nodes", (char) 0, n);
+    known("verbose", 'v', n);
+    known("version", 'V', n);
+    known("wait", 'W', n);
+    known("wait-all-nodes", (char) 0, r);
+    known("wckey", (char) 0, r);
+    known("wrap", (char) 0, r);
+    // pyxis, the container plugin the seed's users run
+    known("container-image", (char) 0, r);
+    known("container-mounts", (char) 0, r);
+    known("container-workdir", (char) 0, r);
+    known("container-name", (char) 0, r);
+    known("container-save", (char) 0, r);
+    known("container-mount-home", (char) 0, n);
+    known("no-container-mount-home", (char) 0, n);
+    known("container-remap-root", (char) 0, n);
+    known("no-container-remap-root", (char) 0, n);
+    known("container-entrypoint", (char) 0, n);
+    known("no-container-entrypoint", (char) 0, n);
+    known("container-writable", (char) 0, n);
+    known("container-readonly", (char) 0, n);
+    known("container-env", (char) 0, r);
+  }
+
+  /** What Berth's sbatch honours so far (docs/slurm.md); every other known option is refused. */
+  static final java.util.Set<String> HONOURED =
+      java.util.Set.of(
+          "account",
+          "chdir",
+          "cpus-per-task",
+          "error",
+          "export",
+          "help",
+          "hold",
+          "ignore-pbs",
+          "job-name",
+          "mem",
+          "mem-per-cpu",
+          "nodes",
+          "ntasks",
+          "ntasks-per-node",
+          "output",
+          "parsable",
+          "partition",
+          "quiet",
+          "time",
+          "usage",
+          "version",
+          "wrap");
+
+  private SbatchOptions() {}
+
+  /** The option of this long name. */
+  static Option named(String name) {
+    return LONG.get(name);
+  }
+
+  /**
+   * Reads {@code words} as getopt_long does for sbatch (options first, {@code +}): the options,
+   * then from the first other word on the operands.
+   *
+   * @throws SbatchException an unknown or ambiguous option, or a value missing or not allowed, in
+   *     getopt's words, exit 255
+   */
+  static Parsed parse(List<String> words) throws SbatchException {
+    List<Given> given = new ArrayList<>();
+    int i = 0;
+    while (i < words.size()) {
+      String w = words.get(i);
+      if (w.equals("--")) {
+        i++;
+        break;
+      }
+      if (w.startsWith("--")) {
+        i = longOption(words, i, given);
+      } else if (w.startsWith("-") && w.length() > 1) {
+        i = shortOptions(words, i, given);
+      } else {
+        break;
+      }
+    }
+    return new Parsed(given, List.copyOf(words.subList(i, words.size())));
+  }
+
+  private static int longOption(List<String> words, int i, List<Given> given)
+      throws SbatchException {
+    String w = words.get(i);
+    int eq = w.indexOf('=');
+    String name = eq < 0 ? w.substring(2) : w.substring(2, eq);
+    Option o = LONG.get(name);
+    if (o == null) {
+      List<Option> prefixed =
+          LONG.values().stream().filter(x -> x.name().startsWith(name)).toList();
+      if (prefixed.size() > 1 && !name.isEmpty()) {
+        StringBuilder line =
+            new StringBuilder("sbatch: option '--" + name + "' is ambiguous; possibilities:");
+        prefixed.forEach(x -> line.append(" '--").append(x.name()).append('\''));
+        throw usage(line.toString());
+      }
+      if (prefixed.size() != 1 || name.isEmpty()) {
+        throw usage("sbatch: unrecognized option '" + w + "'");
+      }
+      o = prefixed.get(0);
+    }
+    if (eq >= 0) {
+      if (o.arg() == Arg.NONE) {
+        throw usage("sbatch: option '--" + o.name() + "' doesn't allow an argument");
+      }
+      given.add(new Given(o, w.substring(eq + 1)));
+      return i + 1;
+    }
+    if (o.arg() == Arg.REQUIRED) {
+      if (i + 1 >= words.size()) {
+        throw usage("sbatch: option '--" + o.name() + "' requires an argument");
+      }
+      given.add(new Given(o, words.get(i + 1)));
+      return i + 2;
+    }
+    given.add(new Given(o, ""));
+    return i + 1;
+  }
+
+  private static int shortOptions(List<String> words, int i, List<Given> given)
+      throws SbatchException {
+    String w = words.get(i);
+    for (int at = 1; at < w.length(); at++) {
+      char c = w.charAt(at);
+      Option o = SHORT.get(c);
+      if (o == null) {
+        throw usage("sbatch: invalid option -- '" + c + "'");
+      }
+      if (o.arg() == Arg.NONE || o.arg() == Arg.OPTIONAL && at + 1 == w.length()) {
+        given.add(new Given(o, ""));
+        continue;
+      }
+      if (at + 1 < w.length()) {
+        given.add(new Given(o, w.substring(at + 1)));
+        return i + 1;
+      }
+      if (i + 1 >= words.size()) {
+        throw usage("sbatch: option requires an argument -- '" + c + "'");
+      }
+      given.add(new Given(o, words.get(i + 1)));
+      return i + 2;
+    }
+    return i + 1;
+  }
+
+  /** getopt's complaint and Slurm's hint, exit 255. */
+  private static SbatchException usage(String line) {
+    return new SbatchException(
+        SbatchException.BAD_OPTION, line + "\nTry \"sbatch --help\" for more information");
+  }
+}

@@ -1,0 +1,228 @@
+package dev.berth.tools.qsub;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.berth.client.Invocation;
+import dev.berth.client.testing.FakeServer;
+import dev.berth.proto.Error;
+import dev.berth.proto.Response;
+import dev.berth.proto.SubmitReply;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * sbatch end to end against an in-memory server: what it sends for Slurm's options and directives,
+ * what it prints, and what it refuses, in Slurm's words and exit statuses.
+ */
+class SbatchTest {
+  private static final Response SUBMITTED =
+      Response.newBuilder().setSubmitted(SubmitReply.newBuilder().setJobId("42.head")).build();
+
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final FakeServer server = new FakeServer(r -> SUBMITTED);
+  private SubmitContext ctx;
+  private byte[] stdin = new byte[0];
+
+  @BeforeEach
+  void place() {
+    ctx = new SubmitContext(dir, SubmitPlace.HOST, SubmitPlace.ENV, SubmitPlace.CLOCK);
+  }
+
+  private int sbatch(FakeServer to, String... args) {
+    Invocation inv =
+        new Invocation(
+            "sbatch",
+            List.of(args),
+            ctx.env(),
+            dir,
+            new ByteArrayInputStream(stdin),
+            new PrintStream(out, true, UTF_8),
+            new PrintStream(err, true, UTF_8));
+    return Sbatch.run(inv, ctx, to);
+  }
+
+  private int sbatch(String... args) {
+    return sbatch(server, args);
+  }
+
+  private String script(String text) throws Exception {
+    Files.writeString(dir.resolve("job.sh"), text, UTF_8);
+    return "job.sh";
+  }
+
+  private Map<String, String> sent() {
+    return SubmitPlace.byName(server.requests().get(0).getSubmit().getAttributesList());
+  }
+
+  private Map<String, String> variables() {
+    Map<String, String> v = new HashMap<>();
+    for (String entry :
+        SubmitPlace.variables(server.requests().get(0).getSubmit().getAttributesList())) {
+      int eq = entry.indexOf('=');
+      v.put(entry.substring(0, eq), entry.substring(eq + 1));
+    }
+    return v;
+  }
+
+  private String stderr() {
+    return err.toString(UTF_8);
+  }
+
+  @Test
+  void aScriptWithDirectivesIsSubmittedAsSlurmRunsIt() throws Exception {
+    String file =
+        script(
+            "#!/bin/bash\n"
+                + "#SBATCH -J train --time=1:30\n"
+                + "# a comment between directives\n"
+                + "#SBATCH --output=logs/%x-%j.out -p gpu\n"
+                + "#SBATCH --mem=2G\n"
+                + "srun hostname\n"
+                + "#SBATCH --job-name=too-late\n");
+    assertEquals(0, sbatch(file), stderr());
+    assertEquals("Submitted batch job 42\n", out.toString(UTF_8));
+    Map<String, String> sent = sent();
+    assertEquals("train", sent.get("Job_Name"));
+    assertEquals("120", sent.get("Resource_List.walltime"), "1:30 is two minutes, rounded up");
+    assertEquals("gpu", sent.get("destination"));
+    assertEquals(SubmitPlace.HOST + ":" + dir + "/logs/%x-%j.out", sent.get("Output_Path"));
+    assertEquals(sent.get("Output_Path"), sent.get("Error_Path"));
+    assertEquals("oe", sent.get("Join_Path"));
+    assertEquals("1:ppn=1", sent.get("Resource_List.nodes"));
+    assertEquals("2048mb", sent.get("Resource_List.mem"));
+    assertEquals(dir.toString(), sent.get("init_work_dir"));
+    assertEquals("sbatch", sent.get("submit_style"));
+    Map<String, String> v = variables();
+    assertEquals(dir.toString(), v.get("SLURM_SUBMIT_DIR"));
+    assertEquals(SubmitPlace.HOST, v.get("SLURM_SUBMIT_HOST"));
+    assertEquals("2048", v.get("SLURM_MEM_PER_NODE"));
+    assertEquals("bar", v.get("FOO"), "--export=ALL by default");
+    assertEquals(dir.toString(), v.get("PBS_O_WORKDIR"));
+  }
+
+  @Test
+  void theCommandLineWinsAndTheDefaultsAreSlurms() throws Exception {
+    String file = script("#!/bin/sh\n#SBATCH -J fromscript\ntrue\n");
+    assertEquals(0, sbatch("--job-name=cmd", "--parsable", file), stderr());
+    assertEquals("42\n", out.toString(UTF_8));
+    assertEquals("cmd", sent().get("Job_Name"));
+    assertEquals(SubmitPlace.HOST + ":" + dir + "/slurm-%j.out", sent().get("Output_Path"));
+  }
+
+  @Test
+  void tasksNodesAndCpusBecomeNodeGroupsAsSlurmLaysThemOut() throws Exception {
+    String file = script("#!/bin/sh\ntrue\n");
+    assertEquals(0, sbatch("-N", "2", "-n", "5", "-c", "2", file), stderr());
+    assertEquals("1:ppn=6+1:ppn=4", sent().get("Resource_List.nodes"));
+    assertEquals("5", variables().get("SLURM_NTASKS"));
+    assertEquals("2", variables().get("SLURM_CPUS_PER_TASK"));
+
+    server.requests().clear();
+    assertEquals(0, sbatch("-n", "5", "--ntasks-per-node=2", file), stderr());
+    assertEquals("2:ppn=2+1:ppn=1", sent().get("Resource_List.nodes"));
+  }
+
+  @Test
+  void exportNoneAndAListSendOnlyWhatTheyName() throws Exception {
+    String file = script("#!/bin/sh\ntrue\n");
+    assertEquals(0, sbatch("--export=FOO,X=1", file), stderr());
+    Map<String, String> v = variables();
+    assertEquals("bar", v.get("FOO"));
+    assertEquals("1", v.get("X"));
+    assertFalse(v.containsKey("LIST"));
+    assertEquals("FOO,X=1", v.get("SLURM_EXPORT_ENV"));
+  }
+
+  @Test
+  void wrapMakesTheScript() {
+    assertEquals(0, sbatch("--wrap=hostname -s"), stderr());
+    assertEquals("wrap", sent().get("Job_Name"));
+    assertEquals(
+        "#!/bin/sh\n# This script was created by sbatch --wrap.\n\nhostname -s\n",
+        server.requests().get(0).getSubmit().getScript().toStringUtf8());
+  }
+
+  @Test
+  void whatBerthDoesNotHonourIsRefusedByNameAndNothingIsSent() throws Exception {
+    String file = script("#!/bin/sh\n#SBATCH --array=1-4\ntrue\n");
+    assertEquals(1, sbatch(file));
+    assertEquals(
+        "sbatch: error: --array is not supported by Berth's sbatch yet (docs/slurm.md lists what"
+            + " is)\n",
+        stderr());
+    assertTrue(server.requests().isEmpty());
+
+    err.reset();
+    ctx = new SubmitContext(dir, ctx.host(), Map.of("SBATCH_GRES", "gpu:1"), ctx.clock());
+    assertEquals(1, sbatch(script("#!/bin/sh\ntrue\n")));
+    assertTrue(stderr().contains("SBATCH_GRES is set: --gres is not supported"), stderr());
+    assertTrue(server.requests().isEmpty());
+  }
+
+  @Test
+  void badOptionsAndValuesExit255InSlurmsWords() throws Exception {
+    String file = script("#!/bin/sh\ntrue\n");
+    assertEquals(255, sbatch("--bogus", file));
+    assertEquals(
+        "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n",
+        stderr());
+    err.reset();
+    assertEquals(255, sbatch("-t", "1:2:3:4", file));
+    assertEquals("sbatch: error: Invalid --time specification\n", stderr());
+    err.reset();
+    assertEquals(255, sbatch("--mem=lots", file));
+    assertEquals("sbatch: error: Invalid --mem specification\n", stderr());
+    err.reset();
+    assertEquals(255, sbatch("--mem-per", "1", file));
+    assertTrue(stderr().startsWith("sbatch: option '--mem-per' is ambiguous"), stderr());
+    assertTrue(server.requests().isEmpty());
+  }
+
+  @Test
+  void scriptsSlurmRefusesAreRefused() throws Exception {
+    assertEquals(1, sbatch(script("echo no interpreter line\n")));
+    assertTrue(stderr().contains("This does not look like a batch script."), stderr());
+    err.reset();
+    assertEquals(1, sbatch(script("#!/bin/sh\r\ntrue\r\n")));
+    assertTrue(stderr().contains("DOS line breaks"), stderr());
+    err.reset();
+    assertEquals(1, sbatch("missing.sh"));
+    assertEquals("sbatch: error: Unable to open file missing.sh\n", stderr());
+    err.reset();
+    assertEquals(1, sbatch(script("#!/bin/sh\n#PBS -N torque\n#SBATCH -J slurm\ntrue\n")));
+    assertTrue(stderr().contains("a #PBS directive: Berth's sbatch reads only #SBATCH"), stderr());
+    assertTrue(server.requests().isEmpty());
+    err.reset();
+    assertEquals(0, sbatch("--ignore-pbs", "job.sh"), stderr());
+    assertEquals("slurm", sent().get("Job_Name"));
+  }
+
+  @Test
+  void aServerRefusalIsSlurmsSubmissionFailure() throws Exception {
+    FakeServer refusing =
+        new FakeServer(
+            r ->
+                Response.newBuilder()
+                    .setError(
+                        Error.newBuilder()
+                            .setCode(Error.Code.UNKNOWN_QUEUE)
+                            .setMessage("Unknown queue nosuch"))
+                    .build());
+    assertEquals(1, sbatch(refusing, "-p", "nosuch", script("#!/bin/sh\ntrue\n")));
+    assertEquals("sbatch: error: Batch job submission failed: Unknown queue nosuch\n", stderr());
+  }
+}
