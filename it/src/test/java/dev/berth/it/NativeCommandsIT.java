@@ -175,6 +175,9 @@ class NativeCommandsIT {
     same("qsub", "nonexistent.sh");
     same("qsub", "adir");
     same("qsub", "-W", "depend=afterok:999", "job.sh");
+    assertEquals(255, same("sbatch", "--bogus", "job.sh").exit());
+    assertEquals(1, same("sbatch", "--array=1-2", "job.sh").exit());
+    assertEquals(1, same("sbatch", "nonexistent.sh").exit());
   }
 
   @Test

@@ -106,6 +106,7 @@ class PackageIT {
           "pbs_rsub",
           "pbs_rstat",
           "pbs_rdel",
+          "sbatch",
           "berth",
           "pbsdsh",
           "pbs_tmrsh");
