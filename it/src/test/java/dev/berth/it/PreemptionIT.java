@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.berth.mom.os.JobFiles;
 import dev.berth.mom.os.NodeFacts;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -62,21 +61,14 @@ class PreemptionIT {
   @AfterAll
   static void stop() throws IOException {
     cluster.close();
-    for (Path dir : works.values()) {
-      JobFiles.removeTree(dir);
-    }
+    works.removeAll();
   }
 
   /** Each user's directory for this class's scripts and output, removed after it. */
-  private static final java.util.Map<String, Path> works = new java.util.HashMap<>();
+  private static final WorkDirs works = new WorkDirs("berth-preempt-");
 
   private static Path work(String user) throws IOException {
-    Path dir = works.get(user);
-    if (dir == null) {
-      dir = MultiNodeCluster.workFor(user, "berth-preempt-");
-      works.put(user, dir);
-    }
-    return dir;
+    return works.of(user);
   }
 
   private static void qmgr(String directive) {

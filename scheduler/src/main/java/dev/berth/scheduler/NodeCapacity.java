@@ -30,32 +30,6 @@ public record NodeCapacity(
     freeCpus = List.copyOf(freeCpus);
   }
 
-  /** A node whose mom runs any job (a simulated cluster's, a test's). */
-  public NodeCapacity(
-      String name,
-      Set<String> properties,
-      List<Integer> cpuIds,
-      List<Integer> freeCpus,
-      long physmem,
-      long memFree,
-      int gpus,
-      int gpusFree,
-      boolean usable,
-      boolean idle) {
-    this(
-        name,
-        properties,
-        cpuIds,
-        freeCpus,
-        physmem,
-        memFree,
-        gpus,
-        gpusFree,
-        usable,
-        idle,
-        Hosting.ANY);
-  }
-
   public int np() {
     return cpuIds.size();
   }

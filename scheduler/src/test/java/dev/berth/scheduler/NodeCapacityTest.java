@@ -38,7 +38,8 @@ class NodeCapacityTest {
             2,
             2,
             true,
-            true),
+            true,
+            Hosting.ANY),
         busy.empty());
   }
 
@@ -60,7 +61,7 @@ class NodeCapacityTest {
     Set<String> props = new HashSet<>(Set.of("a"));
     List<Integer> cpus = new ArrayList<>(List.of(0, 1));
     List<Integer> free = new ArrayList<>(List.of(1));
-    NodeCapacity n = new NodeCapacity("n", props, cpus, free, 0, 0, 0, 0, true, false);
+    NodeCapacity n = new NodeCapacity("n", props, cpus, free, 0, 0, 0, 0, true, false, Hosting.ANY);
     props.add("b");
     cpus.add(2);
     free.add(0);

@@ -8,6 +8,7 @@ import dev.berth.scheduler.AdvanceReservation;
 import dev.berth.scheduler.ClusterView;
 import dev.berth.scheduler.DecayedUsage;
 import dev.berth.scheduler.FairShare;
+import dev.berth.scheduler.Hosting;
 import dev.berth.scheduler.NodeCapacity;
 import dev.berth.scheduler.Plan;
 import dev.berth.scheduler.Planner;
@@ -269,7 +270,8 @@ public final class Simulation {
               0,
               0,
               true,
-              f.size() == cpusPerNode));
+              f.size() == cpusPerNode,
+              Hosting.ANY));
     }
     List<Job> eligible = List.copyOf(queued.values());
     return new ClusterView() {
