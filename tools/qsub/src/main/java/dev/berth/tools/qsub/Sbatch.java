@@ -2,6 +2,7 @@ package dev.berth.tools.qsub;
 
 import com.google.protobuf.ByteString;
 import dev.berth.client.Connector;
+import dev.berth.client.GnuOptions;
 import dev.berth.client.Invocation;
 import dev.berth.core.BerthVersion;
 import dev.berth.core.ControlCharacters;
@@ -37,8 +38,8 @@ public final class Sbatch {
 
   static int run(Invocation inv, SubmitContext ctx, Connector connector) {
     try {
-      SbatchOptions.Parsed cmd = SbatchOptions.parse(inv.args());
-      for (SbatchOptions.Given g : cmd.options()) {
+      GnuOptions.Parsed cmd = SbatchOptions.parse(inv.args());
+      for (GnuOptions.Given g : cmd.options()) {
         switch (g.option().name()) {
           case "version" -> {
             inv.out().println("berth " + BerthVersion.NUMBER);
@@ -84,14 +85,14 @@ public final class Sbatch {
           + "Berth's sbatch: `sbatch --help` and docs/slurm.md say which options it honours.";
 
   /** The script to send, its default job name, and its directives' options. */
-  private record Prepared(byte[] script, String name, List<SbatchOptions.Given> directives) {}
+  private record Prepared(byte[] script, String name, List<GnuOptions.Given> directives) {}
 
-  private static Prepared prepare(Invocation inv, SubmitContext ctx, SbatchOptions.Parsed cmd)
+  private static Prepared prepare(Invocation inv, SubmitContext ctx, GnuOptions.Parsed cmd)
       throws SbatchException {
     Optional<String> wrap =
         cmd.options().stream()
             .filter(g -> g.option().name().equals("wrap"))
-            .map(SbatchOptions.Given::value)
+            .map(GnuOptions.Given::value)
             .reduce((first, last) -> last);
     byte[] script;
     String name;
@@ -130,7 +131,7 @@ public final class Sbatch {
             || cmd.options().stream().anyMatch(g -> g.option().name().equals("ignore-pbs"))
             || SbatchOptions.parse(SbatchScript.directives(script, shown, true)).options().stream()
                 .anyMatch(g -> g.option().name().equals("ignore-pbs"));
-    SbatchOptions.Parsed directives =
+    GnuOptions.Parsed directives =
         SbatchOptions.parse(SbatchScript.directives(script, shown, ignorePbs));
     if (!directives.operands().isEmpty()) {
       throw SbatchException.badOption(

@@ -15,6 +15,7 @@ import static dev.berth.core.AttributeNames.SUBMIT_HOST;
 import static dev.berth.core.AttributeNames.SUBMIT_STYLE;
 import static dev.berth.core.AttributeNames.VARIABLE_LIST;
 
+import dev.berth.client.GnuOptions;
 import dev.berth.core.VariableNames;
 import dev.berth.proto.Attribute;
 import java.util.ArrayList;
@@ -59,8 +60,8 @@ final class SbatchJob {
 
   /** Where sbatch runs, and what it read. */
   record Input(
-      List<SbatchOptions.Given> directives,
-      List<SbatchOptions.Given> commandLine,
+      List<GnuOptions.Given> directives,
+      List<GnuOptions.Given> commandLine,
       SubmitContext ctx,
       String defaultName,
       List<String> args) {}
@@ -68,19 +69,19 @@ final class SbatchJob {
   /** The merged options: each option's last value. */
   static Map<String, String> merged(Input in) throws SbatchException {
     Map<String, String> values = new LinkedHashMap<>();
-    for (SbatchOptions.Given g : in.directives()) {
+    for (GnuOptions.Given g : in.directives()) {
       values.put(honoured(g.option().name(), "--"), g.value());
     }
     for (Map.Entry<String, String> v : new java.util.TreeMap<>(in.ctx().env()).entrySet()) {
       String option = INPUT_VARIABLES.get(v.getKey());
       if (option != null) {
-        SbatchOptions.Option o = SbatchOptions.named(option);
+        GnuOptions.Option o = SbatchOptions.named(option);
         values.put(
             honoured(option, v.getKey() + " is set: --"),
-            o.arg() == SbatchOptions.Arg.NONE ? "" : v.getValue());
+            o.arg() == GnuOptions.Arg.NONE ? "" : v.getValue());
       }
     }
-    for (SbatchOptions.Given g : in.commandLine()) {
+    for (GnuOptions.Given g : in.commandLine()) {
       values.put(honoured(g.option().name(), "--"), g.value());
     }
     return values;

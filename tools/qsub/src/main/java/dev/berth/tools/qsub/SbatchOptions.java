@@ -1,51 +1,26 @@
 package dev.berth.tools.qsub;
 
+import dev.berth.client.GnuOptions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
- * sbatch's options as Slurm 22.05 knows them (pyxis's container options among them), and the
- * command line and {@code #SBATCH} words read as its getopt_long reads them: long options by their
- * name or an unambiguous prefix of it ({@code --opt=value} or {@code --opt value} where a value is
- * required, only {@code --opt=value} where it is optional), short ones alone or run together
- * ({@code -Hn2}), and the first word that is no option ends them (the script, then its arguments).
- * Options Berth does not honour yet are known by name, so that they are refused as such ({@link
- * #HONOURED}) rather than taken for typing errors.
+ * sbatch's options as Slurm 22.05 knows them (pyxis's container options among them), read as its
+ * getopt_long reads them ({@link GnuOptions}: the first word that is no option is the script, then
+ * its arguments). Options Berth does not honour yet are known by name, so that they are refused as
+ * such ({@link #HONOURED}) rather than taken for typing errors.
  */
 final class SbatchOptions {
-  /** Whether an option takes a value. */
-  enum Arg {
-    NONE,
-    REQUIRED,
-    OPTIONAL
-  }
+  private static final List<GnuOptions.Option> KNOWN = new ArrayList<>();
 
-  /** One option: its long name, its letter (0: none), its value. */
-  record Option(String name, char letter, Arg arg) {}
-
-  /** An option as given, with its value ("" when it takes none). */
-  record Given(Option option, String value) {}
-
-  /** The options in order, and the words after them (the script and its arguments). */
-  record Parsed(List<Given> options, List<String> operands) {}
-
-  private static final Map<String, Option> LONG = new TreeMap<>();
-  private static final Map<Character, Option> SHORT = new java.util.HashMap<>();
-
-  private static void known(String name, char letter, Arg arg) {
-    Option o = new Option(name, letter, arg);
-    LONG.put(name, o);
-    if (letter != 0) {
-      SHORT.put(letter, o);
-    }
+  private static void known(String name, char letter, GnuOptions.Arg arg) {
+    KNOWN.add(new GnuOptions.Option(name, letter, arg));
   }
 
   static {
-    Arg r = Arg.REQUIRED;
-    Arg n = Arg.NONE;
-    Arg o = Arg.OPTIONAL;
+    GnuOptions.Arg r = GnuOptions.Arg.REQUIRED;
+    GnuOptions.Arg n = GnuOptions.Arg.NONE;
+    GnuOptions.Arg o = GnuOptions.Arg.OPTIONAL;
     known("account", 'A', r);
     known("acctg-freq", (char) 0, r);
     known("array", 'a', r);
@@ -191,11 +166,13 @@ final class SbatchOptions {
           "version",
           "wrap");
 
+  private static final GnuOptions OPTIONS = new GnuOptions("sbatch", KNOWN);
+
   private SbatchOptions() {}
 
   /** The option of this long name. */
-  static Option named(String name) {
-    return LONG.get(name);
+  static GnuOptions.Option named(String name) {
+    return OPTIONS.named(name);
   }
 
   /**
@@ -205,93 +182,11 @@ final class SbatchOptions {
    * @throws SbatchException an unknown or ambiguous option, or a value missing or not allowed, in
    *     getopt's words, exit 255
    */
-  static Parsed parse(List<String> words) throws SbatchException {
-    List<Given> given = new ArrayList<>();
-    int i = 0;
-    while (i < words.size()) {
-      String w = words.get(i);
-      if (w.equals("--")) {
-        i++;
-        break;
-      }
-      if (w.startsWith("--")) {
-        i = longOption(words, i, given);
-      } else if (w.startsWith("-") && w.length() > 1) {
-        i = shortOptions(words, i, given);
-      } else {
-        break;
-      }
+  static GnuOptions.Parsed parse(List<String> words) throws SbatchException {
+    try {
+      return OPTIONS.parse(words);
+    } catch (GnuOptions.UsageException e) {
+      throw new SbatchException(SbatchException.BAD_OPTION, e.getMessage());
     }
-    return new Parsed(given, List.copyOf(words.subList(i, words.size())));
-  }
-
-  private static int longOption(List<String> words, int i, List<Given> given)
-      throws SbatchException {
-    String w = words.get(i);
-    int eq = w.indexOf('=');
-    String name = eq < 0 ? w.substring(2) : w.substring(2, eq);
-    Option o = LONG.get(name);
-    if (o == null) {
-      List<Option> prefixed =
-          LONG.values().stream().filter(x -> x.name().startsWith(name)).toList();
-      if (prefixed.size() > 1 && !name.isEmpty()) {
-        StringBuilder line =
-            new StringBuilder("sbatch: option '--" + name + "' is ambiguous; possibilities:");
-        prefixed.forEach(x -> line.append(" '--").append(x.name()).append('\''));
-        throw usage(line.toString());
-      }
-      if (prefixed.size() != 1 || name.isEmpty()) {
-        throw usage("sbatch: unrecognized option '" + w + "'");
-      }
-      o = prefixed.get(0);
-    }
-    if (eq >= 0) {
-      if (o.arg() == Arg.NONE) {
-        throw usage("sbatch: option '--" + o.name() + "' doesn't allow an argument");
-      }
-      given.add(new Given(o, w.substring(eq + 1)));
-      return i + 1;
-    }
-    if (o.arg() == Arg.REQUIRED) {
-      if (i + 1 >= words.size()) {
-        throw usage("sbatch: option '--" + o.name() + "' requires an argument");
-      }
-      given.add(new Given(o, words.get(i + 1)));
-      return i + 2;
-    }
-    given.add(new Given(o, ""));
-    return i + 1;
-  }
-
-  private static int shortOptions(List<String> words, int i, List<Given> given)
-      throws SbatchException {
-    String w = words.get(i);
-    for (int at = 1; at < w.length(); at++) {
-      char c = w.charAt(at);
-      Option o = SHORT.get(c);
-      if (o == null) {
-        throw usage("sbatch: invalid option -- '" + c + "'");
-      }
-      if (o.arg() == Arg.NONE || o.arg() == Arg.OPTIONAL && at + 1 == w.length()) {
-        given.add(new Given(o, ""));
-        continue;
-      }
-      if (at + 1 < w.length()) {
-        given.add(new Given(o, w.substring(at + 1)));
-        return i + 1;
-      }
-      if (i + 1 >= words.size()) {
-        throw usage("sbatch: option requires an argument -- '" + c + "'");
-      }
-      given.add(new Given(o, words.get(i + 1)));
-      return i + 2;
-    }
-    return i + 1;
-  }
-
-  /** getopt's complaint and Slurm's hint, exit 255. */
-  private static SbatchException usage(String line) {
-    return new SbatchException(
-        SbatchException.BAD_OPTION, line + "\nTry \"sbatch --help\" for more information");
   }
 }
