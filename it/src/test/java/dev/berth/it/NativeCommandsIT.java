@@ -146,6 +146,7 @@ class NativeCommandsIT {
     same("pbs_rstat");
     same("pbs_rstat", "-f");
     same("pbs_rstat", "-B");
+    same("squeue", "-t", "all", "-o", "%i %j %u %t %P %D %R");
     String selected = same("qselect", "-h", "u", "-u", ALICE).out();
     assertTrue(("\n" + selected).contains("\n" + held + "\n"), selected);
     same("qselect", "-s", ".ne.C", "-l", "walltime.ge.00:00:01");
@@ -178,6 +179,8 @@ class NativeCommandsIT {
     assertEquals(255, same("sbatch", "--bogus", "job.sh").exit());
     assertEquals(1, same("sbatch", "--array=1-2", "job.sh").exit());
     assertEquals(1, same("sbatch", "nonexistent.sh").exit());
+    assertEquals(1, same("squeue", "--sort=i").exit());
+    assertEquals(1, same("squeue", "-o", "%q").exit());
   }
 
   @Test

@@ -107,6 +107,7 @@ class PackageIT {
           "pbs_rstat",
           "pbs_rdel",
           "sbatch",
+          "squeue",
           "berth",
           "pbsdsh",
           "pbs_tmrsh");

@@ -115,6 +115,31 @@ class SbatchIT {
     assertEquals("openmpi 2\nmpich 2\n", out);
   }
 
+  /** squeue lists sbatch's and qsub's jobs alike, with Slurm's states and reasons. */
+  @Test
+  void squeueShowsEveryJobTheSlurmWay() throws IOException {
+    script("held.sh", "#!/bin/sh\n#SBATCH -J slurmheld\ntrue\n");
+    script("held.pbs", "#PBS -N pbsheld\ntrue\n");
+    TestCluster.Result sb = cluster.runAs(ALICE, work, "sbatch", "--parsable", "-H", "held.sh");
+    assertEquals(0, sb.exit(), sb.toString());
+    TestCluster.Result qs = cluster.runAs(ALICE, work, "qsub", "-h", "held.pbs");
+    assertEquals(0, qs.exit(), qs.toString());
+    String slurm = sb.out().trim();
+    String pbs = qs.out().trim().replaceAll("\\..*", "");
+    TestCluster.Result listed =
+        cluster.runAs(ALICE, work, "squeue", "--me", "-h", "-t", "PD", "-o", "%i %j %t %R");
+    assertEquals(0, listed.exit(), listed.toString());
+    assertEquals(
+        slurm + " slurmheld PD (JobHeldUser)\n" + pbs + " pbsheld PD (JobHeldUser)\n",
+        listed.out());
+    TestCluster.Result header = cluster.runAs(ALICE, work, "squeue", "-j", slurm);
+    assertTrue(
+        header.out().startsWith(
+            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"),
+        header.out());
+    cluster.cli("qdel", slurm, pbs);
+  }
+
   @Test
   void whatBerthDoesNotHonourIsRefusedAndNothingIsSubmitted() throws IOException {
     script("array.sh", "#!/bin/sh\n#SBATCH --array=1-3\ntrue\n");

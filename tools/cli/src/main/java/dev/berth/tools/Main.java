@@ -27,6 +27,7 @@ import dev.berth.tools.qsub.Sbatch;
 import dev.berth.tools.resv.PbsRdel;
 import dev.berth.tools.resv.PbsRstat;
 import dev.berth.tools.resv.PbsRsub;
+import dev.berth.tools.squeue.Squeue;
 import dev.berth.tools.tracejob.Tracejob;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -50,7 +51,7 @@ public final class Main {
    * pbsnodes print it on standard error, qsub and qalter beside {@code --about}).
    */
   private static final Set<String> OWN_VERSION =
-      Set.of("qstat", "pbsnodes", "qsub", "qalter", "sbatch");
+      Set.of("qstat", "pbsnodes", "qsub", "qalter", "sbatch", "squeue");
 
   private static final Map<String, Command> COMMANDS =
       helped(
@@ -75,7 +76,8 @@ public final class Main {
           entry("pbs_rsub", PbsRsub::run),
           entry("pbs_rstat", PbsRstat::run),
           entry("pbs_rdel", PbsRdel::run),
-          entry("sbatch", Sbatch::run));
+          entry("sbatch", Sbatch::run),
+          entry("squeue", Squeue::run));
 
   /**
    * Each command, answering {@code --help} with its part of the documentation (CommandHelp), and

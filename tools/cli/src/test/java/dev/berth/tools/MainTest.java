@@ -35,6 +35,7 @@ class MainTest {
             "qsub",
             "qalter",
             "sbatch",
+            "squeue",
             "pbsfs",
             "pbs_rsub",
             "pbs_rstat",

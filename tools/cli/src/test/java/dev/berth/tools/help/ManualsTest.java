@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -121,7 +122,7 @@ class ManualsTest {
               new PrintStream(out, true, StandardCharsets.UTF_8));
       assertEquals(0, Main.commands().get(command).run(invocation), command + ": " + out);
       // Torque's commands print Torque's form; Slurm's theirs ("slurm 22.05.9"), with Berth's name
-      String form = command.equals("sbatch") ? "berth " : "Version: ";
+      String form = Set.of("sbatch", "squeue").contains(command) ? "berth " : "Version: ";
       assertEquals(
           form + BerthVersion.NUMBER + "\n", out.toString(StandardCharsets.UTF_8), command);
     }

@@ -1,0 +1,201 @@
+package dev.berth.tools.squeue;
+
+import dev.berth.core.slurm.HostList;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.NodeGroup;
+import dev.berth.proto.ResourceRequest;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Berth job as Slurm's commands show a job: its id ({@code 12}, an array task {@code 12_3}), its
+ * state (PENDING, RUNNING, SUSPENDED, COMPLETING, COMPLETED, FAILED, CANCELLED, TIMEOUT,
+ * NODE_FAIL), why it waits, its times and where it runs.
+ *
+ * @param now the time of the listing, epoch seconds
+ * @param tasks the indexes of an array's pending tasks this line stands for ({@code 1-3,5}), or
+ *     null for the job alone
+ */
+record SlurmJob(Job job, long now, String tasks) {
+  SlurmJob(Job job, long now) {
+    this(job, now, null);
+  }
+
+  /** The same job standing for its array's pending tasks {@code tasks}. */
+  SlurmJob forTasks(String tasks) {
+    return new SlurmJob(job, now, tasks);
+  }
+
+  /** Slurm's states, in the order of its state numbers (squeue sorts by them). */
+  enum State {
+    PENDING("PD"),
+    RUNNING("R"),
+    SUSPENDED("S"),
+    COMPLETED("CD"),
+    CANCELLED("CA"),
+    FAILED("F"),
+    TIMEOUT("TO"),
+    NODE_FAIL("NF"),
+    COMPLETING("CG");
+
+    final String compact;
+
+    State(String compact) {
+      this.compact = compact;
+    }
+
+    /** A state as {@code -t} names it, long or compact, in any case; null if none. */
+    static State named(String name) {
+      for (State s : values()) {
+        if (s.name().equalsIgnoreCase(name) || s.compact.equalsIgnoreCase(name)) {
+          return s;
+        }
+      }
+      return null;
+    }
+  }
+
+  State state() {
+    return switch (job.getState()) {
+      case QUEUED, HELD, WAITING -> State.PENDING;
+      case RUNNING -> job.getSuspendedAt() > 0 ? State.SUSPENDED : State.RUNNING;
+      case EXITING -> State.COMPLETING;
+      case COMPLETED -> ended();
+      default -> State.PENDING;
+    };
+  }
+
+  private State ended() {
+    String reason = job.getExitReason();
+    if (reason.contains("walltime")) {
+      return State.TIMEOUT;
+    }
+    if (reason.contains("delet") || reason.startsWith("purged")) {
+      return State.CANCELLED;
+    }
+    if (reason.contains("went down") || reason.startsWith("job lost")) {
+      return State.NODE_FAIL;
+    }
+    return job.getExitStatus() == 0 ? State.COMPLETED : State.FAILED;
+  }
+
+  boolean arrayTask() {
+    return !job.getArrayParent().isEmpty();
+  }
+
+  /** {@code %i}: the number, an array task's as {@code NUMBER_INDEX}. */
+  String id() {
+    if (tasks != null) {
+      return job.getNumber() + "_[" + tasks + "]";
+    }
+    return arrayTask()
+        ? job.getNumber() + "_" + job.getArrayIndex()
+        : Long.toString(job.getNumber());
+  }
+
+  /**
+   * Why a pending job waits, in Slurm's words: held by its owner (JobHeldUser) or an operator
+   * (JobHeldAdmin), waiting for its dependencies (Dependency) or its begin time (BeginTime), for
+   * room (Resources), or behind other jobs (Priority); None where the scheduler has not looked at
+   * it yet; for other states None.
+   */
+  String reason() {
+    if (state() != State.PENDING) {
+      return state() == State.FAILED ? "NonZeroExitCode" : "None";
+    }
+    if (job.getState() == JobState.HELD) {
+      if (job.getHolds().getUser()) {
+        return "JobHeldUser";
+      }
+      if (job.getHolds().getSystem() && job.getDependenciesCount() > 0) {
+        return "Dependency";
+      }
+      return "JobHeldAdmin";
+    }
+    if (job.getState() == JobState.WAITING) {
+      return "BeginTime";
+    }
+    String comment = job.getComment();
+    if (comment.isEmpty()) {
+      return "None";
+    }
+    return comment.contains("not enough free") || comment.contains("start is reserved")
+        ? "Resources"
+        : "Priority";
+  }
+
+  /** The nodes it runs on, each with its CPUs, in exec_host order. */
+  private Map<String, Integer> allocated() {
+    Map<String, Integer> cpus = new LinkedHashMap<>();
+    for (NodeAllocation a : job.getExecNodesList()) {
+      cpus.merge(a.getNode(), a.getCpusCount(), Integer::sum);
+    }
+    return cpus;
+  }
+
+  /** {@code %N}: the nodes it runs on, as Slurm's host list. */
+  String nodeList() {
+    return HostList.compress(List.copyOf(allocated().keySet()));
+  }
+
+  /** {@code %D}: its nodes, or those it asks for while pending. */
+  int nodes() {
+    if (!job.getExecNodesList().isEmpty()) {
+      return allocated().size();
+    }
+    ResourceRequest r = job.getResources();
+    return r.getNodeGroupsCount() == 0
+        ? 1
+        : r.getNodeGroupsList().stream().mapToInt(NodeGroup::getCount).sum();
+  }
+
+  /** {@code %C}: its CPUs, or those it asks for while pending. */
+  int cpus() {
+    if (!job.getExecNodesList().isEmpty()) {
+      return allocated().values().stream().mapToInt(Integer::intValue).sum();
+    }
+    ResourceRequest r = job.getResources();
+    if (r.getNodeGroupsCount() == 0) {
+      return Math.max(1, Math.max(r.getNcpus(), r.getProcs()));
+    }
+    return r.getNodeGroupsList().stream().mapToInt(g -> g.getCount() * g.getPpn()).sum();
+  }
+
+  /** Seconds it has run, its suspensions not counted (Slurm's job_time_used). */
+  long timeUsed() {
+    if (job.getStartTime() == 0 || state() == State.PENDING) {
+      return 0;
+    }
+    long end = job.getCompTime() > 0 ? job.getCompTime() : now;
+    if (job.getSuspendedAt() > 0) {
+      end = job.getSuspendedAt();
+    }
+    return Math.max(0, end - job.getStartTime() - job.getSuspendedSeconds());
+  }
+
+  /** Its time limit in seconds; 0 for none. */
+  long timeLimit() {
+    return job.getResources().getWalltime();
+  }
+
+  /** Slurm's {@code _print_secs}: M:SS, H:MM:SS or D-HH:MM:SS. */
+  static String secs(long time) {
+    if (time < 0 || time > 365L * 86_400) {
+      return "INVALID";
+    }
+    long s = time % 60;
+    long m = time / 60 % 60;
+    long h = time / 3600 % 24;
+    long d = time / 86_400;
+    if (d > 0) {
+      return String.format(java.util.Locale.ROOT, "%d-%02d:%02d:%02d", d, h, m, s);
+    }
+    if (h > 0) {
+      return String.format(java.util.Locale.ROOT, "%d:%02d:%02d", h, m, s);
+    }
+    return String.format(java.util.Locale.ROOT, "%d:%02d", m, s);
+  }
+}

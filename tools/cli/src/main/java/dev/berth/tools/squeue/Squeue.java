@@ -1,0 +1,292 @@
+package dev.berth.tools.squeue;
+
+import dev.berth.client.GnuOptions;
+import dev.berth.client.GnuOptions.Arg;
+import dev.berth.client.GnuOptions.Option;
+import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
+import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.BerthVersion;
+import dev.berth.core.ControlCharacters;
+import dev.berth.proto.Job;
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
+import dev.berth.proto.StatJobs;
+import dev.berth.tools.cli.CliContext;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * {@code squeue}: the jobs Slurm's squeue would list, from the same server as qstat (every job the
+ * caller may see, qsub's and sbatch's): pending, running, suspended and completing ones unless
+ * {@code -t} asks for others, sorted as Slurm sorts them (partition, state, priority), in Slurm
+ * 22.05's default, {@code -l} or {@code --start} layout or a {@code -o} format. Pending tasks of
+ * one array share a line ({@code 12_[1-3]}) unless {@code -r}. Options Berth does not honour yet
+ * are refused by name. Exit status 0, or 1 for a bad option or when the server cannot be reached.
+ */
+public final class Squeue {
+  private static final List<Option> OPTIONS =
+      List.of(
+          new Option("account", 'A', Arg.REQUIRED),
+          new Option("all", 'a', Arg.NONE),
+          new Option("array", 'r', Arg.NONE),
+          new Option("array-unique", (char) 0, Arg.NONE),
+          new Option("clusters", 'M', Arg.REQUIRED),
+          new Option("federation", (char) 0, Arg.NONE),
+          new Option("format", 'o', Arg.REQUIRED),
+          new Option("Format", 'O', Arg.REQUIRED),
+          new Option("help", (char) 0, Arg.NONE),
+          new Option("hide", (char) 0, Arg.NONE),
+          new Option("iterate", 'i', Arg.REQUIRED),
+          new Option("jobs", 'j', Arg.REQUIRED), // Slurm takes the next word too
+          new Option("json", (char) 0, Arg.NONE),
+          new Option("licenses", 'L', Arg.REQUIRED),
+          new Option("local", (char) 0, Arg.NONE),
+          new Option("long", 'l', Arg.NONE),
+          new Option("me", (char) 0, Arg.NONE),
+          new Option("name", 'n', Arg.REQUIRED),
+          new Option("noconvert", (char) 0, Arg.NONE),
+          new Option("noheader", 'h', Arg.NONE),
+          new Option("nodelist", 'w', Arg.REQUIRED),
+          new Option("partition", 'p', Arg.REQUIRED),
+          new Option("priority", 'P', Arg.NONE),
+          new Option("qos", 'q', Arg.REQUIRED),
+          new Option("reservation", 'R', Arg.REQUIRED),
+          new Option("sibling", (char) 0, Arg.NONE),
+          new Option("sort", 'S', Arg.REQUIRED),
+          new Option("start", (char) 0, Arg.NONE),
+          new Option("states", 't', Arg.REQUIRED),
+          new Option("steps", 's', Arg.OPTIONAL),
+          new Option("usage", (char) 0, Arg.NONE),
+          new Option("user", 'u', Arg.REQUIRED),
+          new Option("verbose", 'v', Arg.NONE),
+          new Option("version", 'V', Arg.NONE),
+          new Option("yaml", (char) 0, Arg.NONE));
+
+  /** What Berth's squeue honours so far (docs/slurm.md); the other options are refused. */
+  private static final Set<String> HONOURED =
+      Set.of(
+          "account",
+          "all",
+          "array",
+          "format",
+          "help",
+          "jobs",
+          "long",
+          "me",
+          "name",
+          "noheader",
+          "partition",
+          "start",
+          "states",
+          "usage",
+          "user",
+          "version");
+
+  /** squeue's states when -t names none: those of jobs not yet ended. */
+  private static final Set<SlurmJob.State> UNENDED =
+      EnumSet.of(
+          SlurmJob.State.PENDING,
+          SlurmJob.State.RUNNING,
+          SlurmJob.State.SUSPENDED,
+          SlurmJob.State.COMPLETING);
+
+  static final String USAGE =
+      "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
+          + "              [-n name] [-o format] [-p partitions] [--qos qos]\n"
+          + "              [--reservation reservation] [--sort fields] [--start]\n"
+          + "              [--step step_id] [-t states] [-u user_name] [--usage]\n"
+          + "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
+          + "              [-ahjlrsv]";
+
+  private Squeue() {}
+
+  public static int run(Invocation inv) {
+    return run(inv, CliContext.DEFAULT);
+  }
+
+  public static int run(Invocation inv, CliContext context) {
+    Map<String, String> given = new LinkedHashMap<>();
+    try {
+      GnuOptions.Parsed parsed = new GnuOptions("squeue", OPTIONS).parse(inv.args());
+      if (!parsed.operands().isEmpty()) {
+        inv.err().println("squeue: error: Unrecognized option: " + parsed.operands().get(0));
+        inv.err().println(USAGE);
+        return 1;
+      }
+      for (GnuOptions.Given g : parsed.options()) {
+        if (!HONOURED.contains(g.option().name())) {
+          inv.err()
+              .println(
+                  "squeue: error: --"
+                      + g.option().name()
+                      + " is not supported by Berth's squeue yet (docs/slurm.md lists what is)");
+          return 1;
+        }
+        given.put(g.option().name(), g.value());
+      }
+    } catch (GnuOptions.UsageException e) {
+      inv.err().println(e.getMessage());
+      return 1;
+    }
+    if (given.containsKey("version")) {
+      inv.out().println("berth " + BerthVersion.NUMBER);
+      return 0;
+    }
+    if (given.containsKey("usage") || given.containsKey("help")) {
+      inv.out().println(USAGE);
+      return 0;
+    }
+    ZoneId zone = inv.zone();
+    SqueueFormat format;
+    Set<SlurmJob.State> states;
+    try {
+      String layout =
+          given.containsKey("format")
+              ? given.get("format")
+              : given.containsKey("start")
+                  ? SqueueFormat.START
+                  : given.containsKey("long") ? SqueueFormat.LONG : SqueueFormat.DEFAULT;
+      format = SqueueFormat.parse(layout, SqueueFormat.fields(zone));
+      states = states(given.get("states"), given.containsKey("start"));
+    } catch (IllegalArgumentException e) {
+      inv.err().println("squeue: error: " + e.getMessage());
+      return 1;
+    }
+    List<Job> jobs;
+    try (ServerConnection server = context.connector().connect(inv)) {
+      Response r =
+          server.call(
+              Request.newBuilder()
+                  .setStatJobs(StatJobs.newBuilder().setIncludeSubjobs(true).setBrief(true)));
+      if (r.hasError()) {
+        inv.err().println("squeue: error: " + ControlCharacters.escape(r.getError().getMessage()));
+        return 1;
+      }
+      jobs = r.getJobs().getJobsList();
+    } catch (ServerUnavailableException e) {
+      inv.err().println("squeue: error: " + e.getMessage());
+      return 1;
+    }
+    long now = context.nowSeconds();
+    List<SlurmJob> shown = new ArrayList<>();
+    Set<String> users = list(given.get("user"));
+    if (given.containsKey("me")) {
+      users = Set.of(inv.env().getOrDefault("USER", inv.env().getOrDefault("LOGNAME", "")));
+    }
+    Set<String> ids = list(given.get("jobs"));
+    Set<String> partitions = list(given.get("partition"));
+    Set<String> names = list(given.get("name"));
+    Set<String> accounts = list(given.get("account"));
+    for (Job job : jobs) {
+      if (!job.getArrayRequest().isEmpty() && job.getArrayParent().isEmpty()) {
+        continue; // an array's parent: its tasks are listed
+      }
+      SlurmJob j = new SlurmJob(job, now);
+      if (!states.contains(j.state())
+          || !users.isEmpty() && !users.contains(job.getEuser())
+          || !ids.isEmpty()
+              && !ids.contains(j.id())
+              && !ids.contains(Long.toString(job.getNumber()))
+          || !partitions.isEmpty() && !partitions.contains(job.getQueue())
+          || !names.isEmpty() && !names.contains(job.getName())
+          || !accounts.isEmpty() && !accounts.contains(job.getAccount())) {
+        continue;
+      }
+      shown.add(j);
+    }
+    shown.sort(
+        Comparator.comparing((SlurmJob j) -> j.job().getQueue())
+            .thenComparing(SlurmJob::state)
+            .thenComparing(j -> -j.job().getSchedPriority().getTotal())
+            .thenComparingLong(j -> j.job().getNumber())
+            .thenComparingInt(j -> j.job().getArrayIndex()));
+    if (given.containsKey("start")) {
+      shown.sort(Comparator.comparingLong(j -> j.job().getEstimatedStartTime()));
+    }
+    if (given.containsKey("long")) {
+      inv.out()
+          .println(
+              DateTimeFormatter.ofPattern("EEE MMM dd HH:mm:ss uuuu", Locale.ROOT)
+                  .format(java.time.Instant.ofEpochSecond(now).atZone(zone)));
+    }
+    if (!given.containsKey("noheader")) {
+      inv.out().println(format.header());
+    }
+    for (String line : rows(shown, format, given.containsKey("array"))) {
+      inv.out().println(line);
+    }
+    return 0;
+  }
+
+  /**
+   * The lines: a job each, but the pending tasks of one array on one line, {@code 12_[1-3,5]}, at
+   * the first one's place ({@code -r}: a task each).
+   */
+  private static List<String> rows(List<SlurmJob> jobs, SqueueFormat format, boolean eachTask) {
+    Map<Long, List<SlurmJob>> pendingTasks = new HashMap<>();
+    for (SlurmJob j : jobs) {
+      if (!eachTask && j.arrayTask() && j.state() == SlurmJob.State.PENDING) {
+        pendingTasks.computeIfAbsent(j.job().getNumber(), n -> new ArrayList<>()).add(j);
+      }
+    }
+    List<String> lines = new ArrayList<>();
+    Set<Long> done = new HashSet<>();
+    for (SlurmJob j : jobs) {
+      List<SlurmJob> tasks = pendingTasks.get(j.job().getNumber());
+      if (tasks == null || !tasks.contains(j)) {
+        lines.add(format.row(j));
+      } else if (done.add(j.job().getNumber())) {
+        lines.add(format.row(j.forTasks(indexes(tasks))));
+      }
+    }
+    return lines;
+  }
+
+  private static String indexes(List<SlurmJob> tasks) {
+    TreeSet<Integer> sorted = new TreeSet<>();
+    tasks.forEach(t -> sorted.add(t.job().getArrayIndex()));
+    return dev.berth.core.CpuRanges.format(List.copyOf(sorted));
+  }
+
+  /** {@code -t}: the states named (long or compact, any case; {@code all}); else the unended. */
+  private static Set<SlurmJob.State> states(String list, boolean start) {
+    if (start && list == null) {
+      return EnumSet.of(SlurmJob.State.PENDING);
+    }
+    if (list == null) {
+      return UNENDED;
+    }
+    Set<SlurmJob.State> states = EnumSet.noneOf(SlurmJob.State.class);
+    for (String name : list.split(",")) {
+      if (name.equalsIgnoreCase("all")) {
+        return EnumSet.allOf(SlurmJob.State.class);
+      }
+      SlurmJob.State s = SlurmJob.State.named(name.strip());
+      if (s == null) {
+        throw new IllegalArgumentException("Invalid job state specified: " + name);
+      }
+      states.add(s);
+    }
+    return states;
+  }
+
+  private static Set<String> list(String value) {
+    if (value == null || value.isEmpty()) {
+      return Set.of();
+    }
+    return new HashSet<>(Arrays.asList(value.split(",")));
+  }
+}

@@ -1,0 +1,122 @@
+package dev.berth.tools.squeue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.berth.client.testing.FakeServer;
+import dev.berth.proto.Holds;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobList;
+import dev.berth.proto.JobState;
+import dev.berth.proto.NodeAllocation;
+import dev.berth.proto.NodeGroup;
+import dev.berth.proto.ResourceRequest;
+import dev.berth.proto.Response;
+import dev.berth.tools.testing.FakeCli;
+import dev.berth.tools.testing.Run;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** squeue over qsub's and sbatch's jobs, in Slurm 22.05's layouts and words. */
+class SqueueTest {
+  private static final long NOW = FakeCli.NOW;
+
+  private static Job.Builder job(long number, String name, String user, JobState state) {
+    return Job.newBuilder()
+        .setId(number + ".srv")
+        .setNumber(number)
+        .setName(name)
+        .setEuser(user)
+        .setQueue("batch")
+        .setState(state)
+        .setResources(
+            ResourceRequest.newBuilder()
+                .addNodeGroups(NodeGroup.newBuilder().setCount(1).setPpn(2)));
+  }
+
+  private static NodeAllocation on(String node, Integer... cpus) {
+    return NodeAllocation.newBuilder().setNode(node).addAllCpus(List.of(cpus)).build();
+  }
+
+  private static final List<Job> JOBS =
+      List.of(
+          job(12, "envdemo", "alice", JobState.RUNNING)
+              .setStartTime(NOW - 65)
+              .addExecNodes(on("n01", 0, 1))
+              .build(),
+          job(13, "train", "alice", JobState.QUEUED)
+              .setComment("not enough free resources")
+              .setResources(
+                  ResourceRequest.newBuilder()
+                      .addNodeGroups(NodeGroup.newBuilder().setCount(2).setPpn(4))
+                      .setWalltime(3600))
+              .build(),
+          job(14, "held", "bob", JobState.HELD).setHolds(Holds.newBuilder().setUser(true)).build(),
+          job(15, "done", "alice", JobState.COMPLETED).setExitStatus(3).build(),
+          job(16, "sweep", "alice", JobState.QUEUED).setArrayRequest("1-4").build(),
+          job(16, "sweep-1", "alice", JobState.RUNNING)
+              .setArrayParent("16[].srv")
+              .setArrayIndex(1)
+              .setStartTime(NOW - 3700)
+              .addExecNodes(on("n02", 0))
+              .addExecNodes(on("n03", 0))
+              .build(),
+          job(16, "sweep-2", "alice", JobState.QUEUED)
+              .setArrayParent("16[].srv")
+              .setArrayIndex(2)
+              .build(),
+          job(16, "sweep-4", "alice", JobState.QUEUED)
+              .setArrayParent("16[].srv")
+              .setArrayIndex(4)
+              .build());
+
+  private static Run squeue(String... args) {
+    FakeServer server =
+        new FakeServer(
+            r -> Response.newBuilder().setJobs(JobList.newBuilder().addAllJobs(JOBS)).build());
+    return Run.of(Squeue::run, server, Map.of("TZ", "UTC", "USER", "bob"), "squeue", args);
+  }
+
+  @Test
+  void slurmsDefaultLayoutPendingFirstEndedLeftOut() {
+    Run r = squeue();
+    assertEquals(0, r.status(), r.err());
+    assertEquals(
+        "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+            + "                13     batch    train    alice PD       0:00      2 (Resources)\n"
+            + "                14     batch     held      bob PD       0:00      1 (JobHeldUser)\n"
+            + "          16_[2,4]     batch  sweep-2    alice PD       0:00      1 (None)\n"
+            + "                12     batch  envdemo    alice  R       1:05      1 n01\n"
+            + "              16_1     batch  sweep-1    alice  R    1:01:40      2 n[02-03]\n",
+        r.out());
+  }
+
+  @Test
+  void filtersAndFormats() {
+    assertEquals("14\n", squeue("-h", "--me", "-o", "%i").out());
+    assertEquals("15 F (NonZeroExitCode)\n", squeue("-h", "-t", "F", "-o", "%i %t %R").out());
+    assertEquals(
+        "16_2|PENDING|2|UNLIMITED\n16_4|PENDING|2|UNLIMITED\n16_1|RUNNING|2|UNLIMITED\n",
+        squeue("-h", "-r", "-j", "16", "-o", "%i|%T|%C|%l").out());
+    assertEquals("13  1:00:00 1:00:00\n", squeue("-h", "-j", "13", "-o", "%i %.8l %L").out());
+  }
+
+  @Test
+  void whatItDoesNotHonourIsRefusedByName() {
+    Run sorted = squeue("-S", "i");
+    assertEquals(1, sorted.status());
+    assertEquals(
+        "squeue: error: --sort is not supported by Berth's squeue yet (docs/slurm.md lists what"
+            + " is)\n",
+        sorted.err());
+    Run field = squeue("-o", "%i %q");
+    assertEquals(1, field.status());
+    assertEquals(
+        "squeue: error: the field %q is not supported by Berth's squeue yet (docs/slurm.md lists"
+            + " the fields it shows)\n",
+        field.err());
+    Run state = squeue("-t", "zombie");
+    assertEquals("squeue: error: Invalid job state specified: zombie\n", state.err());
+    assertEquals(1, squeue("--bogus").status());
+  }
+}
