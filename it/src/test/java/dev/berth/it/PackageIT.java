@@ -108,6 +108,7 @@ class PackageIT {
           "pbs_rdel",
           "sbatch",
           "squeue",
+          "scancel",
           "berth",
           "pbsdsh",
           "pbs_tmrsh");

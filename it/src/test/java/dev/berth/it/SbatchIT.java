@@ -134,10 +134,19 @@ class SbatchIT {
         listed.out());
     TestCluster.Result header = cluster.runAs(ALICE, work, "squeue", "-j", slurm);
     assertTrue(
-        header.out().startsWith(
-            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"),
+        header
+            .out()
+            .startsWith(
+                "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"),
         header.out());
-    cluster.cli("qdel", slurm, pbs);
+    TestCluster.Result cancelled = cluster.runAs(ALICE, work, "scancel", "--me", "-t", "PD");
+    assertEquals(0, cancelled.exit(), cancelled.toString());
+    assertEquals(JobState.COMPLETED, cluster.job(slurm).getState());
+    assertEquals(JobState.COMPLETED, cluster.job(pbs).getState());
+    TestCluster.Result again = cluster.runAs(ALICE, work, "scancel", "999999");
+    assertEquals(1, again.exit(), again.toString());
+    assertEquals(
+        "scancel: error: Kill job error on job id 999999: Invalid job id specified\n", again.err());
   }
 
   @Test

@@ -27,6 +27,7 @@ import dev.berth.tools.qsub.Sbatch;
 import dev.berth.tools.resv.PbsRdel;
 import dev.berth.tools.resv.PbsRstat;
 import dev.berth.tools.resv.PbsRsub;
+import dev.berth.tools.scancel.Scancel;
 import dev.berth.tools.squeue.Squeue;
 import dev.berth.tools.tracejob.Tracejob;
 import java.io.PrintStream;
@@ -51,7 +52,7 @@ public final class Main {
    * pbsnodes print it on standard error, qsub and qalter beside {@code --about}).
    */
   private static final Set<String> OWN_VERSION =
-      Set.of("qstat", "pbsnodes", "qsub", "qalter", "sbatch", "squeue");
+      Set.of("qstat", "pbsnodes", "qsub", "qalter", "sbatch", "squeue", "scancel");
 
   private static final Map<String, Command> COMMANDS =
       helped(
@@ -77,7 +78,8 @@ public final class Main {
           entry("pbs_rstat", PbsRstat::run),
           entry("pbs_rdel", PbsRdel::run),
           entry("sbatch", Sbatch::run),
-          entry("squeue", Squeue::run));
+          entry("squeue", Squeue::run),
+          entry("scancel", Scancel::run));
 
   /**
    * Each command, answering {@code --help} with its part of the documentation (CommandHelp), and

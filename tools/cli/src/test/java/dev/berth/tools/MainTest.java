@@ -36,6 +36,7 @@ class MainTest {
             "qalter",
             "sbatch",
             "squeue",
+            "scancel",
             "pbsfs",
             "pbs_rsub",
             "pbs_rstat",

@@ -13,6 +13,7 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatJobs;
 import dev.berth.tools.cli.CliContext;
+import dev.berth.tools.slurm.SlurmJob;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;

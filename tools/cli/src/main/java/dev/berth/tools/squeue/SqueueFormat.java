@@ -1,5 +1,6 @@
 package dev.berth.tools.squeue;
 
+import dev.berth.tools.slurm.SlurmJob;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;

@@ -122,7 +122,8 @@ class ManualsTest {
               new PrintStream(out, true, StandardCharsets.UTF_8));
       assertEquals(0, Main.commands().get(command).run(invocation), command + ": " + out);
       // Torque's commands print Torque's form; Slurm's theirs ("slurm 22.05.9"), with Berth's name
-      String form = Set.of("sbatch", "squeue").contains(command) ? "berth " : "Version: ";
+      String form =
+          Set.of("sbatch", "squeue", "scancel").contains(command) ? "berth " : "Version: ";
       assertEquals(
           form + BerthVersion.NUMBER + "\n", out.toString(StandardCharsets.UTF_8), command);
     }

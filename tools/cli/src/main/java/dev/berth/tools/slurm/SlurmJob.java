@@ -1,4 +1,4 @@
-package dev.berth.tools.squeue;
+package dev.berth.tools.slurm;
 
 import dev.berth.core.slurm.HostList;
 import dev.berth.proto.Job;
@@ -19,18 +19,18 @@ import java.util.Map;
  * @param tasks the indexes of an array's pending tasks this line stands for ({@code 1-3,5}), or
  *     null for the job alone
  */
-record SlurmJob(Job job, long now, String tasks) {
-  SlurmJob(Job job, long now) {
+public record SlurmJob(Job job, long now, String tasks) {
+  public SlurmJob(Job job, long now) {
     this(job, now, null);
   }
 
   /** The same job standing for its array's pending tasks {@code tasks}. */
-  SlurmJob forTasks(String tasks) {
+  public SlurmJob forTasks(String tasks) {
     return new SlurmJob(job, now, tasks);
   }
 
   /** Slurm's states, in the order of its state numbers (squeue sorts by them). */
-  enum State {
+  public enum State {
     PENDING("PD"),
     RUNNING("R"),
     SUSPENDED("S"),
@@ -41,14 +41,14 @@ record SlurmJob(Job job, long now, String tasks) {
     NODE_FAIL("NF"),
     COMPLETING("CG");
 
-    final String compact;
+    public final String compact;
 
     State(String compact) {
       this.compact = compact;
     }
 
     /** A state as {@code -t} names it, long or compact, in any case; null if none. */
-    static State named(String name) {
+    public static State named(String name) {
       for (State s : values()) {
         if (s.name().equalsIgnoreCase(name) || s.compact.equalsIgnoreCase(name)) {
           return s;
@@ -58,7 +58,7 @@ record SlurmJob(Job job, long now, String tasks) {
     }
   }
 
-  State state() {
+  public State state() {
     return switch (job.getState()) {
       case QUEUED, HELD, WAITING -> State.PENDING;
       case RUNNING -> job.getSuspendedAt() > 0 ? State.SUSPENDED : State.RUNNING;
@@ -82,12 +82,12 @@ record SlurmJob(Job job, long now, String tasks) {
     return job.getExitStatus() == 0 ? State.COMPLETED : State.FAILED;
   }
 
-  boolean arrayTask() {
+  public boolean arrayTask() {
     return !job.getArrayParent().isEmpty();
   }
 
   /** {@code %i}: the number, an array task's as {@code NUMBER_INDEX}. */
-  String id() {
+  public String id() {
     if (tasks != null) {
       return job.getNumber() + "_[" + tasks + "]";
     }
@@ -102,7 +102,7 @@ record SlurmJob(Job job, long now, String tasks) {
    * room (Resources), or behind other jobs (Priority); None where the scheduler has not looked at
    * it yet; for other states None.
    */
-  String reason() {
+  public String reason() {
     if (state() != State.PENDING) {
       return state() == State.FAILED ? "NonZeroExitCode" : "None";
     }
@@ -137,12 +137,12 @@ record SlurmJob(Job job, long now, String tasks) {
   }
 
   /** {@code %N}: the nodes it runs on, as Slurm's host list. */
-  String nodeList() {
+  public String nodeList() {
     return HostList.compress(List.copyOf(allocated().keySet()));
   }
 
   /** {@code %D}: its nodes, or those it asks for while pending. */
-  int nodes() {
+  public int nodes() {
     if (!job.getExecNodesList().isEmpty()) {
       return allocated().size();
     }
@@ -153,7 +153,7 @@ record SlurmJob(Job job, long now, String tasks) {
   }
 
   /** {@code %C}: its CPUs, or those it asks for while pending. */
-  int cpus() {
+  public int cpus() {
     if (!job.getExecNodesList().isEmpty()) {
       return allocated().values().stream().mapToInt(Integer::intValue).sum();
     }
@@ -165,7 +165,7 @@ record SlurmJob(Job job, long now, String tasks) {
   }
 
   /** Seconds it has run, its suspensions not counted (Slurm's job_time_used). */
-  long timeUsed() {
+  public long timeUsed() {
     if (job.getStartTime() == 0 || state() == State.PENDING) {
       return 0;
     }
@@ -177,12 +177,12 @@ record SlurmJob(Job job, long now, String tasks) {
   }
 
   /** Its time limit in seconds; 0 for none. */
-  long timeLimit() {
+  public long timeLimit() {
     return job.getResources().getWalltime();
   }
 
   /** Slurm's {@code _print_secs}: M:SS, H:MM:SS or D-HH:MM:SS. */
-  static String secs(long time) {
+  public static String secs(long time) {
     if (time < 0 || time > 365L * 86_400) {
       return "INVALID";
     }

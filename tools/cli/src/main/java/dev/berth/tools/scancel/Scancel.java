@@ -1,0 +1,266 @@
+package dev.berth.tools.scancel;
+
+import dev.berth.client.GnuOptions;
+import dev.berth.client.GnuOptions.Arg;
+import dev.berth.client.GnuOptions.Option;
+import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
+import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.BerthVersion;
+import dev.berth.core.ControlCharacters;
+import dev.berth.proto.DeleteJob;
+import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
+import dev.berth.proto.Request;
+import dev.berth.proto.Response;
+import dev.berth.proto.SignalJob;
+import dev.berth.proto.StatJobs;
+import dev.berth.tools.cli.CliContext;
+import dev.berth.tools.slurm.SlurmJob;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code scancel}: cancels jobs as Slurm's scancel does, any job the caller may delete (qsub's and
+ * sbatch's): those named by id ({@code 12}, an array task {@code 12_3}, a whole array {@code 12}),
+ * and those every filter given takes ({@code -u}, {@code --me}, {@code -n}, {@code -p}, {@code -A},
+ * {@code -t}), with {@code -s} a signal instead of the cancel (running jobs only). Options Berth
+ * does not honour yet are refused by name. Exit status 0, or 1 when anything failed.
+ */
+public final class Scancel {
+  private static final List<Option> OPTIONS =
+      List.of(
+          new Option("account", 'A', Arg.REQUIRED),
+          new Option("batch", 'b', Arg.NONE),
+          new Option("clusters", 'M', Arg.REQUIRED),
+          new Option("ctld", (char) 0, Arg.NONE),
+          new Option("full", 'f', Arg.NONE),
+          new Option("help", (char) 0, Arg.NONE),
+          new Option("hurry", 'H', Arg.NONE),
+          new Option("interactive", 'i', Arg.NONE),
+          new Option("jobname", (char) 0, Arg.REQUIRED),
+          new Option("me", (char) 0, Arg.NONE),
+          new Option("name", 'n', Arg.REQUIRED),
+          new Option("nodelist", 'w', Arg.REQUIRED),
+          new Option("partition", 'p', Arg.REQUIRED),
+          new Option("qos", 'q', Arg.REQUIRED),
+          new Option("quiet", 'Q', Arg.NONE),
+          new Option("reservation", 'R', Arg.REQUIRED),
+          new Option("sibling", (char) 0, Arg.REQUIRED),
+          new Option("signal", 's', Arg.REQUIRED),
+          new Option("state", 't', Arg.REQUIRED),
+          new Option("usage", (char) 0, Arg.NONE),
+          new Option("user", 'u', Arg.REQUIRED),
+          new Option("verbose", 'v', Arg.NONE),
+          new Option("version", 'V', Arg.NONE),
+          new Option("wckey", (char) 0, Arg.REQUIRED));
+
+  /** What Berth's scancel honours so far (docs/slurm.md); the other options are refused. */
+  private static final Set<String> HONOURED =
+      Set.of(
+          "account",
+          "help",
+          "jobname",
+          "me",
+          "name",
+          "partition",
+          "quiet",
+          "signal",
+          "state",
+          "usage",
+          "user",
+          "version");
+
+  static final String USAGE =
+      "Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
+          + "               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]\n"
+          + "               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]\n"
+          + "               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]\n"
+          + "               [job_id[_array_id][.step_id]]";
+
+  private Scancel() {}
+
+  public static int run(Invocation inv) {
+    return run(inv, CliContext.DEFAULT);
+  }
+
+  public static int run(Invocation inv, CliContext context) {
+    Map<String, String> given = new LinkedHashMap<>();
+    List<String> ids;
+    try {
+      GnuOptions.Parsed parsed = new GnuOptions("scancel", OPTIONS).parse(inv.args());
+      for (GnuOptions.Given g : parsed.options()) {
+        if (!HONOURED.contains(g.option().name())) {
+          inv.err()
+              .println(
+                  "scancel: error: --"
+                      + g.option().name()
+                      + " is not supported by Berth's scancel yet (docs/slurm.md lists what is)");
+          return 1;
+        }
+        given.put(g.option().name().equals("jobname") ? "name" : g.option().name(), g.value());
+      }
+      ids = parsed.operands();
+    } catch (GnuOptions.UsageException e) {
+      inv.err().println(e.getMessage());
+      return 1;
+    }
+    if (given.containsKey("version")) {
+      inv.out().println("berth " + BerthVersion.NUMBER);
+      return 0;
+    }
+    if (given.containsKey("usage") || given.containsKey("help")) {
+      inv.out().println(USAGE);
+      return 0;
+    }
+    Set<SlurmJob.State> states;
+    try {
+      states = states(given.get("state"));
+    } catch (IllegalArgumentException e) {
+      inv.err().println("scancel: error: " + e.getMessage());
+      return 1;
+    }
+    boolean filtered =
+        given.containsKey("user")
+            || given.containsKey("me")
+            || given.containsKey("name")
+            || given.containsKey("partition")
+            || given.containsKey("account")
+            || states != null;
+    if (ids.isEmpty() && !filtered) {
+      inv.err().println("scancel: error: No job identification provided");
+      return 1;
+    }
+    String user =
+        given.containsKey("me")
+            ? inv.env().getOrDefault("USER", inv.env().getOrDefault("LOGNAME", ""))
+            : given.get("user");
+    boolean quiet = given.containsKey("quiet");
+    try (ServerConnection server = context.connector().connect(inv)) {
+      Response r =
+          server.call(
+              Request.newBuilder()
+                  .setStatJobs(StatJobs.newBuilder().setIncludeSubjobs(true).setBrief(true)));
+      if (r.hasError()) {
+        inv.err().println("scancel: error: " + ControlCharacters.escape(r.getError().getMessage()));
+        return 1;
+      }
+      int status = 0;
+      List<String> chosen = new ArrayList<>();
+      for (String id : ids) {
+        List<String> matched = new ArrayList<>();
+        for (Job job : r.getJobs().getJobsList()) {
+          if (named(job, id) && takes(job, given, user, states)) {
+            matched.add(job.getId());
+          }
+        }
+        if (matched.isEmpty()) {
+          if (!quiet) {
+            inv.err()
+                .println(
+                    "scancel: error: Kill job error on job id "
+                        + ControlCharacters.escape(id)
+                        + ": Invalid job id specified");
+          }
+          status = 1;
+        }
+        chosen.addAll(matched);
+      }
+      if (ids.isEmpty()) {
+        for (Job job : r.getJobs().getJobsList()) {
+          boolean parent = !job.getArrayRequest().isEmpty() && job.getArrayParent().isEmpty();
+          if (!parent && job.getState() != JobState.COMPLETED && takes(job, given, user, states)) {
+            chosen.add(job.getId());
+          }
+        }
+      }
+      String signal = given.get("signal");
+      for (String id : chosen) {
+        Request.Builder request =
+            signal == null
+                ? Request.newBuilder().setDelete(DeleteJob.newBuilder().setJobId(id))
+                : Request.newBuilder()
+                    .setSignal(SignalJob.newBuilder().setJobId(id).setSignal(signal(signal)));
+        Response answer = server.call(request);
+        if (answer.hasError()) {
+          if (!quiet) {
+            inv.err()
+                .println(
+                    "scancel: error: "
+                        + (signal == null ? "Kill job error" : "Signal job error")
+                        + " on job id "
+                        + shown(id)
+                        + ": "
+                        + ControlCharacters.escape(answer.getError().getMessage()));
+          }
+          status = 1;
+        }
+      }
+      return status;
+    } catch (ServerUnavailableException e) {
+      inv.err().println("scancel: error: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  /** Whether {@code id} names {@code job}: its number (an array: all of it), or NUMBER_INDEX. */
+  private static boolean named(Job job, String id) {
+    String number = Long.toString(job.getNumber());
+    if (job.getArrayParent().isEmpty()) {
+      return id.equals(number);
+    }
+    return id.equals(number) || id.equals(number + "_" + job.getArrayIndex());
+  }
+
+  /** Whether every filter given takes {@code job}. */
+  private static boolean takes(
+      Job job, Map<String, String> given, String user, Set<SlurmJob.State> states) {
+    return (user == null || List.of(user.split(",")).contains(job.getEuser()))
+        && (!given.containsKey("name")
+            || List.of(given.get("name").split(",")).contains(job.getName()))
+        && (!given.containsKey("partition")
+            || List.of(given.get("partition").split(",")).contains(job.getQueue()))
+        && (!given.containsKey("account")
+            || List.of(given.get("account").split(",")).contains(job.getAccount()))
+        && (states == null || states.contains(new SlurmJob(job, 0).state()));
+  }
+
+  /** {@code -t}: PENDING, RUNNING or SUSPENDED (or PD, R, S), in any case; null without it. */
+  private static Set<SlurmJob.State> states(String list) {
+    if (list == null) {
+      return null;
+    }
+    Set<SlurmJob.State> states = java.util.EnumSet.noneOf(SlurmJob.State.class);
+    for (String name : list.split(",")) {
+      SlurmJob.State s = SlurmJob.State.named(name.strip());
+      if (s != SlurmJob.State.PENDING
+          && s != SlurmJob.State.RUNNING
+          && s != SlurmJob.State.SUSPENDED) {
+        throw new IllegalArgumentException("Invalid job state specified: " + name.strip());
+      }
+      states.add(s);
+    }
+    return states;
+  }
+
+  /** Slurm's signal names ({@code USR1}, {@code SIGUSR1}, {@code 10}) as the server takes them. */
+  private static String signal(String name) {
+    return name.toUpperCase(Locale.ROOT);
+  }
+
+  /** A job's id as Slurm shows it: {@code 12}, {@code 12_3}. */
+  private static String shown(String id) {
+    int dot = id.indexOf('.');
+    String head = dot < 0 ? id : id.substring(0, dot);
+    int open = head.indexOf('[');
+    if (open < 0) {
+      return head;
+    }
+    String index = head.substring(open + 1, head.length() - 1);
+    return index.isEmpty() ? head.substring(0, open) : head.substring(0, open) + "_" + index;
+  }
+}
