@@ -1,12 +1,10 @@
 package dev.berth.tools.scancel;
 
-import dev.berth.client.GnuOptions;
 import dev.berth.client.GnuOptions.Arg;
 import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
-import dev.berth.core.BerthVersion;
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.DeleteJob;
 import dev.berth.proto.Job;
@@ -16,9 +14,9 @@ import dev.berth.proto.Response;
 import dev.berth.proto.SignalJob;
 import dev.berth.proto.StatJobs;
 import dev.berth.tools.cli.CliContext;
+import dev.berth.tools.slurm.SlurmCommandLine;
 import dev.berth.tools.slurm.SlurmJob;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -89,34 +87,13 @@ public final class Scancel {
   }
 
   public static int run(Invocation inv, CliContext context) {
-    Map<String, String> given = new LinkedHashMap<>();
-    List<String> ids;
-    try {
-      GnuOptions.Parsed parsed = new GnuOptions("scancel", OPTIONS).parse(inv.args());
-      for (GnuOptions.Given g : parsed.options()) {
-        if (!HONOURED.contains(g.option().name())) {
-          inv.err()
-              .println(
-                  "scancel: error: --"
-                      + g.option().name()
-                      + " is not supported by Berth's scancel yet (docs/slurm.md lists what is)");
-          return 1;
-        }
-        given.put(g.option().name().equals("jobname") ? "name" : g.option().name(), g.value());
-      }
-      ids = parsed.operands();
-    } catch (GnuOptions.UsageException e) {
-      inv.err().println(e.getMessage());
-      return 1;
+    SlurmCommandLine.Read read =
+        SlurmCommandLine.read(inv, OPTIONS, HONOURED, Map.of("jobname", "name"), USAGE);
+    if (read.done().isPresent()) {
+      return read.done().getAsInt();
     }
-    if (given.containsKey("version")) {
-      inv.out().println("berth " + BerthVersion.NUMBER);
-      return 0;
-    }
-    if (given.containsKey("usage") || given.containsKey("help")) {
-      inv.out().println(USAGE);
-      return 0;
-    }
+    Map<String, String> given = read.options();
+    List<String> ids = read.operands();
     Set<SlurmJob.State> states;
     try {
       states = states(given.get("state"));

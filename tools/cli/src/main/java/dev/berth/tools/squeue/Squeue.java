@@ -1,18 +1,17 @@
 package dev.berth.tools.squeue;
 
-import dev.berth.client.GnuOptions;
 import dev.berth.client.GnuOptions.Arg;
 import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
-import dev.berth.core.BerthVersion;
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Job;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatJobs;
 import dev.berth.tools.cli.CliContext;
+import dev.berth.tools.slurm.SlurmCommandLine;
 import dev.berth.tools.slurm.SlurmJob;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -22,7 +21,6 @@ import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -119,37 +117,16 @@ public final class Squeue {
   }
 
   public static int run(Invocation inv, CliContext context) {
-    Map<String, String> given = new LinkedHashMap<>();
-    try {
-      GnuOptions.Parsed parsed = new GnuOptions("squeue", OPTIONS).parse(inv.args());
-      if (!parsed.operands().isEmpty()) {
-        inv.err().println("squeue: error: Unrecognized option: " + parsed.operands().get(0));
-        inv.err().println(USAGE);
-        return 1;
-      }
-      for (GnuOptions.Given g : parsed.options()) {
-        if (!HONOURED.contains(g.option().name())) {
-          inv.err()
-              .println(
-                  "squeue: error: --"
-                      + g.option().name()
-                      + " is not supported by Berth's squeue yet (docs/slurm.md lists what is)");
-          return 1;
-        }
-        given.put(g.option().name(), g.value());
-      }
-    } catch (GnuOptions.UsageException e) {
-      inv.err().println(e.getMessage());
+    SlurmCommandLine.Read read = SlurmCommandLine.read(inv, OPTIONS, HONOURED, Map.of(), USAGE);
+    if (read.done().isPresent()) {
+      return read.done().getAsInt();
+    }
+    if (!read.operands().isEmpty()) {
+      inv.err().println("squeue: error: Unrecognized option: " + read.operands().get(0));
+      inv.err().println(USAGE);
       return 1;
     }
-    if (given.containsKey("version")) {
-      inv.out().println("berth " + BerthVersion.NUMBER);
-      return 0;
-    }
-    if (given.containsKey("usage") || given.containsKey("help")) {
-      inv.out().println(USAGE);
-      return 0;
-    }
+    Map<String, String> given = read.options();
     ZoneId zone = inv.zone();
     SqueueFormat format;
     Set<SlurmJob.State> states;
