@@ -165,6 +165,35 @@ class MpiIT {
     assertIsolated(job, "hydra_pmi_proxy", List.of("a", "b", "c"));
   }
 
+  /**
+   * A Slurm user's batch script: sbatch's job carries Slurm's variables, which each MPI would take
+   * for a Slurm allocation and start its daemons in with srun; mpirun with no options still starts
+   * a rank on each of its nodes, through their moms, in the job's cgroup there.
+   */
+  @Test
+  void openMpiInAnSbatchJobRunsARankOnEveryTask() throws Exception {
+    Job job = sbatch("mpirun ./mpi\n");
+    assertIsolated(job, "orted", List.of("a", "b", "c"));
+  }
+
+  @Test
+  void mpichInAnSbatchJobRunsARankOnEveryTask() throws Exception {
+    Job job = sbatch("mpirun.mpich ./mpi_mpich\n");
+    assertIsolated(job, "hydra_pmi_proxy", List.of("a", "b", "c"));
+  }
+
+  private static Job sbatch(String command) throws IOException {
+    String id =
+        cluster.sbatchAs(
+            USER,
+            work,
+            "#!/bin/bash\n#SBATCH -N 3 -n 3 -o sbatch-mpi-"
+                + System.nanoTime()
+                + ".out\n"
+                + command);
+    return cluster.await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(90));
+  }
+
   /** Scripts written for a host file work as before. */
   @Test
   void openMpiWithTheNodefileAsItsHostFile() throws Exception {

@@ -245,6 +245,29 @@ final class MultiNodeCluster implements AutoCloseable {
     return TestCluster.exec(cwd, argv);
   }
 
+  /**
+   * sbatch of {@code script} (a {@code #!} script with its {@code #SBATCH} lines) run by {@code
+   * user} in {@code cwd}; returns the job's number sbatch printed.
+   */
+  String sbatchAs(String user, Path cwd, String script, String... args) throws IOException {
+    Path file = cwd.resolve("job-" + System.nanoTime() + ".sh");
+    Files.writeString(file, script);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    List<String> argv =
+        new ArrayList<>(List.of("runuser", "-u", user, "--", "env", "BERTH_SERVER=" + socket));
+    argv.add(TestCluster.ROOT.resolve("ops/bin/sbatch").toString());
+    argv.add("--parsable");
+    argv.addAll(List.of(args));
+    argv.add(file.toString());
+    TestCluster.Result r = TestCluster.exec(cwd, argv);
+    if (r.exit() != 0) {
+      fail("sbatch as " + user + " failed: " + r);
+    }
+    String id = job(r.out().trim()).getId();
+    submitted.add(id);
+    return id;
+  }
+
   /** What the job wrote to its output file so far ("" before it exists). */
   static String output(Job job) {
     try {
