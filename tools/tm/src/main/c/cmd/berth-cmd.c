@@ -22,7 +22,8 @@ static const char *const HOSTED[] = {"qsub",     "qalter",   "qstat",   "qdel", 
                                      "qrls",     "qsig",     "qselect", "qrun",     "qrerun",
                                      "qmove",    "qorder",   "qchkpt",  "momctl",   "qmgr",
                                      "pbsnodes", "tracejob", "pbsfs",   "pbs_rsub", "pbs_rstat",
-                                     "pbs_rdel", "sbatch",   "squeue",  "scancel", NULL};
+                                     "pbs_rdel", "sbatch",   "squeue",  "scancel", "sacct",
+                                     NULL};
 
 /* Error.Code values the client acts on. */
 enum { UNKNOWN_REQUEST = 15005, SERVER_DOWN = 15062 };
@@ -75,7 +76,7 @@ static void __attribute__((noreturn)) run_java(const char *name, char **args, in
 static int repeatable(const struct run *run) {
   return !strcmp(run->name, "qstat") || !strcmp(run->name, "tracejob") ||
          !strcmp(run->name, "pbsfs") || !strcmp(run->name, "pbs_rstat") ||
-         !strcmp(run->name, "squeue") ||
+         !strcmp(run->name, "squeue") || !strcmp(run->name, "sacct") ||
          !strcmp(run->name, "qsub") || !strcmp(run->name, "sbatch");
 }
 

@@ -109,6 +109,7 @@ class PackageIT {
           "sbatch",
           "squeue",
           "scancel",
+          "sacct",
           "berth",
           "pbsdsh",
           "pbs_tmrsh");

@@ -90,6 +90,12 @@ class SbatchIT {
     assertEquals(work.toString(), seen.get("cwd"));
     assertTrue(Files.readString(out).contains("to-stderr\n"), "stderr joined to stdout");
 
+    TestCluster.Result sacct =
+        cluster.runAs(
+            ALICE, work, "sacct", "-n", "-P", "-j", number, "-o", "jobid,jobname,state,exitcode");
+    assertEquals(0, sacct.exit(), sacct.toString());
+    assertEquals(number + "|envcheck|COMPLETED|0:0\n", sacct.out());
+
     TestCluster.Result qstat = cluster.runAs(ALICE, work, "qstat", "-f", number);
     assertEquals(0, qstat.exit(), qstat.toString());
     assertTrue(qstat.out().contains("submit_style = sbatch"), qstat.out());

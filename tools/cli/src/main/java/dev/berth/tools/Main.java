@@ -27,6 +27,7 @@ import dev.berth.tools.qsub.Sbatch;
 import dev.berth.tools.resv.PbsRdel;
 import dev.berth.tools.resv.PbsRstat;
 import dev.berth.tools.resv.PbsRsub;
+import dev.berth.tools.sacct.Sacct;
 import dev.berth.tools.scancel.Scancel;
 import dev.berth.tools.squeue.Squeue;
 import dev.berth.tools.tracejob.Tracejob;
@@ -52,7 +53,7 @@ public final class Main {
    * pbsnodes print it on standard error, qsub and qalter beside {@code --about}).
    */
   private static final Set<String> OWN_VERSION =
-      Set.of("qstat", "pbsnodes", "qsub", "qalter", "sbatch", "squeue", "scancel");
+      Set.of("qstat", "pbsnodes", "qsub", "qalter", "sbatch", "squeue", "scancel", "sacct");
 
   private static final Map<String, Command> COMMANDS =
       helped(
@@ -79,7 +80,8 @@ public final class Main {
           entry("pbs_rdel", PbsRdel::run),
           entry("sbatch", Sbatch::run),
           entry("squeue", Squeue::run),
-          entry("scancel", Scancel::run));
+          entry("scancel", Scancel::run),
+          entry("sacct", Sacct::run));
 
   /**
    * Each command, answering {@code --help} with its part of the documentation (CommandHelp), and

@@ -37,6 +37,7 @@ class MainTest {
             "sbatch",
             "squeue",
             "scancel",
+            "sacct",
             "pbsfs",
             "pbs_rsub",
             "pbs_rstat",

@@ -1,0 +1,189 @@
+package dev.berth.tools.sacct;
+
+import dev.berth.tools.slurm.SlurmJob;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * sacct's fields ({@code -o jobid,jobname%20,state}), with Slurm 22.05's widths (negative: on the
+ * left), headers and values: a value too long for its column ends in {@code +}; {@code -P} joins
+ * the values with {@code |}, {@code -p} ends each with one.
+ */
+final class SacctFields {
+  static final String DEFAULT = "jobid,jobname,partition,account,alloccpus,state,exitcode";
+  static final String BRIEF = "jobid,state,exitcode";
+
+  private record Field(String name, int width, Function<SlurmJob, String> value) {}
+
+  private record Column(Field field, int width) {}
+
+  private final List<Column> columns;
+
+  private SacctFields(List<Column> columns) {
+    this.columns = columns;
+  }
+
+  private static final DateTimeFormatter ISO =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT);
+
+  private static Map<String, Field> fields(ZoneId zone) {
+    Function<Long, String> date =
+        t -> t == 0 ? "Unknown" : ISO.format(Instant.ofEpochSecond(t).atZone(zone));
+    List<Field> all =
+        List.of(
+            new Field("JobID", -12, SlurmJob::id),
+            new Field("JobIDRaw", -12, j -> Long.toString(j.job().getNumber())),
+            new Field("JobName", 10, j -> j.job().getName()),
+            new Field("Partition", 10, j -> j.job().getQueue()),
+            new Field("Account", 10, j -> j.job().getAccount()),
+            new Field("AllocCPUS", 10, j -> Integer.toString(allocated(j) ? j.cpus() : 0)),
+            new Field("NCPUS", 10, j -> Integer.toString(j.cpus())),
+            new Field("NNodes", 8, j -> Integer.toString(j.nodes())),
+            new Field("AllocNodes", 10, j -> Integer.toString(allocated(j) ? j.nodes() : 0)),
+            new Field("State", 10, j -> state(j)),
+            new Field("ExitCode", 8, SacctFields::exitCode),
+            new Field("User", 9, j -> j.job().getEuser()),
+            new Field("Group", 9, j -> j.job().getEgroup()),
+            new Field("Submit", 19, j -> date.apply(j.job().getCtime())),
+            new Field("Start", 19, j -> date.apply(j.job().getStartTime())),
+            new Field("End", 19, j -> date.apply(j.job().getCompTime())),
+            new Field("Elapsed", 10, j -> clock(j.timeUsed())),
+            new Field("ElapsedRaw", 10, j -> Long.toString(j.timeUsed())),
+            new Field(
+                "Timelimit", 10, j -> j.timeLimit() == 0 ? "UNLIMITED" : clock(j.timeLimit())),
+            new Field("NodeList", 15, j -> allocated(j) ? j.nodeList() : "None assigned"),
+            new Field("MaxRSS", 10, SacctFields::maxRss),
+            new Field("WorkDir", 20, j -> workDir(j)));
+    Map<String, Field> byName = new LinkedHashMap<>();
+    all.forEach(f -> byName.put(f.name().toLowerCase(Locale.ROOT), f));
+    return byName;
+  }
+
+  /** The field names {@code --helpformat} lists. */
+  static List<String> names() {
+    return fields(ZoneId.of("UTC")).values().stream().map(Field::name).toList();
+  }
+
+  private static boolean allocated(SlurmJob j) {
+    return j.job().getExecNodesCount() > 0;
+  }
+
+  /** The state as sacct spells it: RUNNING until the job has ended. */
+  private static String state(SlurmJob j) {
+    return j.state() == SlurmJob.State.COMPLETING ? "RUNNING" : j.state().name();
+  }
+
+  /** {@code status:signal}: 3:0, or 0:9 for a job killed by SIGKILL (Torque's 256 + 9). */
+  private static String exitCode(SlurmJob j) {
+    int status = j.job().getExitStatus();
+    if (j.job().getCompTime() == 0) {
+      return "0:0";
+    }
+    if (status > 256) {
+      return "0:" + (status - 256);
+    }
+    return status < 0 ? "1:0" : (status & 0xff) + ":0";
+  }
+
+  private static String maxRss(SlurmJob j) {
+    long bytes = j.job().getResourcesUsed().getMem();
+    return bytes == 0 ? "" : (bytes + 1023) / 1024 + "K";
+  }
+
+  private static String workDir(SlurmJob j) {
+    String dir = j.job().getInitWorkDir();
+    return dir.isEmpty() ? j.job().getWorkDir() : dir;
+  }
+
+  /** Slurm's secs2time_str: HH:MM:SS, or D-HH:MM:SS. */
+  static String clock(long secs) {
+    long s = secs % 60;
+    long m = secs / 60 % 60;
+    long h = secs / 3600 % 24;
+    long d = secs / 86_400;
+    return d > 0
+        ? String.format(Locale.ROOT, "%d-%02d:%02d:%02d", d, h, m, s)
+        : String.format(Locale.ROOT, "%02d:%02d:%02d", h, m, s);
+  }
+
+  /**
+   * {@code format}: field names in any case, each with an optional {@code %WIDTH}.
+   *
+   * @throws IllegalArgumentException naming a field Berth's sacct does not know
+   */
+  static SacctFields parse(String format, ZoneId zone) {
+    Map<String, Field> known = fields(zone);
+    List<Column> columns = new ArrayList<>();
+    for (String item : format.split(",")) {
+      String name = item.strip();
+      int width = 0;
+      int percent = name.indexOf('%');
+      if (percent >= 0) {
+        try {
+          width = Integer.parseInt(name.substring(percent + 1));
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("Invalid field requested: \"" + name + "\"");
+        }
+        name = name.substring(0, percent);
+      }
+      Field f = known.get(name.toLowerCase(Locale.ROOT));
+      if (f == null) {
+        throw new IllegalArgumentException(
+            "Invalid field requested: \""
+                + name
+                + "\" (Berth's sacct shows "
+                + String.join(",", names())
+                + ")");
+      }
+      int w = width == 0 ? f.width() : f.width() < 0 ? -width : width;
+      columns.add(new Column(f, w));
+    }
+    return new SacctFields(List.copyOf(columns));
+  }
+
+  /** The header lines: names, then dashes (only names when parsable). */
+  List<String> header(String mode) {
+    if (!mode.isEmpty()) {
+      return List.of(join(columns.stream().map(c -> c.field().name()).toList(), mode));
+    }
+    StringBuilder names = new StringBuilder();
+    StringBuilder dashes = new StringBuilder();
+    for (Column c : columns) {
+      names.append(cell(c.field().name(), c.width())).append(' ');
+      dashes.append("-".repeat(Math.abs(c.width()))).append(' ');
+    }
+    return List.of(names.toString(), dashes.toString());
+  }
+
+  String row(SlurmJob job, String mode) {
+    List<String> values = columns.stream().map(c -> c.field().value().apply(job)).toList();
+    if (!mode.isEmpty()) {
+      return join(values, mode);
+    }
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < columns.size(); i++) {
+      out.append(cell(values.get(i), columns.get(i).width())).append(' ');
+    }
+    return out.toString();
+  }
+
+  /** {@code -P}: joined by |; {@code -p}: each followed by |. */
+  private static String join(List<String> values, String mode) {
+    return String.join("|", values) + (mode.equals("|+") ? "|" : "");
+  }
+
+  /** A value in its column: cut to the width with a final +, padded on the left or right. */
+  private static String cell(String value, int width) {
+    int w = Math.abs(width);
+    String v = value.length() > w ? value.substring(0, w - 1) + "+" : value;
+    String pad = " ".repeat(w - v.length());
+    return width < 0 ? v + pad : pad + v;
+  }
+}
