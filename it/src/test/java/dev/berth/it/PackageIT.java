@@ -110,6 +110,7 @@ class PackageIT {
           "squeue",
           "scancel",
           "sacct",
+          "sinfo",
           "berth",
           "pbsdsh",
           "pbs_tmrsh");

@@ -145,6 +145,12 @@ class SbatchIT {
             .startsWith(
                 "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"),
         header.out());
+    TestCluster.Result info = cluster.runAs(ALICE, work, "sinfo");
+    assertEquals(0, info.exit(), info.toString());
+    assertTrue(
+        info.out().startsWith("PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"), info.out());
+    assertTrue(info.out().contains(" " + Hosts.localName() + "\n"), info.out());
+
     TestCluster.Result cancelled = cluster.runAs(ALICE, work, "scancel", "--me", "-t", "PD");
     assertEquals(0, cancelled.exit(), cancelled.toString());
     assertEquals(JobState.COMPLETED, cluster.job(slurm).getState());

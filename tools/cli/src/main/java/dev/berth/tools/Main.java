@@ -29,6 +29,7 @@ import dev.berth.tools.resv.PbsRstat;
 import dev.berth.tools.resv.PbsRsub;
 import dev.berth.tools.sacct.Sacct;
 import dev.berth.tools.scancel.Scancel;
+import dev.berth.tools.sinfo.Sinfo;
 import dev.berth.tools.squeue.Squeue;
 import dev.berth.tools.tracejob.Tracejob;
 import java.io.PrintStream;
@@ -53,7 +54,8 @@ public final class Main {
    * pbsnodes print it on standard error, qsub and qalter beside {@code --about}).
    */
   private static final Set<String> OWN_VERSION =
-      Set.of("qstat", "pbsnodes", "qsub", "qalter", "sbatch", "squeue", "scancel", "sacct");
+      Set.of(
+          "qstat", "pbsnodes", "qsub", "qalter", "sbatch", "squeue", "scancel", "sacct", "sinfo");
 
   private static final Map<String, Command> COMMANDS =
       helped(
@@ -81,7 +83,8 @@ public final class Main {
           entry("sbatch", Sbatch::run),
           entry("squeue", Squeue::run),
           entry("scancel", Scancel::run),
-          entry("sacct", Sacct::run));
+          entry("sacct", Sacct::run),
+          entry("sinfo", Sinfo::run));
 
   /**
    * Each command, answering {@code --help} with its part of the documentation (CommandHelp), and

@@ -38,6 +38,7 @@ class MainTest {
             "squeue",
             "scancel",
             "sacct",
+            "sinfo",
             "pbsfs",
             "pbs_rsub",
             "pbs_rstat",

@@ -1,0 +1,340 @@
+package dev.berth.tools.sinfo;
+
+import dev.berth.client.GnuOptions.Arg;
+import dev.berth.client.GnuOptions.Option;
+import dev.berth.client.Invocation;
+import dev.berth.client.ServerConnection;
+import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.ControlCharacters;
+import dev.berth.core.Durations;
+import dev.berth.core.ServerAttributeNames;
+import dev.berth.core.slurm.HostList;
+import dev.berth.proto.NodeStatus;
+import dev.berth.proto.Queue;
+import dev.berth.proto.QueueStatus;
+import dev.berth.proto.Request;
+import dev.berth.proto.ReservationStatus;
+import dev.berth.proto.Response;
+import dev.berth.proto.StatNodes;
+import dev.berth.proto.StatQueues;
+import dev.berth.proto.StatReservations;
+import dev.berth.proto.StatServer;
+import dev.berth.tools.cli.CliContext;
+import dev.berth.tools.slurm.SlurmCommandLine;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code sinfo}: Berth's queues as Slurm's partitions and its nodes in Slurm's states, as Slurm
+ * 22.05's sinfo shows them: a line per partition and node state ({@code idle}, {@code mix}, {@code
+ * alloc}, {@code drain}, {@code drng}, {@code down}) with its nodes' host list, the default queue
+ * marked {@code *}; or with {@code -N} a line per node. Every node serves every queue, but a
+ * reservation's queue (pbs_rsub) has only the reservation's nodes. Options Berth does not honour
+ * yet are refused by name.
+ */
+public final class Sinfo {
+  private static final List<Option> OPTIONS =
+      List.of(
+          new Option("all", 'a', Arg.NONE),
+          new Option("dead", 'd', Arg.NONE),
+          new Option("exact", 'e', Arg.NONE),
+          new Option("format", 'o', Arg.REQUIRED),
+          new Option("Format", 'O', Arg.REQUIRED),
+          new Option("help", (char) 0, Arg.NONE),
+          new Option("hide", (char) 0, Arg.NONE),
+          new Option("iterate", 'i', Arg.REQUIRED),
+          new Option("json", (char) 0, Arg.NONE),
+          new Option("list-reasons", 'R', Arg.NONE),
+          new Option("long", 'l', Arg.NONE),
+          new Option("Node", 'N', Arg.NONE),
+          new Option("noheader", 'h', Arg.NONE),
+          new Option("nodes", 'n', Arg.REQUIRED),
+          new Option("partition", 'p', Arg.REQUIRED),
+          new Option("responding", 'r', Arg.NONE),
+          new Option("summarize", 's', Arg.NONE),
+          new Option("sort", 'S', Arg.REQUIRED),
+          new Option("states", 't', Arg.REQUIRED),
+          new Option("usage", (char) 0, Arg.NONE),
+          new Option("verbose", 'v', Arg.NONE),
+          new Option("version", 'V', Arg.NONE),
+          new Option("yaml", (char) 0, Arg.NONE));
+
+  private static final Set<String> HONOURED =
+      Set.of(
+          "all",
+          "help",
+          "long",
+          "Node",
+          "noheader",
+          "nodes",
+          "partition",
+          "states",
+          "summarize",
+          "usage",
+          "version");
+
+  static final String USAGE =
+      "Usage: sinfo [-a] [-h] [-l] [-N] [-n nodes] [-p partitions] [-s] [-t states]";
+
+  /** A node as sinfo sees it: its name, its state (short and long), its CPUs. */
+  private record SlurmNode(String name, String state, String longState, int cpus, int used) {}
+
+  private Sinfo() {}
+
+  public static int run(Invocation inv) {
+    return run(inv, CliContext.DEFAULT);
+  }
+
+  public static int run(Invocation inv, CliContext context) {
+    SlurmCommandLine.Read read = SlurmCommandLine.read(inv, OPTIONS, HONOURED, Map.of(), USAGE);
+    if (read.done().isPresent()) {
+      return read.done().getAsInt();
+    }
+    Map<String, String> given = read.options();
+    List<QueueStatus> queues;
+    List<NodeStatus> nodeStatus;
+    List<ReservationStatus> reservations;
+    String defaultQueue;
+    try (ServerConnection server = context.connector().connect(inv)) {
+      Response q =
+          call(server, Request.newBuilder().setStatQueues(StatQueues.getDefaultInstance()));
+      Response n = call(server, Request.newBuilder().setStatNodes(StatNodes.getDefaultInstance()));
+      Response r =
+          call(
+              server,
+              Request.newBuilder().setStatReservations(StatReservations.getDefaultInstance()));
+      Response s =
+          call(server, Request.newBuilder().setStatServer(StatServer.getDefaultInstance()));
+      for (Response answer : List.of(q, n, r, s)) {
+        if (answer.hasError()) {
+          inv.err()
+              .println("sinfo: error: " + ControlCharacters.escape(answer.getError().getMessage()));
+          return 1;
+        }
+      }
+      queues = q.getQueues().getQueuesList();
+      nodeStatus = n.getNodes().getNodesList();
+      reservations = r.getReservations().getReservationsList();
+      defaultQueue = s.getServer().getAttributesOrDefault(ServerAttributeNames.DEFAULT_QUEUE, "");
+    } catch (ServerUnavailableException e) {
+      inv.err().println("sinfo: error: " + e.getMessage());
+      return 1;
+    }
+    List<SlurmNode> nodes = new ArrayList<>();
+    Set<String> names = list(given.get("nodes"));
+    Set<String> states = list(given.get("states"));
+    for (NodeStatus ns : nodeStatus) {
+      SlurmNode node = node(ns);
+      if ((names.isEmpty() || names.contains(node.name()))
+          && (states.isEmpty()
+              || states.contains(node.state())
+              || states.contains(node.longState()))) {
+        nodes.add(node);
+      }
+    }
+    Map<String, List<String>> reserved = new LinkedHashMap<>();
+    for (ReservationStatus rs : reservations) {
+      reserved.put(rs.getReservation().getQueue(), rs.getReservation().getNodesList());
+    }
+    Set<String> partitions = list(given.get("partition"));
+    boolean long_ = given.containsKey("long");
+    boolean header = !given.containsKey("noheader");
+    if (long_) {
+      inv.out()
+          .println(
+              java.time.format.DateTimeFormatter.ofPattern("EEE MMM dd HH:mm:ss uuuu", Locale.ROOT)
+                  .format(
+                      java.time.Instant.ofEpochSecond(context.nowSeconds()).atZone(inv.zone())));
+    }
+    if (given.containsKey("Node")) {
+      if (header) {
+        inv.out()
+            .println(
+                long_
+                    ? "NODELIST   NODES PARTITION       STATE CPUS"
+                    : "NODELIST   NODES PARTITION STATE ");
+      }
+      for (SlurmNode node : nodes) {
+        for (QueueStatus qs : queues) {
+          String partition = qs.getQueue().getName();
+          if (!partitions.isEmpty() && !partitions.contains(partition)
+              || !serves(reserved, partition, node.name())) {
+            continue;
+          }
+          String shown = partition + (partition.equals(defaultQueue) ? "*" : "");
+          inv.out()
+              .println(
+                  long_
+                      ? String.format(
+                          Locale.ROOT,
+                          "%-10s %5d %9s %11s %4d",
+                          node.name(),
+                          1,
+                          shown,
+                          node.longState(),
+                          node.cpus())
+                      : String.format(
+                          Locale.ROOT, "%-10s %5d %9s %-6s", node.name(), 1, shown, node.state()));
+        }
+      }
+      return 0;
+    }
+    if (header) {
+      inv.out()
+          .println(
+              given.containsKey("summarize")
+                  ? "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T)  NODELIST"
+                  : long_
+                      ? "PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES"
+                          + "       STATE NODELIST"
+                      : "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST");
+    }
+    for (QueueStatus qs : queues) {
+      Queue queue = qs.getQueue();
+      if (!partitions.isEmpty() && !partitions.contains(queue.getName())) {
+        continue;
+      }
+      String shown = queue.getName() + (queue.getName().equals(defaultQueue) ? "*" : "");
+      String avail = avail(queue);
+      String limit = limit(queue);
+      List<SlurmNode> its =
+          nodes.stream().filter(x -> serves(reserved, queue.getName(), x.name())).toList();
+      if (given.containsKey("summarize")) {
+        long other = its.stream().filter(x -> x.state().startsWith("d")).count();
+        long allocated =
+            its.stream().filter(x -> x.used() > 0 && !x.state().startsWith("d")).count();
+        long idle = its.size() - allocated - other;
+        inv.out()
+            .println(
+                String.format(
+                    Locale.ROOT,
+                    "%-9s %5s %10s %16s  %s",
+                    shown,
+                    avail,
+                    limit,
+                    allocated + "/" + idle + "/" + other + "/" + its.size(),
+                    HostList.compress(its.stream().map(SlurmNode::name).toList())));
+        continue;
+      }
+      Map<String, List<String>> byState = new LinkedHashMap<>();
+      for (SlurmNode node : its) {
+        byState
+            .computeIfAbsent(long_ ? node.longState() : node.state(), k -> new ArrayList<>())
+            .add(node.name());
+      }
+      if (byState.isEmpty()) {
+        byState.put("n/a", List.of());
+      }
+      for (Map.Entry<String, List<String>> e : byState.entrySet()) {
+        String list = HostList.compress(e.getValue());
+        inv.out()
+            .println(
+                long_
+                    ? String.format(
+                        Locale.ROOT,
+                        "%-9s %5s %10s %10s %4s %8s %10s %6d %11s %s",
+                        shown,
+                        avail,
+                        limit,
+                        "1-infinite",
+                        "no",
+                        "NO",
+                        "all",
+                        e.getValue().size(),
+                        e.getKey(),
+                        list)
+                    : String.format(
+                        Locale.ROOT,
+                        "%-9s %5s %10s %6d %6s %s",
+                        shown,
+                        avail,
+                        limit,
+                        e.getValue().size(),
+                        e.getKey(),
+                        list));
+      }
+    }
+    return 0;
+  }
+
+  private static Response call(ServerConnection server, Request.Builder request)
+      throws ServerUnavailableException {
+    return server.call(request);
+  }
+
+  /** Whether the queue runs jobs on the node: a reservation's only on its nodes. */
+  private static boolean serves(Map<String, List<String>> reserved, String queue, String node) {
+    List<String> nodes = reserved.get(queue);
+    return nodes == null || nodes.contains(node);
+  }
+
+  /**
+   * A node's state in Slurm's words: down, drained (offline and empty) or draining (offline with
+   * jobs), allocated (every CPU taken), mixed (some), idle.
+   */
+  private static SlurmNode node(NodeStatus ns) {
+    String name = ns.getNode().getName();
+    int cpus = ns.getNode().getCpuIdsCount();
+    int used = (int) ns.getJobsList().stream().map(j -> j.getCpu()).distinct().count();
+    List<String> torque = Arrays.asList(ns.getState().split(","));
+    String state;
+    String longState;
+    if (torque.contains("down")) {
+      state = "down";
+      longState = "down";
+    } else if (torque.contains("offline")) {
+      state = used > 0 ? "drng" : "drain";
+      longState = used > 0 ? "draining" : "drained";
+    } else if (used == 0) {
+      state = "idle";
+      longState = "idle";
+    } else if (used >= cpus) {
+      state = "alloc";
+      longState = "allocated";
+    } else {
+      state = "mix";
+      longState = "mixed";
+    }
+    return new SlurmNode(name, state, longState, cpus, used);
+  }
+
+  /** up, down (jobs queue, none start), drain (no new jobs) or inact, from enabled and started. */
+  private static String avail(Queue queue) {
+    boolean enabled = "True".equalsIgnoreCase(queue.getAttributesOrDefault("enabled", "False"));
+    boolean started = "True".equalsIgnoreCase(queue.getAttributesOrDefault("started", "False"));
+    return enabled ? (started ? "up" : "down") : (started ? "drain" : "inact");
+  }
+
+  /** The queue's resources_max.walltime as Slurm prints a limit; infinite without one. */
+  private static String limit(Queue queue) {
+    String max = queue.getAttributesOrDefault("resources_max.walltime", "");
+    if (max.isEmpty()) {
+      return "infinite";
+    }
+    long secs;
+    try {
+      secs = Durations.parseSeconds(max);
+    } catch (RuntimeException e) {
+      return max;
+    }
+    long s = secs % 60;
+    long m = secs / 60 % 60;
+    long h = secs / 3600 % 24;
+    long d = secs / 86_400;
+    return d > 0
+        ? String.format(Locale.ROOT, "%d-%02d:%02d:%02d", d, h, m, s)
+        : String.format(Locale.ROOT, "%02d:%02d:%02d", h, m, s);
+  }
+
+  private static Set<String> list(String value) {
+    if (value == null || value.isEmpty()) {
+      return Set.of();
+    }
+    return Set.copyOf(Arrays.asList(value.split(",")));
+  }
+}
