@@ -145,6 +145,14 @@ class SbatchIT {
             .startsWith(
                 "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"),
         header.out());
+    TestCluster.Result after =
+        cluster.runAs(
+            ALICE, work, "sbatch", "--parsable", "--dependency=afterok:" + slurm, "held.sh");
+    assertEquals(0, after.exit(), after.toString());
+    TestCluster.Result waiting =
+        cluster.runAs(ALICE, work, "squeue", "-h", "-j", after.out().trim(), "-o", "%i %r");
+    assertEquals(after.out().trim() + " Dependency\n", waiting.out(), waiting.toString());
+
     TestCluster.Result info = cluster.runAs(ALICE, work, "sinfo");
     assertEquals(0, info.exit(), info.toString());
     assertTrue(

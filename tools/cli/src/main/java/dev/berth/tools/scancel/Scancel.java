@@ -163,6 +163,12 @@ public final class Scancel {
                 : Request.newBuilder()
                     .setSignal(SignalJob.newBuilder().setJobId(id).setSignal(signal(signal)));
         Response answer = server.call(request);
+        if (signal == null
+            && answer.hasError()
+            && answer.getError().getCode() == dev.berth.proto.Error.Code.BAD_STATE
+            && answer.getError().getMessage().endsWith("has already completed")) {
+          continue; // it ended since the listing (a job it depended on was just cancelled, say)
+        }
         if (answer.hasError()) {
           if (!quiet) {
             inv.err()

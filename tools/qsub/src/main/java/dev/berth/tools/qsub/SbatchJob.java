@@ -1,12 +1,17 @@
 package dev.berth.tools.qsub;
 
 import static dev.berth.core.AttributeNames.ACCOUNT_NAME;
+import static dev.berth.core.AttributeNames.DEPEND;
 import static dev.berth.core.AttributeNames.DESTINATION;
 import static dev.berth.core.AttributeNames.ERROR_PATH;
+import static dev.berth.core.AttributeNames.EXECUTION_TIME;
 import static dev.berth.core.AttributeNames.HOLD_TYPES;
 import static dev.berth.core.AttributeNames.INIT_WORK_DIR;
 import static dev.berth.core.AttributeNames.JOB_NAME;
 import static dev.berth.core.AttributeNames.JOIN_PATH;
+import static dev.berth.core.AttributeNames.MAIL_POINTS;
+import static dev.berth.core.AttributeNames.MAIL_USERS;
+import static dev.berth.core.AttributeNames.NODE_EXCLUSIVE;
 import static dev.berth.core.AttributeNames.OUTPUT_PATH;
 import static dev.berth.core.AttributeNames.RESOURCE_LIST;
 import static dev.berth.core.AttributeNames.SBATCH;
@@ -134,7 +139,44 @@ final class SbatchJob {
       }
     }
     Layout layout = Layout.of(values, slurm);
-    resource(a, "nodes", layout.nodes());
+    int gpus = 0;
+    if (values.containsKey("gres")) {
+      gpus = SlurmRequests.gpusOfGres(values.get("gres"));
+    }
+    if (values.containsKey("gpus-per-node")) {
+      gpus = SlurmRequests.count("gpus-per-node", values.get("gpus-per-node"));
+    }
+    resource(a, "nodes", layout.nodes() + (gpus > 0 ? ":gpus=" + gpus : ""));
+    if (gpus > 0 && layout.groups().size() > 1) {
+      throw SbatchException.failed(
+          "GPUs with tasks spread unevenly over nodes ("
+              + layout.nodes()
+              + ") are not supported"
+              + " by Berth's sbatch yet");
+    }
+    if (values.containsKey("exclusive")) {
+      if (!values.get("exclusive").isEmpty() && !values.get("exclusive").equals("exclusive")) {
+        throw SbatchException.failed(
+            "--exclusive="
+                + values.get("exclusive")
+                + " is not supported by Berth's sbatch yet"
+                + " (--exclusive alone is)");
+      }
+      add(a, NODE_EXCLUSIVE, "True");
+    }
+    if (values.containsKey("dependency")) {
+      add(a, DEPEND, SlurmRequests.depend(values.get("dependency")));
+      slurm.put("SLURM_JOB_DEPENDENCY", values.get("dependency"));
+    }
+    if (values.containsKey("begin")) {
+      add(a, EXECUTION_TIME, Long.toString(SlurmRequests.begin(values.get("begin"), ctx.clock())));
+    }
+    if (values.containsKey("mail-type")) {
+      add(a, MAIL_POINTS, SlurmRequests.mailPoints(values.get("mail-type")));
+    }
+    if (values.containsKey("mail-user")) {
+      add(a, MAIL_USERS, values.get("mail-user"));
+    }
     memory(values, layout, a, slurm);
     slurm.put("SLURM_SUBMIT_DIR", cwd(ctx));
     slurm.put("SLURM_SUBMIT_HOST", ctx.host());

@@ -167,9 +167,9 @@ class SbatchTest {
     assertTrue(server.requests().isEmpty());
 
     err.reset();
-    ctx = new SubmitContext(dir, ctx.host(), Map.of("SBATCH_GRES", "gpu:1"), ctx.clock());
+    ctx = new SubmitContext(dir, ctx.host(), Map.of("SBATCH_QOS", "high"), ctx.clock());
     assertEquals(1, sbatch(script("#!/bin/sh\ntrue\n")));
-    assertTrue(stderr().contains("SBATCH_GRES is set: --gres is not supported"), stderr());
+    assertTrue(stderr().contains("SBATCH_QOS is set: --qos is not supported"), stderr());
     assertTrue(server.requests().isEmpty());
   }
 
@@ -224,5 +224,50 @@ class SbatchTest {
                     .build());
     assertEquals(1, sbatch(refusing, "-p", "nosuch", script("#!/bin/sh\ntrue\n")));
     assertEquals("sbatch: error: Batch job submission failed: Unknown queue nosuch\n", stderr());
+  }
+
+  @Test
+  void dependenciesBeginMailGpusAndExclusiveAsTorquesAttributes() throws Exception {
+    String file = script("#!/bin/sh\n#SBATCH --gres=gpu:2 -N 2 --exclusive\ntrue\n");
+    assertEquals(
+        0,
+        sbatch(
+            "--dependency=afterok:12:13_2,afterany:14",
+            "--begin=now+2hours",
+            "--mail-type=BEGIN,END",
+            "--mail-user=alice@example.org",
+            file),
+        stderr());
+    Map<String, String> sent = sent();
+    assertEquals("afterok:12:13[2],afterany:14", sent.get("depend"));
+    assertEquals(
+        Long.toString(SubmitPlace.CLOCK.instant().getEpochSecond() + 7200),
+        sent.get("Execution_Time"));
+    assertEquals("be", sent.get("Mail_Points"));
+    assertEquals("alice@example.org", sent.get("Mail_Users"));
+    assertEquals("2:ppn=1:gpus=2", sent.get("Resource_List.nodes"));
+    assertEquals("True", sent.get("node_exclusive"));
+    assertEquals("afterok:12:13_2,afterany:14", variables().get("SLURM_JOB_DEPENDENCY"));
+  }
+
+  @Test
+  void whatTheseCannotExpressIsRefused() throws Exception {
+    String file = script("#!/bin/sh\ntrue\n");
+    assertEquals(1, sbatch("--dependency=singleton", file));
+    assertTrue(stderr().contains("singleton is not supported"), stderr());
+    err.reset();
+    assertEquals(1, sbatch("--dependency=afterok:1?afterok:2", file));
+    err.reset();
+    assertEquals(255, sbatch("--begin=someday", file));
+    assertEquals("sbatch: error: Invalid --begin specification\n", stderr());
+    err.reset();
+    assertEquals(1, sbatch("--mail-type=TIME_LIMIT_80", file));
+    err.reset();
+    assertEquals(1, sbatch("--gres=gpu:a100:1", file));
+    err.reset();
+    assertEquals(1, sbatch("--exclusive=user", file));
+    assertTrue(server.requests().isEmpty());
+    assertEquals("aef", SlurmRequests.mailPoints("FAIL"));
+    assertEquals("n", SlurmRequests.mailPoints("NONE"));
   }
 }
