@@ -20,6 +20,14 @@ import java.util.Map;
 public final class SlurmEnvironment {
   private SlurmEnvironment() {}
 
+  private static int perTask(String cpusPerTask) {
+    try {
+      return cpusPerTask == null ? 1 : Math.max(1, Integer.parseInt(cpusPerTask));
+    } catch (NumberFormatException e) {
+      return 1;
+    }
+  }
+
   /** Whether sbatch submitted the job. */
   public static boolean applies(Job job) {
     return job.getSubmitStyle().equals(AttributeNames.SBATCH);
@@ -47,6 +55,14 @@ public final class SlurmEnvironment {
     env.put("SLURM_NNODES", Integer.toString(names.size()));
     env.put("SLURM_JOB_CPUS_PER_NODE", HostList.counts(names.stream().map(cpus::get).toList()));
     env.put("SLURM_CPUS_ON_NODE", Integer.toString(cpus.getOrDefault(node, 0)));
+    // a task per -c CPUs on each node (sbatch sends SLURM_CPUS_PER_TASK when -c was given)
+    int perTask = perTask(env.get("SLURM_CPUS_PER_TASK"));
+    env.put(
+        "SLURM_TASKS_PER_NODE",
+        HostList.counts(names.stream().map(n -> Math.max(1, cpus.get(n) / perTask)).toList()));
+    env.put("SLURM_TOPOLOGY_ADDR", node);
+    env.put("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+    env.put("SLURM_NODE_ALIASES", "(null)");
     env.put("SLURM_JOB_PARTITION", job.getQueue());
     if (!job.getAccount().isEmpty()) {
       env.put("SLURM_JOB_ACCOUNT", job.getAccount());

@@ -31,6 +31,9 @@ class SlurmEnvironmentTest {
             .addExecNodes(node("n2", 3))
             .build();
     Map<String, String> env = new HashMap<>(Map.of("OMPI_MCA_plm", "rsh"));
+    Map<String, String> twoEach = new HashMap<>(Map.of("SLURM_CPUS_PER_TASK", "2"));
+    SlurmEnvironment.addTo(twoEach, job, "n10", "alice", 1001, 1002);
+    assertEquals("1(x3)", twoEach.get("SLURM_TASKS_PER_NODE"), "a task a node of 2, and n2's 1");
     assertTrue(SlurmEnvironment.applies(job));
     SlurmEnvironment.addTo(env, job, "n10", "alice", 1001, 1002);
     assertEquals("42", env.get("SLURM_JOB_ID"));
@@ -40,6 +43,8 @@ class SlurmEnvironmentTest {
     assertEquals("3", env.get("SLURM_NNODES"));
     assertEquals("1,2(x2)", env.get("SLURM_JOB_CPUS_PER_NODE"), "in the node list's order");
     assertEquals("2", env.get("SLURM_CPUS_ON_NODE"));
+    assertEquals("1,2(x2)", env.get("SLURM_TASKS_PER_NODE"), "a task a CPU without -c");
+    assertEquals("n10", env.get("SLURM_TOPOLOGY_ADDR"));
     assertEquals("batch", env.get("SLURM_JOB_PARTITION"));
     assertFalse(env.containsKey("SLURM_JOB_ACCOUNT"));
     assertEquals("1001", env.get("SLURM_JOB_UID"));
