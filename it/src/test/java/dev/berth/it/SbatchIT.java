@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * sbatch as a user runs it, through the native client, to the same server as qsub: the job runs
  * with Slurm's variables and output file name, in the directory sbatch ran in, shows in qstat,
  * squeue, sinfo and sacct, scancel ends it, and what Berth does not honour is refused with nothing
- * submitted. (MPI in sbatch jobs is MpiIT's, on hosts of their own: on this host's own network, the
- * interfaces other tests add and remove meanwhile can hold up Open MPI's start.)
+ * submitted. (MPI in sbatch jobs is MpiIT's, on hosts of their own as every MPI test's: run here,
+ * on this host's own network beside the other tests, an mpirun of this class's once hung.)
  */
 @Tag("integration")
 class SbatchIT {
