@@ -2,9 +2,8 @@ package dev.berth.mom.job;
 
 import dev.berth.core.AttributeNames;
 import dev.berth.core.slurm.HostList;
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.proto.Job;
-import dev.berth.proto.NodeAllocation;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -39,10 +38,7 @@ public final class SlurmEnvironment {
    */
   public static void addTo(
       Map<String, String> env, Job job, String node, String user, int uid, int gid) {
-    Map<String, Integer> cpus = new LinkedHashMap<>();
-    for (NodeAllocation a : job.getExecNodesList()) {
-      cpus.merge(a.getNode(), a.getCpusCount(), Integer::sum);
-    }
+    Map<String, Integer> cpus = SlurmJobs.cpusByNode(job.getExecNodesList());
     List<String> names = HostList.sorted(List.copyOf(cpus.keySet()));
     String id = Long.toString(job.getNumber());
     env.put("SLURM_JOB_ID", id);

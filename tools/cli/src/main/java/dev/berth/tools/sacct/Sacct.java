@@ -5,7 +5,7 @@ import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
-import dev.berth.core.ControlCharacters;
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobHistory;
 import dev.berth.proto.Request;
@@ -21,7 +21,6 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -122,31 +121,31 @@ public final class Sacct {
     long start;
     long end;
     Set<SlurmJob.State> states;
+    long now = context.nowSeconds();
     try {
       String format =
           given.containsKey("format")
               ? given.get("format")
               : given.containsKey("brief") ? SacctFields.BRIEF : SacctFields.DEFAULT;
       fields = SacctFields.parse(format, zone);
-      long now = context.nowSeconds();
       LocalDate today = LocalDate.ofInstant(Instant.ofEpochSecond(now), zone);
       start =
           given.containsKey("starttime")
-              ? time(given.get("starttime"), zone, "--starttime")
+              ? time(given.get("starttime"), now, zone, "--starttime")
               : given.containsKey("jobs")
                   ? today.minusDays(365).atStartOfDay(zone).toEpochSecond()
                   : today.atStartOfDay(zone).toEpochSecond();
-      end = given.containsKey("endtime") ? time(given.get("endtime"), zone, "--endtime") : now;
+      end = given.containsKey("endtime") ? time(given.get("endtime"), now, zone, "--endtime") : now;
       states = states(given.get("state"));
     } catch (IllegalArgumentException e) {
       inv.err().println("sacct: error: " + e.getMessage());
       return 1;
     }
-    List<String> users = list(given.get("user"));
+    List<String> users = SlurmCommandLine.list(given.get("user"));
     if (users.isEmpty() && !given.containsKey("allusers")) {
-      users = List.of(inv.env().getOrDefault("USER", inv.env().getOrDefault("LOGNAME", "")));
+      users = List.of(SlurmCommandLine.caller(inv));
     }
-    List<String> ids = list(given.get("jobs"));
+    List<String> ids = SlurmCommandLine.list(given.get("jobs"));
     Map<String, Job> jobs = new LinkedHashMap<>();
     DateTimeFormatter day = DateTimeFormatter.BASIC_ISO_DATE;
     try (ServerConnection server = context.connector().connect(inv)) {
@@ -157,15 +156,14 @@ public final class Sacct {
                   day.format(
                       LocalDate.ofInstant(Instant.ofEpochSecond(Math.max(start, end)), zone)))
               .addAllUsers(users);
-      ids.forEach(id -> history.addJobIds(berthId(id)));
+      ids.forEach(id -> history.addJobIds(SlurmJobs.toBerth(id)));
       for (Request.Builder request :
           List.of(
               Request.newBuilder().setJobHistory(history),
               Request.newBuilder()
                   .setStatJobs(StatJobs.newBuilder().setIncludeSubjobs(true).setBrief(true)))) {
         Response r = server.call(request);
-        if (r.hasError()) {
-          inv.err().println("sacct: error: " + ControlCharacters.escape(r.getError().getMessage()));
+        if (SlurmCommandLine.refused(inv, r)) {
           return 1;
         }
         for (Job job : r.getJobs().getJobsList()) {
@@ -176,25 +174,24 @@ public final class Sacct {
       inv.err().println("sacct: error: " + e.getMessage());
       return 1;
     }
-    long now = context.nowSeconds();
     List<SlurmJob> shown = new ArrayList<>();
     for (Job job : jobs.values()) {
-      if (!job.getArrayRequest().isEmpty() && job.getArrayParent().isEmpty()) {
-        continue; // an array's parent: its tasks are listed
+      if (SlurmJob.arrayParent(job)) {
+        continue; // its tasks are listed
       }
       SlurmJob j = new SlurmJob(job, now);
-      boolean ended = job.getCompTime() > 0;
+      // named jobs whenever they ran; the others when in the window: submitted before its end,
+      // and running still or ended after its start
       boolean inWindow =
-          ids.isEmpty()
-              ? (ended ? job.getCompTime() >= start : true) && job.getCtime() <= end
-              : true;
+          !ids.isEmpty()
+              || job.getCtime() <= end && (job.getCompTime() == 0 || job.getCompTime() >= start);
       if (inWindow
           && (users.isEmpty() || users.contains(job.getEuser()))
-          && (ids.isEmpty() || ids.contains(j.id()) || ids.contains(Long.toString(job.getNumber())))
+          && (ids.isEmpty() || ids.stream().anyMatch(j::answersTo))
           && (states == null || states.contains(j.state()))
-          && matches(given.get("partition"), job.getQueue())
-          && matches(given.get("accounts"), job.getAccount())
-          && matches(given.get("name"), job.getName())) {
+          && SlurmCommandLine.admits(given.get("partition"), job.getQueue())
+          && SlurmCommandLine.admits(given.get("accounts"), job.getAccount())
+          && SlurmCommandLine.admits(given.get("name"), job.getName())) {
         shown.add(j);
       }
     }
@@ -211,31 +208,19 @@ public final class Sacct {
     return 0;
   }
 
-  /** A job id as Slurm's sacct takes it ({@code 12}, {@code 12_3}) in Berth's form. */
-  private static String berthId(String id) {
-    int under = id.indexOf('_');
-    return under < 0 ? id : id.substring(0, under) + "[" + id.substring(under + 1) + "]";
-  }
-
-  private static boolean matches(String list, String value) {
-    return list == null || Arrays.asList(list.split(",")).contains(value);
-  }
-
-  private static List<String> list(String value) {
-    return value == null || value.isEmpty() ? List.of() : List.of(value.split(","));
-  }
-
   /**
    * {@code -S}, {@code -E}: {@code YYYY-MM-DD[THH:MM[:SS]]}, {@code now}, {@code today}, {@code
    * midnight}; Slurm's other forms are refused by name.
    */
-  static long time(String text, ZoneId zone, String option) {
+  static long time(String text, long now, ZoneId zone, String option) {
     String t = text.strip().toLowerCase(Locale.ROOT);
     if (t.equals("now")) {
-      return Instant.now().getEpochSecond();
+      return now;
     }
     if (t.equals("today") || t.equals("midnight")) {
-      return LocalDate.now(zone).atStartOfDay(zone).toEpochSecond();
+      return LocalDate.ofInstant(Instant.ofEpochSecond(now), zone)
+          .atStartOfDay(zone)
+          .toEpochSecond();
     }
     try {
       if (text.contains("T")) {

@@ -1,9 +1,8 @@
 package dev.berth.tools.sacct;
 
 import dev.berth.tools.slurm.SlurmJob;
-import java.time.Instant;
+import dev.berth.tools.slurm.SlurmTimes;
 import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,12 +29,8 @@ final class SacctFields {
     this.columns = columns;
   }
 
-  private static final DateTimeFormatter ISO =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT);
-
   private static Map<String, Field> fields(ZoneId zone) {
-    Function<Long, String> date =
-        t -> t == 0 ? "Unknown" : ISO.format(Instant.ofEpochSecond(t).atZone(zone));
+    Function<Long, String> date = t -> SlurmTimes.date(t, zone, "Unknown");
     List<Field> all =
         List.of(
             new Field("JobID", -12, SlurmJob::id),
@@ -54,10 +49,12 @@ final class SacctFields {
             new Field("Submit", 19, j -> date.apply(j.job().getCtime())),
             new Field("Start", 19, j -> date.apply(j.job().getStartTime())),
             new Field("End", 19, j -> date.apply(j.job().getCompTime())),
-            new Field("Elapsed", 10, j -> clock(j.timeUsed())),
+            new Field("Elapsed", 10, j -> SlurmTimes.clock(j.timeUsed())),
             new Field("ElapsedRaw", 10, j -> Long.toString(j.timeUsed())),
             new Field(
-                "Timelimit", 10, j -> j.timeLimit() == 0 ? "UNLIMITED" : clock(j.timeLimit())),
+                "Timelimit",
+                10,
+                j -> j.timeLimit() == 0 ? "UNLIMITED" : SlurmTimes.clock(j.timeLimit())),
             new Field("NodeList", 15, j -> allocated(j) ? j.nodeList() : "None assigned"),
             new Field("MaxRSS", 10, SacctFields::maxRss),
             new Field("WorkDir", 20, j -> workDir(j)));
@@ -100,17 +97,6 @@ final class SacctFields {
   private static String workDir(SlurmJob j) {
     String dir = j.job().getInitWorkDir();
     return dir.isEmpty() ? j.job().getWorkDir() : dir;
-  }
-
-  /** Slurm's secs2time_str: HH:MM:SS, or D-HH:MM:SS. */
-  static String clock(long secs) {
-    long s = secs % 60;
-    long m = secs / 60 % 60;
-    long h = secs / 3600 % 24;
-    long d = secs / 86_400;
-    return d > 0
-        ? String.format(Locale.ROOT, "%d-%02d:%02d:%02d", d, h, m, s)
-        : String.format(Locale.ROOT, "%02d:%02d:%02d", h, m, s);
   }
 
   /**

@@ -112,27 +112,23 @@ public final class Scancel {
       inv.err().println("scancel: error: No job identification provided");
       return 1;
     }
-    String user =
-        given.containsKey("me")
-            ? inv.env().getOrDefault("USER", inv.env().getOrDefault("LOGNAME", ""))
-            : given.get("user");
+    String user = given.containsKey("me") ? SlurmCommandLine.caller(inv) : given.get("user");
     boolean quiet = given.containsKey("quiet");
     try (ServerConnection server = context.connector().connect(inv)) {
       Response r =
           server.call(
               Request.newBuilder()
                   .setStatJobs(StatJobs.newBuilder().setIncludeSubjobs(true).setBrief(true)));
-      if (r.hasError()) {
-        inv.err().println("scancel: error: " + ControlCharacters.escape(r.getError().getMessage()));
+      if (SlurmCommandLine.refused(inv, r)) {
         return 1;
       }
       int status = 0;
-      List<String> chosen = new ArrayList<>();
+      List<Job> chosen = new ArrayList<>();
       for (String id : ids) {
-        List<String> matched = new ArrayList<>();
+        List<Job> matched = new ArrayList<>();
         for (Job job : r.getJobs().getJobsList()) {
-          if (named(job, id) && takes(job, given, user, states)) {
-            matched.add(job.getId());
+          if (new SlurmJob(job, 0).answersTo(id) && takes(job, given, user, states)) {
+            matched.add(job);
           }
         }
         if (matched.isEmpty()) {
@@ -149,14 +145,16 @@ public final class Scancel {
       }
       if (ids.isEmpty()) {
         for (Job job : r.getJobs().getJobsList()) {
-          boolean parent = !job.getArrayRequest().isEmpty() && job.getArrayParent().isEmpty();
-          if (!parent && job.getState() != JobState.COMPLETED && takes(job, given, user, states)) {
-            chosen.add(job.getId());
+          if (!SlurmJob.arrayParent(job)
+              && job.getState() != JobState.COMPLETED
+              && takes(job, given, user, states)) {
+            chosen.add(job);
           }
         }
       }
       String signal = given.get("signal");
-      for (String id : chosen) {
+      for (Job job : chosen) {
+        String id = job.getId();
         Request.Builder request =
             signal == null
                 ? Request.newBuilder().setDelete(DeleteJob.newBuilder().setJobId(id))
@@ -176,7 +174,7 @@ public final class Scancel {
                     "scancel: error: "
                         + (signal == null ? "Kill job error" : "Signal job error")
                         + " on job id "
-                        + shown(id)
+                        + new SlurmJob(job, 0).id()
                         + ": "
                         + ControlCharacters.escape(answer.getError().getMessage()));
           }
@@ -190,25 +188,13 @@ public final class Scancel {
     }
   }
 
-  /** Whether {@code id} names {@code job}: its number (an array: all of it), or NUMBER_INDEX. */
-  private static boolean named(Job job, String id) {
-    String number = Long.toString(job.getNumber());
-    if (job.getArrayParent().isEmpty()) {
-      return id.equals(number);
-    }
-    return id.equals(number) || id.equals(number + "_" + job.getArrayIndex());
-  }
-
   /** Whether every filter given takes {@code job}. */
   private static boolean takes(
       Job job, Map<String, String> given, String user, Set<SlurmJob.State> states) {
-    return (user == null || List.of(user.split(",")).contains(job.getEuser()))
-        && (!given.containsKey("name")
-            || List.of(given.get("name").split(",")).contains(job.getName()))
-        && (!given.containsKey("partition")
-            || List.of(given.get("partition").split(",")).contains(job.getQueue()))
-        && (!given.containsKey("account")
-            || List.of(given.get("account").split(",")).contains(job.getAccount()))
+    return SlurmCommandLine.admits(user, job.getEuser())
+        && SlurmCommandLine.admits(given.get("name"), job.getName())
+        && SlurmCommandLine.admits(given.get("partition"), job.getQueue())
+        && SlurmCommandLine.admits(given.get("account"), job.getAccount())
         && (states == null || states.contains(new SlurmJob(job, 0).state()));
   }
 
@@ -233,17 +219,5 @@ public final class Scancel {
   /** Slurm's signal names ({@code USR1}, {@code SIGUSR1}, {@code 10}) as the server takes them. */
   private static String signal(String name) {
     return name.toUpperCase(Locale.ROOT);
-  }
-
-  /** A job's id as Slurm shows it: {@code 12}, {@code 12_3}. */
-  private static String shown(String id) {
-    int dot = id.indexOf('.');
-    String head = dot < 0 ? id : id.substring(0, dot);
-    int open = head.indexOf('[');
-    if (open < 0) {
-      return head;
-    }
-    String index = head.substring(open + 1, head.length() - 1);
-    return index.isEmpty() ? head.substring(0, open) : head.substring(0, open) + "_" + index;
   }
 }

@@ -5,7 +5,6 @@ import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
-import dev.berth.core.ControlCharacters;
 import dev.berth.core.Durations;
 import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.slurm.HostList;
@@ -21,6 +20,7 @@ import dev.berth.proto.StatReservations;
 import dev.berth.proto.StatServer;
 import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.slurm.SlurmCommandLine;
+import dev.berth.tools.slurm.SlurmTimes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -101,19 +101,14 @@ public final class Sinfo {
     List<ReservationStatus> reservations;
     String defaultQueue;
     try (ServerConnection server = context.connector().connect(inv)) {
-      Response q =
-          call(server, Request.newBuilder().setStatQueues(StatQueues.getDefaultInstance()));
-      Response n = call(server, Request.newBuilder().setStatNodes(StatNodes.getDefaultInstance()));
+      Response q = server.call(Request.newBuilder().setStatQueues(StatQueues.getDefaultInstance()));
+      Response n = server.call(Request.newBuilder().setStatNodes(StatNodes.getDefaultInstance()));
       Response r =
-          call(
-              server,
+          server.call(
               Request.newBuilder().setStatReservations(StatReservations.getDefaultInstance()));
-      Response s =
-          call(server, Request.newBuilder().setStatServer(StatServer.getDefaultInstance()));
+      Response s = server.call(Request.newBuilder().setStatServer(StatServer.getDefaultInstance()));
       for (Response answer : List.of(q, n, r, s)) {
-        if (answer.hasError()) {
-          inv.err()
-              .println("sinfo: error: " + ControlCharacters.escape(answer.getError().getMessage()));
+        if (SlurmCommandLine.refused(inv, answer)) {
           return 1;
         }
       }
@@ -126,8 +121,8 @@ public final class Sinfo {
       return 1;
     }
     List<SlurmNode> nodes = new ArrayList<>();
-    Set<String> names = list(given.get("nodes"));
-    Set<String> states = list(given.get("states"));
+    List<String> names = SlurmCommandLine.list(given.get("nodes"));
+    List<String> states = SlurmCommandLine.list(given.get("states"));
     for (NodeStatus ns : nodeStatus) {
       SlurmNode node = node(ns);
       if ((names.isEmpty() || names.contains(node.name()))
@@ -141,15 +136,11 @@ public final class Sinfo {
     for (ReservationStatus rs : reservations) {
       reserved.put(rs.getReservation().getQueue(), rs.getReservation().getNodesList());
     }
-    Set<String> partitions = list(given.get("partition"));
+    List<String> partitions = SlurmCommandLine.list(given.get("partition"));
     boolean long_ = given.containsKey("long");
     boolean header = !given.containsKey("noheader");
     if (long_) {
-      inv.out()
-          .println(
-              java.time.format.DateTimeFormatter.ofPattern("EEE MMM dd HH:mm:ss uuuu", Locale.ROOT)
-                  .format(
-                      java.time.Instant.ofEpochSecond(context.nowSeconds()).atZone(inv.zone())));
+      inv.out().println(SlurmTimes.banner(context.nowSeconds(), inv.zone()));
     }
     if (given.containsKey("Node")) {
       if (header) {
@@ -262,11 +253,6 @@ public final class Sinfo {
     return 0;
   }
 
-  private static Response call(ServerConnection server, Request.Builder request)
-      throws ServerUnavailableException {
-    return server.call(request);
-  }
-
   /** Whether the queue runs jobs on the node: a reservation's only on its nodes. */
   private static boolean serves(Map<String, List<String>> reserved, String queue, String node) {
     List<String> nodes = reserved.get(queue);
@@ -322,19 +308,6 @@ public final class Sinfo {
     } catch (RuntimeException e) {
       return max;
     }
-    long s = secs % 60;
-    long m = secs / 60 % 60;
-    long h = secs / 3600 % 24;
-    long d = secs / 86_400;
-    return d > 0
-        ? String.format(Locale.ROOT, "%d-%02d:%02d:%02d", d, h, m, s)
-        : String.format(Locale.ROOT, "%02d:%02d:%02d", h, m, s);
-  }
-
-  private static Set<String> list(String value) {
-    if (value == null || value.isEmpty()) {
-      return Set.of();
-    }
-    return Set.copyOf(Arrays.asList(value.split(",")));
+    return SlurmTimes.clock(secs);
   }
 }

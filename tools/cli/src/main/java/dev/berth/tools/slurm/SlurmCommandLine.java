@@ -3,6 +3,8 @@ package dev.berth.tools.slurm;
 import dev.berth.client.GnuOptions;
 import dev.berth.client.Invocation;
 import dev.berth.core.BerthVersion;
+import dev.berth.core.ControlCharacters;
+import dev.berth.proto.Response;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,6 +69,37 @@ public final class SlurmCommandLine {
       return done(0);
     }
     return new Read(given, parsed.operands(), OptionalInt.empty());
+  }
+
+  /** The caller's user name, for {@code --me} and the commands' own-jobs defaults. */
+  public static String caller(Invocation inv) {
+    return inv.env().getOrDefault("USER", inv.env().getOrDefault("LOGNAME", ""));
+  }
+
+  /** A comma-separated option value as its items; none for an absent or empty value. */
+  public static List<String> list(String value) {
+    return value == null || value.isEmpty() ? List.of() : List.of(value.split(","));
+  }
+
+  /** Whether a filter's comma-separated {@code list} (null: none given) takes {@code value}. */
+  public static boolean admits(String list, String value) {
+    return list == null || List.of(list.split(",")).contains(value);
+  }
+
+  /**
+   * Whether the server refused the request: then its reason has been printed as the command's error
+   * ({@code squeue: error: ...}).
+   */
+  public static boolean refused(Invocation inv, Response response) {
+    if (!response.hasError()) {
+      return false;
+    }
+    inv.err()
+        .println(
+            inv.program()
+                + ": error: "
+                + ControlCharacters.escape(response.getError().getMessage()));
+    return true;
   }
 
   private static Read done(int status) {

@@ -1,12 +1,11 @@
 package dev.berth.tools.slurm;
 
 import dev.berth.core.slurm.HostList;
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
-import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeGroup;
 import dev.berth.proto.ResourceRequest;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -82,6 +81,16 @@ public record SlurmJob(Job job, long now, String tasks) {
     return job.getExitStatus() == 0 ? State.COMPLETED : State.FAILED;
   }
 
+  /** Whether {@code job} is an array's parent, which Slurm's commands list as its tasks. */
+  public static boolean arrayParent(Job job) {
+    return !job.getArrayRequest().isEmpty() && job.getArrayParent().isEmpty();
+  }
+
+  /** Whether the Slurm id {@code id} names it: its number (an array task's too), or its id. */
+  public boolean answersTo(String id) {
+    return id.equals(id()) || id.equals(Long.toString(job.getNumber()));
+  }
+
   public boolean arrayTask() {
     return !job.getArrayParent().isEmpty();
   }
@@ -129,11 +138,7 @@ public record SlurmJob(Job job, long now, String tasks) {
 
   /** The nodes it runs on, each with its CPUs, in exec_host order. */
   private Map<String, Integer> allocated() {
-    Map<String, Integer> cpus = new LinkedHashMap<>();
-    for (NodeAllocation a : job.getExecNodesList()) {
-      cpus.merge(a.getNode(), a.getCpusCount(), Integer::sum);
-    }
-    return cpus;
+    return SlurmJobs.cpusByNode(job.getExecNodesList());
   }
 
   /** {@code %N}: the nodes it runs on, as Slurm's host list. */
@@ -179,23 +184,5 @@ public record SlurmJob(Job job, long now, String tasks) {
   /** Its time limit in seconds; 0 for none. */
   public long timeLimit() {
     return job.getResources().getWalltime();
-  }
-
-  /** Slurm's {@code _print_secs}: M:SS, H:MM:SS or D-HH:MM:SS. */
-  public static String secs(long time) {
-    if (time < 0 || time > 365L * 86_400) {
-      return "INVALID";
-    }
-    long s = time % 60;
-    long m = time / 60 % 60;
-    long h = time / 3600 % 24;
-    long d = time / 86_400;
-    if (d > 0) {
-      return String.format(java.util.Locale.ROOT, "%d-%02d:%02d:%02d", d, h, m, s);
-    }
-    if (h > 0) {
-      return String.format(java.util.Locale.ROOT, "%d:%02d:%02d", h, m, s);
-    }
-    return String.format(java.util.Locale.ROOT, "%d:%02d", m, s);
   }
 }

@@ -5,7 +5,6 @@ import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
-import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Job;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -13,16 +12,14 @@ import dev.berth.proto.StatJobs;
 import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.slurm.SlurmCommandLine;
 import dev.berth.tools.slurm.SlurmJob;
+import dev.berth.tools.slurm.SlurmTimes;
 import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -149,8 +146,7 @@ public final class Squeue {
           server.call(
               Request.newBuilder()
                   .setStatJobs(StatJobs.newBuilder().setIncludeSubjobs(true).setBrief(true)));
-      if (r.hasError()) {
-        inv.err().println("squeue: error: " + ControlCharacters.escape(r.getError().getMessage()));
+      if (SlurmCommandLine.refused(inv, r)) {
         return 1;
       }
       jobs = r.getJobs().getJobsList();
@@ -160,24 +156,22 @@ public final class Squeue {
     }
     long now = context.nowSeconds();
     List<SlurmJob> shown = new ArrayList<>();
-    Set<String> users = list(given.get("user"));
-    if (given.containsKey("me")) {
-      users = Set.of(inv.env().getOrDefault("USER", inv.env().getOrDefault("LOGNAME", "")));
-    }
-    Set<String> ids = list(given.get("jobs"));
-    Set<String> partitions = list(given.get("partition"));
-    Set<String> names = list(given.get("name"));
-    Set<String> accounts = list(given.get("account"));
+    List<String> users =
+        given.containsKey("me")
+            ? List.of(SlurmCommandLine.caller(inv))
+            : SlurmCommandLine.list(given.get("user"));
+    List<String> ids = SlurmCommandLine.list(given.get("jobs"));
+    List<String> partitions = SlurmCommandLine.list(given.get("partition"));
+    List<String> names = SlurmCommandLine.list(given.get("name"));
+    List<String> accounts = SlurmCommandLine.list(given.get("account"));
     for (Job job : jobs) {
-      if (!job.getArrayRequest().isEmpty() && job.getArrayParent().isEmpty()) {
-        continue; // an array's parent: its tasks are listed
+      if (SlurmJob.arrayParent(job)) {
+        continue; // its tasks are listed
       }
       SlurmJob j = new SlurmJob(job, now);
       if (!states.contains(j.state())
           || !users.isEmpty() && !users.contains(job.getEuser())
-          || !ids.isEmpty()
-              && !ids.contains(j.id())
-              && !ids.contains(Long.toString(job.getNumber()))
+          || !ids.isEmpty() && ids.stream().noneMatch(j::answersTo)
           || !partitions.isEmpty() && !partitions.contains(job.getQueue())
           || !names.isEmpty() && !names.contains(job.getName())
           || !accounts.isEmpty() && !accounts.contains(job.getAccount())) {
@@ -195,10 +189,7 @@ public final class Squeue {
       shown.sort(Comparator.comparingLong(j -> j.job().getEstimatedStartTime()));
     }
     if (given.containsKey("long")) {
-      inv.out()
-          .println(
-              DateTimeFormatter.ofPattern("EEE MMM dd HH:mm:ss uuuu", Locale.ROOT)
-                  .format(java.time.Instant.ofEpochSecond(now).atZone(zone)));
+      inv.out().println(SlurmTimes.banner(now, zone));
     }
     if (!given.containsKey("noheader")) {
       inv.out().println(format.header());
@@ -259,12 +250,5 @@ public final class Squeue {
       states.add(s);
     }
     return states;
-  }
-
-  private static Set<String> list(String value) {
-    if (value == null || value.isEmpty()) {
-      return Set.of();
-    }
-    return new HashSet<>(Arrays.asList(value.split(",")));
   }
 }

@@ -1,9 +1,8 @@
 package dev.berth.tools.squeue;
 
 import dev.berth.tools.slurm.SlurmJob;
-import java.time.Instant;
+import dev.berth.tools.slurm.SlurmTimes;
 import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +21,6 @@ final class SqueueFormat {
   /** What a field shows: its header and its value of a job. */
   record Field(String header, Function<SlurmJob, String> value) {}
 
-  private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss");
-
   /** A piece of a format: literal text, or a field with its width and side. */
   private record Piece(String text, Field field, int width, boolean right) {}
 
@@ -35,8 +32,7 @@ final class SqueueFormat {
 
   /** The fields Berth's squeue shows, by their letter. */
   static Map<Character, Field> fields(ZoneId zone) {
-    Function<Long, String> time =
-        t -> t == 0 ? "N/A" : ISO.format(Instant.ofEpochSecond(t).atZone(zone));
+    Function<Long, String> time = t -> SlurmTimes.date(t, zone, "N/A");
     return Map.ofEntries(
         Map.entry('i', new Field("JOBID", SlurmJob::id)),
         Map.entry('F', new Field("ARRAY_JOB_ID", j -> Long.toString(j.job().getNumber()))),
@@ -52,12 +48,12 @@ final class SqueueFormat {
         Map.entry('P', new Field("PARTITION", j -> j.job().getQueue())),
         Map.entry('t', new Field("ST", j -> j.state().compact)),
         Map.entry('T', new Field("STATE", j -> j.state().name())),
-        Map.entry('M', new Field("TIME", j -> SlurmJob.secs(j.timeUsed()))),
+        Map.entry('M', new Field("TIME", j -> SlurmTimes.secs(j.timeUsed()))),
         Map.entry(
             'l',
             new Field(
                 "TIME_LIMIT",
-                j -> j.timeLimit() == 0 ? "UNLIMITED" : SlurmJob.secs(j.timeLimit()))),
+                j -> j.timeLimit() == 0 ? "UNLIMITED" : SlurmTimes.secs(j.timeLimit()))),
         Map.entry(
             'L',
             new Field(
@@ -65,7 +61,7 @@ final class SqueueFormat {
                 j ->
                     j.timeLimit() == 0
                         ? "UNLIMITED"
-                        : SlurmJob.secs(Math.max(0, j.timeLimit() - j.timeUsed())))),
+                        : SlurmTimes.secs(Math.max(0, j.timeLimit() - j.timeUsed())))),
         Map.entry('D', new Field("NODES", j -> Integer.toString(j.nodes()))),
         Map.entry('C', new Field("CPUS", j -> Integer.toString(j.cpus()))),
         Map.entry('N', new Field("NODELIST", SlurmJob::nodeList)),

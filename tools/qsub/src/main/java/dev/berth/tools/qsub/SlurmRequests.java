@@ -1,5 +1,6 @@
 package dev.berth.tools.qsub;
 
+import dev.berth.core.slurm.SlurmJobs;
 import java.time.Clock;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -61,10 +62,7 @@ final class SlurmRequests {
                   + id
                   + "' (Berth's sbatch takes job ids as 12 and array tasks as 12_3)");
         }
-        int under = id.indexOf('_');
-        torque
-            .append(':')
-            .append(under < 0 ? id : id.substring(0, under) + "[" + id.substring(under + 1) + "]");
+        torque.append(':').append(SlurmJobs.toBerth(id));
       }
       items.add(torque.toString());
     }
