@@ -11,9 +11,25 @@ import java.util.List;
  * keeps no brackets, and names without digits at their end stand alone. And the per-node counts of
  * {@code SLURM_JOB_CPUS_PER_NODE} and {@code SLURM_TASKS_PER_NODE}, where a run of equal counts is
  * written once with its length: {@code 2,2,2,1} is {@code 2(x3),1}.
+ *
+ * <p>And the other way, a host list written by a person or a variable ({@code
+ * rack[1-2]-n[01-02],login}) as its names, for {@code scontrol show hostnames}.
  */
 public final class HostList {
+  /**
+   * The most names one list may stand for: Slurm's own bound on a range (hostlist.c's MAX_RANGE),
+   * so that {@code n[1-999999999]} is refused instead of filling the memory of whoever reads it.
+   */
+  public static final int MAX_HOSTS = 64 * 1024;
+
   private HostList() {}
+
+  /** A host list that cannot be read, or stands for more than {@link #MAX_HOSTS} names. */
+  public static final class InvalidException extends Exception {
+    public InvalidException(String list) {
+      super("Invalid hostlist: " + list);
+    }
+  }
 
   /** A host name split into the part before its trailing digits and those digits. */
   private record Host(String name, String prefix, long number, int width) {
@@ -110,6 +126,85 @@ public final class HostList {
       out.append(',');
     }
     out.append(part);
+  }
+
+  /**
+   * The names {@code list} stands for, in its order, duplicates kept (as Slurm's hostlist_create):
+   * items separated by commas or spaces outside brackets, each bracket a comma list of numbers and
+   * ranges {@code lo-hi} written at the width of {@code lo} ({@code n[01-10]}), several brackets in
+   * one item multiplied out ({@code r[1-2]n[1-2]} is r1n1, r1n2, r2n1, r2n2).
+   */
+  public static List<String> expand(String list) throws InvalidException {
+    List<String> hosts = new ArrayList<>();
+    int depth = 0;
+    int start = 0;
+    for (int i = 0; i <= list.length(); i++) {
+      char c = i < list.length() ? list.charAt(i) : ',';
+      if (c == '[') {
+        depth++;
+      } else if (c == ']') {
+        depth--;
+      }
+      if (depth < 0 || depth > 1) {
+        throw new InvalidException(list);
+      }
+      if (depth == 0 && (c == ',' || Character.isWhitespace(c))) {
+        if (i > start) {
+          expandItem(list, list.substring(start, i), hosts);
+        }
+        start = i + 1;
+      }
+    }
+    if (depth != 0) {
+      throw new InvalidException(list);
+    }
+    return hosts;
+  }
+
+  /** One item's names, each bracket's numbers in turn with what follows it, added to hosts. */
+  private static void expandItem(String list, String item, List<String> hosts)
+      throws InvalidException {
+    int open = item.indexOf('[');
+    if (open < 0) {
+      add(list, hosts, item);
+      return;
+    }
+    int close = item.indexOf(']', open);
+    String prefix = item.substring(0, open);
+    String rest = item.substring(close + 1);
+    for (String range : item.substring(open + 1, close).split(",", -1)) {
+      int dash = range.indexOf('-');
+      String lo = dash < 0 ? range : range.substring(0, dash);
+      String hi = dash < 0 ? range : range.substring(dash + 1);
+      if (!digits(lo) || !digits(hi) || lo.length() > 18 || hi.length() > 18) {
+        throw new InvalidException(list);
+      }
+      long from = Long.parseLong(lo);
+      long to = Long.parseLong(hi);
+      if (to < from || to - from >= MAX_HOSTS) {
+        throw new InvalidException(list);
+      }
+      for (long n = from; n <= to; n++) {
+        String number = Long.toString(n);
+        String padded = "0".repeat(Math.max(0, lo.length() - number.length())) + number;
+        if (rest.indexOf('[') >= 0) {
+          expandItem(list, prefix + padded + rest, hosts);
+        } else {
+          add(list, hosts, prefix + padded + rest);
+        }
+      }
+    }
+  }
+
+  private static boolean digits(String s) {
+    return !s.isEmpty() && s.chars().allMatch(Character::isDigit);
+  }
+
+  private static void add(String list, List<String> hosts, String host) throws InvalidException {
+    if (hosts.size() >= MAX_HOSTS || host.indexOf(']') >= 0) {
+      throw new InvalidException(list);
+    }
+    hosts.add(host);
   }
 
   /** Counts in order, each run of equal ones as {@code count(xN)}: {@code 2(x3),1}. */
