@@ -70,10 +70,10 @@ final class SlurmRequests {
   }
 
   private static final Pattern NOW_PLUS =
-      Pattern.compile("now(?:\\+(\\d+)(seconds|minutes|hours|days|weeks)?)?");
+      Pattern.compile("now(?:\\+(\\d+)(seconds?|minutes?|hours?|days?|weeks?)?)?");
 
   /**
-   * {@code --begin}: {@code now[+N[seconds|minutes|hours|days|weeks]]}, {@code today}, {@code
+   * {@code --begin}: {@code now[+N[second|minute|hour|day|week][s]]}, {@code today}, {@code
    * tomorrow}, {@code midnight}, {@code noon}, {@code HH:MM[:SS]} (today, or tomorrow once past),
    * {@code YYYY-MM-DD[THH:MM[:SS]]}; epoch seconds.
    *
@@ -85,13 +85,13 @@ final class SlurmRequests {
     Matcher m = NOW_PLUS.matcher(t);
     if (m.matches()) {
       long n = m.group(1) == null ? 0 : Long.parseLong(m.group(1));
-      String unit = m.group(2) == null ? "seconds" : m.group(2);
+      String unit = m.group(2) == null ? "second" : m.group(2);
       long seconds =
-          switch (unit) {
-            case "minutes" -> n * 60;
-            case "hours" -> n * 3600;
-            case "days" -> n * 86_400;
-            case "weeks" -> n * 604_800;
+          switch (unit.replaceFirst("s$", "")) {
+            case "minute" -> n * 60;
+            case "hour" -> n * 3600;
+            case "day" -> n * 86_400;
+            case "week" -> n * 604_800;
             default -> n;
           };
       return now.toEpochSecond() + seconds;
