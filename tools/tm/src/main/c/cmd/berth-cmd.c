@@ -23,7 +23,7 @@ static const char *const HOSTED[] = {"qsub",     "qalter",   "qstat",   "qdel", 
                                      "qmove",    "qorder",   "qchkpt",  "momctl",   "qmgr",
                                      "pbsnodes", "tracejob", "pbsfs",   "pbs_rsub", "pbs_rstat",
                                      "pbs_rdel", "sbatch",   "squeue",  "scancel", "sacct",
-                                     "sinfo",    NULL};
+                                     "sinfo",    "scontrol", NULL};
 
 /* Error.Code values the client acts on. */
 enum { UNKNOWN_REQUEST = 15005, SERVER_DOWN = 15062 };

@@ -111,6 +111,7 @@ class PackageIT {
           "scancel",
           "sacct",
           "sinfo",
+          "scontrol",
           "berth",
           "pbsdsh",
           "pbs_tmrsh");

@@ -1,6 +1,7 @@
 package dev.berth.it;
 
 import static dev.berth.it.TestUsers.ALICE;
+import static dev.berth.it.TestUsers.BOB;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +12,7 @@ import dev.berth.proto.JobState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -22,9 +24,10 @@ import org.junit.jupiter.api.Test;
 /**
  * sbatch as a user runs it, through the native client, to the same server as qsub: the job runs
  * with Slurm's variables and output file name, in the directory sbatch ran in, shows in qstat,
- * squeue, sinfo and sacct, scancel ends it, and what Berth does not honour is refused with nothing
- * submitted. (MPI in sbatch jobs is MpiIT's, on hosts of their own as every MPI test's: run here,
- * on this host's own network beside the other tests, an mpirun of this class's once hung.)
+ * squeue, sinfo, scontrol and sacct, scontrol changes it and scancel ends it (its owner's, not
+ * another user's), and what Berth does not honour is refused with nothing submitted. (MPI in sbatch
+ * jobs is MpiIT's, on hosts of their own as every MPI test's: run here, on this host's own network
+ * beside the other tests, an mpirun of this class's once hung.)
  */
 @Tag("integration")
 class SbatchIT {
@@ -34,6 +37,7 @@ class SbatchIT {
   @BeforeAll
   static void start() throws IOException {
     TestUsers.ensure(ALICE);
+    TestUsers.ensure(BOB);
     cluster = TestCluster.start();
     work = MultiNodeCluster.workFor(ALICE, "berth-sbatch-");
   }
@@ -160,6 +164,59 @@ class SbatchIT {
     assertEquals(1, again.exit(), again.toString());
     assertEquals(
         "scancel: error: Kill job error on job id 999999: Invalid job id specified\n", again.err());
+  }
+
+  /**
+   * scontrol shows a job as Slurm does and changes it as qalter and qrls would; another user can
+   * neither change nor cancel it, and the job is as its owner left it.
+   */
+  @Test
+  void scontrolShowsAndChangesAJobThatAnotherUserCannotTouch() throws IOException {
+    script("own.sh", "#!/bin/sh\n#SBATCH -J mine\ntrue\n");
+    TestCluster.Result sb = cluster.runAs(ALICE, work, "sbatch", "--parsable", "-H", "own.sh");
+    assertEquals(0, sb.exit(), sb.toString());
+    String number = sb.out().trim();
+    TestCluster.Result shown = cluster.runAs(ALICE, work, "scontrol", "show", "job", number);
+    assertEquals(0, shown.exit(), shown.toString());
+    for (String part :
+        new String[] {
+          "JobId=" + number + " JobName=mine\n",
+          "   UserId=" + ALICE + " GroupId=",
+          "   JobState=PENDING Reason=JobHeldUser Dependency=(null)\n",
+          "   Command=" + work.resolve("own.sh") + "\n",
+          "   StdOut=" + work.resolve("slurm-" + number + ".out") + "\n",
+          "   Power=\n   \n\n"
+        }) {
+      assertTrue(shown.out().contains(part), part + " in " + shown.out());
+    }
+    TestCluster.Result update =
+        cluster.runAs(
+            ALICE, work, "scontrol", "update", "JobId=" + number, "TimeLimit=10", "name=renamed");
+    assertEquals(0, update.exit(), update.toString());
+
+    for (String[] attack :
+        new String[][] {
+          {"scontrol", "release", number},
+          {"scontrol", "update", "JobId=" + number, "TimeLimit=1-0"},
+          {"scontrol", "requeue", number},
+          {"scancel", number}
+        }) {
+      TestCluster.Result r =
+          cluster.runAs(BOB, work, attack[0], Arrays.copyOfRange(attack, 1, attack.length));
+      assertEquals(1, r.exit(), String.join(" ", attack) + ": " + r);
+      assertTrue(r.err().contains(number), r.toString());
+    }
+    Job job = cluster.job(number);
+    assertEquals(JobState.HELD, job.getState(), "bob's release was refused");
+    assertEquals("renamed", job.getName());
+    assertEquals(600, job.getResources().getWalltime(), "alice's limit, not bob's");
+
+    TestCluster.Result release = cluster.runAs(ALICE, work, "scontrol", "release", number);
+    assertEquals(0, release.exit(), release.toString());
+    assertEquals(0, cluster.awaitState(number, JobState.COMPLETED).getExitStatus());
+    TestCluster.Result done = cluster.runAs(ALICE, work, "scontrol", "-o", "show", "job", number);
+    assertTrue(done.out().contains(" JobState=COMPLETED Reason=None "), done.out());
+    assertTrue(done.out().contains(" ExitCode=0:0 "), done.out());
   }
 
   @Test

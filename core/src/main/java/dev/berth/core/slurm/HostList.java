@@ -83,28 +83,37 @@ public final class HostList {
 
   /** {@code hosts}, sorted and compressed; duplicates are listed once. */
   public static String compress(List<String> hosts) {
-    List<Host> sorted = sorted(hosts).stream().map(Host::of).toList();
+    return ranged(sorted(hosts));
+  }
+
+  /**
+   * {@code hosts} compressed in the order given, duplicates kept, as Slurm's ranged string of an
+   * unsorted host list ({@code scontrol show hostlist}): a host extends the range before it when it
+   * follows it, and neighbouring ranges of one prefix share a bracket ({@code n[3,1-2]}).
+   */
+  public static String ranged(List<String> hosts) {
+    List<Host> all = hosts.stream().map(Host::of).toList();
     StringBuilder out = new StringBuilder();
     int i = 0;
-    while (i < sorted.size()) {
-      Host first = sorted.get(i);
+    while (i < all.size()) {
+      Host first = all.get(i);
       if (!first.numbered()) {
         append(out, first.name());
         i++;
         continue;
       }
-      // every host of this prefix: one bracket group of ranges
+      // the ranges of this prefix that come one after another: one bracket group
       List<String> ranges = new ArrayList<>();
       int end = i;
-      while (end < sorted.size()
-          && sorted.get(end).numbered()
-          && sorted.get(end).prefix().equals(first.prefix())) {
+      while (end < all.size()
+          && all.get(end).numbered()
+          && all.get(end).prefix().equals(first.prefix())) {
         int last = end;
-        while (last + 1 < sorted.size() && sorted.get(last + 1).follows(sorted.get(last))) {
+        while (last + 1 < all.size() && all.get(last + 1).follows(all.get(last))) {
           last++;
         }
-        String from = digits(sorted.get(end));
-        ranges.add(last == end ? from : from + "-" + digits(sorted.get(last)));
+        String from = digits(all.get(end));
+        ranges.add(last == end ? from : from + "-" + digits(all.get(last)));
         end = last + 1;
       }
       if (end - i == 1) {

@@ -71,4 +71,10 @@ class HostListTest {
   void compressingWhatExpandsGivesTheListBack() throws Exception {
     assertEquals("n[01-03,07]", HostList.compress(HostList.expand("n[07,01-03]")));
   }
+
+  @Test
+  void inTheOrderGivenNeighboursOfOnePrefixShareABracketAndDuplicatesStay() {
+    assertEquals(
+        "n[3,1-2],a1,n[1,1]", HostList.ranged(List.of("n3", "n1", "n2", "a1", "n1", "n1")));
+  }
 }

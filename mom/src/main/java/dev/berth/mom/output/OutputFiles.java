@@ -1,6 +1,7 @@
 package dev.berth.mom.output;
 
 import dev.berth.core.AttributeNames;
+import dev.berth.core.slurm.SlurmPatterns;
 import dev.berth.proto.Job;
 import java.nio.file.Path;
 import java.util.ArrayList;

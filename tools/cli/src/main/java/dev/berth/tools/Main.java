@@ -29,6 +29,7 @@ import dev.berth.tools.resv.PbsRstat;
 import dev.berth.tools.resv.PbsRsub;
 import dev.berth.tools.sacct.Sacct;
 import dev.berth.tools.scancel.Scancel;
+import dev.berth.tools.scontrol.Scontrol;
 import dev.berth.tools.sinfo.Sinfo;
 import dev.berth.tools.squeue.Squeue;
 import dev.berth.tools.tracejob.Tracejob;
@@ -55,7 +56,16 @@ public final class Main {
    */
   private static final Set<String> OWN_VERSION =
       Set.of(
-          "qstat", "pbsnodes", "qsub", "qalter", "sbatch", "squeue", "scancel", "sacct", "sinfo");
+          "qstat",
+          "pbsnodes",
+          "qsub",
+          "qalter",
+          "sbatch",
+          "squeue",
+          "scancel",
+          "sacct",
+          "sinfo",
+          "scontrol");
 
   private static final Map<String, Command> COMMANDS =
       helped(
@@ -84,7 +94,8 @@ public final class Main {
           entry("squeue", Squeue::run),
           entry("scancel", Scancel::run),
           entry("sacct", Sacct::run),
-          entry("sinfo", Sinfo::run));
+          entry("sinfo", Sinfo::run),
+          entry("scontrol", Scontrol::run));
 
   /**
    * Each command, answering {@code --help} with its part of the documentation (CommandHelp), and

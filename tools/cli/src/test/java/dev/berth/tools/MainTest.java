@@ -39,6 +39,7 @@ class MainTest {
             "scancel",
             "sacct",
             "sinfo",
+            "scontrol",
             "pbsfs",
             "pbs_rsub",
             "pbs_rstat",

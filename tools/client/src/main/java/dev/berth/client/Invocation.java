@@ -37,6 +37,11 @@ public record Invocation(
     this(program, args, env, cwd, in, out, err, Origin.ofProcess());
   }
 
+  /** The same run with other arguments. */
+  public Invocation withArgs(List<String> other) {
+    return new Invocation(program, other, env, cwd, in, out, err, origin);
+  }
+
   public static Invocation ofProcess(String program, String[] args) {
     return new Invocation(
         program,

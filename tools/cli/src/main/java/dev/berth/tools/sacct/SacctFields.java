@@ -43,7 +43,7 @@ final class SacctFields {
             new Field("NNodes", 8, j -> Integer.toString(j.nodes())),
             new Field("AllocNodes", 10, j -> Integer.toString(allocated(j) ? j.nodes() : 0)),
             new Field("State", 10, j -> state(j)),
-            new Field("ExitCode", 8, SacctFields::exitCode),
+            new Field("ExitCode", 8, SlurmJob::exitCode),
             new Field("User", 9, j -> j.job().getEuser()),
             new Field("Group", 9, j -> j.job().getEgroup()),
             new Field("Submit", 19, j -> date.apply(j.job().getCtime())),
@@ -57,7 +57,7 @@ final class SacctFields {
                 j -> j.timeLimit() == 0 ? "UNLIMITED" : SlurmTimes.clock(j.timeLimit())),
             new Field("NodeList", 15, j -> allocated(j) ? j.nodeList() : "None assigned"),
             new Field("MaxRSS", 10, SacctFields::maxRss),
-            new Field("WorkDir", 20, j -> workDir(j)));
+            new Field("WorkDir", 20, SlurmJob::workDir));
     Map<String, Field> byName = new LinkedHashMap<>();
     all.forEach(f -> byName.put(f.name().toLowerCase(Locale.ROOT), f));
     return byName;
@@ -77,26 +77,9 @@ final class SacctFields {
     return j.state() == SlurmJob.State.COMPLETING ? "RUNNING" : j.state().name();
   }
 
-  /** {@code status:signal}: 3:0, or 0:9 for a job killed by SIGKILL (Torque's 256 + 9). */
-  private static String exitCode(SlurmJob j) {
-    int status = j.job().getExitStatus();
-    if (j.job().getCompTime() == 0) {
-      return "0:0";
-    }
-    if (status > 256) {
-      return "0:" + (status - 256);
-    }
-    return status < 0 ? "1:0" : (status & 0xff) + ":0";
-  }
-
   private static String maxRss(SlurmJob j) {
     long bytes = j.job().getResourcesUsed().getMem();
     return bytes == 0 ? "" : (bytes + 1023) / 1024 + "K";
-  }
-
-  private static String workDir(SlurmJob j) {
-    String dir = j.job().getInitWorkDir();
-    return dir.isEmpty() ? j.job().getWorkDir() : dir;
   }
 
   /**

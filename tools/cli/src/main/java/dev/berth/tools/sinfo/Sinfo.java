@@ -5,7 +5,6 @@ import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
-import dev.berth.core.Durations;
 import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.slurm.HostList;
 import dev.berth.proto.NodeStatus;
@@ -20,9 +19,10 @@ import dev.berth.proto.StatReservations;
 import dev.berth.proto.StatServer;
 import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.slurm.SlurmCommandLine;
+import dev.berth.tools.slurm.SlurmNode;
+import dev.berth.tools.slurm.SlurmPartition;
 import dev.berth.tools.slurm.SlurmTimes;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -81,9 +81,6 @@ public final class Sinfo {
   static final String USAGE =
       "Usage: sinfo [-a] [-h] [-l] [-N] [-n nodes] [-p partitions] [-s] [-t states]";
 
-  /** A node as sinfo sees it: its name, its state (short and long), its CPUs. */
-  private record SlurmNode(String name, String state, String longState, int cpus, int used) {}
-
   private Sinfo() {}
 
   public static int run(Invocation inv) {
@@ -124,7 +121,7 @@ public final class Sinfo {
     List<String> names = SlurmCommandLine.list(given.get("nodes"));
     List<String> states = SlurmCommandLine.list(given.get("states"));
     for (NodeStatus ns : nodeStatus) {
-      SlurmNode node = node(ns);
+      SlurmNode node = SlurmNode.of(ns);
       if ((names.isEmpty() || names.contains(node.name()))
           && (states.isEmpty()
               || states.contains(node.state())
@@ -132,10 +129,7 @@ public final class Sinfo {
         nodes.add(node);
       }
     }
-    Map<String, List<String>> reserved = new LinkedHashMap<>();
-    for (ReservationStatus rs : reservations) {
-      reserved.put(rs.getReservation().getQueue(), rs.getReservation().getNodesList());
-    }
+    Map<String, List<String>> reserved = SlurmPartition.reserved(reservations);
     List<String> partitions = SlurmCommandLine.list(given.get("partition"));
     boolean long_ = given.containsKey("long");
     boolean header = !given.containsKey("noheader");
@@ -154,7 +148,7 @@ public final class Sinfo {
         for (QueueStatus qs : queues) {
           String partition = qs.getQueue().getName();
           if (!partitions.isEmpty() && !partitions.contains(partition)
-              || !serves(reserved, partition, node.name())) {
+              || !SlurmPartition.serves(reserved, partition, node.name())) {
             continue;
           }
           String shown = partition + (partition.equals(defaultQueue) ? "*" : "");
@@ -191,10 +185,12 @@ public final class Sinfo {
         continue;
       }
       String shown = queue.getName() + (queue.getName().equals(defaultQueue) ? "*" : "");
-      String avail = avail(queue);
-      String limit = limit(queue);
+      String avail = SlurmPartition.avail(queue);
+      String limit = SlurmPartition.limit(queue);
       List<SlurmNode> its =
-          nodes.stream().filter(x -> serves(reserved, queue.getName(), x.name())).toList();
+          nodes.stream()
+              .filter(x -> SlurmPartition.serves(reserved, queue.getName(), x.name()))
+              .toList();
       if (given.containsKey("summarize")) {
         long other = its.stream().filter(x -> x.state().startsWith("d")).count();
         long allocated =
@@ -251,63 +247,5 @@ public final class Sinfo {
       }
     }
     return 0;
-  }
-
-  /** Whether the queue runs jobs on the node: a reservation's only on its nodes. */
-  private static boolean serves(Map<String, List<String>> reserved, String queue, String node) {
-    List<String> nodes = reserved.get(queue);
-    return nodes == null || nodes.contains(node);
-  }
-
-  /**
-   * A node's state in Slurm's words: down, drained (offline and empty) or draining (offline with
-   * jobs), allocated (every CPU taken), mixed (some), idle.
-   */
-  private static SlurmNode node(NodeStatus ns) {
-    String name = ns.getNode().getName();
-    int cpus = ns.getNode().getCpuIdsCount();
-    int used = (int) ns.getJobsList().stream().map(j -> j.getCpu()).distinct().count();
-    List<String> torque = Arrays.asList(ns.getState().split(","));
-    String state;
-    String longState;
-    if (torque.contains("down")) {
-      state = "down";
-      longState = "down";
-    } else if (torque.contains("offline")) {
-      state = used > 0 ? "drng" : "drain";
-      longState = used > 0 ? "draining" : "drained";
-    } else if (used == 0) {
-      state = "idle";
-      longState = "idle";
-    } else if (used >= cpus) {
-      state = "alloc";
-      longState = "allocated";
-    } else {
-      state = "mix";
-      longState = "mixed";
-    }
-    return new SlurmNode(name, state, longState, cpus, used);
-  }
-
-  /** up, down (jobs queue, none start), drain (no new jobs) or inact, from enabled and started. */
-  private static String avail(Queue queue) {
-    boolean enabled = "True".equalsIgnoreCase(queue.getAttributesOrDefault("enabled", "False"));
-    boolean started = "True".equalsIgnoreCase(queue.getAttributesOrDefault("started", "False"));
-    return enabled ? (started ? "up" : "down") : (started ? "drain" : "inact");
-  }
-
-  /** The queue's resources_max.walltime as Slurm prints a limit; infinite without one. */
-  private static String limit(Queue queue) {
-    String max = queue.getAttributesOrDefault("resources_max.walltime", "");
-    if (max.isEmpty()) {
-      return "infinite";
-    }
-    long secs;
-    try {
-      secs = Durations.parseSeconds(max);
-    } catch (RuntimeException e) {
-      return max;
-    }
-    return SlurmTimes.clock(secs);
   }
 }

@@ -91,6 +91,16 @@ public record SlurmJob(Job job, long now, String tasks) {
     return id.equals(id()) || id.equals(Long.toString(job.getNumber()));
   }
 
+  /**
+   * The jobs a request about the Slurm id {@code id} goes to: an array's parent alone when the id
+   * names the whole array (Berth's requests about it reach every task), else the job or task.
+   */
+  public static List<Job> targets(List<Job> jobs, String id) {
+    List<Job> named = jobs.stream().filter(j -> new SlurmJob(j, 0).answersTo(id)).toList();
+    List<Job> parents = named.stream().filter(SlurmJob::arrayParent).toList();
+    return parents.isEmpty() ? named : parents;
+  }
+
   public boolean arrayTask() {
     return !job.getArrayParent().isEmpty();
   }
@@ -179,6 +189,27 @@ public record SlurmJob(Job job, long now, String tasks) {
       end = job.getSuspendedAt();
     }
     return Math.max(0, end - job.getStartTime() - job.getSuspendedSeconds());
+  }
+
+  /**
+   * Its exit code as Slurm prints it, {@code status:signal}: {@code 3:0}, or {@code 0:9} for a job
+   * killed by SIGKILL (Torque's 256 + 9); {@code 0:0} until it has ended.
+   */
+  public String exitCode() {
+    int status = job.getExitStatus();
+    if (job.getCompTime() == 0) {
+      return "0:0";
+    }
+    if (status > 256) {
+      return "0:" + (status - 256);
+    }
+    return status < 0 ? "1:0" : (status & 0xff) + ":0";
+  }
+
+  /** The directory it runs in: {@code -d}/{@code -D}, else where it was submitted. */
+  public String workDir() {
+    String dir = job.getInitWorkDir();
+    return dir.isEmpty() ? job.getWorkDir() : dir;
   }
 
   /** Its time limit in seconds; 0 for none. */

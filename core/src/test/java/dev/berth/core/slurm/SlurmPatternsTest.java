@@ -1,4 +1,4 @@
-package dev.berth.mom.output;
+package dev.berth.core.slurm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
