@@ -23,7 +23,7 @@ static const char *const HOSTED[] = {"qsub",     "qalter",   "qstat",   "qdel", 
                                      "qmove",    "qorder",   "qchkpt",  "momctl",   "qmgr",
                                      "pbsnodes", "tracejob", "pbsfs",   "pbs_rsub", "pbs_rstat",
                                      "pbs_rdel", "sbatch",   "squeue",  "scancel", "sacct",
-                                     "sinfo",    "scontrol", NULL};
+                                     "sinfo",    "scontrol", "sprio",   "sshare",  NULL};
 
 /* Error.Code values the client acts on. */
 enum { UNKNOWN_REQUEST = 15005, SERVER_DOWN = 15062 };
@@ -77,7 +77,8 @@ static int repeatable(const struct run *run) {
   return !strcmp(run->name, "qstat") || !strcmp(run->name, "tracejob") ||
          !strcmp(run->name, "pbsfs") || !strcmp(run->name, "pbs_rstat") ||
          !strcmp(run->name, "squeue") || !strcmp(run->name, "sacct") ||
-         !strcmp(run->name, "sinfo") ||
+         !strcmp(run->name, "sinfo") || !strcmp(run->name, "sprio") ||
+         !strcmp(run->name, "sshare") ||
          !strcmp(run->name, "qsub") || !strcmp(run->name, "sbatch");
 }
 

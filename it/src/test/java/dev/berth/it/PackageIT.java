@@ -112,6 +112,8 @@ class PackageIT {
           "sacct",
           "sinfo",
           "scontrol",
+          "sprio",
+          "sshare",
           "berth",
           "pbsdsh",
           "pbs_tmrsh");

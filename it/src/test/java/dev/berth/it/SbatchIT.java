@@ -217,6 +217,22 @@ class SbatchIT {
     TestCluster.Result done = cluster.runAs(ALICE, work, "scontrol", "-o", "show", "job", number);
     assertTrue(done.out().contains(" JobState=COMPLETED Reason=None "), done.out());
     assertTrue(done.out().contains(" ExitCode=0:0 "), done.out());
+
+    // the other Slurm views of the same cluster, through the native client
+    TestCluster.Result partition = cluster.runAs(ALICE, work, "scontrol", "show", "partition");
+    assertTrue(partition.out().startsWith("PartitionName="), partition.toString());
+    assertTrue(partition.out().contains("\n   State=UP TotalCPUs="), partition.out());
+    TestCluster.Result node =
+        cluster.runAs(ALICE, work, "scontrol", "-o", "show", "node", Hosts.localName());
+    assertTrue(node.out().startsWith("NodeName=" + Hosts.localName() + " "), node.toString());
+    TestCluster.Result shares = cluster.runAs(ALICE, work, "sshare", "-P", "-n");
+    assertEquals(0, shares.exit(), shares.toString());
+    assertTrue(shares.out().startsWith(" root|" + ALICE + "|1|"), shares.out());
+    TestCluster.Result priorities = cluster.runAs(ALICE, work, "sprio");
+    assertEquals(0, priorities.exit(), priorities.toString());
+    assertTrue(
+        priorities.out().startsWith("          JOBID PARTITION   PRIORITY       SITE"),
+        priorities.out());
   }
 
   @Test

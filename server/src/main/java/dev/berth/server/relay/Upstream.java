@@ -184,7 +184,16 @@ public final class Upstream implements AutoCloseable {
 
   private static boolean repeatable(RunCommand command) {
     return switch (command.getName()) {
-      case "qstat", "tracejob", "pbsfs", "pbs_rstat", "squeue", "sacct", "sinfo" -> true;
+      case "qstat",
+          "tracejob",
+          "pbsfs",
+          "pbs_rstat",
+          "squeue",
+          "sacct",
+          "sinfo",
+          "sprio",
+          "sshare" ->
+          true;
       case "qsub", "sbatch" -> !command.getSubmissionId().isEmpty();
       default -> false;
     };

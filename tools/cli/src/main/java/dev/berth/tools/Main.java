@@ -31,7 +31,9 @@ import dev.berth.tools.sacct.Sacct;
 import dev.berth.tools.scancel.Scancel;
 import dev.berth.tools.scontrol.Scontrol;
 import dev.berth.tools.sinfo.Sinfo;
+import dev.berth.tools.sprio.Sprio;
 import dev.berth.tools.squeue.Squeue;
+import dev.berth.tools.sshare.Sshare;
 import dev.berth.tools.tracejob.Tracejob;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -65,7 +67,9 @@ public final class Main {
           "scancel",
           "sacct",
           "sinfo",
-          "scontrol");
+          "scontrol",
+          "sprio",
+          "sshare");
 
   private static final Map<String, Command> COMMANDS =
       helped(
@@ -95,7 +99,9 @@ public final class Main {
           entry("scancel", Scancel::run),
           entry("sacct", Sacct::run),
           entry("sinfo", Sinfo::run),
-          entry("scontrol", Scontrol::run));
+          entry("scontrol", Scontrol::run),
+          entry("sprio", Sprio::run),
+          entry("sshare", Sshare::run));
 
   /**
    * Each command, answering {@code --help} with its part of the documentation (CommandHelp), and

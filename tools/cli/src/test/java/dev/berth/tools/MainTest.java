@@ -40,6 +40,8 @@ class MainTest {
             "sacct",
             "sinfo",
             "scontrol",
+            "sprio",
+            "sshare",
             "pbsfs",
             "pbs_rsub",
             "pbs_rstat",

@@ -11,6 +11,7 @@ import dev.berth.proto.Response;
 import dev.berth.proto.StatJobs;
 import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.slurm.SlurmCommandLine;
+import dev.berth.tools.slurm.SlurmFormat;
 import dev.berth.tools.slurm.SlurmJob;
 import dev.berth.tools.slurm.SlurmTimes;
 import java.time.ZoneId;
@@ -125,7 +126,7 @@ public final class Squeue {
     }
     Map<String, String> given = read.options();
     ZoneId zone = inv.zone();
-    SqueueFormat format;
+    SlurmFormat<SlurmJob> format;
     Set<SlurmJob.State> states;
     try {
       String layout =
@@ -134,7 +135,7 @@ public final class Squeue {
               : given.containsKey("start")
                   ? SqueueFormat.START
                   : given.containsKey("long") ? SqueueFormat.LONG : SqueueFormat.DEFAULT;
-      format = SqueueFormat.parse(layout, SqueueFormat.fields(zone));
+      format = SlurmFormat.parse(layout, SqueueFormat.fields(zone), "squeue");
       states = states(given.get("states"), given.containsKey("start"));
     } catch (IllegalArgumentException e) {
       inv.err().println("squeue: error: " + e.getMessage());
@@ -204,7 +205,8 @@ public final class Squeue {
    * The lines: a job each, but the pending tasks of one array on one line, {@code 12_[1-3,5]}, at
    * the first one's place ({@code -r}: a task each).
    */
-  private static List<String> rows(List<SlurmJob> jobs, SqueueFormat format, boolean eachTask) {
+  private static List<String> rows(
+      List<SlurmJob> jobs, SlurmFormat<SlurmJob> format, boolean eachTask) {
     Map<Long, List<SlurmJob>> pendingTasks = new HashMap<>();
     for (SlurmJob j : jobs) {
       if (!eachTask && j.arrayTask() && j.state() == SlurmJob.State.PENDING) {

@@ -1,0 +1,110 @@
+package dev.berth.tools.slurm;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The {@code -o} formats of Slurm's squeue and sprio: text with fields {@code %[.][size]type}, a
+ * size padding the field to that width (and cutting what is longer, its start kept), a {@code .}
+ * putting it on the right, as Slurm 22.05 prints them. Each command has its own letters; any other
+ * is refused by name.
+ *
+ * @param <T> what a line shows (a job)
+ */
+public final class SlurmFormat<T> {
+  /** What a field shows: its header and its value of a line's subject. */
+  public record Field<T>(String header, Function<T, String> value) {}
+
+  /** A piece of a format: literal text, or a field with its width and side. */
+  private record Piece<T>(String text, Field<T> field, int width, boolean right) {}
+
+  private final List<Piece<T>> pieces;
+
+  private SlurmFormat(List<Piece<T>> pieces) {
+    this.pieces = pieces;
+  }
+
+  /**
+   * Reads {@code format}.
+   *
+   * @param program the command, for the refusal of a letter it does not show
+   * @throws IllegalArgumentException naming a field the command does not show
+   */
+  public static <T> SlurmFormat<T> parse(
+      String format, Map<Character, Field<T>> fields, String program) {
+    List<Piece<T>> pieces = new ArrayList<>();
+    StringBuilder text = new StringBuilder();
+    int i = 0;
+    while (i < format.length()) {
+      char c = format.charAt(i);
+      if (c != '%' || i + 1 >= format.length()) {
+        text.append(c);
+        i++;
+        continue;
+      }
+      int at = i + 1;
+      boolean right = format.charAt(at) == '.';
+      if (right) {
+        at++;
+      }
+      int from = at;
+      while (at < format.length() && Character.isDigit(format.charAt(at))) {
+        at++;
+      }
+      if (at >= format.length()) {
+        throw new IllegalArgumentException("a format that ends in a field without its letter");
+      }
+      int width = at == from ? 0 : Integer.parseInt(format.substring(from, Math.min(at, from + 4)));
+      char letter = format.charAt(at);
+      Field<T> field = fields.get(letter);
+      if (field == null) {
+        throw new IllegalArgumentException(
+            "the field %"
+                + letter
+                + " is not supported by Berth's "
+                + program
+                + " yet (docs/slurm.md lists the fields it shows)");
+      }
+      if (text.length() > 0) {
+        pieces.add(new Piece<>(text.toString(), null, 0, false));
+        text.setLength(0);
+      }
+      pieces.add(new Piece<>(null, field, width, right && width > 0));
+      i = at + 1;
+    }
+    if (text.length() > 0) {
+      pieces.add(new Piece<>(text.toString(), null, 0, false));
+    }
+    return new SlurmFormat<>(List.copyOf(pieces));
+  }
+
+  public String header() {
+    return line(Field::header);
+  }
+
+  public String row(T subject) {
+    return line(f -> f.value().apply(subject));
+  }
+
+  private String line(Function<Field<T>, String> value) {
+    StringBuilder out = new StringBuilder();
+    for (Piece<T> p : pieces) {
+      if (p.field() == null) {
+        out.append(p.text());
+        continue;
+      }
+      String v = value.apply(p.field());
+      if (p.width() > 0 && v.length() > p.width()) {
+        v = v.substring(0, p.width());
+      }
+      if (p.width() > v.length()) {
+        String pad = " ".repeat(p.width() - v.length());
+        v = p.right() ? pad + v : v + pad;
+      }
+      out.append(v);
+    }
+    return out.toString();
+  }
+}
