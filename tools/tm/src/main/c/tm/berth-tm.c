@@ -1,5 +1,5 @@
 /*
- * berth-tm: pbsdsh and pbs_tmrsh in one small program (see tm.h). Called as
+ * berth-tm: pbsdsh, pbs_tmrsh and srun in one small program (see tm.h). Called as
  * `berth-tm pbsdsh ARGS...` or `berth-tm pbs_tmrsh ARGS...`, or through a link named after the
  * command. This file holds only main, which picks the command.
  */
@@ -18,6 +18,7 @@ static const char *base_name(const char *path) {
 static const char *command(const char *name) {
   if (!strcmp(name, "pbsdsh")) return "pbsdsh";
   if (!strcmp(name, "pbs_tmrsh")) return "pbs_tmrsh";
+  if (!strcmp(name, "srun")) return "srun";
   return NULL;
 }
 
@@ -44,13 +45,17 @@ int main(int argc, char **argv) {
     argv++;
   }
   if (!name) {
-    fprintf(stderr, "usage: berth-tm pbsdsh|pbs_tmrsh [ARGS...]\n");
+    fprintf(stderr, "usage: berth-tm pbsdsh|pbs_tmrsh|srun [ARGS...]\n");
     return 2;
   }
   signal(SIGPIPE, SIG_IGN); /* a closed stdout loses task output; the tasks run on all the same */
   if (!strcmp(name, "pbsdsh")) {
     tm_init(name, 1);
     return pbsdsh_main(argc, argv);
+  }
+  if (!strcmp(name, "srun")) {
+    tm_init(name, 1);
+    return srun_main(argc, argv);
   }
   tm_init(name, 255); /* ssh's status for its own failures */
   return pbs_tmrsh_main(argc, argv);

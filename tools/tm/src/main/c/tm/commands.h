@@ -4,6 +4,7 @@
 
 int pbsdsh_main(int argc, char **argv);
 int pbs_tmrsh_main(int argc, char **argv);
+int srun_main(int argc, char **argv);
 
 /*
  * `COMMAND --help` or `COMMAND --version` (the first argument only: later ones may be a value or

@@ -122,8 +122,7 @@ void tm_send_input(struct tm_conn *c, int32_t task, const void *data, size_t n, 
   if (p) tm_encode_input(p, id, task, data, n, eof);
 }
 
-/* Writes all of it, waiting when fd is non-blocking and full; a broken stdout loses the rest. */
-static void write_all(int fd, const char *p, size_t n) {
+void tm_write_all(int fd, const char *p, size_t n) {
   while (n > 0) {
     ssize_t w = write(fd, p, n);
     if (w > 0) {
@@ -138,8 +137,10 @@ static void write_all(int fd, const char *p, size_t n) {
 }
 
 static void dispatch(struct tm_conn *c, const struct tm_response *r) {
-  if (r->body == TM_OUTPUT) {
-    write_all(r->stream == 1 ? 1 : 2, r->data.p, r->data.n);
+  if (r->body == TM_OUTPUT && c->on_output) {
+    c->on_output(c->ctx, r);
+  } else if (r->body == TM_OUTPUT) {
+    tm_write_all(r->stream == 1 ? 1 : 2, r->data.p, r->data.n);
   } else if (!c->on_response(c->ctx, r) && r->body == TM_ERROR && !c->refusal) {
     /* not an answer: the task manager says why it is about to close the connection */
     c->refusal = tm_strdup(r->message);

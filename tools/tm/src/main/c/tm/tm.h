@@ -1,5 +1,5 @@
 /*
- * berth-tm: pbsdsh and pbs_tmrsh, the commands a job's own processes use to start tasks on the
+ * berth-tm: pbsdsh, pbs_tmrsh and srun, the commands a job's own processes use to start tasks on the
  * job's nodes through the job's task manager (proto/src/main/proto/berth/tm.proto), on the Unix
  * socket named by $BERTH_TM_SOCKET. They run inside the job's memory cgroup, so they are a small
  * C program: one process, one poll loop, a few buffers, libc only.
@@ -14,6 +14,7 @@
  *
  *   pbsdsh.c     pbsdsh
  *   pbs_tmrsh.c  pbs_tmrsh
+ *   srun.c       srun, Slurm's, inside a job
  *   berth-tm.c   main, which picks one
  */
 #ifndef BERTH_TM_H
@@ -105,6 +106,8 @@ struct tm_conn {
   /* Called for every answer but relayed output; returns 0 when the answer is no request's. */
   int (*on_response)(void *ctx, const struct tm_response *r);
   void (*on_signal)(void *ctx, int signal); /* a caught signal (tm_trap) */
+  /* Relayed output (TmOutput), when set; else it is written to stdout or stderr as it comes. */
+  void (*on_output)(void *ctx, const struct tm_response *r);
   void *ctx;
 };
 
@@ -126,6 +129,8 @@ void tm_trap(const int *signals, int n);
  * the signals. extra->revents tells the caller what its descriptor is ready for.
  */
 void tm_poll(struct tm_conn *c, struct pollfd *extra);
+/* Writes all of it, waiting when fd is non-blocking and full; a broken stdout loses the rest. */
+void tm_write_all(int fd, const char *p, size_t n);
 
 /* ---- what every command needs (tm-client.c) ---- */
 

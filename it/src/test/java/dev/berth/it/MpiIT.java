@@ -182,6 +182,40 @@ class MpiIT {
     assertIsolated(job, "hydra_pmi_proxy", List.of("a", "b", "c"));
   }
 
+  /**
+   * srun in an sbatch job: a task on each node of the step, in the job's cgroup there, with Slurm's
+   * ranks, its output labelled on srun's own.
+   */
+  @Test
+  void srunInAnSbatchJobRunsATaskOnEveryNodeInTheJobsCgroup() throws Exception {
+    Job job =
+        sbatch(
+            "srun -l sh -c 'echo H=$(hostname) P=$SLURM_PROCID L=$SLURM_LOCALID"
+                + " N=$SLURM_NODEID T=$SLURM_NTASKS S=$SLURM_STEP_NODELIST"
+                + " G=$(grep :cpuset: /proc/self/cgroup | cut -d: -f3)'\n");
+    assertEquals(0, job.getExitStatus(), output(job));
+    List<String> hosts = List.of("a", "b", "c");
+    for (int rank = 0; rank < 3; rank++) {
+      String host = hosts.get(rank);
+      String line =
+          rank
+              + ": H="
+              + host
+              + " P="
+              + rank
+              + " L=0 N="
+              + rank
+              + " T=3 S=a,b,c G=/"
+              + cluster.cgroupRoot
+              + "/"
+              + host
+              + "/"
+              + job.getId()
+              + "\n";
+      assertTrue(output(job).contains(line), line + " in " + output(job));
+    }
+  }
+
   private static Job sbatch(String command) throws IOException {
     String id =
         cluster.sbatchAs(

@@ -116,7 +116,8 @@ class PackageIT {
           "sshare",
           "berth",
           "pbsdsh",
-          "pbs_tmrsh");
+          "pbs_tmrsh",
+          "srun");
 
   @Test
   void theCommandsAndTheJobToolsAreOnThePathTheConfigurationAndUnitsWhereTheyBelong()
@@ -125,7 +126,7 @@ class PackageIT {
       Path onPath = root.resolve("usr/bin").resolve(command);
       assertTrue(Files.isExecutable(onPath), onPath + " is missing");
       // The Torque commands are the native client itself; the rest are scripts in bin/.
-      boolean nativeClient = !List.of("berth", "pbsdsh", "pbs_tmrsh").contains(command);
+      boolean nativeClient = !List.of("berth", "pbsdsh", "pbs_tmrsh", "srun").contains(command);
       Path expected =
           nativeClient
               ? root.resolve("usr/lib/berth/libexec/berth-cmd")
@@ -187,10 +188,12 @@ class PackageIT {
         "berth-mom",
         List.of(
             "./usr/bin/pbsdsh",
+            "./usr/bin/srun",
             "libexec/berth-starter",
             "libexec/berth-tm",
             "libexec/libberth-native.so",
             "man1/pbsdsh.1.gz",
+            "man1/srun.1.gz",
             "etc/berth/mom.conf",
             "berth-mom.service"),
         List.of("berth-cmd", "lib/daemon/", "server.conf"));

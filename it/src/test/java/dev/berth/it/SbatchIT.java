@@ -235,6 +235,38 @@ class SbatchIT {
         priorities.out());
   }
 
+  /**
+   * srun inside an sbatch job on one node: the job's tasks with Slurm's ranks, labelled output, and
+   * srun's exit status as Slurm's (the task's code, 128 + a signal, 1 for a step that does not
+   * fit).
+   */
+  @Test
+  void srunRunsTheJobsTasksAndExitsAsSlurmsDoes() throws IOException {
+    script(
+        "steps.sh",
+        "#!/bin/bash\n"
+            + "#SBATCH -n 2 -o steps-%j.txt\n"
+            + "srun -l sh -c 'echo rank=$SLURM_PROCID local=$SLURM_LOCALID of=$SLURM_NTASKS'\n"
+            + "srun -n 1 sh -c 'exit 3'; echo status=$?\n"
+            + "srun -n 1 sh -c 'kill -9 $$'; echo status=$?\n"
+            + "srun -n 3 true; echo status=$?\n");
+    TestCluster.Result r = cluster.runAs(ALICE, work, "sbatch", "--parsable", "steps.sh");
+    assertEquals(0, r.exit(), r.toString());
+    String number = r.out().trim();
+    assertEquals(0, cluster.awaitState(number, JobState.COMPLETED).getExitStatus());
+    String out = Files.readString(work.resolve("steps-" + number + ".txt"));
+    for (String line :
+        new String[] {
+          "0: rank=0 local=0 of=2\n",
+          "1: rank=1 local=1 of=2\n",
+          "srun: error: " + Hosts.localName() + ": task 0: Exited with exit code 3\nstatus=3\n",
+          "srun: error: " + Hosts.localName() + ": task 0: Killed\nstatus=137\n",
+          "More processors requested than permitted (3 tasks, room for 2 on 1 node)\nstatus=1\n"
+        }) {
+      assertTrue(out.contains(line), line + " in " + out);
+    }
+  }
+
   @Test
   void whatBerthDoesNotHonourIsRefusedAndNothingIsSubmitted() throws IOException {
     script("array.sh", "#!/bin/sh\n#SBATCH --array=1-3\ntrue\n");

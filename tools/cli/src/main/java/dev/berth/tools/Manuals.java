@@ -14,12 +14,12 @@ import java.util.TreeSet;
  * Writes what the packages install beside the commands, from the commands' part of the
  * documentation (CommandHelp), so {@code man qsub}, {@code qsub --help}, completion and
  * docs/qsub.md cannot disagree: {@code DIR/man1/COMMAND.1} for every command (the Java ones and the
- * native pbsdsh and pbs_tmrsh), and {@code DIR/bash-completion/berth-torque}, the completion of the
- * Java ones. ops/package runs it.
+ * native pbsdsh, pbs_tmrsh and srun), and {@code DIR/bash-completion/berth-torque}, the completion
+ * of the Java ones. ops/package runs it.
  */
 public final class Manuals {
-  /** The commands built in C (tools/tm), documented in docs/commands.md like the others. */
-  private static final List<String> NATIVE = List.of("pbsdsh", "pbs_tmrsh");
+  /** The commands built in C (tools/tm), documented like the others (srun in docs/slurm.md). */
+  private static final List<String> NATIVE = List.of("pbsdsh", "pbs_tmrsh", "srun");
 
   private Manuals() {}
 

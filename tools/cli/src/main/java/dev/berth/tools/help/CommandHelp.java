@@ -154,7 +154,15 @@ public final class CommandHelp {
             new Part("qsub.md", List.of("# qsub and qalter", "## Directives", "## Options"));
         case "qmgr" ->
             new Part("qmgr.md", List.of("# qmgr", "## Directives", "## Errors and exit status"));
-        case "sbatch", "squeue", "scancel", "sacct", "sinfo", "scontrol", "sprio", "sshare" ->
+        case "sbatch",
+            "squeue",
+            "scancel",
+            "sacct",
+            "sinfo",
+            "scontrol",
+            "sprio",
+            "sshare",
+            "srun" ->
             new Part("slurm.md", List.of("*"));
         default -> new Part("commands.md", List.of("*")); // a section of its own
       };

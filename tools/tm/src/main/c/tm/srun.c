@@ -1,0 +1,488 @@
+/*
+ * srun [-n tasks] [-N nodes] [--ntasks-per-node n] [-c cpus] [-l] [-u] [--mpi=none] program
+ * [args...]: Slurm's srun inside a job (sbatch's or qsub's), through the job's task manager as
+ * pbsdsh: every task on the job's nodes, in its cgroup, as its owner, with Slurm's SLURM_PROCID,
+ * SLURM_LOCALID, SLURM_NODEID and the step's SLURM_* variables; the tasks' output back on srun's
+ * own (each line behind its task's number with -l), and srun's exit status as Slurm's: the highest
+ * exit code, or 128 + the highest signal when a task was killed. docs/slurm.md has the rest.
+ *
+ * Tasks are laid out as Slurm's block distribution lays them: the step's nodes (-N, else as many
+ * of the job's as there are tasks) get one task each, then each node in turn is filled up to its
+ * CPUs (divided by -c) or --ntasks-per-node, so that tasks 0, 1, ... sit on node 0 first.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "tm.h"
+
+#define USAGE                                                                                      \
+  "Usage: srun [-n ntasks] [-N nnodes] [--ntasks-per-node=n] [-c ncpus] [-l] [-u]\n"             \
+  "            [--mpi=none] executable [args...]\n"
+#define HELP                                                                                       \
+  USAGE "\n"                                                                                       \
+        "Runs a parallel job step inside the job srun is called from (an sbatch or qsub job),\n"   \
+        "through the job's task manager: each task in the job's cgroup on its node.\n\n"           \
+        "  -n, --ntasks=N           tasks to run (default: the job's SLURM_NTASKS, else one\n"     \
+        "                           per node of -N, else one per CPU of the job)\n"                \
+        "  -N, --nodes=N            nodes to run them on (default: as many as needed)\n"           \
+        "      --ntasks-per-node=N  at most N tasks on each node\n"                                \
+        "  -c, --cpus-per-task=N    CPUs each task takes from its node's\n"                        \
+        "  -l, --label              each output line behind its task's number\n"                   \
+        "  -u, --unbuffered         output as it comes (it always does without -l)\n"              \
+        "      --mpi=none           tasks that are no MPI job (the only kind yet)\n"               \
+        "  -h, --help, --usage, -V, --version\n\n"                                                 \
+        "Berth's srun does not allocate: outside a job it says so. Other options of Slurm's\n"     \
+        "srun are refused by name. The whole text: man srun, or docs/slurm.md, \"srun\".\n"
+
+enum { OPT_NTASKS_PER_NODE = 256, OPT_MPI, OPT_USAGE };
+
+struct options {
+  int ntasks, nodes, per_node, cpus_per_task, label; /* 0: not given (cpus_per_task too) */
+  char **argv;
+  int argc;
+};
+
+/* A task: its node and rank there, and what became of it. */
+struct task {
+  int node, local;
+  int32_t id, status;
+  int state; /* 0 not started, 1 spawning, 2 waiting, 3 ended */
+  char *message;
+  char *line[2]; /* -l: what came of stdout and stderr since the last newline */
+  size_t line_n[2];
+};
+
+struct run {
+  struct options o;
+  struct tm_conn c;
+  struct tm_nodes nodes;
+  int step_nodes;    /* the first step_nodes of the job's nodes */
+  int *count;        /* tasks on each of them */
+  struct task *task; /* o.ntasks of them */
+  int spawned, ended, width, caught;
+  int exit_code, signal; /* the highest of the tasks' */
+  char cwd[4096];
+};
+
+/* ---- the command line ---- */
+
+static int say_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int say_error(const char *fmt, ...) {
+  char message[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  tm_say("error: %s", message);
+  return -1;
+}
+
+static int count(const char *option, const char *text, int *value) {
+  char *end;
+  errno = 0;
+  long n = strtol(text, &end, 10);
+  if (*text < '0' || *text > '9' || *end || errno || n < 1 || n > 1 << 20) {
+    return say_error("Invalid numeric value \"%s\" for %s.", text, option);
+  }
+  *value = (int)n;
+  return 0;
+}
+
+/* Slurm's srun options that Berth's does not honour (yet): refused by name. */
+static const struct option REFUSED[] = {
+    {"pty", no_argument, 0, 0},           {"container-image", required_argument, 0, 0},
+    {"container-mounts", required_argument, 0, 0}, {"container-workdir", required_argument, 0, 0},
+    {"container-name", required_argument, 0, 0},   {"container-env", required_argument, 0, 0},
+    {"container-remap-root", no_argument, 0, 0},   {"multi-prog", no_argument, 0, 0},
+    {"output", required_argument, 0, 'o'},         {"error", required_argument, 0, 'e'},
+    {"input", required_argument, 0, 'i'},          {"job-name", required_argument, 0, 'J'},
+    {"time", required_argument, 0, 't'},           {"partition", required_argument, 0, 'p'},
+    {"exclusive", optional_argument, 0, 0},        {"overlap", no_argument, 0, 0},
+    {"mem", required_argument, 0, 0},              {"mem-per-cpu", required_argument, 0, 0},
+    {"gres", required_argument, 0, 0},             {"gpus", required_argument, 0, 'G'},
+    {"gpus-per-node", required_argument, 0, 0},    {"export", required_argument, 0, 0},
+    {"chdir", required_argument, 0, 'D'},          {"nodelist", required_argument, 0, 'w'},
+    {"exclude", required_argument, 0, 'x'},        {"distribution", required_argument, 0, 'm'},
+    {"cpu-bind", required_argument, 0, 0},         {"kill-on-bad-exit", optional_argument, 0, 'K'},
+    {"wait", required_argument, 0, 'W'},           {"account", required_argument, 0, 'A'},
+    {"dependency", required_argument, 0, 'd'},     {"immediate", optional_argument, 0, 'I'},
+    {"verbose", no_argument, 0, 'v'},              {"quiet", no_argument, 0, 'Q'},
+    {0, 0, 0, 0}};
+
+static int parse(int argc, char **argv, struct options *o) {
+  static const struct option own[] = {{"ntasks", required_argument, 0, 'n'},
+                                      {"nodes", required_argument, 0, 'N'},
+                                      {"ntasks-per-node", required_argument, 0, OPT_NTASKS_PER_NODE},
+                                      {"cpus-per-task", required_argument, 0, 'c'},
+                                      {"label", no_argument, 0, 'l'},
+                                      {"unbuffered", no_argument, 0, 'u'},
+                                      {"mpi", required_argument, 0, OPT_MPI},
+                                      {"help", no_argument, 0, 'h'},
+                                      {"usage", no_argument, 0, OPT_USAGE},
+                                      {"version", no_argument, 0, 'V'}};
+  size_t n_own = sizeof own / sizeof *own, n_refused = sizeof REFUSED / sizeof *REFUSED;
+  struct option *all = tm_alloc((n_own + n_refused) * sizeof *all);
+  memcpy(all, own, sizeof own);
+  memcpy(all + n_own, REFUSED, sizeof REFUSED); /* ends with REFUSED's zeros */
+  memset(o, 0, sizeof *o);
+  int c, index;
+  opterr = 0;
+  /* "+": options end at the program, whose own options are its own */
+  while ((c = getopt_long(argc, argv, "+:n:N:c:luhVo:e:i:J:t:p:G:D:w:x:m:K::W:A:d:I::vQ", all,
+                          &index)) != -1) {
+    const char *refused = NULL;
+    switch (c) {
+    case 'n':
+      if (count("--ntasks", optarg, &o->ntasks) < 0) return -1;
+      break;
+    case 'N':
+      if (count("--nodes", optarg, &o->nodes) < 0) return -1;
+      break;
+    case OPT_NTASKS_PER_NODE:
+      if (count("--ntasks-per-node", optarg, &o->per_node) < 0) return -1;
+      break;
+    case 'c':
+      if (count("--cpus-per-task", optarg, &o->cpus_per_task) < 0) return -1;
+      break;
+    case 'l': o->label = 1; break;
+    case 'u': break; /* relayed output is never held back */
+    case OPT_MPI:
+      if (strcmp(optarg, "none") != 0) {
+        return say_error("--mpi=%s is not supported by Berth's srun yet: start MPI programs with"
+                         " mpirun inside the job (docs/mpi.md)",
+                         optarg);
+      }
+      break;
+    case 'h': fputs(HELP, stdout); return 1;
+    case OPT_USAGE: fputs(USAGE, stdout); return 1;
+    case 'V': printf("berth %s\n", BERTH_VERSION); return 1;
+    case ':': return say_error("option '%s' requires an argument", argv[optind - 1]);
+    case '?':
+      fprintf(stderr, "srun: unrecognized option '%s'\nTry \"srun --help\" for more information\n",
+              argv[optind - 1]);
+      return -1;
+    case 0: refused = all[index].name; break;
+    default:
+      for (const struct option *r = REFUSED; r->name; r++) {
+        if (r->val == c) refused = r->name;
+      }
+    }
+    if (refused) {
+      return say_error("--%s is not supported by Berth's srun yet (docs/slurm.md lists what is)",
+                       refused);
+    }
+  }
+  if (optind >= argc) return say_error("No command given to execute."), -1;
+  o->argv = argv + optind;
+  o->argc = argc - optind;
+  return 0;
+}
+
+/* ---- the layout ---- */
+
+static int env_count(const char *name) {
+  const char *v = getenv(name);
+  char *end;
+  long n = v ? strtol(v, &end, 10) : 0;
+  return v && *v && !*end && n > 0 && n <= 1 << 20 ? (int)n : 0;
+}
+
+/* What node i can take: its CPUs over -c, or --ntasks-per-node. */
+static int capacity(const struct run *run, int i) {
+  int cpus = run->nodes.node[i].slots / run->o.cpus_per_task;
+  return run->o.per_node > 0 && run->o.per_node < cpus ? run->o.per_node : cpus;
+}
+
+/* Places the tasks (block distribution); prints why and returns -1 when they do not fit. */
+static int lay_out(struct run *run) {
+  struct options *o = &run->o;
+  int job_nodes = run->nodes.n;
+  /* what the command line leaves out, the step's (or sbatch's) variables say, as Slurm's srun */
+  int given_tasks = o->ntasks > 0;
+  if (!o->cpus_per_task) o->cpus_per_task = env_count("SLURM_CPUS_PER_TASK");
+  if (!o->cpus_per_task) o->cpus_per_task = 1;
+  if (!o->per_node) o->per_node = env_count("SLURM_NTASKS_PER_NODE");
+  if (!o->ntasks && !o->nodes) o->ntasks = env_count("SLURM_NTASKS");
+  if (!o->nodes) {
+    o->nodes = env_count("SLURM_NNODES");
+    if (given_tasks && o->nodes > o->ntasks) o->nodes = o->ntasks;
+  }
+  if (o->nodes > job_nodes) {
+    return say_error("Unable to create step for job %s: the job has %d node%s, not %d",
+                     run->nodes.job_id, job_nodes, job_nodes == 1 ? "" : "s", o->nodes);
+  }
+  if (o->ntasks == 0) {
+    if (o->per_node > 0) o->ntasks = o->per_node * (o->nodes ? o->nodes : job_nodes);
+    else if (o->nodes > 0) o->ntasks = o->nodes;
+    else {
+      for (int i = 0; i < job_nodes; i++) o->ntasks += capacity(run, i);
+    }
+  }
+  run->step_nodes = o->nodes ? o->nodes : o->ntasks < job_nodes ? o->ntasks : job_nodes;
+  if (o->ntasks < run->step_nodes) {
+    return say_error("Unable to create step for job %s: %d tasks cannot fill %d nodes",
+                     run->nodes.job_id, o->ntasks, run->step_nodes);
+  }
+  run->count = tm_alloc((size_t)run->step_nodes * sizeof *run->count);
+  long room = 0;
+  for (int i = 0; i < run->step_nodes; i++) {
+    if (capacity(run, i) < 1) {
+      return say_error("Unable to create step for job %s: node %s has %d CPUs, fewer than"
+                       " --cpus-per-task=%d",
+                       run->nodes.job_id, run->nodes.node[i].name, run->nodes.node[i].slots,
+                       o->cpus_per_task);
+    }
+    run->count[i] = 1;
+    room += capacity(run, i);
+  }
+  if (o->ntasks > room) {
+    return say_error("Unable to create step for job %s: More processors requested than permitted"
+                     " (%d tasks, room for %ld on %d node%s)",
+                     run->nodes.job_id, o->ntasks, room, run->step_nodes,
+                     run->step_nodes == 1 ? "" : "s");
+  }
+  int left = o->ntasks - run->step_nodes;
+  for (int i = 0; i < run->step_nodes && left > 0; i++) {
+    int more = capacity(run, i) - run->count[i];
+    if (more > left) more = left;
+    run->count[i] += more;
+    left -= more;
+  }
+  run->task = tm_alloc((size_t)o->ntasks * sizeof *run->task);
+  memset(run->task, 0, (size_t)o->ntasks * sizeof *run->task);
+  for (int i = 0, t = 0; i < run->step_nodes; i++) {
+    for (int l = 0; l < run->count[i]; l++, t++) run->task[t] = (struct task){.node = i, .local = l};
+  }
+  for (int n = o->ntasks - 1; n >= 10; n /= 10) run->width++;
+  run->width++;
+  return 0;
+}
+
+/* ---- the step's environment ---- */
+
+static void set_number(const char *name, long value) {
+  char text[32];
+  snprintf(text, sizeof text, "%ld", value);
+  setenv(name, text, 1);
+}
+
+/* Slurm's run-length counts: 2,2,1 is 2(x2),1. */
+static char *counts(const int *count, int n) {
+  char *text = tm_alloc((size_t)n * 24 + 1);
+  size_t at = 0;
+  for (int i = 0; i < n;) {
+    int same = 1;
+    while (i + same < n && count[i + same] == count[i]) same++;
+    at += (size_t)sprintf(text + at, same > 1 ? "%s%d(x%d)" : "%s%d", at ? "," : "", count[i], same);
+    i += same;
+  }
+  text[at] = 0;
+  return text;
+}
+
+/* What every task of the step sees alike. */
+static void step_environment(struct run *run) {
+  size_t size = 1;
+  for (int i = 0; i < run->step_nodes; i++) size += strlen(run->nodes.node[i].name) + 1;
+  char *nodes = tm_alloc(size);
+  nodes[0] = 0;
+  for (int i = 0; i < run->step_nodes; i++) {
+    if (i) strcat(nodes, ",");
+    strcat(nodes, run->nodes.node[i].name);
+  }
+  char *tasks = counts(run->count, run->step_nodes);
+  setenv("SLURM_STEP_NODELIST", nodes, 1);
+  setenv("SLURM_STEP_TASKS_PER_NODE", tasks, 1);
+  setenv("SLURM_TASKS_PER_NODE", tasks, 1);
+  set_number("SLURM_STEP_NUM_NODES", run->step_nodes);
+  set_number("SLURM_STEP_NUM_TASKS", run->o.ntasks);
+  set_number("SLURM_NTASKS", run->o.ntasks);
+  set_number("SLURM_NPROCS", run->o.ntasks);
+  set_number("SLURM_NNODES", run->step_nodes);
+  if (run->o.cpus_per_task > 1) set_number("SLURM_CPUS_PER_TASK", run->o.cpus_per_task);
+  setenv("SLURM_STEP_ID", "0", 1);
+  setenv("SLURM_STEPID", "0", 1);
+  setenv("SLURM_DISTRIBUTION", "block", 1);
+  setenv("SLURM_LAUNCH_NODE_IPADDR", "", 0);
+  free(nodes);
+  free(tasks);
+}
+
+/* ---- the run ---- */
+
+static void spawn(struct run *run, int t) {
+  struct task *task = &run->task[t];
+  set_number("SLURM_PROCID", t);
+  set_number("SLURM_LOCALID", task->local);
+  set_number("SLURM_NODEID", task->node);
+  const struct tm_node *node = &run->nodes.node[task->node];
+  int slot = task->local * run->o.cpus_per_task;
+  struct tm_spawn s = {node->name, run->o.argv, run->o.argc, run->cwd,
+                       node->first_vnode + (node->slots > 0 ? slot % node->slots : 0), 1};
+  task->state = 1;
+  tm_send_spawn(&run->c, TM_ID(TM_ASK_SPAWN, t), &s);
+}
+
+/* -l: each whole line behind "N: "; the rest waits for its newline (or the task's end). */
+static void labelled(struct run *run, int t, int stream, const char *p, size_t n, int flush) {
+  struct task *task = &run->task[t];
+  int s = stream == 1 ? 0 : 1;
+  for (size_t i = 0; i < n; i++) {
+    if (task->line_n[s] % 4096 == 0) {
+      char *grown = realloc(task->line[s], task->line_n[s] + 4096);
+      if (!grown) {
+        tm_say("out of memory");
+        exit(1);
+      }
+      task->line[s] = grown;
+    }
+    task->line[s][task->line_n[s]++] = p[i];
+    if (p[i] == '\n' || task->line_n[s] >= 1 << 20) flush = 2;
+    if (flush == 2) {
+      char label[32];
+      int w = snprintf(label, sizeof label, "%*d: ", run->width, t);
+      tm_write_all(stream == 1 ? 1 : 2, label, (size_t)w);
+      tm_write_all(stream == 1 ? 1 : 2, task->line[s], task->line_n[s]);
+      task->line_n[s] = 0;
+      flush = 0;
+    }
+  }
+  if (flush && task->line_n[s] > 0) {
+    labelled(run, t, stream, "\n", 1, 0);
+  }
+}
+
+static int task_of(const struct run *run, int32_t id) {
+  for (int t = 0; t < run->o.ntasks; t++) {
+    if (run->task[t].state >= 2 && run->task[t].id == id) return t;
+  }
+  return -1;
+}
+
+static void on_output(void *ctx, const struct tm_response *r) {
+  struct run *run = ctx;
+  int t = task_of(run, r->task_id);
+  if (!run->o.label || t < 0) {
+    tm_write_all(r->stream == 1 ? 1 : 2, r->data.p, r->data.n);
+  } else {
+    labelled(run, t, r->stream, r->data.p, r->data.n, 0);
+  }
+}
+
+/*
+ * Reports a task's end as Slurm's srun does (its failures only) and keeps the highest exit code
+ * and signal: srun exits with 128 + the signal when a task was killed, else the exit code.
+ */
+static void ended(struct run *run, int t) {
+  struct task *task = &run->task[t];
+  const char *node = run->nodes.node[task->node].name;
+  task->state = 3;
+  run->ended++;
+  if (run->o.label) {
+    labelled(run, t, 1, "", 0, 1);
+    labelled(run, t, 2, "", 0, 1);
+  }
+  int status = task->status;
+  if (status < 0) {
+    /* Slurm's slurmstepd fails an exec with status 2 */
+    say_error("%s: task %d: could not start: %s", node, t, task->message ? task->message : "");
+    status = 2;
+  } else if (status >= 256) {
+    say_error("%s: task %d: %s", node, t, strsignal(status - 256));
+    if (status - 256 > run->signal) run->signal = status - 256;
+    return;
+  } else if (status > 0) {
+    say_error("%s: task %d: Exited with exit code %d", node, t, status);
+  }
+  if (status > run->exit_code) run->exit_code = status;
+}
+
+static int status(const struct run *run) {
+  return run->signal ? 128 + run->signal : run->exit_code;
+}
+
+static int on_response(void *ctx, const struct tm_response *r) {
+  struct run *run = ctx;
+  uint64_t t = TM_ID_INDEX(r->id);
+  int kind = TM_ID_KIND(r->id);
+  if (kind == TM_ASK_SIGNAL) return 1;
+  if (t >= (uint64_t)run->o.ntasks) return 0;
+  struct task *task = &run->task[t];
+  if (kind == TM_ASK_SPAWN && task->state == 1) {
+    if (r->body != TM_SPAWNED) {
+      task->status = -1;
+      task->message = tm_unexpected(r, TM_SPAWNED);
+      ended(run, (int)t);
+      return 1;
+    }
+    task->id = r->task_id;
+    task->state = 2;
+    if (run->caught) tm_send_signal(&run->c, TM_ID(TM_ASK_SIGNAL, t), task->id, run->caught);
+    tm_send_input(&run->c, task->id, NULL, 0, 1);
+    tm_send_wait(&run->c, TM_ID(TM_ASK_WAIT, t), task->id);
+    return 1;
+  }
+  if (kind == TM_ASK_WAIT && task->state == 2) {
+    task->status = r->body == TM_EXITED ? r->exit_status : -1;
+    if (r->body != TM_EXITED) task->message = tm_unexpected(r, TM_EXITED);
+    else if (r->exit_status < 0) task->message = tm_strdup(r->error);
+    ended(run, (int)t);
+    return 1;
+  }
+  return 0;
+}
+
+static void on_signal(void *ctx, int signal) {
+  struct run *run = ctx;
+  run->caught = signal;
+  for (int t = 0; t < run->o.ntasks; t++) {
+    if (run->task[t].state == 2) {
+      tm_send_signal(&run->c, TM_ID(TM_ASK_SIGNAL, t), run->task[t].id, signal);
+    }
+  }
+}
+
+int srun_main(int argc, char **argv) {
+  static struct run run;
+  int parsed = parse(argc, argv, &run.o);
+  if (parsed == 1) return 0;
+  if (parsed < 0) return 1;
+  if (!getenv(TM_SOCKET_VARIABLE)) {
+    say_error("Berth's srun runs inside a job (sbatch's, qsub's or qsub -I's): it does not"
+              " allocate nodes itself yet");
+    return 1;
+  }
+  if (tm_connect(&run.c) < 0 || tm_get_nodes(&run.c, &run.nodes) < 0) return 1;
+  if (lay_out(&run) < 0) return 1;
+  if (!getcwd(run.cwd, sizeof run.cwd)) run.cwd[0] = 0;
+  step_environment(&run);
+  run.c.on_response = on_response;
+  run.c.on_signal = on_signal;
+  run.c.on_output = on_output;
+  run.c.ctx = &run;
+  tm_trap((const int[]){SIGINT, SIGTERM}, 2);
+  for (;;) {
+    while (run.spawned < run.o.ntasks && tm_pending(&run.c) < (64 << 10) && !run.caught) {
+      spawn(&run, run.spawned++);
+    }
+    if (run.caught && run.spawned < run.o.ntasks) {
+      run.o.ntasks = run.spawned; /* after a signal no further task starts */
+    }
+    if (run.ended == run.o.ntasks) return status(&run);
+    if (run.c.ended) {
+      say_error("lost the connection to the task manager: %s", run.c.why);
+      return status(&run) > 1 ? status(&run) : 1;
+    }
+    tm_poll(&run.c, NULL);
+  }
+}
