@@ -229,24 +229,45 @@ static int ofd_lock(int fd, short type) {
   return 0;
 }
 
-/* Takes lock (a file beside the entry), unpacks into dir unless it is there, keeps a shared lock. */
+static int unpacked(const char *dir) {
+  struct stat st;
+  return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * Takes lock (a file beside the entry) shared and keeps it while dir is in use; unpacks into dir
+ * unless it is there. The entry's lock is only ever taken shared by its users, as every process of
+ * a job holds it until it ends: another process of the owner's on the node (a task of the same job,
+ * another job of the same image) waiting to hold it alone would wait for all of them to end. Two
+ * that find it missing at once take turns on a second lock, held only while one unpacks.
+ */
 static int unpack_once(int fd, const char *dir, const char *image, int *lock, char *error,
                        size_t size) {
   char path[PATH_SIZE], partial[PATH_SIZE];
   snprintf(path, sizeof path, "%s.lock", dir);
-  /* left open in the job's processes: the shared lock below lasts as long as any of them */
+  /* left open in the job's processes: the shared lock lasts as long as any of them, and the mom
+     evicts only entries it can lock alone */
   *lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
-  if (*lock < 0 || ofd_lock(*lock, F_WRLCK) < 0)
+  if (*lock < 0 || ofd_lock(*lock, F_RDLCK) < 0)
     return failed(error, size, "cannot lock %s: %s", path, strerror(errno));
-  struct stat st;
-  if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    snprintf(partial, sizeof partial, "%s.partial", dir);
-    if (unpack(fd, partial, image, error, size) < 0) return -1;
-    if (rename(partial, dir) < 0)
-      return failed(error, size, "cannot put %s in place: %s", dir, strerror(errno));
+  if (unpacked(dir)) return 0;
+  snprintf(path, sizeof path, "%s.unpacking", dir);
+  int turn = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (turn < 0 || ofd_lock(turn, F_WRLCK) < 0) {
+    if (turn >= 0) close(turn);
+    return failed(error, size, "cannot lock %s: %s", path, strerror(errno));
   }
-  ofd_lock(*lock, F_RDLCK); /* the mom evicts only entries it can lock alone */
-  return 0;
+  int result = 0;
+  if (!unpacked(dir)) {
+    snprintf(partial, sizeof partial, "%s.partial", dir);
+    if (unpack(fd, partial, image, error, size) < 0) {
+      result = -1;
+    } else if (rename(partial, dir) < 0) {
+      result = failed(error, size, "cannot put %s in place: %s", dir, strerror(errno));
+    }
+  }
+  close(turn); /* the next one in turn finds it there */
+  return result;
 }
 
 /* The root directory to enter: named, cached, or unpacked now. */
