@@ -223,6 +223,54 @@ class ContainerIT {
     }
   }
 
+  /**
+   * The seed's Slurm user: an sbatch script with pyxis's options runs in the image, and its srun
+   * (called by the path the tools are bound at, since the image's login profile sets PATH afresh)
+   * starts a task in the same image on each node, in the container's working directory: on the
+   * first node a second process of the image beside the running script (which once waited for the
+   * script to end, for the image's lock).
+   */
+  @Test
+  void pyxisOptionsOfSbatchRunTheScriptAndItsSrunTasksInTheImage() throws Exception {
+    String id =
+        cluster.sbatchAs(
+            USER,
+            work,
+            "#!/bin/sh\n"
+                + "#SBATCH -N 2 -n 2\n"
+                + "#SBATCH --container-image="
+                + openMpi
+                + "\n"
+                + "#SBATCH --container-mounts=$HOME:/workspace\n"
+                + "#SBATCH --container-workdir="
+                + inside("")
+                + "\n"
+                // Debian's login profile sets PATH afresh: Berth's tools by their bound path
+                + TestCluster.ROOT.resolve("ops/bin/srun")
+                + " -l sh -c 'echo node=$(hostname) marker=$(tr \" \" _ < "
+                + TestImages.MARKER
+                + ") rank=$SLURM_PROCID pwd=$(pwd)'\n");
+    Job job = done(id);
+    String out = read(work.resolve("slurm-" + job.getNumber() + ".out"));
+    assertEquals(0, job.getExitStatus(), out);
+    String marker = TestImages.OPENMPI_MARKER.replace(' ', '_');
+    List<String> nodes = List.of("a", "b");
+    for (int rank = 0; rank < 2; rank++) {
+      String line =
+          rank
+              + ": node="
+              + nodes.get(rank)
+              + " marker="
+              + marker
+              + " rank="
+              + rank
+              + " pwd="
+              + inside("").replaceAll("/$", "")
+              + "\n";
+      assertTrue(out.contains(line), line + " in " + out);
+    }
+  }
+
   /** The seed's over-limit ranks, in containers: killed in their node's cgroup and reported. */
   @Test
   void ranksOverTheLimitAreKilledInTheContainerAndReported() throws Exception {

@@ -61,6 +61,7 @@ public final class Sbatch {
       List<Attribute> attributes = SbatchJob.attributes(input, values, warnings);
       warnings.forEach(w -> inv.err().println("sbatch: warning: " + w));
       try {
+        ContainerChecks.check(attributes, inv.env(), inv.origin().files());
         OutputChecks.check(attributes, ctx, inv.origin().files());
       } catch (QsubException e) {
         throw SbatchException.failed(e.getMessage());

@@ -71,25 +71,45 @@ final class SbatchJob {
       String defaultName,
       List<String> args) {}
 
-  /** The merged options: each option's last value. */
+  /**
+   * The merged options: each option's last value; of two that undo each other ({@code
+   * --container-remap-root} and {@code --no-container-remap-root}), the last.
+   */
   static Map<String, String> merged(Input in) throws SbatchException {
     Map<String, String> values = new LinkedHashMap<>();
     for (GnuOptions.Given g : in.directives()) {
-      values.put(honoured(g.option().name(), "--"), g.value());
+      put(values, honoured(g.option().name(), "--"), g.value());
     }
     for (Map.Entry<String, String> v : new java.util.TreeMap<>(in.ctx().env()).entrySet()) {
       String option = INPUT_VARIABLES.get(v.getKey());
       if (option != null) {
         GnuOptions.Option o = SbatchOptions.named(option);
-        values.put(
+        put(
+            values,
             honoured(option, v.getKey() + " is set: --"),
             o.arg() == GnuOptions.Arg.NONE ? "" : v.getValue());
       }
     }
     for (GnuOptions.Given g : in.commandLine()) {
-      values.put(honoured(g.option().name(), "--"), g.value());
+      put(values, honoured(g.option().name(), "--"), g.value());
     }
     return values;
+  }
+
+  /** Options that undo each other: the one given takes the other's place. */
+  private static final Map<String, String> OPPOSITES =
+      Map.of(
+          "container-remap-root", "no-container-remap-root",
+          "no-container-remap-root", "container-remap-root",
+          "container-writable", "container-readonly",
+          "container-readonly", "container-writable");
+
+  private static void put(Map<String, String> values, String option, String value) {
+    String opposite = OPPOSITES.get(option);
+    if (opposite != null) {
+      values.remove(opposite);
+    }
+    values.put(option, value);
   }
 
   private static String honoured(String option, String how) throws SbatchException {
@@ -178,6 +198,9 @@ final class SbatchJob {
       add(a, MAIL_USERS, values.get("mail-user"));
     }
     memory(values, layout, a, slurm);
+    for (Map.Entry<String, String> c : PyxisOptions.attributes(values, ctx).entrySet()) {
+      add(a, c.getKey(), c.getValue());
+    }
     slurm.put("SLURM_SUBMIT_DIR", cwd(ctx));
     slurm.put("SLURM_SUBMIT_HOST", ctx.host());
     // Torque's PBS_O_* too: a Berth job has both families (and a script may use either)

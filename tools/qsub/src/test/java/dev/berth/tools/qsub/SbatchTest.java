@@ -157,6 +157,47 @@ class SbatchTest {
   }
 
   @Test
+  void pyxisContainerOptionsBecomeBerthsContainerAttributes() throws Exception {
+    String file =
+        script(
+            "#!/bin/sh\n#SBATCH --container-image=pytorch\n#SBATCH --container-remap-root\ntrue\n");
+    assertEquals(
+        0,
+        sbatch(
+            "--container-mounts=" + dir + "," + dir + ":/data:ro",
+            "--container-workdir=/data",
+            "--container-name=work:auto",
+            "--no-container-remap-root",
+            "--container-writable",
+            "--no-container-mount-home",
+            file),
+        stderr());
+    Map<String, String> a = sent();
+    assertEquals("pytorch", a.get("container_image"));
+    assertEquals(dir + ":" + dir + "," + dir + ":/data:ro", a.get("container_mounts"));
+    assertEquals("/data", a.get("container_workdir"));
+    assertEquals("work", a.get("container_name"));
+    assertFalse(a.containsKey("container_remap_root"), "the command line's --no- wins");
+    assertEquals("True", a.get("container_writable"));
+  }
+
+  @Test
+  void registryImagesMissingFilesAndPyxisFlagsBerthLacksAreRefused() {
+    assertEquals(1, sbatch("--container-image=nvcr.io#nvidia/pytorch:23.01", "--wrap=true"));
+    assertTrue(
+        stderr().contains(": Berth runs squashfs images, a file or a name imported"), stderr());
+    assertEquals(1, sbatch("--container-image=./missing.sqsh", "--wrap=true"));
+    assertTrue(
+        stderr().contains("container_image " + dir + "/missing.sqsh: no such file"), stderr());
+    assertEquals(1, sbatch("--container-image=x", "--container-mounts=/a:/b:private", "--wrap=t"));
+    assertTrue(stderr().contains("mount flags 'private' are not supported"), stderr());
+    assertEquals(1, sbatch("--container-image=x", "--container-env=PATH", "--wrap=true"));
+    assertTrue(
+        stderr().contains("--container-env is not supported by Berth's sbatch yet"), stderr());
+    assertEquals(List.of(), server.requests(), "nothing submitted");
+  }
+
+  @Test
   void whatBerthDoesNotHonourIsRefusedByNameAndNothingIsSent() throws Exception {
     String file = script("#!/bin/sh\n#SBATCH --array=1-4\ntrue\n");
     assertEquals(1, sbatch(file));
