@@ -160,7 +160,7 @@ class SbatchIT {
     assertEquals(0, cancelled.exit(), cancelled.toString());
     assertEquals(JobState.COMPLETED, cluster.job(slurm).getState());
     assertEquals(JobState.COMPLETED, cluster.job(pbs).getState());
-    TestCluster.Result again = cluster.runAs(ALICE, work, "scancel", "999999");
+    TestCluster.Result again = cluster.runAs(ALICE, work, "scancel", "--me", "999999");
     assertEquals(1, again.exit(), again.toString());
     assertEquals(
         "scancel: error: Kill job error on job id 999999: Invalid job id specified\n", again.err());
@@ -199,13 +199,17 @@ class SbatchIT {
           {"scontrol", "release", number},
           {"scontrol", "update", "JobId=" + number, "TimeLimit=1-0"},
           {"scontrol", "requeue", number},
-          {"scancel", number}
+          {"scancel", "-u", ALICE, number}
         }) {
       TestCluster.Result r =
           cluster.runAs(BOB, work, attack[0], Arrays.copyOfRange(attack, 1, attack.length));
       assertEquals(1, r.exit(), String.join(" ", attack) + ": " + r);
       assertTrue(r.err().contains(number), r.toString());
     }
+    // an id alone is cancelled as Slurm's scancel does, unlooked: a job bob may not see is, as
+    // one that does not exist, taken as done; it is not cancelled
+    TestCluster.Result unseen = cluster.runAs(BOB, work, "scancel", number);
+    assertEquals(0, unseen.exit(), unseen.toString());
     Job job = cluster.job(number);
     assertEquals(JobState.HELD, job.getState(), "bob's release was refused");
     assertEquals("renamed", job.getName());

@@ -6,6 +6,7 @@ import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.ControlCharacters;
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.proto.DeleteJob;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -113,8 +114,14 @@ public final class Scancel {
       return 1;
     }
     String user = given.containsKey("me") ? SlurmCommandLine.caller(inv) : given.get("user");
+    // ids alone, to be killed: Slurm 22.05's scancel does not look the jobs up first (its
+    // has_default_opt), so an id of no job, or of one that has ended, is quietly done
+    boolean plain = !filtered && !given.containsKey("signal");
     boolean quiet = given.containsKey("quiet");
     try (ServerConnection server = context.connector().connect(inv)) {
+      if (plain) {
+        return cancelEach(inv, server, ids, quiet);
+      }
       Response r =
           server.call(
               Request.newBuilder()
@@ -161,10 +168,7 @@ public final class Scancel {
                 : Request.newBuilder()
                     .setSignal(SignalJob.newBuilder().setJobId(id).setSignal(signal(signal)));
         Response answer = server.call(request);
-        if (signal == null
-            && answer.hasError()
-            && answer.getError().getCode() == dev.berth.proto.Error.Code.BAD_STATE
-            && answer.getError().getMessage().endsWith("has already completed")) {
+        if (signal == null && ended(answer)) {
           continue; // it ended since the listing (a job it depended on was just cancelled, say)
         }
         if (answer.hasError()) {
@@ -186,6 +190,53 @@ public final class Scancel {
       inv.err().println("scancel: error: " + e.getMessage());
       return 1;
     }
+  }
+
+  /**
+   * Ids alone: each deleted as it is named, without listing the jobs first ({@code 12}, else the
+   * array {@code 12[]}; {@code 12_3} as {@code 12[3]}), as Slurm 22.05's scancel sends them; an id
+   * of no job, or of one that has ended, is taken as done, and only a refusal is reported.
+   */
+  private static int cancelEach(
+      Invocation inv, ServerConnection server, List<String> ids, boolean quiet)
+      throws ServerUnavailableException {
+    int status = 0;
+    for (String id : ids) {
+      String berthId = SlurmJobs.toBerth(id);
+      Response answer = delete(server, berthId);
+      if (unknown(answer) && !berthId.contains("[")) {
+        answer = delete(server, berthId + "[]"); // the whole array
+      }
+      if (!answer.hasError() || unknown(answer) || ended(answer)) {
+        continue;
+      }
+      if (!quiet) {
+        inv.err()
+            .println(
+                "scancel: error: Kill job error on job id "
+                    + ControlCharacters.escape(id)
+                    + ": "
+                    + ControlCharacters.escape(answer.getError().getMessage()));
+      }
+      status = 1;
+    }
+    return status;
+  }
+
+  private static Response delete(ServerConnection server, String id)
+      throws ServerUnavailableException {
+    return server.call(Request.newBuilder().setDelete(DeleteJob.newBuilder().setJobId(id)));
+  }
+
+  private static boolean unknown(Response answer) {
+    return answer.hasError()
+        && answer.getError().getCode() == dev.berth.proto.Error.Code.UNKNOWN_JOB;
+  }
+
+  private static boolean ended(Response answer) {
+    return answer.hasError()
+        && answer.getError().getCode() == dev.berth.proto.Error.Code.BAD_STATE
+        && answer.getError().getMessage().endsWith("has already completed");
   }
 
   /** Whether every filter given takes {@code job}. */

@@ -34,6 +34,12 @@ final class JobChanges {
   private final List<Job> jobs;
   private int status;
 
+  /**
+   * Whether a failure also gets Slurm's second line, {@code slurm_suspend error: REASON}, which
+   * Slurm's scontrol prints for hold, uhold and release (its hold goes through the suspend path).
+   */
+  private boolean suspendLine;
+
   private JobChanges(ServerConnection server, Output out, List<Job> jobs) {
     this.server = server;
     this.out = out;
@@ -62,6 +68,7 @@ final class JobChanges {
     }
     String caller = SlurmCommandLine.caller(inv);
     String k = keyword.toLowerCase(Locale.ROOT);
+    changes.suspendLine = k.startsWith("hold") || k.startsWith("uhold") || k.startsWith("rel");
     for (String word : words) {
       for (String id : ids(word)) {
         changes.send(
@@ -149,14 +156,21 @@ final class JobChanges {
       throws ServerUnavailableException {
     List<Job> targets = SlurmJob.targets(jobs, id);
     if (targets.isEmpty()) {
-      status = out.fail("Invalid job id specified for job " + id);
+      failed("Invalid job id specified", id);
       return;
     }
     for (Job job : targets) {
       Response answer = server.call(request.apply(job));
       if (answer.hasError()) {
-        status = out.fail(answer.getError().getMessage() + " for job " + id);
+        failed(answer.getError().getMessage(), id);
       }
+    }
+  }
+
+  private void failed(String reason, String id) {
+    status = out.fail(reason + " for job " + id);
+    if (suspendLine) {
+      out.fail("slurm_suspend error: " + reason);
     }
   }
 }

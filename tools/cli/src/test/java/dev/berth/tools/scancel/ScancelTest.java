@@ -48,14 +48,27 @@ class ScancelTest {
               switch (r.getBodyCase()) {
                 case STAT_JOBS ->
                     Response.newBuilder().setJobs(JobList.newBuilder().addAllJobs(JOBS)).build();
-                case DELETE ->
-                    r.getDelete().getJobId().equals("14.srv")
-                        ? FakeServer.error(
-                            dev.berth.proto.Error.Code.PERMISSION,
-                            "Unauthorized Request: alice may not delete job 14.srv")
-                        : FakeServer.ack();
+                case DELETE -> delete(r.getDelete().getJobId());
                 default -> FakeServer.ack();
               });
+
+  /** The server's answer: it completes a short id with its name, as the real one does. */
+  private static Response delete(String id) {
+    String full = id.contains(".") ? id : id + ".srv";
+    Job job = JOBS.stream().filter(j -> j.getId().equals(full)).findFirst().orElse(null);
+    if (job == null) {
+      return FakeServer.error(dev.berth.proto.Error.Code.UNKNOWN_JOB, "Unknown Job Id " + full);
+    }
+    if (job.getState() == JobState.COMPLETED) {
+      return FakeServer.error(
+          dev.berth.proto.Error.Code.BAD_STATE, "job " + full + " has already completed");
+    }
+    return job.getEuser().equals("alice")
+        ? FakeServer.ack()
+        : FakeServer.error(
+            dev.berth.proto.Error.Code.PERMISSION,
+            "Unauthorized Request: alice may not delete job " + full);
+  }
 
   private Run scancel(String... args) {
     return Run.of(Scancel::run, server, Map.of("TZ", "UTC", "USER", "alice"), "scancel", args);
@@ -73,10 +86,25 @@ class ScancelTest {
   }
 
   @Test
-  void idsAndArrayTasks() {
-    Run r = scancel("13", "16_2");
+  void idsAloneAreDeletedAsTheyAreNamedWithoutAListing() {
+    Run r = scancel("13", "16_2", "16", "15", "99");
     assertEquals(0, r.status(), r.err());
-    assertEquals(List.of("delete 13.srv", "delete 16[2].srv"), sent());
+    assertEquals("", r.err(), "an ended job and one the server does not know are done");
+    assertEquals(
+        List.of(
+            "delete 13",
+            "delete 16[2]",
+            "delete 16",
+            "delete 16[]",
+            "delete 15",
+            "delete 99",
+            "delete 99[]"),
+        sent());
+    assertEquals(
+        0,
+        server.requests().stream()
+            .filter(q -> q.getBodyCase() == Request.BodyCase.STAT_JOBS)
+            .count());
   }
 
   @Test
@@ -96,10 +124,18 @@ class ScancelTest {
     Run r = scancel("14", "99");
     assertEquals(1, r.status());
     assertEquals(
-        "scancel: error: Kill job error on job id 99: Invalid job id specified\n"
-            + "scancel: error: Kill job error on job id 14: Unauthorized Request: alice may not"
+        "scancel: error: Kill job error on job id 14: Unauthorized Request: alice may not"
             + " delete job 14.srv\n",
-        r.err());
+        r.err(),
+        "an id of no job, alone, is taken as done (as Slurm 22.05's scancel, measured)");
+    Run quiet = scancel("99");
+    assertEquals(0, quiet.status());
+    assertEquals("", quiet.err());
+    Run filtered = scancel("-t", "PD", "99");
+    assertEquals(1, filtered.status());
+    assertEquals(
+        "scancel: error: Kill job error on job id 99: Invalid job id specified\n", filtered.err());
+    assertEquals(1, scancel("-s", "USR1", "99").status(), "a signal to no job fails");
     Run none = scancel();
     assertEquals(1, none.status());
     assertEquals("scancel: error: No job identification provided\n", none.err());

@@ -332,7 +332,9 @@ class ScontrolTest {
   void failuresNameTheJobAndTheOthersStillChange() {
     Run r = scontrol("hold", "99", "12");
     assertEquals(1, r.status());
-    assertEquals("Invalid job id specified for job 99\n", r.err());
+    assertEquals(
+        "Invalid job id specified for job 99\nslurm_suspend error: Invalid job id specified\n",
+        r.err());
     assertEquals("12.srv", last().getHold().getJobId());
     Run suspend = scontrol("suspend", "13");
     assertEquals(1, suspend.status());
