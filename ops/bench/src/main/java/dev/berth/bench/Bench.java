@@ -14,13 +14,13 @@ import java.util.List;
 /**
  * Berth's benchmarks. Each starts its own server process in a scratch home and prints what it
  * measured; nothing is asserted but that jobs succeed. Usage: ops/bench/run
- * [submit|cli|jobs|restart|start|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|limits|history|kafka|kafka-tls|all]
+ * [submit|cli|jobs|restart|start|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|limits|history|kafka|kafka-tls|slurm|all]
  * [rounds]. Submissions and jobs on moms are measured with TLS and with --insecure, {@code rounds}
  * times each (default 2), interleaved.
  */
 public final class Bench {
   private static final String USAGE =
-      "usage: ops/bench/run [submit|cli|jobs|restart|start|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|limits|history|kafka|kafka-tls|all] [rounds]";
+      "usage: ops/bench/run [submit|cli|jobs|restart|start|nodes|seal|schedule|simulate|busy|containers|interactive|hostile|limits|history|kafka|kafka-tls|slurm|all] [rounds]";
 
   private final Path root;
   private final int rounds;
@@ -64,6 +64,7 @@ public final class Bench {
       case "history" -> HistoryBench.run(root);
       case "kafka" -> bench.kafka();
       case "kafka-tls" -> bench.kafkaTls();
+      case "slurm" -> SlurmCommandBench.run(root);
       case "all" -> {
         bench.submit();
         bench.cli();
