@@ -19,15 +19,18 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * A real workflow engine built for Torque runs against Berth unchanged: Toil (Debian's package,
- * which ops/test installs) with {@code --batchSystem torque} runs a small fan-out workflow as an
- * ordinary user, calling pbsnodes, qsub, qstat and qdel as it would on a Torque cluster. Each call
- * goes through a wrapper that logs its wall time, and the test prints what the workflow spent in
- * the commands.
+ * A real workflow engine runs against Berth unchanged, in its Torque mode and in its Slurm mode:
+ * Toil (Debian's package, which ops/test installs) with {@code --batchSystem torque} and with
+ * {@code --batchSystem slurm} runs a small fan-out workflow as an ordinary user, calling pbsnodes,
+ * qsub, qstat and qdel, or sbatch, squeue, sacct, scontrol and scancel, as it would on a Torque or
+ * a Slurm cluster. Each call goes through a wrapper that logs its wall time, and the test prints
+ * what the workflow spent in the commands.
  */
 @Tag("integration")
 class WorkflowEngineIT {
-  private static final List<String> COMMANDS = List.of("pbsnodes", "qsub", "qstat", "qdel");
+  private static final List<String> COMMANDS =
+      List.of(
+          "pbsnodes", "qsub", "qstat", "qdel", "sbatch", "squeue", "sacct", "scontrol", "scancel");
 
   static TestCluster cluster;
   static Path work;
@@ -73,6 +76,18 @@ class WorkflowEngineIT {
 
   @Test
   void toilRunsAFanOutWorkflowThroughTheTorqueCommands() throws IOException {
+    toil("torque", "qsub", "qstat");
+  }
+
+  @Test
+  void toilRunsItThroughTheSlurmCommands() throws IOException {
+    toil("slurm", "sbatch", "squeue");
+  }
+
+  /** Runs the workflow with Toil's {@code batchSystem}, which must submit and poll as named. */
+  private static void toil(String batchSystem, String submit, String poll) throws IOException {
+    Path log = work.resolve("calls.log");
+    Files.deleteIfExists(log);
     long begin = System.nanoTime();
     List<String> argv = new ArrayList<>(TestUsers.loginEnv(ALICE));
     argv.addAll(
@@ -83,9 +98,9 @@ class WorkflowEngineIT {
             "TMPDIR=" + work, // Toil writes each job's wrapper script there and keeps it
             "python3",
             "workflow.py",
-            "file:" + work.resolve("jobstore"),
+            "file:" + work.resolve("jobstore-" + batchSystem),
             "--batchSystem",
-            "torque",
+            batchSystem,
             "--workDir",
             work.toString(),
             "--statePollingWait",
@@ -101,13 +116,14 @@ class WorkflowEngineIT {
     assertTrue(run.out().contains("sum=14"), run.toString());
 
     Map<String, List<Long>> calls = new TreeMap<>();
-    for (String line : Files.readAllLines(work.resolve("calls.log"))) {
+    for (String line : Files.readAllLines(log)) {
       String[] parts = line.split(" ");
       calls.computeIfAbsent(parts[0], c -> new ArrayList<>()).add(Long.parseLong(parts[1]));
     }
     assertTrue(
-        calls.getOrDefault("qsub", List.of()).size() >= 3, "every job went through qsub: " + calls);
-    assertTrue(calls.containsKey("qstat"), "Toil followed its jobs with qstat: " + calls);
+        calls.getOrDefault(submit, List.of()).size() >= 3,
+        "every job went through " + submit + ": " + calls);
+    assertTrue(calls.containsKey(poll), "Toil followed its jobs with " + poll + ": " + calls);
     long total = 0;
     StringBuilder report = new StringBuilder();
     for (var e : calls.entrySet()) {
@@ -121,7 +137,7 @@ class WorkflowEngineIT {
               e.getKey(), micros.size(), micros.get(micros.size() / 2) / 1e3, sum / 1e3));
     }
     System.out.printf(
-        "Toil workflow through Berth: %.1f s, of it %.1f ms in the commands:%n%s",
-        seconds, total / 1e3, report);
+        "Toil workflow through Berth (%s): %.1f s, of it %.1f ms in the commands:%n%s",
+        batchSystem, seconds, total / 1e3, report);
   }
 }

@@ -39,7 +39,7 @@ public final class FinishedJobs {
   public static final int DEFAULT_DAYS = 14;
 
   /** The most days one request may cover. */
-  public static final int MAX_DAYS = 366;
+  public static final int MAX_DAYS = dev.berth.core.HistoryDays.MAX;
 
   private static final DateTimeFormatter DAY = DateTimeFormatter.BASIC_ISO_DATE;
 

@@ -5,6 +5,7 @@ import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.HistoryDays;
 import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobHistory;
@@ -133,9 +134,22 @@ public final class Sacct {
           given.containsKey("starttime")
               ? time(given.get("starttime"), now, zone, "--starttime")
               : given.containsKey("jobs")
-                  ? today.minusDays(365).atStartOfDay(zone).toEpochSecond()
+                  ? today.minusDays(HistoryDays.MAX - 1).atStartOfDay(zone).toEpochSecond()
                   : today.atStartOfDay(zone).toEpochSecond();
       end = given.containsKey("endtime") ? time(given.get("endtime"), now, zone, "--endtime") : now;
+      LocalDate last = LocalDate.ofInstant(Instant.ofEpochSecond(Math.max(start, end)), zone);
+      LocalDate first = last.minusDays(HistoryDays.MAX - 1);
+      if (LocalDate.ofInstant(Instant.ofEpochSecond(start), zone).isBefore(first)) {
+        // Slurm's database has no such bound (Toil asks for -S 1970-01-01): the latest days
+        inv.err()
+            .println(
+                "sacct: warning: Berth reads at most "
+                    + HistoryDays.MAX
+                    + " days of finished jobs at a time: those that ended before "
+                    + first
+                    + " are not listed");
+        start = first.atStartOfDay(zone).toEpochSecond();
+      }
       states = states(given.get("state"));
     } catch (IllegalArgumentException e) {
       inv.err().println("sacct: error: " + e.getMessage());

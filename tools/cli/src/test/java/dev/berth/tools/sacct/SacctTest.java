@@ -1,6 +1,7 @@
 package dev.berth.tools.sacct;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Job;
@@ -86,6 +87,18 @@ class SacctTest {
     assertEquals(List.of("alice"), history.getJobHistory().getUsersList());
     assertEquals("20261130", history.getJobHistory().getFrom(), "since midnight, the day's file");
     assertEquals("20261130", history.getJobHistory().getTo());
+  }
+
+  @Test
+  void aWindowLongerThanTheServerReadsIsItsLatestDaysWithAWarning() {
+    Run r = sacct("-n", "-X", "-P", "-S", "1970-01-01", "-o", "JobIDRaw,State,ExitCode");
+    assertEquals(0, r.status(), r.err());
+    assertEquals(
+        "sacct: warning: Berth reads at most 366 days of finished jobs at a time: those that"
+            + " ended before 2025-11-30 are not listed\n",
+        r.err());
+    assertEquals("20251130", server.requests().get(0).getJobHistory().getFrom());
+    assertTrue(r.out().startsWith("12|COMPLETED|0:0\n"), r.out());
   }
 
   @Test
