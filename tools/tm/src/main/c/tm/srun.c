@@ -26,7 +26,7 @@
 
 #define USAGE                                                                                      \
   "Usage: srun [-n ntasks] [-N nnodes] [--ntasks-per-node=n] [-c ncpus] [-l] [-u]\n"             \
-  "            [--mpi=none] executable [args...]\n"
+  "            [--mpi=none] [--cpu-bind=q|none] executable [args...]\n"
 #define HELP                                                                                       \
   USAGE "\n"                                                                                       \
         "Runs a parallel job step inside the job srun is called from (an sbatch or qsub job),\n"   \
@@ -39,11 +39,31 @@
         "  -l, --label              each output line behind its task's number\n"                   \
         "  -u, --unbuffered         output as it comes (it always does without -l)\n"              \
         "      --mpi=none           tasks that are no MPI job (the only kind yet)\n"               \
+        "      --cpu-bind=q|none    each task on any CPU of the job's on its node (as always)\n"   \
         "  -h, --help, --usage, -V, --version\n\n"                                                 \
         "Berth's srun does not allocate: outside a job it says so. Other options of Slurm's\n"     \
         "srun are refused by name. The whole text: man srun, or docs/slurm.md, \"srun\".\n"
 
-enum { OPT_NTASKS_PER_NODE = 256, OPT_MPI, OPT_USAGE };
+enum { OPT_NTASKS_PER_NODE = 256, OPT_MPI, OPT_CPU_BIND, OPT_USAGE };
+
+/*
+ * --cpu-bind: what Berth does anyway, a task on any CPU of the job's on its node (none), said
+ * quietly (q, quiet; Snakemake's jobs ask for --cpu-bind=q); a binding of its own is refused.
+ */
+static int cpu_bind(const char *value) {
+  char copy[256];
+  snprintf(copy, sizeof copy, "%s", value);
+  for (char *save = NULL, *item = strtok_r(copy, ",", &save); item;
+       item = strtok_r(NULL, ",", &save)) {
+    if (strcmp(item, "q") && strcmp(item, "quiet") && strcmp(item, "none") && strcmp(item, "no")) {
+      tm_say("error: --cpu-bind=%s is not supported by Berth's srun yet (q, quiet and none are:"
+             " each task may use every CPU the job has on its node)",
+             value);
+      return -1;
+    }
+  }
+  return 0;
+}
 
 struct options {
   int ntasks, nodes, per_node, cpus_per_task, label; /* 0: not given (cpus_per_task too) */
@@ -113,7 +133,7 @@ static const struct option REFUSED[] = {
     {"gpus-per-node", required_argument, 0, 0},    {"export", required_argument, 0, 0},
     {"chdir", required_argument, 0, 'D'},          {"nodelist", required_argument, 0, 'w'},
     {"exclude", required_argument, 0, 'x'},        {"distribution", required_argument, 0, 'm'},
-    {"cpu-bind", required_argument, 0, 0},         {"kill-on-bad-exit", optional_argument, 0, 'K'},
+    {"kill-on-bad-exit", optional_argument, 0, 'K'},
     {"wait", required_argument, 0, 'W'},           {"account", required_argument, 0, 'A'},
     {"dependency", required_argument, 0, 'd'},     {"immediate", optional_argument, 0, 'I'},
     {"verbose", no_argument, 0, 'v'},              {"quiet", no_argument, 0, 'Q'},
@@ -127,6 +147,7 @@ static int parse(int argc, char **argv, struct options *o) {
                                       {"label", no_argument, 0, 'l'},
                                       {"unbuffered", no_argument, 0, 'u'},
                                       {"mpi", required_argument, 0, OPT_MPI},
+                                      {"cpu-bind", required_argument, 0, OPT_CPU_BIND},
                                       {"help", no_argument, 0, 'h'},
                                       {"usage", no_argument, 0, OPT_USAGE},
                                       {"version", no_argument, 0, 'V'}};
@@ -162,6 +183,9 @@ static int parse(int argc, char **argv, struct options *o) {
                          " mpirun inside the job (docs/mpi.md)",
                          optarg);
       }
+      break;
+    case OPT_CPU_BIND:
+      if (cpu_bind(optarg) < 0) return -1;
       break;
     case 'h': fputs(HELP, stdout); return 1;
     case OPT_USAGE: fputs(USAGE, stdout); return 1;

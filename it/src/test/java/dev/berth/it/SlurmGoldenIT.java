@@ -303,6 +303,9 @@ class SlurmGoldenIT {
     for (String[] same :
         new String[][] {
           {"sinfo"},
+          {"sinfo", "-o", "%P"},
+          {"sinfo", "-o", "%P %a %l %D %t %N"},
+          {"sinfo", "-h", "-o", "%R|%T|%C|%F"},
           {"scontrol", "show", "hostnames", "n[01-03],login"},
           {"scontrol", "show", "hostlist", "n3,n1,n2"},
           {"scontrol", "show", "hostlistsorted", "n3,n1,n2"}

@@ -30,7 +30,16 @@ import org.junit.jupiter.api.Test;
 class WorkflowEngineIT {
   private static final List<String> COMMANDS =
       List.of(
-          "pbsnodes", "qsub", "qstat", "qdel", "sbatch", "squeue", "sacct", "scontrol", "scancel");
+          "pbsnodes",
+          "qsub",
+          "qstat",
+          "qdel",
+          "sbatch",
+          "squeue",
+          "sacct",
+          "scontrol",
+          "scancel",
+          "sinfo");
 
   static TestCluster cluster;
   static Path work;
@@ -61,6 +70,10 @@ class WorkflowEngineIT {
     try (InputStream in = WorkflowEngineIT.class.getResourceAsStream("/toil/workflow.py")) {
       Files.write(work.resolve("workflow.py"), in.readAllBytes());
     }
+    Files.createDirectory(work.resolve("snakemake"));
+    try (InputStream in = WorkflowEngineIT.class.getResourceAsStream("/snakemake/Snakefile")) {
+      Files.write(work.resolve("snakemake/Snakefile"), in.readAllBytes());
+    }
     TestCluster.exec(work, List.of("chown", "-R", ALICE, work.toString()));
   }
 
@@ -82,6 +95,44 @@ class WorkflowEngineIT {
   @Test
   void toilRunsItThroughTheSlurmCommands() throws IOException {
     toil("slurm", "sbatch", "squeue");
+  }
+
+  /**
+   * Snakemake 7's own Slurm executor ({@code --slurm}): it finds the default partition with sinfo,
+   * submits each job with sbatch and follows it with sacct, the workflow in a directory of its own.
+   */
+  @Test
+  void snakemakeRunsItsWorkflowThroughTheSlurmCommands() throws IOException {
+    assertTrue(
+        Files.isExecutable(Path.of("/usr/bin/snakemake")),
+        "Snakemake is not installed: ops/test installs Debian's snakemake package");
+    Path dir = work.resolve("snakemake");
+    Path log = work.resolve("calls.log");
+    Files.deleteIfExists(log);
+    long begin = System.nanoTime();
+    List<String> argv = new ArrayList<>(TestUsers.loginEnv(ALICE));
+    argv.addAll(
+        List.of(
+            "LANG=C.UTF-8",
+            "PATH=" + work.resolve("bin") + ":/usr/bin:/bin",
+            "BERTH_SERVER=" + cluster.socket,
+            "snakemake",
+            "--slurm",
+            "--jobs",
+            "3",
+            "--default-resources",
+            "runtime=5",
+            "mem_mb=1000", // each job runs two Pythons of Snakemake's: the memory limit is real
+            "--latency-wait",
+            "10",
+            // its Slurm executor checks every 33 s unless told at most once a second
+            "--max-status-checks-per-second",
+            "1"));
+    TestCluster.Result run = TestCluster.exec(dir, argv);
+    double seconds = (System.nanoTime() - begin) / 1e9;
+    assertEquals(0, run.exit(), run.toString());
+    assertEquals("sum=6\n", Files.readString(dir.resolve("sum.txt")));
+    report("Snakemake (--slurm)", seconds, log, "sbatch", "sacct");
   }
 
   /** Runs the workflow with Toil's {@code batchSystem}, which must submit and poll as named. */
@@ -115,6 +166,15 @@ class WorkflowEngineIT {
     assertEquals(0, run.exit(), run.toString());
     assertTrue(run.out().contains("sum=14"), run.toString());
 
+    report("Toil (" + batchSystem + ")", seconds, log, submit, poll);
+  }
+
+  /**
+   * Checks that every job went through {@code submit} and was followed with {@code poll}, and
+   * prints what the workflow spent in each command.
+   */
+  private static void report(String engine, double seconds, Path log, String submit, String poll)
+      throws IOException {
     Map<String, List<Long>> calls = new TreeMap<>();
     for (String line : Files.readAllLines(log)) {
       String[] parts = line.split(" ");
@@ -123,7 +183,7 @@ class WorkflowEngineIT {
     assertTrue(
         calls.getOrDefault(submit, List.of()).size() >= 3,
         "every job went through " + submit + ": " + calls);
-    assertTrue(calls.containsKey(poll), "Toil followed its jobs with " + poll + ": " + calls);
+    assertTrue(calls.containsKey(poll), engine + " followed its jobs with " + poll + ": " + calls);
     long total = 0;
     StringBuilder report = new StringBuilder();
     for (var e : calls.entrySet()) {
@@ -137,7 +197,7 @@ class WorkflowEngineIT {
               e.getKey(), micros.size(), micros.get(micros.size() / 2) / 1e3, sum / 1e3));
     }
     System.out.printf(
-        "Toil workflow through Berth (%s): %.1f s, of it %.1f ms in the commands:%n%s",
-        batchSystem, seconds, total / 1e3, report);
+        "%s workflow through Berth: %.1f s, of it %.1f ms in the commands:%n%s",
+        engine, seconds, total / 1e3, report);
   }
 }

@@ -19,6 +19,7 @@ import dev.berth.proto.StatReservations;
 import dev.berth.proto.StatServer;
 import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.slurm.SlurmCommandLine;
+import dev.berth.tools.slurm.SlurmFormat;
 import dev.berth.tools.slurm.SlurmNode;
 import dev.berth.tools.slurm.SlurmPartition;
 import dev.berth.tools.slurm.SlurmTimes;
@@ -67,6 +68,7 @@ public final class Sinfo {
   private static final Set<String> HONOURED =
       Set.of(
           "all",
+          "format",
           "help",
           "long",
           "Node",
@@ -79,7 +81,7 @@ public final class Sinfo {
           "version");
 
   static final String USAGE =
-      "Usage: sinfo [-a] [-h] [-l] [-N] [-n nodes] [-p partitions] [-s] [-t states]";
+      "Usage: sinfo [-a] [-h] [-l] [-N] [-n nodes] [-o format] [-p partitions] [-s] [-t states]";
 
   private Sinfo() {}
 
@@ -133,6 +135,9 @@ public final class Sinfo {
     List<String> partitions = SlurmCommandLine.list(given.get("partition"));
     boolean long_ = given.containsKey("long");
     boolean header = !given.containsKey("noheader");
+    if (given.containsKey("format")) {
+      return formatted(inv, given, queues, nodes, reserved, partitions, defaultQueue, header);
+    }
     if (long_) {
       inv.out().println(SlurmTimes.banner(context.nowSeconds(), inv.zone()));
     }
@@ -244,6 +249,50 @@ public final class Sinfo {
                         e.getValue().size(),
                         e.getKey(),
                         list));
+      }
+    }
+    return 0;
+  }
+
+  /** {@code -o}: a line per partition, or per partition and state when the format shows one. */
+  private static int formatted(
+      Invocation inv,
+      Map<String, String> given,
+      List<QueueStatus> queues,
+      List<SlurmNode> nodes,
+      Map<String, List<String>> reserved,
+      List<String> partitions,
+      String defaultQueue,
+      boolean header) {
+    String format = given.get("format");
+    SlurmFormat<SinfoFormat.Line> layout;
+    try {
+      layout = SinfoFormat.parse(format);
+    } catch (IllegalArgumentException e) {
+      inv.err().println("sinfo: error: " + e.getMessage());
+      return 1;
+    }
+    if (header) {
+      inv.out().println(layout.header());
+    }
+    for (QueueStatus qs : queues) {
+      Queue queue = qs.getQueue();
+      if (!partitions.isEmpty() && !partitions.contains(queue.getName())) {
+        continue;
+      }
+      List<SlurmNode> its =
+          nodes.stream()
+              .filter(x -> SlurmPartition.serves(reserved, queue.getName(), x.name()))
+              .toList();
+      for (SinfoFormat.Line line :
+          SinfoFormat.lines(
+              queue.getName(),
+              queue.getName().equals(defaultQueue),
+              SlurmPartition.avail(queue),
+              SlurmPartition.limit(queue),
+              its,
+              SinfoFormat.byState(format))) {
+        inv.out().println(layout.row(line));
       }
     }
     return 0;

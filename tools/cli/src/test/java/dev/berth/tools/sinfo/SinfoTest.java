@@ -119,6 +119,13 @@ class SinfoTest {
     assertEquals(
         "batch*       up   infinite      1    mix n03\n",
         sinfo("-h", "-p", "batch", "-t", "mix").out());
-    assertEquals(1, sinfo("-o", "%P").status());
+    assertEquals("PARTITION\nbatch*\nlong\nR7\n", sinfo("-o", "%P").out());
+    assertEquals(
+        "batch*|up|4|1/5/2/8\nR7|up|1|0/2/0/2\n",
+        sinfo("-h", "-p", "batch,R7", "-o", "%P|%a|%D|%C").out());
+    assertEquals(
+        "batch idle n[01-02]\nbatch mixed n03\nbatch drained n04\n",
+        sinfo("-h", "-p", "batch", "-o", "%R %T %N").out());
+    assertEquals(1, sinfo("-o", "%Z").status());
   }
 }
