@@ -28,11 +28,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Golden tests against the real thing: the same scripts (src/test/resources/slurm-golden) submitted
- * by the same user to Slurm 22.05 (Debian's, started privately from ../shared/slurm-baseline) and
- * to Berth, comparing what the job sees (its SLURM_* variables, directory, output file, srun's
- * tasks, exit code) and what the commands print (sbatch's, squeue's, sinfo's, scancel's and
- * scontrol's), normalising only job ids and times. The differences that remain are the ones
- * docs/slurm.md lists, named here. Skipped, saying so, where Slurm is not installed.
+ * by the same user to Slurm 22.05 (Debian's, started privately from ../shared/slurm-baseline beside
+ * the checkout, or where BERTH_SLURM_BASELINE says) and to Berth, comparing what the job sees (its
+ * SLURM_* variables, directory, output file, srun's tasks, exit code) and what the commands print
+ * (sbatch's, squeue's, sinfo's, scancel's and scontrol's), normalising only job ids and times. The
+ * differences that remain are the ones docs/slurm.md lists, named here. Skipped, saying so, where
+ * Slurm is not installed.
  */
 @Tag("integration")
 class SlurmGoldenIT {
@@ -55,13 +56,20 @@ class SlurmGoldenIT {
 
   @BeforeAll
   static void start() throws IOException {
-    baseline = TestCluster.ROOT.resolve("../shared/slurm-baseline").normalize();
+    // as ops/bench's: BERTH_SLURM_BASELINE, else ../shared/slurm-baseline beside the checkout
+    String named = System.getenv("BERTH_SLURM_BASELINE");
+    baseline =
+        named != null && !named.isBlank()
+            ? Path.of(named)
+            : TestCluster.ROOT.resolve("../shared/slurm-baseline").normalize();
     Assumptions.assumeTrue(
         Files.isExecutable(baseline.resolve("setup.sh"))
             && Files.isExecutable(Path.of("/usr/sbin/slurmctld"))
             && Files.isExecutable(Path.of(SLURM_BIN + "sbatch")),
         "no Slurm 22.05 here to compare with (Debian's slurmctld, slurmd and slurm-client, and"
-            + " ../shared/slurm-baseline)");
+            + " the baseline's scripts at "
+            + baseline
+            + " or BERTH_SLURM_BASELINE)");
     TestUsers.ensure(ALICE);
     JobTools.ensureOnPath();
     slurmDir = Path.of("/tmp/berth-golden-slurm");
