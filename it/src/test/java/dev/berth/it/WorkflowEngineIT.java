@@ -110,12 +110,9 @@ class WorkflowEngineIT {
     Path log = work.resolve("calls.log");
     Files.deleteIfExists(log);
     long begin = System.nanoTime();
-    List<String> argv = new ArrayList<>(TestUsers.loginEnv(ALICE));
+    List<String> argv = asAlice();
     argv.addAll(
         List.of(
-            "LANG=C.UTF-8",
-            "PATH=" + work.resolve("bin") + ":/usr/bin:/bin",
-            "BERTH_SERVER=" + cluster.socket,
             "snakemake",
             "--slurm",
             "--jobs",
@@ -135,17 +132,28 @@ class WorkflowEngineIT {
     report("Snakemake (--slurm)", seconds, log, "sbatch", "sacct");
   }
 
-  /** Runs the workflow with Toil's {@code batchSystem}, which must submit and poll as named. */
-  private static void toil(String batchSystem, String submit, String poll) throws IOException {
-    Path log = work.resolve("calls.log");
-    Files.deleteIfExists(log);
-    long begin = System.nanoTime();
+  /**
+   * The start of a command line that runs as alice's login would, with the commands' logging
+   * wrappers first on PATH and this cluster's server.
+   */
+  private static List<String> asAlice() {
     List<String> argv = new ArrayList<>(TestUsers.loginEnv(ALICE));
     argv.addAll(
         List.of(
             "LANG=C.UTF-8",
             "PATH=" + work.resolve("bin") + ":/usr/bin:/bin",
-            "BERTH_SERVER=" + cluster.socket,
+            "BERTH_SERVER=" + cluster.socket));
+    return argv;
+  }
+
+  /** Runs the workflow with Toil's {@code batchSystem}, which must submit and poll as named. */
+  private static void toil(String batchSystem, String submit, String poll) throws IOException {
+    Path log = work.resolve("calls.log");
+    Files.deleteIfExists(log);
+    long begin = System.nanoTime();
+    List<String> argv = asAlice();
+    argv.addAll(
+        List.of(
             "TMPDIR=" + work, // Toil writes each job's wrapper script there and keeps it
             "python3",
             "workflow.py",

@@ -2,6 +2,7 @@ package dev.berth.tools.scontrol;
 
 import dev.berth.proto.Node;
 import dev.berth.proto.NodeStatus;
+import dev.berth.tools.slurm.SlurmCluster;
 import dev.berth.tools.slurm.SlurmMemory;
 import dev.berth.tools.slurm.SlurmNode;
 import java.util.List;
@@ -17,7 +18,7 @@ import java.util.Locale;
 final class NodeRecord {
   private NodeRecord() {}
 
-  static String of(NodeStatus ns, Show.Cluster cluster, boolean oneLiner) {
+  static String of(NodeStatus ns, SlurmCluster cluster, boolean oneLiner) {
     Node node = ns.getNode();
     SlurmNode s = SlurmNode.of(ns);
     KeyValueRecord r = new KeyValueRecord();

@@ -4,6 +4,7 @@ import dev.berth.core.QueueAttributeNames;
 import dev.berth.core.slurm.HostList;
 import dev.berth.proto.NodeStatus;
 import dev.berth.proto.Queue;
+import dev.berth.tools.slurm.SlurmCluster;
 import dev.berth.tools.slurm.SlurmMemory;
 import dev.berth.tools.slurm.SlurmPartition;
 import dev.berth.tools.slurm.SlurmTimes;
@@ -20,7 +21,7 @@ import java.util.Locale;
 final class PartitionRecord {
   private PartitionRecord() {}
 
-  static String of(Queue queue, Show.Cluster cluster, boolean oneLiner) {
+  static String of(Queue queue, SlurmCluster cluster, boolean oneLiner) {
     String name = queue.getName();
     List<NodeStatus> nodes = cluster.nodesOf(name);
     int cpus = nodes.stream().mapToInt(ns -> ns.getNode().getCpuIdsCount()).sum();

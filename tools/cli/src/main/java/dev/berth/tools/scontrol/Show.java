@@ -4,24 +4,18 @@ import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
 import dev.berth.core.ControlCharacters;
-import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.slurm.HostList;
 import dev.berth.proto.Job;
-import dev.berth.proto.JobState;
 import dev.berth.proto.NodeStatus;
 import dev.berth.proto.QueueStatus;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatJobs;
-import dev.berth.proto.StatNodes;
-import dev.berth.proto.StatQueues;
-import dev.berth.proto.StatReservations;
-import dev.berth.proto.StatServer;
 import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.qsub.SlurmKeyword;
+import dev.berth.tools.slurm.SlurmCluster;
 import dev.berth.tools.slurm.SlurmCommandLine;
 import dev.berth.tools.slurm.SlurmJob;
-import dev.berth.tools.slurm.SlurmPartition;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -158,7 +152,7 @@ final class Show {
     } catch (HostList.InvalidException e) {
       return out.fail("unable to parse node list " + names);
     }
-    Cluster cluster = Cluster.read(server, inv);
+    SlurmCluster cluster = SlurmCluster.read(server, inv, true);
     if (cluster == null) {
       return 1;
     }
@@ -182,7 +176,7 @@ final class Show {
   private static int partitions(
       ServerConnection server, Invocation inv, Output out, String name, boolean oneLiner)
       throws ServerUnavailableException {
-    Cluster cluster = Cluster.read(server, inv);
+    SlurmCluster cluster = SlurmCluster.read(server, inv, true);
     if (cluster == null) {
       return 1;
     }
@@ -202,77 +196,5 @@ final class Show {
       inv.out().print(PartitionRecord.of(q.getQueue(), cluster, oneLiner));
     }
     return 0;
-  }
-
-  /**
-   * What node and partition records are made of: the queues, the nodes, the jobs that run on them
-   * (for their memory) and which queue is the default, read once.
-   */
-  record Cluster(
-      List<QueueStatus> queues,
-      List<NodeStatus> nodes,
-      List<Job> jobs,
-      Map<String, List<String>> reserved,
-      String defaultQueue) {
-
-    static Cluster read(ServerConnection server, Invocation inv) throws ServerUnavailableException {
-      Response q = server.call(Request.newBuilder().setStatQueues(StatQueues.getDefaultInstance()));
-      Response n = server.call(Request.newBuilder().setStatNodes(StatNodes.getDefaultInstance()));
-      Response r =
-          server.call(
-              Request.newBuilder().setStatReservations(StatReservations.getDefaultInstance()));
-      Response s = server.call(Request.newBuilder().setStatServer(StatServer.getDefaultInstance()));
-      Response j =
-          server.call(
-              Request.newBuilder()
-                  .setStatJobs(StatJobs.newBuilder().setIncludeSubjobs(true).setBrief(true)));
-      for (Response answer : List.of(q, n, r, s, j)) {
-        if (SlurmCommandLine.refused(inv, answer)) {
-          return null;
-        }
-      }
-      return new Cluster(
-          q.getQueues().getQueuesList(),
-          n.getNodes().getNodesList(),
-          j.getJobs().getJobsList(),
-          SlurmPartition.reserved(r.getReservations().getReservationsList()),
-          s.getServer().getAttributesOrDefault(ServerAttributeNames.DEFAULT_QUEUE, ""));
-    }
-
-    List<String> nodeNames() {
-      return HostList.sorted(nodes.stream().map(ns -> ns.getNode().getName()).toList());
-    }
-
-    NodeStatus node(String name) {
-      return nodes.stream()
-          .filter(ns -> ns.getNode().getName().equals(name))
-          .findFirst()
-          .orElse(null);
-    }
-
-    /** The queues that run jobs on {@code node}. */
-    List<String> partitionsOf(String node) {
-      return queues.stream()
-          .map(q -> q.getQueue().getName())
-          .filter(queue -> SlurmPartition.serves(reserved, queue, node))
-          .toList();
-    }
-
-    /** The nodes {@code queue} runs jobs on. */
-    List<NodeStatus> nodesOf(String queue) {
-      return nodes.stream()
-          .filter(ns -> SlurmPartition.serves(reserved, queue, ns.getNode().getName()))
-          .toList();
-    }
-
-    /** Bytes of memory the running jobs hold on {@code node}. */
-    long memoryInUse(String node) {
-      return jobs.stream()
-          .filter(job -> job.getState() == JobState.RUNNING || job.getState() == JobState.EXITING)
-          .flatMap(job -> job.getExecNodesList().stream())
-          .filter(a -> a.getNode().equals(node))
-          .mapToLong(a -> a.getMem())
-          .sum();
-    }
   }
 }

@@ -5,19 +5,12 @@ import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
-import dev.berth.core.ServerAttributeNames;
 import dev.berth.core.slurm.HostList;
 import dev.berth.proto.NodeStatus;
 import dev.berth.proto.Queue;
 import dev.berth.proto.QueueStatus;
-import dev.berth.proto.Request;
-import dev.berth.proto.ReservationStatus;
-import dev.berth.proto.Response;
-import dev.berth.proto.StatNodes;
-import dev.berth.proto.StatQueues;
-import dev.berth.proto.StatReservations;
-import dev.berth.proto.StatServer;
 import dev.berth.tools.cli.CliContext;
+import dev.berth.tools.slurm.SlurmCluster;
 import dev.berth.tools.slurm.SlurmCommandLine;
 import dev.berth.tools.slurm.SlurmFormat;
 import dev.berth.tools.slurm.SlurmNode;
@@ -95,34 +88,22 @@ public final class Sinfo {
       return read.done().getAsInt();
     }
     Map<String, String> given = read.options();
-    List<QueueStatus> queues;
-    List<NodeStatus> nodeStatus;
-    List<ReservationStatus> reservations;
-    String defaultQueue;
+    SlurmCluster cluster;
     try (ServerConnection server = context.connector().connect(inv)) {
-      Response q = server.call(Request.newBuilder().setStatQueues(StatQueues.getDefaultInstance()));
-      Response n = server.call(Request.newBuilder().setStatNodes(StatNodes.getDefaultInstance()));
-      Response r =
-          server.call(
-              Request.newBuilder().setStatReservations(StatReservations.getDefaultInstance()));
-      Response s = server.call(Request.newBuilder().setStatServer(StatServer.getDefaultInstance()));
-      for (Response answer : List.of(q, n, r, s)) {
-        if (SlurmCommandLine.refused(inv, answer)) {
-          return 1;
-        }
+      cluster = SlurmCluster.read(server, inv, false);
+      if (cluster == null) {
+        return 1;
       }
-      queues = q.getQueues().getQueuesList();
-      nodeStatus = n.getNodes().getNodesList();
-      reservations = r.getReservations().getReservationsList();
-      defaultQueue = s.getServer().getAttributesOrDefault(ServerAttributeNames.DEFAULT_QUEUE, "");
     } catch (ServerUnavailableException e) {
       inv.err().println("sinfo: error: " + e.getMessage());
       return 1;
     }
+    List<QueueStatus> queues = cluster.queues();
+    String defaultQueue = cluster.defaultQueue();
     List<SlurmNode> nodes = new ArrayList<>();
     List<String> names = SlurmCommandLine.list(given.get("nodes"));
     List<String> states = SlurmCommandLine.list(given.get("states"));
-    for (NodeStatus ns : nodeStatus) {
+    for (NodeStatus ns : cluster.nodes()) {
       SlurmNode node = SlurmNode.of(ns);
       if ((names.isEmpty() || names.contains(node.name()))
           && (states.isEmpty()
@@ -131,7 +112,7 @@ public final class Sinfo {
         nodes.add(node);
       }
     }
-    Map<String, List<String>> reserved = SlurmPartition.reserved(reservations);
+    Map<String, List<String>> reserved = cluster.reserved();
     List<String> partitions = SlurmCommandLine.list(given.get("partition"));
     boolean long_ = given.containsKey("long");
     boolean header = !given.containsKey("noheader");
