@@ -241,6 +241,11 @@ public final class Scontrol {
       inv.err().println(USAGE);
       return 1;
     }
+    if (names.startsWith("/")) {
+      return out.fail(
+          "scontrol: error: show hostlist of a file of names is not supported by Berth's scontrol"
+              + " yet: give the names");
+    }
     try {
       List<String> hosts = HostList.expand(names);
       String list = sorted ? HostList.compress(hosts) : HostList.ranged(hosts);

@@ -295,6 +295,9 @@ class ScontrolTest {
     assertEquals("Invalid hostlist: n[1-\n", invalid.err());
     assertEquals("n[3,1-2]\n", scontrol("show", "hostlist", "n3,n1,n2").out());
     assertEquals("n[1-3]\n", scontrol("show", "hostlistsorted", "n3,n1,n2").out());
+    Run file = scontrol("show", "hostlist", "/etc/hosts");
+    assertEquals(1, file.status(), "Slurm's reads a file of names there; Berth's refuses it");
+    assertTrue(file.err().contains("a file of names is not supported"), file.err());
   }
 
   @Test
