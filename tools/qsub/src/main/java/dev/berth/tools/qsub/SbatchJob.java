@@ -166,6 +166,14 @@ final class SbatchJob {
     if (values.containsKey("gpus-per-node")) {
       gpus = SlurmRequests.count("gpus-per-node", values.get("gpus-per-node"));
     }
+    if (values.containsKey("gpus")) {
+      if (gpus > 0) {
+        throw SbatchException.failed(
+            "--gpus with --gres or --gpus-per-node: give the GPUs one way (Berth's are per node)");
+      }
+      gpus = SlurmRequests.gpusPerNode(values.get("gpus"), layout.nodeCount());
+      slurm.put("SLURM_GPUS", values.get("gpus"));
+    }
     resource(a, "nodes", layout.nodes() + (gpus > 0 ? ":gpus=" + gpus : ""));
     if (gpus > 0 && layout.groups().size() > 1) {
       throw SbatchException.failed(

@@ -158,6 +158,7 @@ final class SbatchOptions {
           "error",
           "exclusive",
           "export",
+          "gpus",
           "gpus-per-node",
           "gres",
           "help",

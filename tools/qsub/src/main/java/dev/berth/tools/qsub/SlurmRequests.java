@@ -184,6 +184,29 @@ final class SlurmRequests {
     return parts.length == 1 ? 1 : count("gres", parts[1]);
   }
 
+  /**
+   * {@code --gpus=N}, the job's GPUs in all (a type, {@code a100:4}, is refused), as the same
+   * number on each of its {@code nodes}: Berth gives every node of a job as many GPUs, so N must be
+   * a multiple of the nodes.
+   */
+  static int gpusPerNode(String text, int nodes) throws SbatchException {
+    if (text.contains(":")) {
+      throw SbatchException.failed(
+          "--gpus=" + text + ": GPU types are not supported by Berth's sbatch yet (a number is)");
+    }
+    int total = count("gpus", text);
+    if (total % nodes != 0) {
+      throw SbatchException.failed(
+          "--gpus="
+              + total
+              + " over "
+              + nodes
+              + " nodes: Berth gives each node of a job as many GPUs, so give a multiple of the"
+              + " nodes (or --gpus-per-node)");
+    }
+    return total / nodes;
+  }
+
   static int count(String option, String text) throws SbatchException {
     if (!text.matches("\\d{1,4}") || Integer.parseInt(text) < 1) {
       throw SbatchException.failed("Invalid numeric value \"" + text + "\" for --" + option + ".");

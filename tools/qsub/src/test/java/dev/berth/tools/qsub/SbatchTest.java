@@ -292,6 +292,20 @@ class SbatchTest {
   }
 
   @Test
+  void gpusForTheWholeJobAreAsManyOnEachNode() throws Exception {
+    String file = script("#!/bin/sh\ntrue\n");
+    assertEquals(0, sbatch("--gpus=4", "-N", "2", file), stderr());
+    assertEquals("2:ppn=1:gpus=2", sent().get("Resource_List.nodes"));
+    assertEquals("4", variables().get("SLURM_GPUS"));
+    assertEquals(1, sbatch("--gpus=3", "-N", "2", file));
+    assertTrue(stderr().contains("--gpus=3 over 2 nodes: Berth gives each node"), stderr());
+    assertEquals(1, sbatch("--gpus=a100:2", file));
+    assertTrue(stderr().contains("GPU types are not supported"), stderr());
+    assertEquals(1, sbatch("--gpus=2", "--gres=gpu:1", file));
+    assertTrue(stderr().contains("give the GPUs one way"), stderr());
+  }
+
+  @Test
   void whatTheseCannotExpressIsRefused() throws Exception {
     String file = script("#!/bin/sh\ntrue\n");
     assertEquals(1, sbatch("--dependency=singleton", file));
