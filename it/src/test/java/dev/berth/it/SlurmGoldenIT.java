@@ -312,6 +312,7 @@ class SlurmGoldenIT {
         new String[][] {
           {"sinfo"},
           {"sinfo", "-o", "%P"},
+          {"squeue", "-w", "vm,n[01-02]"},
           {"sinfo", "-o", "%P %a %l %D %t %N"},
           {"sinfo", "-h", "-o", "%R|%T|%C|%F"},
           {"scontrol", "show", "hostnames", "n[01-03],login"},

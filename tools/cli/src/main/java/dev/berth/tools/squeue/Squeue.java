@@ -5,6 +5,7 @@ import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.slurm.HostList;
 import dev.berth.proto.Job;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
@@ -85,6 +86,7 @@ public final class Squeue {
           "me",
           "name",
           "noheader",
+          "nodelist",
           "partition",
           "start",
           "states",
@@ -165,6 +167,16 @@ public final class Squeue {
     List<String> partitions = SlurmCommandLine.list(given.get("partition"));
     List<String> names = SlurmCommandLine.list(given.get("name"));
     List<String> accounts = SlurmCommandLine.list(given.get("account"));
+    Set<String> hosts;
+    try {
+      hosts =
+          given.containsKey("nodelist")
+              ? new HashSet<>(HostList.expand(given.get("nodelist")))
+              : Set.of();
+    } catch (HostList.InvalidException e) {
+      inv.err().println("squeue: error: " + e.getMessage());
+      return 1;
+    }
     for (Job job : jobs) {
       if (SlurmJob.arrayParent(job)) {
         continue; // its tasks are listed
@@ -175,7 +187,9 @@ public final class Squeue {
           || !ids.isEmpty() && ids.stream().noneMatch(j::answersTo)
           || !partitions.isEmpty() && !partitions.contains(job.getQueue())
           || !names.isEmpty() && !names.contains(job.getName())
-          || !accounts.isEmpty() && !accounts.contains(job.getAccount())) {
+          || !accounts.isEmpty() && !accounts.contains(job.getAccount())
+          || !hosts.isEmpty()
+              && job.getExecNodesList().stream().noneMatch(n -> hosts.contains(n.getNode()))) {
         continue;
       }
       shown.add(j);

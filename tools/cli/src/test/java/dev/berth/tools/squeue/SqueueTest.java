@@ -119,4 +119,12 @@ class SqueueTest {
     assertEquals("squeue: error: Invalid job state specified: zombie\n", state.err());
     assertEquals(1, squeue("--bogus").status());
   }
+
+  @Test
+  void jobsOnTheNodesOfAHostList() {
+    Run r = squeue("-h", "-w", "n[02-03]", "-o", "%i %N");
+    assertEquals(0, r.status(), r.err());
+    assertEquals("16_1 n[02-03]\n", r.out());
+    assertEquals(1, squeue("-w", "n[1-").status());
+  }
 }
