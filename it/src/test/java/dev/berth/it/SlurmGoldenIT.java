@@ -292,7 +292,8 @@ class SlurmGoldenIT {
           {"scontrol", "show", "job", "999999"},
           {"scontrol", "show", "colour"},
           {"scontrol", "hold", "999999"},
-          {"squeue", "-t", "nosuchstate"}
+          {"squeue", "-t", "nosuchstate"},
+          {"squeue", "-w", "vm,n[01-02]"}
         }) {
       String[] args = java.util.Arrays.copyOfRange(wrong, 1, wrong.length);
       TestCluster.Result s = slurm(wrong[0], args);
@@ -312,7 +313,7 @@ class SlurmGoldenIT {
         new String[][] {
           {"sinfo"},
           {"sinfo", "-o", "%P"},
-          {"squeue", "-w", "vm,n[01-02]"},
+          {"squeue", "-w", "vm"},
           {"sinfo", "-o", "%P %a %l %D %t %N"},
           {"sinfo", "-h", "-o", "%R|%T|%C|%F"},
           {"scontrol", "show", "hostnames", "n[01-03],login"},

@@ -5,11 +5,13 @@ import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
 import dev.berth.client.ServerConnection;
 import dev.berth.client.ServerUnavailableException;
+import dev.berth.core.ControlCharacters;
 import dev.berth.core.slurm.HostList;
 import dev.berth.proto.Job;
 import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatJobs;
+import dev.berth.proto.StatNodes;
 import dev.berth.tools.cli.CliContext;
 import dev.berth.tools.slurm.SlurmCommandLine;
 import dev.berth.tools.slurm.SlurmFormat;
@@ -143,8 +145,32 @@ public final class Squeue {
       inv.err().println("squeue: error: " + e.getMessage());
       return 1;
     }
+    Set<String> hosts;
+    try {
+      hosts =
+          given.containsKey("nodelist")
+              ? new java.util.LinkedHashSet<>(HostList.expand(given.get("nodelist")))
+              : Set.of();
+    } catch (HostList.InvalidException e) {
+      inv.err().println("squeue: error: " + e.getMessage());
+      return 1;
+    }
     List<Job> jobs;
     try (ServerConnection server = context.connector().connect(inv)) {
+      if (!hosts.isEmpty()) {
+        Response n = server.call(Request.newBuilder().setStatNodes(StatNodes.getDefaultInstance()));
+        if (SlurmCommandLine.refused(inv, n)) {
+          return 1;
+        }
+        Set<String> known = new HashSet<>();
+        n.getNodes().getNodesList().forEach(ns -> known.add(ns.getNode().getName()));
+        for (String host : hosts) {
+          if (!known.contains(host)) {
+            inv.err().println("squeue: error: Invalid node name " + ControlCharacters.escape(host));
+            return 1;
+          }
+        }
+      }
       Response r =
           server.call(
               Request.newBuilder()
@@ -167,16 +193,6 @@ public final class Squeue {
     List<String> partitions = SlurmCommandLine.list(given.get("partition"));
     List<String> names = SlurmCommandLine.list(given.get("name"));
     List<String> accounts = SlurmCommandLine.list(given.get("account"));
-    Set<String> hosts;
-    try {
-      hosts =
-          given.containsKey("nodelist")
-              ? new HashSet<>(HostList.expand(given.get("nodelist")))
-              : Set.of();
-    } catch (HostList.InvalidException e) {
-      inv.err().println("squeue: error: " + e.getMessage());
-      return 1;
-    }
     for (Job job : jobs) {
       if (SlurmJob.arrayParent(job)) {
         continue; // its tasks are listed

@@ -7,8 +7,11 @@ import dev.berth.proto.Holds;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobList;
 import dev.berth.proto.JobState;
+import dev.berth.proto.Node;
 import dev.berth.proto.NodeAllocation;
 import dev.berth.proto.NodeGroup;
+import dev.berth.proto.NodeList;
+import dev.berth.proto.NodeStatus;
 import dev.berth.proto.ResourceRequest;
 import dev.berth.proto.Response;
 import dev.berth.tools.testing.FakeCli;
@@ -73,7 +76,21 @@ class SqueueTest {
   private static Run squeue(String... args) {
     FakeServer server =
         new FakeServer(
-            r -> Response.newBuilder().setJobs(JobList.newBuilder().addAllJobs(JOBS)).build());
+            r ->
+                r.hasStatNodes()
+                    ? Response.newBuilder()
+                        .setNodes(
+                            NodeList.newBuilder()
+                                .addAllNodes(
+                                    java.util.stream.Stream.of("n01", "n02", "n03")
+                                        .map(
+                                            n ->
+                                                NodeStatus.newBuilder()
+                                                    .setNode(Node.newBuilder().setName(n))
+                                                    .build())
+                                        .toList()))
+                        .build()
+                    : Response.newBuilder().setJobs(JobList.newBuilder().addAllJobs(JOBS)).build());
     return Run.of(Squeue::run, server, Map.of("TZ", "UTC", "USER", "bob"), "squeue", args);
   }
 
@@ -126,5 +143,8 @@ class SqueueTest {
     assertEquals(0, r.status(), r.err());
     assertEquals("16_1 n[02-03]\n", r.out());
     assertEquals(1, squeue("-w", "n[1-").status());
+    Run unknown = squeue("-w", "n01,n09");
+    assertEquals(1, unknown.status());
+    assertEquals("squeue: error: Invalid node name n09\n", unknown.err(), "as Slurm's, measured");
   }
 }
