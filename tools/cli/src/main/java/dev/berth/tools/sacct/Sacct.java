@@ -13,6 +13,7 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatJobs;
 import dev.berth.tools.cli.CliContext;
+import dev.berth.tools.slurm.PrintFields;
 import dev.berth.tools.slurm.SlurmCommandLine;
 import dev.berth.tools.slurm.SlurmJob;
 import java.time.Instant;
@@ -212,7 +213,10 @@ public final class Sacct {
     shown.sort(
         Comparator.comparingLong((SlurmJob j) -> j.job().getNumber())
             .thenComparingInt(j -> j.job().getArrayIndex()));
-    String mode = given.containsKey("parsable2") ? "|" : given.containsKey("parsable") ? "|+" : "";
+    String mode =
+        given.containsKey("parsable2")
+            ? PrintFields.PARSABLE2
+            : given.containsKey("parsable") ? PrintFields.PARSABLE : PrintFields.COLUMNS;
     if (!given.containsKey("noheader")) {
       fields.header(mode).forEach(inv.out()::println);
     }

@@ -1,5 +1,6 @@
 package dev.berth.tools.sacct;
 
+import dev.berth.tools.slurm.PrintFields;
 import dev.berth.tools.slurm.SlurmJob;
 import dev.berth.tools.slurm.SlurmTimes;
 import java.time.ZoneId;
@@ -119,40 +120,15 @@ final class SacctFields {
 
   /** The header lines: names, then dashes (only names when parsable). */
   List<String> header(String mode) {
-    if (!mode.isEmpty()) {
-      return List.of(join(columns.stream().map(c -> c.field().name()).toList(), mode));
-    }
-    StringBuilder names = new StringBuilder();
-    StringBuilder dashes = new StringBuilder();
-    for (Column c : columns) {
-      names.append(cell(c.field().name(), c.width())).append(' ');
-      dashes.append("-".repeat(Math.abs(c.width()))).append(' ');
-    }
-    return List.of(names.toString(), dashes.toString());
+    return PrintFields.header(columns.stream().map(c -> c.field().name()).toList(), widths(), mode);
   }
 
   String row(SlurmJob job, String mode) {
-    List<String> values = columns.stream().map(c -> c.field().value().apply(job)).toList();
-    if (!mode.isEmpty()) {
-      return join(values, mode);
-    }
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < columns.size(); i++) {
-      out.append(cell(values.get(i), columns.get(i).width())).append(' ');
-    }
-    return out.toString();
+    return PrintFields.row(
+        columns.stream().map(c -> c.field().value().apply(job)).toList(), widths(), mode);
   }
 
-  /** {@code -P}: joined by |; {@code -p}: each followed by |. */
-  private static String join(List<String> values, String mode) {
-    return String.join("|", values) + (mode.equals("|+") ? "|" : "");
-  }
-
-  /** A value in its column: cut to the width with a final +, padded on the left or right. */
-  private static String cell(String value, int width) {
-    int w = Math.abs(width);
-    String v = value.length() > w ? value.substring(0, w - 1) + "+" : value;
-    String pad = " ".repeat(w - v.length());
-    return width < 0 ? v + pad : pad + v;
+  private List<Integer> widths() {
+    return columns.stream().map(Column::width).toList();
   }
 }

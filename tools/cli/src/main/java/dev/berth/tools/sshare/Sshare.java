@@ -12,8 +12,10 @@ import dev.berth.proto.Request;
 import dev.berth.proto.Response;
 import dev.berth.proto.StatFairShare;
 import dev.berth.tools.cli.CliContext;
+import dev.berth.tools.slurm.PrintFields;
 import dev.berth.tools.slurm.SlurmCommandLine;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -72,7 +74,7 @@ public final class Sshare {
       List.of(
           "Account", "User", "RawShares", "NormShares", "RawUsage", "EffectvUsage", "FairShare");
 
-  private static final int[] WIDTHS = {-20, 10, 10, 11, 11, 13, 10};
+  private static final List<Integer> WIDTHS = List.of(-20, 10, 10, 11, 11, 13, 10);
 
   private Sshare() {}
 
@@ -157,45 +159,18 @@ public final class Sshare {
     return Long.toString(Math.round(cpuSeconds));
   }
 
-  /** Columns of Slurm's widths (a value too long cut, its last character {@code +}), or -p/-P. */
+  /** Slurm's print_fields columns, or -p/-P. */
   private static void print(Invocation inv, Map<String, String> given, List<String[]> rows) {
-    boolean parsable = given.containsKey("parsable") || given.containsKey("parsable2");
-    String end = given.containsKey("parsable") ? "|" : "";
+    String mode =
+        given.containsKey("parsable")
+            ? PrintFields.PARSABLE
+            : given.containsKey("parsable2") ? PrintFields.PARSABLE2 : PrintFields.COLUMNS;
     if (!given.containsKey("noheader")) {
-      if (parsable) {
-        inv.out().println(String.join("|", NAMES) + end);
-      } else {
-        StringBuilder header = new StringBuilder();
-        StringBuilder dashes = new StringBuilder();
-        for (int i = 0; i < NAMES.size(); i++) {
-          header.append(cell(NAMES.get(i), WIDTHS[i], false)).append(' ');
-          dashes.append("-".repeat(Math.abs(WIDTHS[i]))).append(' ');
-        }
-        inv.out().println(header);
-        inv.out().println(dashes);
-      }
+      PrintFields.header(NAMES, WIDTHS, mode).forEach(inv.out()::println);
     }
     for (String[] row : rows) {
-      StringBuilder line = new StringBuilder();
-      for (int i = 0; i < row.length; i++) {
-        String value = ControlCharacters.escape(row[i]);
-        if (parsable) {
-          line.append(i > 0 ? "|" : "").append(value);
-        } else {
-          line.append(cell(value, WIDTHS[i], true)).append(' ');
-        }
-      }
-      inv.out().println(parsable ? line + end : line.toString());
+      List<String> values = Arrays.stream(row).map(ControlCharacters::escape).toList();
+      inv.out().println(PrintFields.row(values, WIDTHS, mode));
     }
-  }
-
-  /** A value in its column: padded to the width, or cut with {@code +} as its last character. */
-  private static String cell(String value, int width, boolean plus) {
-    int w = Math.abs(width);
-    if (value.length() > w) {
-      value = plus ? value.substring(0, w - 1) + "+" : value.substring(0, w);
-    }
-    String pad = " ".repeat(w - value.length());
-    return width < 0 ? value + pad : pad + value;
   }
 }
