@@ -52,7 +52,7 @@ final class NodeRecord {
         "1");
     r.group(
         "State",
-        state(s, node),
+        s.scontrolState(),
         "ThreadsPerCore",
         "1",
         "TmpDisk",
@@ -112,17 +112,5 @@ final class NodeRecord {
     } catch (NumberFormatException e) {
       return "N/A";
     }
-  }
-
-  /**
-   * Slurm's state: the base (IDLE, MIXED, ALLOCATED, DOWN) with {@code +DRAIN} for an offline node
-   * and {@code +NOT_RESPONDING} for one whose mom does not report.
-   */
-  private static String state(SlurmNode s, Node node) {
-    if (node.getDown()) {
-      return "DOWN+NOT_RESPONDING";
-    }
-    String base = s.used() == 0 ? "IDLE" : s.used() >= s.cpus() ? "ALLOCATED" : "MIXED";
-    return node.getOffline() || node.getOfflineForHealth() ? base + "+DRAIN" : base;
   }
 }

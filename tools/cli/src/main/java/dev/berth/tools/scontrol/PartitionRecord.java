@@ -36,10 +36,11 @@ final class PartitionRecord {
         name.equals(cluster.defaultQueue()) ? "YES" : "NO",
         "QoS",
         "N/A");
-    String defaultTime = attribute(queue, QueueAttributeNames.RESOURCES_DEFAULT + ".walltime");
+    long defaultTime =
+        SlurmPartition.seconds(queue, QueueAttributeNames.RESOURCES_DEFAULT + ".walltime");
     r.group(
         "DefaultTime",
-        defaultTime.isEmpty() ? "NONE" : SlurmTimes.clock(seconds(defaultTime)),
+        defaultTime == 0 ? "NONE" : SlurmTimes.clock(defaultTime),
         "DisableRootJobs",
         "NO",
         "ExclusiveUser",
@@ -107,14 +108,6 @@ final class PartitionRecord {
 
   private static String attribute(Queue queue, String name) {
     return queue.getAttributesOrDefault(name, "");
-  }
-
-  private static long seconds(String duration) {
-    try {
-      return dev.berth.core.Durations.parseSeconds(duration);
-    } catch (RuntimeException e) {
-      return 0;
-    }
   }
 
   /** sinfo's AVAIL in scontrol's words: UP, DOWN, DRAIN, INACTIVE. */

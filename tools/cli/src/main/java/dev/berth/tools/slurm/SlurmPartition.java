@@ -25,12 +25,19 @@ public final class SlurmPartition {
 
   /** The queue's resources_max.walltime in seconds; 0 without one. */
   public static long maxSeconds(Queue queue) {
-    String max = queue.getAttributesOrDefault("resources_max.walltime", "");
-    if (max.isEmpty()) {
+    return seconds(queue, "resources_max.walltime");
+  }
+
+  /**
+   * A duration attribute of the queue ({@code resources_default.walltime}) in seconds; 0 if none.
+   */
+  public static long seconds(Queue queue, String attribute) {
+    String value = queue.getAttributesOrDefault(attribute, "");
+    if (value.isEmpty()) {
       return 0;
     }
     try {
-      return Durations.parseSeconds(max);
+      return Durations.parseSeconds(value);
     } catch (RuntimeException e) {
       return 0;
     }
