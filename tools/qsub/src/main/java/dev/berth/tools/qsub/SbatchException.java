@@ -12,20 +12,31 @@ final class SbatchException extends Exception {
   static final int FAILED = 1;
 
   private final int exit;
+  private final String reason;
 
   SbatchException(int exit, String lines) {
+    this(exit, lines, lines);
+  }
+
+  private SbatchException(int exit, String lines, String reason) {
     super(lines);
     this.exit = exit;
+    this.reason = reason;
   }
 
   /** {@code sbatch: error: MESSAGE}, exit 255. */
   static SbatchException badOption(String message) {
-    return new SbatchException(BAD_OPTION, "sbatch: error: " + message);
+    return new SbatchException(BAD_OPTION, "sbatch: error: " + message, message);
   }
 
   /** {@code sbatch: error: MESSAGE}, exit 1. */
   static SbatchException failed(String message) {
-    return new SbatchException(FAILED, "sbatch: error: " + message);
+    return new SbatchException(FAILED, "sbatch: error: " + message, message);
+  }
+
+  /** What is wrong, without sbatch's name: for another command that reads the same value. */
+  String reason() {
+    return reason;
   }
 
   int exit() {

@@ -193,7 +193,10 @@ final class SbatchJob {
       add(a, NODE_EXCLUSIVE, "True");
     }
     if (values.containsKey("dependency")) {
-      add(a, DEPEND, SlurmRequests.depend(values.get("dependency")));
+      add(
+          a,
+          DEPEND,
+          SlurmRequests.depend("--dependency", "Berth's sbatch", values.get("dependency")));
       slurm.put("SLURM_JOB_DEPENDENCY", values.get("dependency"));
     }
     if (values.containsKey("begin")) {

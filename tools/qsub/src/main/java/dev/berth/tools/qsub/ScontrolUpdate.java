@@ -134,7 +134,7 @@ public final class ScontrolUpdate {
         attributes.add(
             value.isEmpty()
                 ? Attribute.newBuilder().setName("depend").setOp(Attribute.Op.UNSET).build()
-                : attribute("depend", refused(() -> SlurmRequests.depend(value))));
+                : attribute("depend", dependency(value)));
       } else if (START_TIME.named(tag) || ELIGIBLE_TIME.named(tag)) {
         attributes.add(attribute("Execution_Time", startTime(value, clock)));
       } else if (MAIL_TYPE.named(tag)) {
@@ -228,21 +228,12 @@ public final class ScontrolUpdate {
     }
   }
 
-  @FunctionalInterface
-  private interface Translation {
-    String value() throws SbatchException;
-  }
-
-  /** sbatch's translation, its refusal worded for scontrol. */
-  private static String refused(Translation t) throws RefusedException {
+  /** sbatch's --dependency, refused in scontrol's words. */
+  private static String dependency(String value) throws RefusedException {
     try {
-      return t.value();
+      return SlurmRequests.depend("Dependency", "Berth", value);
     } catch (SbatchException e) {
-      throw new RefusedException(
-          e.getMessage()
-              .replace("sbatch: error: ", "scontrol: error: ")
-              .replace("Berth's sbatch", "Berth")
-              .replace("--dependency=", "Dependency="));
+      throw new RefusedException("scontrol: error: " + e.reason());
     }
   }
 

@@ -29,11 +29,16 @@ final class SlurmRequests {
    * afternotok} on jobs ({@code 12}, an array task {@code 12_3}), items joined by {@code ,} (all
    * must hold), as Torque's {@code depend}; OR ({@code ?}), {@code singleton}, {@code aftercorr}
    * and {@code +minutes} are refused.
+   *
+   * @param option how the command names the option in its refusals ({@code --dependency},
+   *     scontrol's {@code Dependency})
+   * @param by who refuses in them ({@code Berth's sbatch})
    */
-  static String depend(String text) throws SbatchException {
+  static String depend(String option, String by, String text) throws SbatchException {
+    String given = option + "=" + text;
     if (text.contains("?")) {
       throw SbatchException.failed(
-          "--dependency=" + text + ": '?' (any of them) is not supported by Berth's sbatch yet");
+          given + ": '?' (any of them) is not supported by " + by + " yet");
     }
     List<String> items = new ArrayList<>();
     for (String item : text.split(",")) {
@@ -41,12 +46,12 @@ final class SlurmRequests {
       String type = parts[0];
       if (!Set.of("after", "afterany", "afterok", "afternotok").contains(type)) {
         throw SbatchException.failed(
-            "--dependency="
-                + text
+            given
                 + ": "
                 + (type.isEmpty() ? "an empty item" : type)
-                + " is not supported by Berth's sbatch yet (after, afterany, afterok and afternotok"
-                + " are)");
+                + " is not supported by "
+                + by
+                + " yet (after, afterany, afterok and afternotok are)");
       }
       if (parts.length < 2) {
         throw SbatchException.failed("Batch job submission failed: Job dependency problem");
@@ -56,11 +61,12 @@ final class SlurmRequests {
         String id = parts[i];
         if (!id.matches("\\d+(_\\d+)?")) {
           throw SbatchException.failed(
-              "--dependency="
-                  + text
+              given
                   + ": job '"
                   + id
-                  + "' (Berth's sbatch takes job ids as 12 and array tasks as 12_3)");
+                  + "' ("
+                  + by
+                  + " takes job ids as 12 and array tasks as 12_3)");
         }
         torque.append(':').append(SlurmJobs.toBerth(id));
       }
