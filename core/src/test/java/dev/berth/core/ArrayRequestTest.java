@@ -81,7 +81,7 @@ class ArrayRequestTest {
         assertThrows(BadValueException.class, () -> ArrayRequest.parse("1-11", 10));
     assertEquals(
         "Bad Job Array Request '1-11': more than max_job_array_size (10) subjobs"
-            + " (use e.g. 1-10, 1,5,7-9 or 1-100%5)",
+            + " (use e.g. 1-10, 1,5,7-9, 1-9:2 or 1-100%5)",
         e.getMessage());
   }
 
@@ -104,7 +104,7 @@ class ArrayRequestTest {
         assertThrows(BadValueException.class, () -> ArrayRequest.parse("0-2147483647", MAX));
     assertEquals(
         "Bad Job Array Request '0-2147483647': more than max_job_array_size (10000) subjobs"
-            + " (use e.g. 1-10, 1,5,7-9 or 1-100%5)",
+            + " (use e.g. 1-10, 1,5,7-9, 1-9:2 or 1-100%5)",
         e.getMessage());
   }
 
@@ -133,7 +133,11 @@ class ArrayRequestTest {
         "1-5-7 | '5-7' is not a non-negative number",
         "a-b | 'a' is not a non-negative number",
         "1 - 4 | '1 ' is not a non-negative number",
-        "1-10:2 | '10:2' is not a non-negative number",
+        "5:2 | '5:2' is not a non-negative number",
+        "1-10: | '' is not a non-negative number",
+        "1-10:x | 'x' is not a non-negative number",
+        "1-10:0 | the step after : in 1-10:0 must be at least 1",
+        "1-10:2:3 | '2:3' is not a non-negative number",
         "5-3 | range 5-3 runs backwards",
         "1-4% | '' is not a non-negative number",
         "1-4%x | 'x' is not a non-negative number",
@@ -147,8 +151,27 @@ class ArrayRequestTest {
     BadValueException e =
         assertThrows(BadValueException.class, () -> ArrayRequest.parse(text, MAX));
     assertEquals(
-        "Bad Job Array Request '" + text + "': " + why + " (use e.g. 1-10, 1,5,7-9 or 1-100%5)",
+        "Bad Job Array Request '"
+            + text
+            + "': "
+            + why
+            + " (use e.g. 1-10, 1,5,7-9, 1-9:2 or 1-100%5)",
         e.getMessage());
+  }
+
+  @Test
+  void aRangeTakesAStepAsSlurmsArraysDo() {
+    assertEquals(List.of(1, 3, 5, 7, 9), ArrayRequest.parse("1-10:2", MAX).indices());
+    assertEquals(
+        new ArrayRequest(List.of(0, 4, 8, 12, 20), 2), ArrayRequest.parse("0-15:4,20%2", MAX));
+    assertEquals(List.of(3), ArrayRequest.parse("3-5:7", MAX).indices());
+  }
+
+  @Test
+  void aSteppedRangeCountsOnlyTheIndicesItAdds() {
+    assertEquals(5, ArrayRequest.parse("0-9:2,0-8:2", 5).indices().size());
+    assertThrows(BadValueException.class, () -> ArrayRequest.parse("0-10:2", 5));
+    assertThrows(BadValueException.class, () -> ArrayRequest.parse("0-2147483647:2", MAX));
   }
 
   @Test
