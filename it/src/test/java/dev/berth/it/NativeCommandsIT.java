@@ -177,7 +177,8 @@ class NativeCommandsIT {
     same("qsub", "adir");
     same("qsub", "-W", "depend=afterok:999", "job.sh");
     assertEquals(255, same("sbatch", "--bogus", "job.sh").exit());
-    assertEquals(1, same("sbatch", "--array=1-2", "job.sh").exit());
+    assertEquals(1, same("sbatch", "--array=5-1", "job.sh").exit());
+    assertEquals(1, same("sbatch", "--gpus-per-task=1", "job.sh").exit());
     assertEquals(1, same("sbatch", "nonexistent.sh").exit());
     assertEquals(1, same("squeue", "--sort=i").exit());
     assertEquals(1, same("squeue", "-o", "%q").exit());

@@ -271,17 +271,114 @@ class SbatchIT {
     }
   }
 
+  /**
+   * An array as Slurm runs one: each task with a job id of its own beside its array's id and index,
+   * its own output file, its own exit code in sacct, and named by its own id in scontrol and
+   * scancel.
+   */
+  @Test
+  void anArraysTasksEachHaveAJobIdOfTheirOwn() throws IOException {
+    script(
+        "sweep.sh",
+        "#!/bin/bash\n"
+            + "#SBATCH -J sweep --array=1-5:2%2\n"
+            + "echo id=$SLURM_JOB_ID array=$SLURM_ARRAY_JOB_ID task=$SLURM_ARRAY_TASK_ID"
+            + " count=$SLURM_ARRAY_TASK_COUNT min=$SLURM_ARRAY_TASK_MIN max=$SLURM_ARRAY_TASK_MAX"
+            + " step=$SLURM_ARRAY_TASK_STEP name=$SLURM_JOB_NAME\n"
+            + "exit $((SLURM_ARRAY_TASK_ID == 5 ? 3 : 0))\n");
+    TestCluster.Result r = cluster.runAs(ALICE, work, "sbatch", "--parsable", "sweep.sh");
+    assertEquals(0, r.exit(), r.toString());
+    long n = Long.parseLong(r.out().trim());
+    // jobs that wait for the whole array: task 5 fails, so afterok never comes, afternotok does
+    TestCluster.Result ok =
+        cluster.runAs(
+            ALICE, work, "sbatch", "--parsable", "--dependency=afterok:" + n, "--wrap=true");
+    TestCluster.Result notok =
+        cluster.runAs(
+            ALICE, work, "sbatch", "--parsable", "--dependency=afternotok:" + n, "--wrap=true");
+    assertEquals(0, ok.exit(), ok.toString());
+    assertEquals(0, notok.exit(), notok.toString());
+    int[] indices = {1, 3, 5};
+    for (int k = 0; k < indices.length; k++) {
+      cluster.awaitState(n + "[" + indices[k] + "]", JobState.COMPLETED);
+      assertEquals(
+          "id="
+              + (n + k)
+              + " array="
+              + n
+              + " task="
+              + indices[k]
+              + " count=3 min=1 max=5 step=2 name=sweep\n",
+          Files.readString(work.resolve("slurm-" + n + "_" + indices[k] + ".out")));
+    }
+    Job never = cluster.awaitState(ok.out().trim(), JobState.COMPLETED);
+    assertEquals(0, never.getStartTime(), "afterok of an array with a failed task never runs");
+    assertEquals(0, cluster.awaitState(notok.out().trim(), JobState.COMPLETED).getExitStatus());
+    TestCluster.Result sacct =
+        cluster.runAs(
+            ALICE,
+            work,
+            "sacct",
+            "-n",
+            "-P",
+            "-j",
+            Long.toString(n),
+            "-o",
+            "jobid,jobidraw,jobname,state,exitcode");
+    assertEquals(
+        n
+            + "_1|"
+            + n
+            + "|sweep|COMPLETED|0:0\n"
+            + n
+            + "_3|"
+            + (n + 1)
+            + "|sweep|COMPLETED|0:0\n"
+            + n
+            + "_5|"
+            + (n + 2)
+            + "|sweep|FAILED|3:0\n",
+        sacct.out(),
+        sacct.toString());
+    TestCluster.Result show =
+        cluster.runAs(ALICE, work, "scontrol", "-o", "show", "job", Long.toString(n + 1));
+    assertTrue(
+        show.out().startsWith("JobId=" + (n + 1) + " ArrayJobId=" + n + " ArrayTaskId=3 "),
+        show.toString());
+
+    TestCluster.Result held =
+        cluster.runAs(ALICE, work, "sbatch", "--parsable", "-H", "--array=0-2", "sweep.sh");
+    assertEquals(0, held.exit(), held.toString());
+    long h = Long.parseLong(held.out().trim());
+    TestCluster.Result one = cluster.runAs(ALICE, work, "scancel", Long.toString(h + 1));
+    assertEquals(0, one.exit(), one.toString());
+    assertEquals(JobState.COMPLETED, cluster.job(h + "[1]").getState(), "its own id names it");
+    assertEquals(JobState.HELD, cluster.job(h + "[2]").getState(), "and no other task");
+    TestCluster.Result next = cluster.runAs(ALICE, work, "sbatch", "--parsable", "sweep.sh");
+    assertEquals(h + 3, Long.parseLong(next.out().trim()), "after the tasks' numbers");
+    cluster.runAs(ALICE, work, "scancel", Long.toString(h));
+    assertEquals(JobState.COMPLETED, cluster.job(h + "[2]").getState(), "the array's id: all");
+
+    TestCluster.Result bad = cluster.runAs(ALICE, work, "sbatch", "--array=5-1", "sweep.sh");
+    assertEquals(1, bad.exit(), bad.toString());
+    assertEquals(
+        "sbatch: error: Batch job submission failed: Invalid job array specification\n"
+            + "sbatch: error: Bad Job Array Request '5-1': range 5-1 runs backwards (use e.g."
+            + " 1-10, 1,5,7-9, 1-9:2 or 1-100%5)\n",
+        bad.err());
+  }
+
   @Test
   void whatBerthDoesNotHonourIsRefusedAndNothingIsSubmitted() throws IOException {
-    script("array.sh", "#!/bin/sh\n#SBATCH --array=1-3\ntrue\n");
+    script("pertask.sh", "#!/bin/sh\n#SBATCH --gpus-per-task=1\ntrue\n");
     long before = cluster.jobs().size();
-    TestCluster.Result r = cluster.runAs(ALICE, work, "sbatch", "array.sh");
+    TestCluster.Result r = cluster.runAs(ALICE, work, "sbatch", "pertask.sh");
     assertEquals(1, r.exit(), r.toString());
     assertEquals(
-        "sbatch: error: --array is not supported by Berth's sbatch yet (docs/slurm.md lists what"
-            + " is)\n",
+        "sbatch: error: --gpus-per-task is not supported by Berth's sbatch yet (docs/slurm.md"
+            + " lists what is)\n",
         r.err());
-    TestCluster.Result bad = cluster.runAs(ALICE, work, "sbatch", "--bogus", "array.sh");
+    TestCluster.Result bad = cluster.runAs(ALICE, work, "sbatch", "--bogus", "pertask.sh");
     assertEquals(255, bad.exit(), bad.toString());
     assertEquals(before, cluster.jobs().size(), "nothing submitted");
   }

@@ -79,7 +79,7 @@ class SlurmGoldenIT {
     TestCluster.Result numbered = berth.cli("qmgr", "-c", "set server next_job_number = 7000");
     assertEquals(0, numbered.exit(), numbered.toString());
     work = MultiNodeCluster.workFor(ALICE, "berth-golden-");
-    for (String name : List.of("env.sh", "held.sh")) {
+    for (String name : List.of("env.sh", "held.sh", "array.sh")) {
       try (InputStream in = SlurmGoldenIT.class.getResourceAsStream("/slurm-golden/" + name)) {
         Files.write(work.resolve(name), in.readAllBytes());
       }
@@ -161,9 +161,13 @@ class SlurmGoldenIT {
     return vars;
   }
 
-  /** {@code text} with the job's number and the cluster's name as placeholders. */
+  /**
+   * {@code text} with the job's number (also before an array index, {@code 5000_3}) and the
+   * cluster's name as placeholders.
+   */
   private static String normal(String text, String id, String cluster) {
-    return text.replaceAll("\\b" + id + "\\b", "JOB").replace("=" + cluster + "\n", "=CLUSTER\n");
+    return text.replaceAll("(?<![0-9])" + id + "(?![0-9])", "JOB")
+        .replace("=" + cluster + "\n", "=CLUSTER\n");
   }
 
   @Test
@@ -209,6 +213,52 @@ class SlurmGoldenIT {
             "WorkDir")) {
       assertEquals(field(slurmShown, key), field(berthShown, key), key);
     }
+  }
+
+  /**
+   * An array's tasks see what Slurm's see: the array's id and their index, the count, lowest and
+   * highest index and the step; each its own output file and exit code. Their own job ids are
+   * compared apart: Slurm numbers a task when it splits it off its array, in no fixed order.
+   */
+  @Test
+  void anArraysTasksSeeWhatSlurmsTasksSee() throws IOException {
+    TestCluster.Result s = slurm("sbatch", "--parsable", "array.sh");
+    assertEquals(0, s.exit(), s.toString());
+    String slurmId = s.out().trim().split(";")[0];
+    TestCluster.Result b = berth("sbatch", "--parsable", "array.sh");
+    assertEquals(0, b.exit(), b.toString());
+    String berthId = b.out().trim();
+    Set<String> berthOwnIds = new java.util.HashSet<>();
+    for (int index : new int[] {1, 3, 5}) {
+      String slurmShown = slurmEnded(slurmId + "_" + index);
+      berth.awaitState(berthId + "[" + index + "]", JobState.COMPLETED);
+      String berthShown = berth("scontrol", "-o", "show", "job", berthId + "_" + index).out();
+      Path slurmOut = work.resolve("golden-golden-array-" + slurmId + "_" + index + ".out");
+      Path berthOut = work.resolve("golden-golden-array-" + berthId + "_" + index + ".out");
+      assertTrue(Files.exists(slurmOut), slurmOut + " (Slurm's)");
+      assertTrue(Files.exists(berthOut), berthOut + " (Berth's)");
+      String slurmText = Files.readString(slurmOut, StandardCharsets.UTF_8);
+      String berthText = Files.readString(berthOut, StandardCharsets.UTF_8);
+      Map<String, String> slurmVars = variables(normal(slurmText, slurmId, "bench"));
+      Map<String, String> berthVars =
+          variables(normal(berthText, berthId, berth.job(berthId + "[1]").getServer()));
+      BERTH_LEAVES_OUT.forEach(slurmVars::remove);
+      String ownId = berthVars.get("SLURM_JOB_ID");
+      berthOwnIds.add(ownId);
+      for (String own : List.of("SLURM_JOB_ID", "SLURM_JOBID")) {
+        slurmVars.remove(own);
+        assertEquals(ownId, berthVars.remove(own), own);
+      }
+      assertEquals(slurmVars, berthVars, "task " + index + "'s SLURM_* variables");
+      assertEquals(others(slurmText), others(berthText), "task " + index + "'s directory");
+      for (String key : List.of("ArrayTaskId", "JobName", "JobState", "ExitCode", "StdOut")) {
+        assertEquals(
+            field(normal(slurmShown, slurmId, ""), key),
+            field(normal(berthShown, berthId, ""), key),
+            "task " + index + "'s " + key);
+      }
+    }
+    assertEquals(3, berthOwnIds.size(), "each task a job id of its own: " + berthOwnIds);
   }
 
   /** The script's lines that are not variables, srun's sorted (its tasks print in any order). */

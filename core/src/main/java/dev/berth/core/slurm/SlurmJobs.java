@@ -1,5 +1,7 @@
 package dev.berth.core.slurm;
 
+import dev.berth.core.AttributeNames;
+import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,6 +10,19 @@ import java.util.Map;
 /** How Slurm's commands name a Berth job and what it holds. */
 public final class SlurmJobs {
   private SlurmJobs() {}
+
+  /** Whether sbatch submitted {@code job}, which then runs as Slurm runs a batch job. */
+  public static boolean sbatch(Job job) {
+    return job.getSubmitStyle().equals(AttributeNames.SBATCH);
+  }
+
+  /**
+   * Slurm's job id of {@code job} as a number (its SLURM_JOB_ID, {@code %j}, sacct's JobIDRaw): a
+   * task of an sbatch array has its own; any other job (a task of qsub's array too) its number.
+   */
+  public static long number(Job job) {
+    return job.getTaskNumber() > 0 ? job.getTaskNumber() : job.getNumber();
+  }
 
   /** A Slurm job id ({@code 12}, an array task {@code 12_3}) in Berth's form ({@code 12[3]}). */
   public static String toBerth(String id) {

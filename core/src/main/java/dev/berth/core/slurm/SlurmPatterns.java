@@ -65,7 +65,7 @@ public final class SlurmPatterns {
   private static String value(char letter, Job job, String node, int width) {
     boolean task = !job.getArrayParent().isEmpty();
     return switch (letter) {
-      case 'j', 'J' -> padded(job.getNumber(), width);
+      case 'j', 'J' -> padded(SlurmJobs.number(job), width); // an sbatch array task's own
       case 'A' -> padded(job.getNumber(), width); // a subjob's number is its array's
       case 'a' -> padded(task ? job.getArrayIndex() : NO_INDEX, width);
       case 'n', 't' -> padded(0, width);

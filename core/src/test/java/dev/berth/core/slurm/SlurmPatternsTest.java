@@ -29,6 +29,9 @@ class SlurmPatternsTest {
     Job task = JOB.toBuilder().setArrayParent("42[].head").setArrayIndex(7).build();
     assertEquals("/w/slurm-42_7.out", SlurmPatterns.expand("/w/slurm-%A_%a.out", task, "n1"));
     assertEquals("/w/42_4294967294", SlurmPatterns.expand("/w/%A_%a", JOB, "n1"));
+    assertEquals("/w/42-42", SlurmPatterns.expand("/w/%A-%j", task, "n1"), "qsub's task");
+    Job own = task.toBuilder().setTaskNumber(49).build();
+    assertEquals("/w/42-49_7", SlurmPatterns.expand("/w/%A-%j_%a", own, "n1"), "sbatch's task");
   }
 
   @Test

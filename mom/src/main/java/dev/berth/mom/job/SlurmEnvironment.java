@@ -1,6 +1,5 @@
 package dev.berth.mom.job;
 
-import dev.berth.core.AttributeNames;
 import dev.berth.core.slurm.HostList;
 import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.proto.Job;
@@ -27,11 +26,6 @@ public final class SlurmEnvironment {
     }
   }
 
-  /** Whether sbatch submitted the job. */
-  public static boolean applies(Job job) {
-    return job.getSubmitStyle().equals(AttributeNames.SBATCH);
-  }
-
   /**
    * Adds the job's SLURM_* variables to the batch script's {@code env}, which run on {@code node}
    * (its mother superior) as {@code uid} and {@code gid}.
@@ -40,9 +34,14 @@ public final class SlurmEnvironment {
       Map<String, String> env, Job job, String node, String user, int uid, int gid) {
     Map<String, Integer> cpus = SlurmJobs.cpusByNode(job.getExecNodesList());
     List<String> names = HostList.sorted(List.copyOf(cpus.keySet()));
-    String id = Long.toString(job.getNumber());
+    String id = Long.toString(SlurmJobs.number(job));
     env.put("SLURM_JOB_ID", id);
     env.put("SLURM_JOBID", id);
+    if (!job.getArrayParent().isEmpty()) {
+      // and SLURM_ARRAY_TASK_COUNT, _MIN, _MAX and _STEP, which sbatch sent
+      env.put("SLURM_ARRAY_JOB_ID", Long.toString(job.getNumber()));
+      env.put("SLURM_ARRAY_TASK_ID", Integer.toString(job.getArrayIndex()));
+    }
     env.put("SLURM_JOB_NAME", job.getName());
     String nodes = HostList.compress(names);
     env.put("SLURM_JOB_NODELIST", nodes);

@@ -1,6 +1,7 @@
 package dev.berth.mom.nodejob;
 
 import com.google.protobuf.ByteString;
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.mom.MomConfig;
 import dev.berth.mom.job.ContainerPlan;
 import dev.berth.mom.job.JobEnvironment;
@@ -149,7 +150,7 @@ public final class JobLaunch {
             nodeJob.tmpdir(),
             nodefile,
             config.version());
-    if (SlurmEnvironment.applies(job)) {
+    if (SlurmJobs.sbatch(job)) {
       SlurmEnvironment.addTo(env, job, config.name(), user.name(), user.uid(), nodeJob.gid());
     }
     if (tmSocket != null) {

@@ -1,6 +1,6 @@
 package dev.berth.mom.output;
 
-import dev.berth.core.AttributeNames;
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.core.slurm.SlurmPatterns;
 import dev.berth.proto.Job;
 import java.nio.file.Path;
@@ -100,7 +100,7 @@ public final class OutputFiles {
 
   private static Path resolve(
       String path, Job job, String kind, Map<String, String> env, Predicate<Path> isDirectory) {
-    if (job.getSubmitStyle().equals(AttributeNames.SBATCH)) {
+    if (SlurmJobs.sbatch(job)) {
       String node = job.getExecNodesCount() > 0 ? job.getExecNodes(0).getNode() : "";
       path = SlurmPatterns.expand(path, job, node);
     } else {

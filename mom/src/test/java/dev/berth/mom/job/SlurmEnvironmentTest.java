@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.proto.Job;
 import dev.berth.proto.NodeAllocation;
 import java.util.HashMap;
@@ -34,7 +35,7 @@ class SlurmEnvironmentTest {
     Map<String, String> twoEach = new HashMap<>(Map.of("SLURM_CPUS_PER_TASK", "2"));
     SlurmEnvironment.addTo(twoEach, job, "n10", "alice", 1001, 1002);
     assertEquals("1(x3)", twoEach.get("SLURM_TASKS_PER_NODE"), "a task a node of 2, and n2's 1");
-    assertTrue(SlurmEnvironment.applies(job));
+    assertTrue(SlurmJobs.sbatch(job));
     SlurmEnvironment.addTo(env, job, "n10", "alice", 1001, 1002);
     assertEquals("42", env.get("SLURM_JOB_ID"));
     assertEquals("42", env.get("SLURM_JOBID"));
@@ -52,10 +53,29 @@ class SlurmEnvironmentTest {
     assertEquals("0", env.get("SLURM_PROCID"));
     assertEquals("rsh", env.get("OMPI_MCA_plm"), "the job's own setting stays");
     assertEquals("^slurm", env.get("OMPI_MCA_ras"));
+    assertFalse(env.containsKey("SLURM_ARRAY_JOB_ID"), "no array task");
+  }
+
+  @Test
+  void anArrayTaskHasItsOwnJobIdAndItsArraysBeside() {
+    Job task =
+        Job.newBuilder()
+            .setNumber(42)
+            .setTaskNumber(44)
+            .setArrayParent("42[].head")
+            .setArrayIndex(7)
+            .setSubmitStyle("sbatch")
+            .addExecNodes(node("n1", 0))
+            .build();
+    Map<String, String> env = new HashMap<>();
+    SlurmEnvironment.addTo(env, task, "n1", "alice", 1001, 1002);
+    assertEquals("44", env.get("SLURM_JOB_ID"));
+    assertEquals("42", env.get("SLURM_ARRAY_JOB_ID"));
+    assertEquals("7", env.get("SLURM_ARRAY_TASK_ID"));
   }
 
   @Test
   void aQsubJobGetsNone() {
-    assertFalse(SlurmEnvironment.applies(Job.newBuilder().build()));
+    assertFalse(SlurmJobs.sbatch(Job.newBuilder().build()));
   }
 }

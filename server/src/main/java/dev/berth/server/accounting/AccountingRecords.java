@@ -28,9 +28,12 @@ import java.util.TreeMap;
  * account may pose as another attribute in what sites bill from. A key that is a job attribute
  * (queue, ctime, exec_host, Resource_List, ...) is core's {@link AttributeNames}; user, group,
  * account, jobname, start, owner, session, end, Exit_status and the rest are the record's own
- * words.
+ * words; task_number, an sbatch array task's own job number, is Berth's.
  */
 public final class AccountingRecords {
+  /** Berth's own key: the job number of a task of an sbatch array (Slurm's JobIDRaw). */
+  static final String TASK_NUMBER = "task_number";
+
   private AccountingRecords() {}
 
   public static List<AccountingRecord> of(ClusterState before, Event e, ClusterState after) {
@@ -152,6 +155,9 @@ public final class AccountingRecords {
     a.add(field(AttributeNames.START_COUNT, job.getRunCount()));
     a.add(field("start", job.getStartTime()));
     a.add(field("owner", value(job.getOwner())));
+    if (job.getTaskNumber() > 0) {
+      a.add(field(TASK_NUMBER, job.getTaskNumber()));
+    }
     if (job.getExecNodesCount() > 0) {
       a.add(field(AttributeNames.EXEC_HOST, CpuRanges.execHost(job.getExecNodesList())));
     }

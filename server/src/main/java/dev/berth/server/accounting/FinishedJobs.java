@@ -89,10 +89,17 @@ public final class FinishedJobs {
   public record Selection(java.util.Set<String> users, java.util.Set<String> ids) {
     public static final Selection ALL = new Selection(java.util.Set.of(), java.util.Set.of());
 
-    /** Whether the E record of job {@code id} whose attributes are {@code attributes} may be. */
+    /**
+     * Whether the E record of job {@code id} whose attributes are {@code attributes} may be: a task
+     * is named by its own id, its array's number, and a task of an sbatch array by its own job
+     * number too.
+     */
     boolean admits(String id, String attributes) {
-      if (!ids.isEmpty() && !ids.contains(id)) {
-        return false;
+      if (!ids.isEmpty() && !ids.contains(id) && !ids.contains(arrayNumber(id))) {
+        String own = ownId(id, attributes);
+        if (own == null || !ids.contains(own)) {
+          return false;
+        }
       }
       if (users.isEmpty()) {
         return true;
@@ -104,6 +111,30 @@ public final class FinishedJobs {
       int end = attributes.indexOf(' ', 5);
       return users.contains(end < 0 ? attributes.substring(5) : attributes.substring(5, end));
     }
+  }
+
+  /** A task {@code N[i].server} as Slurm's array id {@code N.server} names its tasks. */
+  private static String arrayNumber(String id) {
+    int open = id.indexOf('[');
+    int close = id.indexOf(']', open + 1);
+    return open < 0 || close < 0 ? id : id.substring(0, open) + id.substring(close + 1);
+  }
+
+  /**
+   * The id {@code N.server} of a task of an sbatch array by its own job number (its task_number),
+   * which Slurm's commands name it by; null for any other job.
+   */
+  private static String ownId(String id, String attributes) {
+    String key = " " + AccountingRecords.TASK_NUMBER + "=";
+    int at = attributes.indexOf(key);
+    if (at < 0) {
+      return null;
+    }
+    int from = at + key.length();
+    int end = attributes.indexOf(' ', from);
+    return attributes.substring(from, end < 0 ? attributes.length() : end)
+        + "."
+        + JobIds.server(id);
   }
 
   /**
@@ -207,6 +238,7 @@ public final class FinishedJobs {
             .setStartTime(number(a, "start"))
             .setCompTime(end)
             .setMtime(end)
+            .setTaskNumber(number(a, AccountingRecords.TASK_NUMBER))
             .setRunCount((int) number(a, "start_count"))
             .setSessionId(number(a, "session"))
             .setExitStatus(Integer.parseInt(a.getOrDefault("Exit_status", "0")))

@@ -280,7 +280,7 @@ public final class Queries {
 
   private Job visible(ClusterState s, Caller caller, String text) {
     String id = canonical(text);
-    Optional<Job> job = s.job(id);
+    Optional<Job> job = s.named(id);
     if (job.isEmpty() || !Permissions.maySee(s, caller, job.get())) {
       throw new CommandException(Error.Code.UNKNOWN_JOB, "Unknown Job Id " + id);
     }

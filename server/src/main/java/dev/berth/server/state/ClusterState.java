@@ -1,6 +1,9 @@
 package dev.berth.server.state;
 
 import com.google.protobuf.ByteString;
+import dev.berth.core.ArrayRequest;
+import dev.berth.core.JobIds;
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.proto.Job;
 import dev.berth.proto.Node;
 import dev.berth.proto.Queue;
@@ -129,9 +132,13 @@ public final class ClusterState {
    */
   public record Owner(String queue, String user) {}
 
-  /** Subjob counts of one array job, from which the array's own state is derived. */
-  public record ArrayCounts(int queued, int held, int running, int completed) {
-    static final ArrayCounts NONE = new ArrayCounts(0, 0, 0, 0);
+  /**
+   * Subjob counts of one array job, from which the array's own state is derived; {@code failed} of
+   * the completed ones ended other than with exit status 0 (what a dependency on the whole array
+   * asks).
+   */
+  public record ArrayCounts(int queued, int held, int running, int completed, int failed) {
+    static final ArrayCounts NONE = new ArrayCounts(0, 0, 0, 0, 0);
 
     public int total() {
       return queued + held + running + completed;
@@ -140,6 +147,34 @@ public final class ClusterState {
 
   public Optional<Job> job(String id) {
     return Optional.ofNullable(jobs.get(id));
+  }
+
+  /**
+   * The job of id {@code id} ({@code N.server}, canonical), or else the task of an sbatch array
+   * whose own job number is N: Slurm's commands name a task by it (its SLURM_JOB_ID). Only arrays
+   * are looked through, and only when no job has the id.
+   */
+  public Optional<Job> named(String id) {
+    Job job = jobs.get(id);
+    if (job != null || id.indexOf('[') >= 0) {
+      return Optional.ofNullable(job);
+    }
+    long number = JobIds.number(id);
+    for (String arrayId : arrays.keySet()) {
+      Job parent = jobs.get(arrayId);
+      if (parent != null
+          && SlurmJobs.sbatch(parent)
+          && number > parent.getNumber()
+          && number < parent.getNumber() + parent.getArraySize()
+          && JobIds.server(arrayId).equals(JobIds.server(id))) {
+        int index =
+            ArrayRequest.parse(parent.getArrayRequest(), Integer.MAX_VALUE)
+                .indices()
+                .get((int) (number - parent.getNumber()));
+        return job(JobIds.subjobOf(parent.getNumber(), index, JobIds.server(arrayId)));
+      }
+    }
+    return Optional.empty();
   }
 
   public Collection<Job> jobs() {

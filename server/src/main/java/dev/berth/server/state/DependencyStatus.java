@@ -8,7 +8,10 @@ import java.util.List;
  * Where one dependency stands ({@code afterok:12}): met, still pending, or never to be met.
  * Torque's rules: {@code after} once the job started, {@code afterok} / {@code afternotok} once it
  * ended with a zero / non-zero exit status, {@code afterany} once it ended in any way; a job no
- * longer known (purged after it ended) counts as met.
+ * longer known (purged after it ended) counts as met. On a whole array (Slurm's {@code afterok:12}
+ * of an array): once every subjob has ended, {@code afterok} if each ended with 0, {@code
+ * afternotok} if one did not. (The server refuses {@code after} on a whole array, which shows R
+ * while any subjob runs, started or not the others; should one come, it waits for the end.)
  */
 public enum DependencyStatus {
   MET,
@@ -24,8 +27,13 @@ public enum DependencyStatus {
       return MET;
     }
     boolean done = target.getState() == JobState.COMPLETED;
-    boolean ok = done && target.hasExitStatus() && target.getExitStatus() == 0;
-    boolean ran = target.getStartTime() > 0;
+    boolean array = !target.getArrayRequest().isEmpty() && target.getArrayParent().isEmpty();
+    boolean ok =
+        done
+            && (array
+                ? target.getArrayFailed() == 0
+                : target.hasExitStatus() && target.getExitStatus() == 0);
+    boolean ran = array ? done : target.getStartTime() > 0;
     return switch (type) {
       case "after" -> ran ? MET : done ? IMPOSSIBLE : PENDING;
       case "afterok" -> !done ? PENDING : ok ? MET : IMPOSSIBLE;

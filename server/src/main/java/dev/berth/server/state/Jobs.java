@@ -5,6 +5,7 @@ import dev.berth.core.ArrayRequest;
 import dev.berth.core.JobDeltas;
 import dev.berth.core.JobIds;
 import dev.berth.core.pbs.JobTransition;
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.proto.Event;
 import dev.berth.proto.Job;
 import dev.berth.proto.JobState;
@@ -16,18 +17,26 @@ final class Jobs {
 
   /**
    * A new job: a plain job, or an array job whose subjobs are made here from its request (so the
-   * event stays small and every replay makes the very same subjobs).
+   * event stays small and every replay makes the very same subjobs). The tasks of an array sbatch
+   * submitted each take a job number of their own, Slurm's job id of a task: the array's, then the
+   * numbers after it, in index order.
    */
   static void submitted(StateBuilder b, Job job, Event e) {
     b.add(job);
     b.script(job, e.getJobSubmitted().getScript());
+    long last = job.getNumber();
     if (!job.getArrayRequest().isEmpty()) {
       String server = JobIds.server(job.getId());
+      boolean numbered = SlurmJobs.sbatch(job);
       for (int index : ArrayRequest.parse(job.getArrayRequest(), Integer.MAX_VALUE).indices()) {
-        b.add(subjob(job, index, server));
+        Job subjob = subjob(job, index, server);
+        if (numbered) {
+          subjob = subjob.toBuilder().setTaskNumber(last++).build();
+        }
+        b.add(subjob);
       }
     }
-    b.nextJobNumber = Math.max(b.nextJobNumber, job.getNumber() + 1);
+    b.nextJobNumber = Math.max(b.nextJobNumber, Math.max(last, job.getNumber() + 1));
   }
 
   /**
@@ -74,7 +83,7 @@ final class Jobs {
     if (job.getArrayParent().isEmpty()) {
       b.script(job, script);
     }
-    b.nextJobNumber = Math.max(b.nextJobNumber, job.getNumber() + 1);
+    b.nextJobNumber = Math.max(b.nextJobNumber, Math.max(job.getNumber(), job.getTaskNumber()) + 1);
   }
 
   /** A completed job leaves the state; an array job takes its subjobs with it. */
@@ -101,12 +110,16 @@ final class Jobs {
     return subjob(parent, index, JobIds.server(parent.getId()));
   }
 
+  /**
+   * A subjob of {@code parent}: Torque names it {@code name-index}; a task of an sbatch array keeps
+   * its array's name, as Slurm's do. Its own job number (sbatch's) is the submission's to give.
+   */
   static Job subjob(Job parent, int index, String server) {
     return parent.toBuilder()
         .setOutputPath(perSubjob(parent.getOutputPath(), ".o" + parent.getNumber(), index))
         .setErrorPath(perSubjob(parent.getErrorPath(), ".e" + parent.getNumber(), index))
         .setId(JobIds.subjobOf(parent.getNumber(), index, server))
-        .setName(parent.getName() + "-" + index)
+        .setName(SlurmJobs.sbatch(parent) ? parent.getName() : parent.getName() + "-" + index)
         .setArrayIndex(index)
         .setArrayParent(parent.getId())
         .clearArrayRequest()

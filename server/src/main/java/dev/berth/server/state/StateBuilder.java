@@ -199,21 +199,28 @@ final class StateBuilder {
     int h = c.held();
     int r = c.running();
     int d = c.completed();
+    int f = c.failed();
     switch (subjob.getState()) {
       case QUEUED -> q += sign;
       case HELD, WAITING -> h += sign;
       case RUNNING, EXITING -> r += sign;
-      case COMPLETED -> d += sign;
+      case COMPLETED -> {
+        d += sign;
+        f += subjob.hasExitStatus() && subjob.getExitStatus() == 0 ? 0 : sign;
+      }
       default -> throw new IllegalTransitionException("subjob " + subjob.getId() + " has no state");
     }
-    ArrayCounts next = new ArrayCounts(q, h, r, d);
+    ArrayCounts next = new ArrayCounts(q, h, r, d, f);
     arrays = next.total() == 0 ? arrays.minus(parentId) : arrays.plus(parentId, next);
     if (sign > 0) {
       deriveParentState(parentId, next, subjob);
     }
   }
 
-  /** An array job shows R while any subjob runs, then Q, then H, and C once all are done. */
+  /**
+   * An array job shows R while any subjob runs, then Q, then H, and C once all are done, when it
+   * keeps how many of them failed (for the jobs that wait on the whole array).
+   */
   private void deriveParentState(String parentId, ArrayCounts c, Job changed) {
     Job parent = jobs.get(parentId);
     if (parent == null || c.total() < parent.getArraySize()) {
@@ -232,7 +239,8 @@ final class StateBuilder {
     if (state != parent.getState()) {
       Job.Builder next = parent.toBuilder().setState(state).setMtime(changed.getMtime());
       if (state == JobState.COMPLETED) {
-        next.setCompTime(Math.max(changed.getCompTime(), changed.getMtime()));
+        next.setCompTime(Math.max(changed.getCompTime(), changed.getMtime()))
+            .setArrayFailed(c.failed());
       }
       replace(parent, next.build());
     }

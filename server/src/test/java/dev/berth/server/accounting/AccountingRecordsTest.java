@@ -169,6 +169,24 @@ class AccountingRecordsTest {
   }
 
   @Test
+  void aTaskOfAnSbatchArrayRecordsItsOwnJobNumber() {
+    String array =
+        d.submit(
+            ALICE,
+            attr(AttributeNames.JOB_ARRAY_REQUEST, "3-4"),
+            attr(AttributeNames.SUBMIT_STYLE, AttributeNames.SBATCH));
+    long number = d.job(array).getNumber();
+    String second = array.replace("[]", "[4]");
+    d.schedule();
+    d.runToEnd(second, 0);
+    List<AccountingRecord> ended = of(second).stream().filter(r -> r.type() == 'E').toList();
+    assertEquals(1, ended.size());
+    assertTrue(
+        ended.get(0).attributes().contains("task_number=" + (number + 1)),
+        ended.get(0).attributes().toString());
+  }
+
+  @Test
   void aLineIsTorquesAndItsFileTheLocalDay() {
     AccountingRecord r =
         new AccountingRecord(1_764_756_000_000L, 'D', "12.srv", List.of("requestor=alice@h"));

@@ -33,6 +33,12 @@ class FinishedJobsTest {
           + " resources_used.oom_kills=1 resources_used.gpus=2 resources_used.io_read=10kb"
           + " resources_used.io_write=20kb resources_used.gpupercent=50 resources_used.gpumem=1024kb";
 
+  /** A task of an sbatch array, with its own job number. */
+  static final String SBATCH_TASK =
+      "12/04/2026 09:00:00;E;20[2].head;user=bob group=bob jobname=sweep queue=batch ctime=1"
+          + " qtime=1 etime=1 start_count=1 start=100 owner=bob@head task_number=22 end=200"
+          + " Exit_status=0";
+
   @TempDir Path dir;
 
   @Test
@@ -116,6 +122,18 @@ class FinishedJobsTest {
     FinishedJobs.Selection one =
         new FinishedJobs.Selection(java.util.Set.of(), java.util.Set.of("15.head"));
     assertEquals(1, FinishedJobs.read(dir, days, one, j -> true, 10).size());
+    Files.writeString(dir.resolve("20261204"), SBATCH_TASK + "\n");
+    FinishedJobs.Selection ownNumber =
+        new FinishedJobs.Selection(java.util.Set.of(), java.util.Set.of("22.head"));
+    List<Job> task = FinishedJobs.read(dir, days, ownNumber, j -> true, 10);
+    assertEquals(List.of("20[2].head"), task.stream().map(Job::getId).toList(), "by its own");
+    assertEquals(22, task.get(0).getTaskNumber());
+    FinishedJobs.Selection array =
+        new FinishedJobs.Selection(java.util.Set.of(), java.util.Set.of("7.head", "20.head"));
+    assertEquals(
+        List.of("7[3].head", "20[2].head"),
+        FinishedJobs.read(dir, days, array, j -> true, 10).stream().map(Job::getId).toList(),
+        "an array's number names its tasks");
     assertTrue(
         assertThrows(
                 CommandException.class,

@@ -3,11 +3,13 @@ package dev.berth.server.command;
 import static dev.berth.server.testing.Driver.ALICE;
 import static dev.berth.server.testing.Driver.ROOT;
 import static dev.berth.server.testing.Driver.attr;
+import static dev.berth.server.testing.RefusedCommands.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.core.AttributeNames;
+import dev.berth.proto.Error;
 import dev.berth.proto.Event;
 import dev.berth.proto.JobState;
 import dev.berth.proto.Manage;
@@ -144,6 +146,38 @@ class HousekeepingTest {
     assertEquals(JobState.HELD, d.job(notok).getState());
     d.obit(first, 0);
     assertEquals(JobState.COMPLETED, d.job(notok).getState());
+  }
+
+  @Test
+  void aDependencyOnAWholeArrayWaitsForEverySubjob() {
+    String array = d.submit(ALICE, attr(AttributeNames.JOB_ARRAY_REQUEST, "1-2"));
+    String ok = depending("afterok", array);
+    String notok = depending("afternotok", array);
+    String any = depending("afterany", array);
+    refused(
+        Error.Code.BAD_DEPENDENCY,
+        () -> depending("after", array),
+        "after on a whole job array (" + array + ") is not supported yet");
+    d.schedule();
+    d.runToEnd(array.replace("[]", "[1]"), 0);
+    for (String waiting : List.of(ok, notok, any)) {
+      assertEquals(JobState.HELD, d.job(waiting).getState(), "one subjob still runs");
+    }
+    d.runToEnd(array.replace("[]", "[2]"), 0);
+    assertEquals(0, d.job(array).getArrayFailed());
+    assertEquals(JobState.QUEUED, d.job(ok).getState(), "every subjob ended with 0");
+    assertEquals(JobState.QUEUED, d.job(any).getState());
+    assertEquals(JobState.COMPLETED, d.job(notok).getState(), "none failed");
+
+    String failing = d.submit(ALICE, attr(AttributeNames.JOB_ARRAY_REQUEST, "1-3"));
+    String okAfterFailure = depending("afterok", failing);
+    String notokAfterFailure = depending("afternotok", failing);
+    d.qdel(ALICE, failing.replace("[]", "[3]"));
+    d.runToEnd(failing.replace("[]", "[2]"), 1);
+    d.runToEnd(failing.replace("[]", "[1]"), 0);
+    assertEquals(2, d.job(failing).getArrayFailed(), "one failed, one deleted");
+    assertEquals(JobState.COMPLETED, d.job(okAfterFailure).getState());
+    assertEquals(JobState.QUEUED, d.job(notokAfterFailure).getState());
   }
 
   @Test

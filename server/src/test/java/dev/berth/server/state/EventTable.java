@@ -227,11 +227,13 @@ final class EventTable {
   }
 
   static Check counts(String arrayId, int queued, int held, int running, int completed) {
-    return s ->
-        assertEquals(
-            new ClusterState.ArrayCounts(queued, held, running, completed),
-            s.arrayCounts(arrayId),
-            "subjob counts of " + arrayId);
+    return s -> {
+      ClusterState.ArrayCounts c = s.arrayCounts(arrayId);
+      assertEquals(
+          List.of(queued, held, running, completed),
+          List.of(c.queued(), c.held(), c.running(), c.completed()),
+          "subjob counts of " + arrayId);
+    };
   }
 
   static Check nextJobNumber(long expected) {

@@ -81,7 +81,14 @@ public final class Workload {
     if (roll < 18) {
       submitPlain(user);
     } else if (roll < 24) {
-      driver.submitWithId(user, submissionId(), arrayRequest(), resource("walltime", "00:10:00"));
+      Attribute array = arrayRequest();
+      // sbatch's arrays (each task a job number of its own) among them, without a draw of their
+      // own, so that every seed's run stays as it was
+      List<Attribute> a = new ArrayList<>(List.of(array, resource("walltime", "00:10:00")));
+      if (array.getValue().contains("%")) {
+        a.add(attr(AttributeNames.SUBMIT_STYLE, AttributeNames.SBATCH));
+      }
+      driver.submitWithId(user, submissionId(), a.toArray(Attribute[]::new));
     } else if (roll < 30) {
       submitDependent(user);
     } else if (roll < 42) {

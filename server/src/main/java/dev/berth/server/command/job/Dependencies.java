@@ -10,6 +10,7 @@ import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.DependencyStatus;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Job dependencies ({@code -W depend=afterok:12:13,afterany:14}). A job whose dependencies are not
@@ -58,17 +59,28 @@ public final class Dependencies {
       Dependency.Builder d = Dependency.newBuilder().setType(type);
       for (int i = 1; i < parts.length; i++) {
         String id = canonical(parts[i], server);
-        if (s.job(id).isEmpty()) {
+        // a task of an sbatch array by its own number too; an array by its number alone
+        Job job =
+            s.named(id)
+                .or(
+                    () ->
+                        id.indexOf('[') < 0
+                            ? s.job(JobIds.arrayOf(JobIds.number(id), JobIds.server(id)))
+                            : Optional.empty())
+                .orElse(null);
+        if (job == null) {
           throw new CommandException(
               Error.Code.BAD_DEPENDENCY,
               "job " + id + " in dependency " + type + " does not exist");
         }
-        if (!s.job(id).get().getArrayRequest().isEmpty()) {
+        if (!job.getArrayRequest().isEmpty() && type.equals("after")) {
           throw new CommandException(
               Error.Code.BAD_DEPENDENCY,
-              "dependencies on a whole job array (" + id + ") are not supported yet; name subjobs");
+              "after on a whole job array ("
+                  + job.getId()
+                  + ") is not supported yet: name its subjobs, or wait for its end with afterany");
         }
-        d.addJobIds(id);
+        d.addJobIds(job.getId());
       }
       result.add(d.build());
     }

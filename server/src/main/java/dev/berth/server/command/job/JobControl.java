@@ -43,7 +43,7 @@ public final class JobControl {
     } catch (BadValueException e) {
       throw new CommandException(Error.Code.UNKNOWN_JOB, e.getMessage());
     }
-    Job job = s.job(id).orElse(null);
+    Job job = s.named(id).orElse(null);
     if (job == null || !Permissions.maySee(s, caller, job)) {
       throw new CommandException(Error.Code.UNKNOWN_JOB, "Unknown Job Id " + id);
     }

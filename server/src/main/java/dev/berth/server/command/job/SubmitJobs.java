@@ -6,6 +6,7 @@ import dev.berth.core.BadValueException;
 import dev.berth.core.JobIds;
 import dev.berth.core.QueueAttributeNames;
 import dev.berth.core.ServerAttributeNames;
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.Error;
 import dev.berth.proto.Event;
@@ -28,7 +29,10 @@ import dev.berth.server.command.Permissions;
 import dev.berth.server.command.config.QueueAttributes;
 import dev.berth.server.command.config.ServerAttributes;
 import dev.berth.server.state.ClusterState;
+import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * qsub: checks a submission against the state (queue, limits, dependencies, whether any node could
@@ -276,6 +280,26 @@ public final class SubmitJobs {
     job.setId(JobIds.arrayOf(number, server))
         .setArraySize(request.indices().size())
         .setArraySlotLimit(request.slotLimit());
+    if (SlurmJobs.sbatch(job.build())) {
+      slurmArray(job, request);
+    }
+  }
+
+  /**
+   * What Slurm's controller adds to the environment of each task of an array: how many tasks, the
+   * lowest and highest index, and the step (of the first range that has one, else 1).
+   */
+  private static void slurmArray(Job.Builder job, ArrayRequest request) {
+    List<Integer> indices = request.indices();
+    Matcher step = Pattern.compile(":(\\d+)").matcher(job.getArrayRequest());
+    variable(job, "SLURM_ARRAY_TASK_COUNT", indices.size());
+    variable(job, "SLURM_ARRAY_TASK_MIN", indices.get(0));
+    variable(job, "SLURM_ARRAY_TASK_MAX", indices.get(indices.size() - 1));
+    variable(job, "SLURM_ARRAY_TASK_STEP", step.find() ? Integer.parseInt(step.group(1)) : 1);
+  }
+
+  private static void variable(Job.Builder job, String name, int value) {
+    job.addVariables(Variable.newBuilder().setName(name).setValue(Integer.toString(value)));
   }
 
   /** Default output and error files: {@code <submit host>:<workdir>/<name>.o<number>}. */

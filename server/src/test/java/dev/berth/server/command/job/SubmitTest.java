@@ -442,6 +442,61 @@ class SubmitTest {
   }
 
   @Test
+  void anSbatchArrayGivesEachTaskAJobNumberOfItsOwnAsSlurmDoes() {
+    long number = d.state.nextJobNumber();
+    String id =
+        d.submit(
+            ALICE,
+            attr(AttributeNames.JOB_ARRAY_REQUEST, "1-7:3,20%2"),
+            attr(AttributeNames.JOB_NAME, "sweep"),
+            attr(AttributeNames.SUBMIT_STYLE, AttributeNames.SBATCH));
+    assertEquals(number + "[].srv", id);
+    assertEquals(number + 4, d.state.nextJobNumber(), "the array took a number for each task");
+    int[] indices = {1, 4, 7, 20};
+    for (int k = 0; k < indices.length; k++) {
+      Job task = d.job(number + "[" + indices[k] + "].srv");
+      assertEquals(number + k, task.getTaskNumber());
+      assertEquals("sweep", task.getName(), "Slurm's tasks keep their array's name");
+    }
+    List<String> variables =
+        d.job(id).getVariablesList().stream().map(v -> v.getName() + "=" + v.getValue()).toList();
+    assertTrue(
+        variables.containsAll(
+            List.of(
+                "SLURM_ARRAY_TASK_COUNT=4",
+                "SLURM_ARRAY_TASK_MIN=1",
+                "SLURM_ARRAY_TASK_MAX=20",
+                "SLURM_ARRAY_TASK_STEP=3")),
+        variables.toString());
+    String next = d.submit(ALICE);
+    assertEquals((number + 4) + ".srv", next, "the next job comes after the tasks' numbers");
+
+    // a task's own number names it; the array's number names no task but the array
+    d.qdel(ALICE, Long.toString(number + 2));
+    assertEquals(JobState.COMPLETED, d.job(number + "[7].srv").getState());
+    assertEquals(JobState.QUEUED, d.job(number + "[4].srv").getState());
+    Job after = d.job(d.submit(ALICE, attr(AttributeNames.DEPEND, "afterok:" + (number + 1))));
+    assertEquals(number + "[4].srv", after.getDependencies(0).getJobIds(0));
+    Job onArray = d.job(d.submit(ALICE, attr(AttributeNames.DEPEND, "afterok:" + number)));
+    assertEquals(id, onArray.getDependencies(0).getJobIds(0), "the array's number: all of it");
+    refusedSubmit(
+        Error.Code.BAD_DEPENDENCY,
+        List.of(attr(AttributeNames.DEPEND, "afterok:" + (number + 100))),
+        "job " + (number + 100) + ".srv in dependency afterok does not exist");
+  }
+
+  @Test
+  void qsubsArraysKeepOneNumberAndTorquesNames() {
+    long number = d.state.nextJobNumber();
+    d.submit(ALICE, attr(AttributeNames.JOB_ARRAY_REQUEST, "1-3"));
+    assertEquals(number + 1, d.state.nextJobNumber());
+    Job task = d.job(number + "[2].srv");
+    assertEquals(0, task.getTaskNumber());
+    assertEquals("STDIN-2", task.getName());
+    assertTrue(task.getVariablesList().stream().noneMatch(v -> v.getName().startsWith("SLURM")));
+  }
+
+  @Test
   void badArrayRequestsAndArraysOverMaxJobArraySizeAreRefused() {
     refusedSubmit(
         Error.Code.BAD_ARRAY_REQUEST,

@@ -1,5 +1,6 @@
 package dev.berth.tools.sacct;
 
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.tools.slurm.PrintFields;
 import dev.berth.tools.slurm.SlurmJob;
 import dev.berth.tools.slurm.SlurmTimes;
@@ -35,7 +36,7 @@ final class SacctFields {
     List<Field> all =
         List.of(
             new Field("JobID", -12, SlurmJob::id),
-            new Field("JobIDRaw", -12, j -> Long.toString(j.job().getNumber())),
+            new Field("JobIDRaw", -12, j -> Long.toString(SlurmJobs.number(j.job()))),
             new Field("JobName", 10, j -> j.job().getName()),
             new Field("Partition", 10, j -> j.job().getQueue()),
             new Field("Account", 10, j -> j.job().getAccount()),

@@ -2,6 +2,7 @@ package dev.berth.tools.scontrol;
 
 import dev.berth.core.CpuRanges;
 import dev.berth.core.slurm.HostList;
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.core.slurm.SlurmPatterns;
 import dev.berth.proto.Dependency;
 import dev.berth.proto.Job;
@@ -35,7 +36,7 @@ final class JobRecord {
   static String of(SlurmJob j, ZoneId zone, boolean details, boolean oneLiner) {
     Job job = j.job();
     KeyValueRecord r = new KeyValueRecord();
-    List<String> first = new ArrayList<>(List.of("JobId", Long.toString(job.getNumber())));
+    List<String> first = new ArrayList<>(List.of("JobId", Long.toString(SlurmJobs.number(job))));
     if (j.arrayTask()) {
       first.addAll(
           List.of(
@@ -304,7 +305,7 @@ final class JobRecord {
    * does not take apart).
    */
   private static String command(Job job) {
-    if (!"sbatch".equals(job.getSubmitStyle()) || job.getSubmitArgs().isBlank()) {
+    if (!SlurmJobs.sbatch(job) || job.getSubmitArgs().isBlank()) {
       return "(null)";
     }
     String[] words = job.getSubmitArgs().strip().split("\\s+");
@@ -319,7 +320,7 @@ final class JobRecord {
   private static String path(String hostPath, Job job) {
     int colon = hostPath.indexOf(':');
     String path = colon >= 0 ? hostPath.substring(colon + 1) : hostPath;
-    return "sbatch".equals(job.getSubmitStyle()) ? SlurmPatterns.expand(path, job, null) : path;
+    return SlurmJobs.sbatch(job) ? SlurmPatterns.expand(path, job, null) : path;
   }
 
   /**

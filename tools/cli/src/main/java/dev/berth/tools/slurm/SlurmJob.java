@@ -86,9 +86,14 @@ public record SlurmJob(Job job, long now, String tasks) {
     return !job.getArrayRequest().isEmpty() && job.getArrayParent().isEmpty();
   }
 
-  /** Whether the Slurm id {@code id} names it: its number (an array task's too), or its id. */
+  /**
+   * Whether the Slurm id {@code id} names it: its number (an array task's too: its array's, and an
+   * sbatch task's own), or its id.
+   */
   public boolean answersTo(String id) {
-    return id.equals(id()) || id.equals(Long.toString(job.getNumber()));
+    return id.equals(id())
+        || id.equals(Long.toString(job.getNumber()))
+        || (job.getTaskNumber() > 0 && id.equals(Long.toString(job.getTaskNumber())));
   }
 
   /**

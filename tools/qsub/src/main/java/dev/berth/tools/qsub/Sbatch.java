@@ -8,6 +8,7 @@ import dev.berth.core.BerthVersion;
 import dev.berth.core.ControlCharacters;
 import dev.berth.core.JobIds;
 import dev.berth.proto.Attribute;
+import dev.berth.proto.Error;
 import dev.berth.proto.Response;
 import dev.berth.proto.SubmitJob;
 import java.nio.charset.StandardCharsets;
@@ -153,10 +154,16 @@ public final class Sbatch {
         return 0;
       }
       case ERROR -> {
-        inv.err()
-            .println(
-                "sbatch: error: Batch job submission failed: "
-                    + ControlCharacters.escape(response.getError().getMessage()));
+        String why = ControlCharacters.escape(response.getError().getMessage());
+        if (response.getError().getCode() == Error.Code.BAD_ARRAY_REQUEST) {
+          // Slurm's words, then what is wrong with it
+          inv.err()
+              .println(
+                  "sbatch: error: Batch job submission failed: Invalid job array specification");
+          inv.err().println("sbatch: error: " + why);
+        } else {
+          inv.err().println("sbatch: error: Batch job submission failed: " + why);
+        }
         return SbatchException.FAILED;
       }
       default -> {

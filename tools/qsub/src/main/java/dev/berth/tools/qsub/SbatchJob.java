@@ -7,6 +7,7 @@ import static dev.berth.core.AttributeNames.ERROR_PATH;
 import static dev.berth.core.AttributeNames.EXECUTION_TIME;
 import static dev.berth.core.AttributeNames.HOLD_TYPES;
 import static dev.berth.core.AttributeNames.INIT_WORK_DIR;
+import static dev.berth.core.AttributeNames.JOB_ARRAY_REQUEST;
 import static dev.berth.core.AttributeNames.JOB_NAME;
 import static dev.berth.core.AttributeNames.JOIN_PATH;
 import static dev.berth.core.AttributeNames.MAIL_POINTS;
@@ -35,9 +36,10 @@ import java.util.OptionalLong;
  * runs a batch job ({@code submit_style = sbatch}): its name, output files (Slurm's {@code %}
  * patterns, {@code slurm-%j.out} by default, stderr joined to stdout), working directory (the
  * directory sbatch ran in, or {@code -D}), queue ({@code -p}), CPUs over nodes ({@code -N}, {@code
- * -n}, {@code --ntasks-per-node}, {@code -c}), memory ({@code --mem} per node, {@code
- * --mem-per-cpu}), time limit, account, hold and environment ({@code --export}), with the variables
- * Slurm's sbatch hands the job. An option Berth does not honour yet is refused by name.
+ * -n}, {@code --ntasks-per-node}, {@code -c}), array ({@code --array}), memory ({@code --mem} per
+ * node, {@code --mem-per-cpu}), time limit, account, hold and environment ({@code --export}), with
+ * the variables Slurm's sbatch hands the job. An option Berth does not honour yet is refused by
+ * name.
  */
 final class SbatchJob {
   /** The {@code SBATCH_*} variables Slurm's sbatch reads, and the option each stands for. */
@@ -130,7 +132,12 @@ final class SbatchJob {
     add(a, JOB_NAME, name);
     String workDir = values.containsKey("chdir") ? ctx.absolute(values.get("chdir")) : cwd(ctx);
     add(a, INIT_WORK_DIR, workDir);
-    String output = path(values.getOrDefault("output", "slurm-%j.out"), workDir);
+    boolean array = values.containsKey("array");
+    if (array) {
+      add(a, JOB_ARRAY_REQUEST, values.get("array")); // the server checks it, as Slurm's does
+    }
+    String output =
+        path(values.getOrDefault("output", array ? "slurm-%A_%a.out" : "slurm-%j.out"), workDir);
     add(a, OUTPUT_PATH, ctx.host() + ":" + output);
     if (values.containsKey("error")) {
       add(a, ERROR_PATH, ctx.host() + ":" + path(values.get("error"), workDir));

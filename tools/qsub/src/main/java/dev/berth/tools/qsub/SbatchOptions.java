@@ -144,6 +144,7 @@ final class SbatchOptions {
   static final java.util.Set<String> HONOURED =
       java.util.Set.of(
           "account",
+          "array",
           "begin",
           "chdir",
           "container-image",

@@ -124,6 +124,15 @@ class SbatchTest {
   }
 
   @Test
+  void anArrayGoesAsItIsAndItsTasksWriteToSlurmsArrayFileByDefault() throws Exception {
+    String file = script("#!/bin/sh\n#SBATCH --array=0-15:4%2\ntrue\n");
+    assertEquals(0, sbatch(file), stderr());
+    assertEquals("0-15:4%2", sent().get("job_array_request"));
+    assertEquals(SubmitPlace.HOST + ":" + dir + "/slurm-%A_%a.out", sent().get("Output_Path"));
+    assertEquals(SubmitPlace.HOST + ":" + dir + "/slurm-%A_%a.out", sent().get("Error_Path"));
+  }
+
+  @Test
   void tasksNodesAndCpusBecomeNodeGroupsAsSlurmLaysThemOut() throws Exception {
     String file = script("#!/bin/sh\ntrue\n");
     assertEquals(0, sbatch("-N", "2", "-n", "5", "-c", "2", file), stderr());
@@ -199,11 +208,11 @@ class SbatchTest {
 
   @Test
   void whatBerthDoesNotHonourIsRefusedByNameAndNothingIsSent() throws Exception {
-    String file = script("#!/bin/sh\n#SBATCH --array=1-4\ntrue\n");
+    String file = script("#!/bin/sh\n#SBATCH --gpus-per-task=1\ntrue\n");
     assertEquals(1, sbatch(file));
     assertEquals(
-        "sbatch: error: --array is not supported by Berth's sbatch yet (docs/slurm.md lists what"
-            + " is)\n",
+        "sbatch: error: --gpus-per-task is not supported by Berth's sbatch yet (docs/slurm.md"
+            + " lists what is)\n",
         stderr());
     assertTrue(server.requests().isEmpty());
 
