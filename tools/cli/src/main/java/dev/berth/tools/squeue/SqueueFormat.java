@@ -1,5 +1,6 @@
 package dev.berth.tools.squeue;
 
+import dev.berth.core.slurm.SlurmJobs;
 import dev.berth.tools.slurm.SlurmFormat;
 import dev.berth.tools.slurm.SlurmFormat.Field;
 import dev.berth.tools.slurm.SlurmJob;
@@ -24,6 +25,8 @@ final class SqueueFormat {
     Function<Long, String> time = t -> SlurmTimes.date(t, zone, "N/A");
     return Map.ofEntries(
         Map.entry('i', new Field<>("JOBID", SlurmJob::id)),
+        // a task of an sbatch array has a number of its own, as Slurm's tasks have
+        Map.entry('A', new Field<>("JOBID", j -> Long.toString(SlurmJobs.number(j.job())))),
         Map.entry('F', new Field<>("ARRAY_JOB_ID", j -> Long.toString(j.job().getNumber()))),
         Map.entry(
             'K',

@@ -1,6 +1,8 @@
 package dev.berth.tools.squeue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.berth.client.testing.FakeServer;
 import dev.berth.proto.Holds;
@@ -14,6 +16,7 @@ import dev.berth.proto.NodeList;
 import dev.berth.proto.NodeStatus;
 import dev.berth.proto.ResourceRequest;
 import dev.berth.proto.Response;
+import dev.berth.tools.slurm.SlurmJob;
 import dev.berth.tools.testing.FakeCli;
 import dev.berth.tools.testing.Run;
 import java.util.List;
@@ -116,6 +119,20 @@ class SqueueTest {
         "16_2|PENDING|2|UNLIMITED\n16_4|PENDING|2|UNLIMITED\n16_1|RUNNING|2|UNLIMITED\n",
         squeue("-h", "-r", "-j", "16", "-o", "%i|%T|%C|%l").out());
     assertEquals("13  1:00:00 1:00:00\n", squeue("-h", "-j", "13", "-o", "%i %.8l %L").out());
+    assertEquals("16_1 16\n", squeue("-h", "-t", "R", "-j", "16_1", "-o", "%i %A").out());
+  }
+
+  @Test
+  void aTaskOfAnSbatchArrayIsNamedByItsOwnNumberToo() {
+    Job task =
+        job(20, "sweep", "alice", JobState.RUNNING)
+            .setArrayParent("20[].srv")
+            .setArrayIndex(7)
+            .setTaskNumber(22)
+            .build();
+    SlurmJob j = new SlurmJob(task, NOW);
+    assertTrue(j.answersTo("22") && j.answersTo("20_7") && j.answersTo("20"));
+    assertFalse(j.answersTo("21") || new SlurmJob(JOBS.get(0), NOW).answersTo("0"));
   }
 
   @Test
