@@ -15,6 +15,7 @@ import dev.berth.tools.qsub.Submission.Prepared;
 import dev.berth.tools.qsub.os.ProcessTerminal;
 import dev.berth.tools.qsub.session.InteractiveSession;
 import dev.berth.tools.qsub.session.Terminal;
+import dev.berth.tools.qsub.session.Voice;
 import java.util.Optional;
 
 /**
@@ -111,7 +112,7 @@ public final class Qsub {
           if (prepared.interactive() && response.hasSubmitted()) {
             String jobId = response.getSubmitted().getJobId();
             return new InteractiveSession(
-                    jobId, inv.in(), inv.out(), inv.err(), term(inv), terminal)
+                    jobId, inv.in(), inv.out(), inv.err(), term(inv), terminal, Voice.QSUB)
                 .run(server, () -> connector.connect(inv));
           }
           return answer(inv, prepared, response);
@@ -164,7 +165,7 @@ public final class Qsub {
   }
 
   /** The TERM the session's terminal gets on the node: the user's, or Torque's {@code unknown}. */
-  private static String term(Invocation inv) {
+  static String term(Invocation inv) {
     String term = inv.env().get("TERM");
     return term == null || term.isBlank() ? "unknown" : term;
   }

@@ -15,10 +15,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * qsub -I once the job is submitted: waits for it to start ({@link StartWait}), connects to its
- * mother superior's terminal port ({@link MomTerminal}) and holds the session there ({@link
- * TerminalSession}). Prints Torque's messages on the way; the exit status is the job's shell's or
- * command's, 0 when the user gave up waiting and the job was deleted, 1 when something failed.
+ * qsub -I (and salloc, and srun outside a job) once the job is submitted: waits for it to start
+ * ({@link StartWait}), connects to its mother superior's terminal port ({@link MomTerminal}) and
+ * holds the session there ({@link TerminalSession}). Says what happens in its {@link Voice}'s
+ * words; the exit status is the job's shell's or command's, the voice's when the user gave up
+ * waiting and the job was deleted (qsub's 0), 1 when something failed.
  */
 public final class InteractiveSession {
   /** Opens a new connection to the server, when the one the job was submitted on broke. */
@@ -31,12 +32,17 @@ public final class InteractiveSession {
    * How long to wait: between the first questions to the server (doubling up to {@code maxPoll}),
    * for an answer to "terminate the job?", and for the terminal port to connect and shake hands.
    */
-  record Timing(Duration firstPoll, Duration maxPoll, Duration answer, Duration connect) {
-    /** Asked soon at first: most jobs that start at all start within a few hundred ms. */
+  record Timing(
+      Duration firstPoll, Duration maxPoll, Duration patience, Duration answer, Duration connect) {
+    /**
+     * Asked soon at first: most jobs that start at all start within a few hundred ms; a job not
+     * started in a second is waiting for room (Slurm's commands say so).
+     */
     static final Timing DEFAULT =
         new Timing(
             Duration.ofMillis(20),
             Duration.ofMillis(500),
+            Duration.ofSeconds(1),
             Duration.ofSeconds(60),
             Duration.ofSeconds(10));
   }
@@ -47,12 +53,14 @@ public final class InteractiveSession {
   private final PrintStream err;
   private final String term;
   private final Terminal terminal;
+  private final Voice voice;
   private final Timing timing;
 
   /**
    * @param jobId the job as the server named it
    * @param term the TERM the job's terminal gets
    * @param terminal the user's terminal, or {@link Terminal#NONE}
+   * @param voice whose words the session speaks in
    */
   public InteractiveSession(
       String jobId,
@@ -60,8 +68,9 @@ public final class InteractiveSession {
       PrintStream out,
       PrintStream err,
       String term,
-      Terminal terminal) {
-    this(jobId, in, out, err, term, terminal, Timing.DEFAULT);
+      Terminal terminal,
+      Voice voice) {
+    this(jobId, in, out, err, term, terminal, voice, Timing.DEFAULT);
   }
 
   InteractiveSession(
@@ -71,6 +80,7 @@ public final class InteractiveSession {
       PrintStream err,
       String term,
       Terminal terminal,
+      Voice voice,
       Timing timing) {
     this.jobId = jobId;
     this.in = in;
@@ -78,24 +88,25 @@ public final class InteractiveSession {
     this.err = err;
     this.term = term;
     this.terminal = terminal;
+    this.voice = voice;
     this.timing = timing;
   }
 
   /**
    * @param server the connection the job was submitted on (its caller closes it)
    * @param reconnect how to open another if that one breaks while the job waits
-   * @return qsub's exit status
+   * @return the command's exit status
    */
   public int run(ServerConnection server, Reconnect reconnect) {
-    out.println("qsub: waiting for job " + jobId + " to start");
-    out.flush();
+    voice.submitted(jobId, out, err);
     MomTerminal.warmUp();
     // asked while the job waits, so that the attach need not wait for it
     CompletableFuture<Optional<WindowSize>> window = CompletableFuture.supplyAsync(terminal::size);
-    try (ServerLink link = new ServerLink(server, reconnect, err)) {
-      AttachReply ready = new StartWait(jobId, link, terminal, out, err, timing).await();
+    try (ServerLink link = new ServerLink(server, reconnect, err, voice.program())) {
+      StartWait wait = new StartWait(jobId, link, terminal, out, err, voice, timing);
+      AttachReply ready = wait.await();
       Socket socket = connect(ready, link);
-      return new TerminalSession(jobId, in, out, err, terminal)
+      return new TerminalSession(jobId, in, out, err, terminal, voice, wait.waited())
           .run(socket, attach(ready, window.join()));
     } catch (Ended e) {
       return e.status();
@@ -109,7 +120,8 @@ public final class InteractiveSession {
           ready.getAddress(), ready.getNode(), ready.getCaCertificates(), timing.connect());
     } catch (MomTerminal.WrongPeerException e) {
       err.println(
-          "qsub: refusing the terminal of job "
+          voice.program()
+              + ": refusing the terminal of job "
               + jobId
               + " at "
               + address
@@ -117,7 +129,8 @@ public final class InteractiveSession {
               + ControlCharacters.escape(e.getMessage()));
     } catch (IOException e) {
       err.println(
-          "qsub: cannot reach the terminal of job "
+          voice.program()
+              + ": cannot reach the terminal of job "
               + jobId
               + " on "
               + ControlCharacters.escape(ready.getNode())

@@ -17,13 +17,19 @@ import java.io.PrintStream;
 final class ServerLink implements AutoCloseable {
   private final InteractiveSession.Reconnect reconnect;
   private final PrintStream err;
+  private final String program;
   private ServerConnection connection;
   private ServerConnection opened; // the one this link made, which it closes
 
-  ServerLink(ServerConnection connection, InteractiveSession.Reconnect reconnect, PrintStream err) {
+  ServerLink(
+      ServerConnection connection,
+      InteractiveSession.Reconnect reconnect,
+      PrintStream err,
+      String program) {
     this.connection = connection;
     this.reconnect = reconnect;
     this.err = err;
+    this.program = program;
   }
 
   /** The server's answer to {@code request}; a server that cannot be reached ends qsub. */
@@ -40,7 +46,7 @@ final class ServerLink implements AutoCloseable {
       replace(reconnect.connect());
       return connection.call(request);
     } catch (ServerUnavailableException e) {
-      err.println("qsub: " + ControlCharacters.escape(e.getMessage()));
+      err.println(program + ": " + ControlCharacters.escape(e.getMessage()));
       err.flush();
       throw new Ended(1);
     }
@@ -56,7 +62,7 @@ final class ServerLink implements AutoCloseable {
    * gives up: it is deleted now.
    */
   void abandon(String jobId) {
-    err.println("qsub: deleting job " + jobId + ", which cannot start without its terminal");
+    err.println(program + ": deleting job " + jobId + ", which cannot start without its terminal");
     err.flush();
     try {
       delete(jobId);

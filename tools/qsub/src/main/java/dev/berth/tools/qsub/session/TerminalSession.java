@@ -44,6 +44,8 @@ final class TerminalSession {
   private final PrintStream out;
   private final PrintStream err;
   private final Terminal terminal;
+  private final Voice voice;
+  private final boolean waited;
 
   /** The raw mode, set on the input thread so that output need not wait for it. */
   private final CompletableFuture<Terminal.Handle> raw = new CompletableFuture<>();
@@ -51,13 +53,22 @@ final class TerminalSession {
   private Terminal.Handle resize = () -> {};
   private boolean begun;
 
+  /** {@code waited}: whether the job's wait to start was said ({@link Voice#waiting}). */
   TerminalSession(
-      String jobId, InputStream in, PrintStream out, PrintStream err, Terminal terminal) {
+      String jobId,
+      InputStream in,
+      PrintStream out,
+      PrintStream err,
+      Terminal terminal,
+      Voice voice,
+      boolean waited) {
     this.jobId = jobId;
     this.in = in;
     this.out = out;
     this.err = err;
     this.terminal = terminal;
+    this.voice = voice;
+    this.waited = waited;
   }
 
   /** Runs the session on {@code socket} (closed at the end); returns qsub's exit status. */
@@ -79,14 +90,13 @@ final class TerminalSession {
           }
           case REFUSED -> {
             restore();
-            err.println("qsub: " + ControlCharacters.escape(frame.getRefused()));
+            err.println(voice.program() + ": " + ControlCharacters.escape(frame.getRefused()));
             err.flush();
             return 1;
           }
           case EXIT_STATUS -> {
             restore();
-            out.print("\nqsub: job " + jobId + " completed\n");
-            out.flush();
+            voice.ended(jobId, out, err);
             return exitStatus(frame.getExitStatus());
           }
           default -> {
@@ -107,8 +117,7 @@ final class TerminalSession {
       return; // said twice: once is what counts
     }
     begun = true;
-    out.print("qsub: job " + jobId + " ready\n\n");
-    out.flush();
+    voice.ready(jobId, waited, out, err);
     resize = terminal.onResize(() -> terminal.size().ifPresent(size -> window(toMom, size)));
     Thread pump =
         new Thread(
@@ -169,7 +178,7 @@ final class TerminalSession {
 
   private int lost(String reason) {
     restore();
-    err.println("qsub: lost the connection to job " + jobId + " (" + reason + ")");
+    err.println(voice.program() + ": lost the connection to job " + jobId + " (" + reason + ")");
     err.flush();
     return 1;
   }

@@ -25,6 +25,7 @@ final class InteractiveSessions {
       new InteractiveSession.Timing(
           Duration.ofMillis(1),
           Duration.ofMillis(8),
+          Duration.ofSeconds(30),
           Duration.ofMillis(200),
           Duration.ofSeconds(5));
 
@@ -32,6 +33,8 @@ final class InteractiveSessions {
   final ByteArrayOutputStream err = new ByteArrayOutputStream();
   final FakeTerminal terminal;
   InputStream in = blocking();
+  Voice voice = Voice.QSUB;
+  InteractiveSession.Timing timing = QUICK;
 
   InteractiveSessions(FakeTerminal terminal) {
     this.terminal = terminal;
@@ -40,6 +43,15 @@ final class InteractiveSessions {
   /** A user at a terminal of 50 rows and 132 columns. */
   static InteractiveSessions atTerminal() {
     return new InteractiveSessions(new FakeTerminal(true, WINDOW));
+  }
+
+  /** In Slurm's words ({@link Voice#slurm}), and saying a job waits once it is not started. */
+  InteractiveSessions slurm(String program, boolean allocation) {
+    voice = Voice.slurm(program, allocation);
+    timing =
+        new InteractiveSession.Timing(
+            QUICK.firstPoll(), QUICK.maxPoll(), Duration.ZERO, QUICK.answer(), QUICK.connect());
+    return this;
   }
 
   InteractiveSessions stdin(String text) {
@@ -59,7 +71,8 @@ final class InteractiveSessions {
             new PrintStream(err, true, UTF_8),
             "xterm-256color",
             terminal,
-            QUICK)
+            voice,
+            timing)
         .run(server, reconnect);
   }
 

@@ -116,6 +116,52 @@ class StartWaitTest {
   }
 
   @Test
+  void sallocSaysItWaitsAndIsGrantedTheAllocationOnStandardError() throws Exception {
+    session.slurm("salloc", true);
+    try (StandInPort mom =
+        new StandInPort(
+            peer -> {
+              peer.ready();
+              peer.output("hi\n");
+              peer.exit(4);
+            })) {
+      ScriptedServer server =
+          waiting(
+              n ->
+                  n == 0
+                      ? ScriptedServer.state("Q")
+                      : InteractiveSessions.running(mom.address(), StandInPort.caCertificates()));
+      assertEquals(4, session.run(server), session.stderr());
+    }
+    assertEquals("hi\n", session.stdout(), "only the job's own output");
+    assertEquals(
+        "salloc: Pending job allocation 7\n"
+            + "salloc: job 7 queued and waiting for resources\n"
+            + "salloc: job 7 has been allocated resources\n"
+            + "salloc: Granted job allocation 7\n"
+            + "salloc: Relinquishing job allocation 7\n",
+        session.stderr());
+  }
+
+  @Test
+  void slurmsCommandsGiveUpAtCtrlCWithoutAsking() {
+    session.slurm("srun", false);
+    ScriptedServer server =
+        waiting(
+            n -> {
+              session.terminal.interrupt();
+              return ScriptedServer.state("Q");
+            });
+    assertEquals(1, session.run(server));
+    assertEquals("", session.stdout());
+    assertEquals(
+        "srun: job 7 queued and waiting for resources\n"
+            + "srun: Job allocation 7 has been revoked.\n",
+        session.stderr());
+    assertEquals(1, server.deletes().size());
+  }
+
+  @Test
   void anyOtherAnswerGoesOnWaiting() {
     session.terminal.answer("n").answer("").answer("maybe");
     ScriptedServer server =
