@@ -41,8 +41,9 @@
         "      --mpi=none           tasks that are no MPI job (the only kind yet)\n"               \
         "      --cpu-bind=q|none    each task on any CPU of the job's on its node (as always)\n"   \
         "  -h, --help, --usage, -V, --version\n\n"                                                 \
-        "Berth's srun does not allocate: outside a job it says so. Other options of Slurm's\n"     \
-        "srun are refused by name. The whole text: man srun, or docs/slurm.md, \"srun\".\n"
+        "Outside a job, srun allocates first (salloc's options, --pty, pyxis's container\n"      \
+        "options) and runs this step there. Other options of Slurm's srun are refused by name.\n" \
+        "The whole text: man srun, or docs/slurm.md, \"srun\".\n"
 
 enum { OPT_NTASKS_PER_NODE = 256, OPT_MPI, OPT_CPU_BIND, OPT_USAGE };
 
@@ -482,8 +483,8 @@ int srun_main(int argc, char **argv) {
   if (parsed == 1) return 0;
   if (parsed < 0) return 1;
   if (!getenv(TM_SOCKET_VARIABLE)) {
-    say_error("Berth's srun runs inside a job (sbatch's, qsub's or qsub -I's): it does not"
-              " allocate nodes itself yet");
+    say_error("this srun runs steps inside a job (sbatch's, salloc's, qsub's); outside one,"
+              " run srun from Berth's commands (ops/bin/srun, /usr/bin/srun), which allocates");
     return 1;
   }
   if (tm_connect(&run.c) < 0 || tm_get_nodes(&run.c, &run.nodes) < 0) return 1;

@@ -271,6 +271,44 @@ class ContainerIT {
     }
   }
 
+  /**
+   * The seed's {@code srun --container-image=... } from a login shell, outside any job: srun
+   * allocates both nodes, runs a task in the image on each (through the tools' path, since the
+   * image's login profile sets PATH afresh), and releases them.
+   */
+  @Test
+  void srunOutsideAJobRunsItsTasksInTheImage() {
+    TestCluster.Result r =
+        TestCluster.exec(
+            work,
+            List.of(
+                "runuser",
+                "-u",
+                USER,
+                "--",
+                "env",
+                "BERTH_SERVER=" + cluster.socket,
+                TestCluster.ROOT.resolve("ops/bin/srun").toString(),
+                "-N",
+                "2",
+                "-l",
+                "--container-image=" + openMpi,
+                "--container-mounts=$HOME:/workspace",
+                "--container-workdir=" + inside(""),
+                "sh",
+                "-c",
+                "echo node=$(hostname) marker=$(tr ' ' _ < " + TestImages.MARKER + ") pwd=$(pwd)"));
+    assertEquals(0, r.exit(), r.toString());
+    String marker = TestImages.OPENMPI_MARKER.replace(' ', '_');
+    String pwd = inside("").replaceAll("/$", "");
+    assertEquals(
+        List.of(
+            "0: node=a marker=" + marker + " pwd=" + pwd,
+            "1: node=b marker=" + marker + " pwd=" + pwd),
+        r.out().lines().sorted().toList(),
+        r.toString());
+  }
+
   /** The seed's over-limit ranks, in containers: killed in their node's cgroup and reported. */
   @Test
   void ranksOverTheLimitAreKilledInTheContainerAndReported() throws Exception {

@@ -64,6 +64,7 @@ class InteractiveIT {
     cluster.startMom("a", "0-1");
     cluster.startMom("b", "1");
     cluster.qmgr("set server cgroup_enable = True");
+    JobTools.ensureOnPath(); // srun inside the allocations
   }
 
   @AfterAll
@@ -121,6 +122,110 @@ class InteractiveIT {
       assertTrue(
           cluster.cli("qstat", "-f", id).out().contains("exit_status = 7"),
           cluster.cli("qstat", "-f", id).out());
+    }
+  }
+
+  /** A command of ops/bin as the user, from the work directory, with no terminal. */
+  private static TestCluster.Result user(String command, String... args) {
+    List<String> argv =
+        new java.util.ArrayList<>(
+            List.of(
+                "runuser",
+                "-u",
+                USER,
+                "--",
+                "env",
+                "BERTH_SERVER=" + cluster.socket,
+                TestCluster.ROOT.resolve("ops/bin").resolve(command).toString()));
+    argv.addAll(List.of(args));
+    return TestCluster.exec(work, argv);
+  }
+
+  /**
+   * Slurm's srun outside a job allocates, runs its step there (tasks on both nodes, in the job's
+   * cgroup, labelled) and releases it; salloc holds an allocation for a command whose own srun uses
+   * it. Both exit with what ran there, and say what they did in Slurm's words.
+   */
+  @Test
+  void srunAndSallocAllocateRunAndReleaseAsSlurmsDo() {
+    TestCluster.Result step =
+        user(
+            "srun",
+            "-N",
+            "2",
+            "-l",
+            "sh",
+            "-c",
+            "echo rank=$SLURM_PROCID node=$SLURM_NODEID"
+                + " cg=$(grep -c \"$PBS_JOBID\" /proc/self/cgroup); exit $SLURM_PROCID");
+    assertEquals(1, step.exit(), step.toString());
+    // the session's terminal joins the step's standard error to its output
+    List<String> lines = step.out().lines().sorted().toList();
+    assertEquals(3, lines.size(), step.toString());
+    assertTrue(lines.get(0).matches("0: rank=0 node=0 cg=[1-9][0-9]*"), step.toString());
+    assertTrue(lines.get(1).matches("1: rank=1 node=1 cg=[1-9][0-9]*"), step.toString());
+    assertEquals("srun: error: b: task 1: Exited with exit code 1", lines.get(2));
+    assertEquals(
+        "",
+        step.err()
+            .replaceAll(
+                "srun: job [0-9]+ (queued and waiting for resources|has been allocated resources)\n",
+                ""),
+        "srun says nothing of its own but that the job waits, if it does");
+
+    TestCluster.Result held =
+        user(
+            "salloc",
+            "-N",
+            "1",
+            "-n",
+            "2",
+            "-J",
+            "held",
+            "sh",
+            "-c",
+            "echo id=$SLURM_JOB_ID name=$SLURM_JOB_NAME; srun -l hostname | sort; exit 5");
+    assertEquals(5, held.exit(), held.toString());
+    Matcher id = java.util.regex.Pattern.compile("id=(\\d+) name=held\n").matcher(held.out());
+    assertTrue(id.find(), held.toString());
+    String number = id.group(1);
+    assertTrue(held.out().contains("0: ") && held.out().contains("1: "), held.toString());
+    assertEquals(
+        "salloc: Granted job allocation "
+            + number
+            + "\nsalloc: Relinquishing job allocation "
+            + number
+            + "\n",
+        held.err().replaceAll("salloc: (Pending job allocation|job) " + number + "[^\n]*\n", ""));
+    assertEquals(JobState.COMPLETED, await(number, JobState.COMPLETED).getState());
+
+    TestCluster.Result refused = user("salloc", "--qos=high", "true");
+    assertEquals(1, refused.exit(), refused.toString());
+    assertEquals(
+        "salloc: error: --qos is not supported by Berth's salloc yet (docs/slurm.md lists what"
+            + " is)\n",
+        refused.err());
+    TestCluster.Result nothing = user("srun", "-N", "1");
+    assertEquals(1, nothing.exit(), nothing.toString());
+    assertEquals("srun: fatal: No command given to execute.\n", nothing.err());
+  }
+
+  /** pyxis's users' {@code srun --pty bash}: a shell on a terminal in an allocation of its own. */
+  @Test
+  void srunPtyIsAShellOnATerminal() throws Exception {
+    try (TerminalDriver t =
+        TerminalDriver.start(
+            USER,
+            work,
+            List.of("BERTH_SERVER=" + cluster.socket),
+            24,
+            80,
+            TestCluster.ROOT.resolve("ops/bin/srun") + " -N 1 --pty /bin/sh")) {
+      t.type("echo \"tty=$(tty) job=$SLURM_JOB_ID\"\n");
+      Matcher m = t.await("tty=(/dev/pts/[0-9]+) job=([0-9]+)");
+      t.type("exit 4\n");
+      assertEquals(4, t.exitStatus(LONG));
+      await(m.group(2), JobState.COMPLETED);
     }
   }
 

@@ -107,6 +107,7 @@ class PackageIT {
           "pbs_rstat",
           "pbs_rdel",
           "sbatch",
+          "salloc",
           "squeue",
           "scancel",
           "sacct",
@@ -177,6 +178,9 @@ class PackageIT {
         "berth-client",
         List.of(
             "./usr/bin/qsub",
+            "./usr/bin/salloc",
+            "./usr/bin/srun",
+            "man1/srun.1.gz",
             "libexec/berth-cmd",
             "lib/cli/berth-cli.jar",
             "man1/qstat.1.gz",
@@ -188,15 +192,13 @@ class PackageIT {
         "berth-mom",
         List.of(
             "./usr/bin/pbsdsh",
-            "./usr/bin/srun",
             "libexec/berth-starter",
             "libexec/berth-tm",
             "libexec/libberth-native.so",
             "man1/pbsdsh.1.gz",
-            "man1/srun.1.gz",
             "etc/berth/mom.conf",
             "berth-mom.service"),
-        List.of("berth-cmd", "lib/daemon/", "server.conf"));
+        List.of("berth-cmd", "lib/daemon/", "server.conf", "usr/bin/srun"));
     assertHolds(
         "berth-server",
         List.of("etc/berth/server.conf", "berth-server.service"),

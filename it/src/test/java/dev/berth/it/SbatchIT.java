@@ -354,6 +354,9 @@ class SbatchIT {
     assertEquals(0, one.exit(), one.toString());
     assertEquals(JobState.COMPLETED, cluster.job(h + "[1]").getState(), "its own id names it");
     assertEquals(JobState.HELD, cluster.job(h + "[2]").getState(), "and no other task");
+    cluster.runAs(BOB, work, "scancel", Long.toString(h + 2));
+    cluster.runAs(BOB, work, "scontrol", "release", Long.toString(h + 2));
+    assertEquals(JobState.HELD, cluster.job(h + "[2]").getState(), "not by another user");
     TestCluster.Result next = cluster.runAs(ALICE, work, "sbatch", "--parsable", "sweep.sh");
     assertEquals(h + 3, Long.parseLong(next.out().trim()), "after the tasks' numbers");
     cluster.runAs(ALICE, work, "scancel", Long.toString(h));

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -259,6 +260,46 @@ class SlurmGoldenIT {
       }
     }
     assertEquals(3, berthOwnIds.size(), "each task a job id of its own: " + berthOwnIds);
+  }
+
+  /**
+   * salloc and srun outside a job say what Slurm's say (allocation granted and relinquished, a
+   * task's failure) and exit as Slurm's do. The lines Slurm prints only when the job has to wait,
+   * and the node's name, are set aside; Berth's session joins the step's standard error to its
+   * output (docs/slurm.md), so srun's output is compared with its errors.
+   */
+  @Test
+  void sallocAndSrunSayWhatSlurmsSayAndExitAsTheyDo() {
+    TestCluster.Result slurmAlloc = slurm("salloc", "-N", "1", "sh", "-c", "exit 3");
+    TestCluster.Result berthAlloc = berth("salloc", "-N", "1", "sh", "-c", "exit 3");
+    assertEquals(3, slurmAlloc.exit(), slurmAlloc.toString());
+    assertEquals(3, berthAlloc.exit(), berthAlloc.toString());
+    assertEquals(said(slurmAlloc.err()), said(berthAlloc.err()));
+
+    TestCluster.Result slurmStep = slurm("srun", "-N", "1", "sh", "-c", "echo out; exit 4");
+    TestCluster.Result berthStep = berth("srun", "-N", "1", "sh", "-c", "echo out; exit 4");
+    assertEquals(4, slurmStep.exit(), slurmStep.toString());
+    assertEquals(4, berthStep.exit(), berthStep.toString());
+    assertEquals(said(slurmStep.out() + slurmStep.err()), said(berthStep.out() + berthStep.err()));
+
+    for (String[] wrong : new String[][] {{"srun", "-N", "1"}, {"srun", "--mpi=pmix", "true"}}) {
+      TestCluster.Result s = slurm(wrong[0], Arrays.copyOfRange(wrong, 1, wrong.length));
+      TestCluster.Result b = berth(wrong[0], Arrays.copyOfRange(wrong, 1, wrong.length));
+      if (s.exit() != 0) { // Slurm's refusal, in its words (its pmix plugin may be there)
+        assertEquals(s.exit(), b.exit(), String.join(" ", wrong));
+        assertEquals(s.err(), b.err(), String.join(" ", wrong));
+      }
+    }
+  }
+
+  /** Output lines with job numbers and node names as placeholders, without the waiting lines. */
+  private static List<String> said(String text) {
+    return text.lines()
+        .filter(l -> !l.matches("\\w+: (Pending job allocation|job \\d+ (queued|has been)).*"))
+        .map(l -> l.replaceAll("allocation \\d+", "allocation JOB"))
+        .map(l -> l.replaceAll("error: \\S+: task", "error: NODE: task"))
+        .sorted()
+        .toList();
   }
 
   /** The script's lines that are not variables, srun's sorted (its tasks print in any order). */

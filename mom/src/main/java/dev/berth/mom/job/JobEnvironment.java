@@ -21,6 +21,12 @@ public final class JobEnvironment {
   public static final String TM_SOCKET = "BERTH_TM_SOCKET";
 
   /**
+   * Where Berth's job-side tools are (srun, pbsdsh, pbs_tmrsh), by a name a login profile that sets
+   * PATH afresh leaves alone: what runs a step in an allocation calls {@code $BERTH_TOOLS/srun}.
+   */
+  public static final String TOOLS = "BERTH_TOOLS";
+
+  /**
    * Where each MPI looks for its default host file, so that {@code mpirun ./a.out} with no host or
    * rank options starts one rank per line of PBS_NODEFILE, as in a Torque job: Open MPI 4 (ORTE),
    * Open MPI 5 (PRRTE), MPICH's hydra and Intel MPI's hydra.
@@ -76,11 +82,12 @@ public final class JobEnvironment {
 
   /**
    * What lets a job's processes start tasks through the task manager: its socket, Berth's job-side
-   * tools at the end of PATH (the job's own commands win), pbs_tmrsh as the remote launcher of Open
-   * MPI, MPICH's hydra and Intel MPI, so that each MPI daemon on another node is started by that
-   * node's mom inside the job's cgroup there, and PBS_NODEFILE as each MPI's default host file.
-   * Settings the job brought (qsub -v) stay. The host files are set only with the launcher: an MPI
-   * that knew the other nodes but not pbs_tmrsh would reach them by ssh, outside the job.
+   * tools at the end of PATH (the job's own commands win) and in BERTH_TOOLS, pbs_tmrsh as the
+   * remote launcher of Open MPI, MPICH's hydra and Intel MPI, so that each MPI daemon on another
+   * node is started by that node's mom inside the job's cgroup there, and PBS_NODEFILE as each
+   * MPI's default host file. Settings the job brought (qsub -v) stay. The host files are set only
+   * with the launcher: an MPI that knew the other nodes but not pbs_tmrsh would reach them by ssh,
+   * outside the job.
    *
    * @param nodesShareHost the job's nodes are moms on one machine with a host name each: MPICH's
    *     daemons then call back on the loopback interface, since those names resolve nowhere
@@ -91,6 +98,7 @@ public final class JobEnvironment {
     if (tools == null) {
       return;
     }
+    env.put(TOOLS, tools.toString());
     String path = env.getOrDefault("PATH", DEFAULT_PATH);
     if (!java.util.Arrays.asList(path.split(":")).contains(tools.toString())) {
       env.put("PATH", path + ":" + tools);

@@ -71,7 +71,9 @@ public final class SlurmEnvironment {
     env.put("SLURM_PROCID", "0");
     env.put("SLURM_LOCALID", "0");
     env.put("SLURM_GTIDS", "0");
-    env.put("ENVIRONMENT", "BATCH");
+    if (!job.hasInteractive()) {
+      env.put("ENVIRONMENT", "BATCH"); // salloc's and srun's shells are no batch script
+    }
     for (String mpi :
         new String[] {"OMPI_MCA_plm", "OMPI_MCA_ras", "PRTE_MCA_plm", "PRTE_MCA_ras"}) {
       env.putIfAbsent(mpi, "^slurm");

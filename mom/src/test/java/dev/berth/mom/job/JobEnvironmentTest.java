@@ -148,6 +148,7 @@ class JobEnvironmentTest {
     assertEquals("/opt/berth/bin/pbs_tmrsh", env.get("PRTE_MCA_plm_ssh_agent"));
     assertEquals("/opt/berth/bin/pbs_tmrsh", env.get("HYDRA_LAUNCHER_EXEC"));
     assertEquals("/opt/berth/bin/pbs_tmrsh", env.get("I_MPI_HYDRA_BOOTSTRAP_EXEC"));
+    assertEquals("/opt/berth/bin", env.get("BERTH_TOOLS"), "where srun is, whatever PATH says");
   }
 
   @Test

@@ -23,7 +23,9 @@ import dev.berth.tools.qselect.Qselect;
 import dev.berth.tools.qstat.Qstat;
 import dev.berth.tools.qsub.Qalter;
 import dev.berth.tools.qsub.Qsub;
+import dev.berth.tools.qsub.Salloc;
 import dev.berth.tools.qsub.Sbatch;
+import dev.berth.tools.qsub.Srun;
 import dev.berth.tools.resv.PbsRdel;
 import dev.berth.tools.resv.PbsRstat;
 import dev.berth.tools.resv.PbsRsub;
@@ -63,6 +65,8 @@ public final class Main {
           "qsub",
           "qalter",
           "sbatch",
+          "salloc",
+          "srun",
           "squeue",
           "scancel",
           "sacct",
@@ -95,6 +99,8 @@ public final class Main {
           entry("pbs_rstat", PbsRstat::run),
           entry("pbs_rdel", PbsRdel::run),
           entry("sbatch", Sbatch::run),
+          entry("salloc", Salloc::run),
+          entry("srun", Srun::run),
           entry("squeue", Squeue::run),
           entry("scancel", Scancel::run),
           entry("sacct", Sacct::run),

@@ -35,6 +35,8 @@ class MainTest {
             "qsub",
             "qalter",
             "sbatch",
+            "salloc",
+            "srun",
             "squeue",
             "scancel",
             "sacct",

@@ -155,6 +155,7 @@ public final class CommandHelp {
         case "qmgr" ->
             new Part("qmgr.md", List.of("# qmgr", "## Directives", "## Errors and exit status"));
         case "sbatch",
+            "salloc",
             "squeue",
             "scancel",
             "sacct",

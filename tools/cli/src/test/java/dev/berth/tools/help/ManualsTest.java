@@ -123,7 +123,17 @@ class ManualsTest {
       assertEquals(0, Main.commands().get(command).run(invocation), command + ": " + out);
       // Torque's commands print Torque's form; Slurm's theirs ("slurm 22.05.9"), with Berth's name
       String form =
-          Set.of("sbatch", "squeue", "scancel", "sacct", "sinfo", "scontrol", "sprio", "sshare")
+          Set.of(
+                      "sbatch",
+                      "salloc",
+                      "srun",
+                      "squeue",
+                      "scancel",
+                      "sacct",
+                      "sinfo",
+                      "scontrol",
+                      "sprio",
+                      "sshare")
                   .contains(command)
               ? "berth "
               : "Version: ";

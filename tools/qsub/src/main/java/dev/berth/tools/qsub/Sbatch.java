@@ -57,7 +57,13 @@ public final class Sbatch {
       List<String> warnings = new ArrayList<>();
       SbatchJob.Input input =
           new SbatchJob.Input(
-              prepared.directives(), cmd.options(), ctx, prepared.name(), inv.args());
+              SbatchJob.Command.SBATCH,
+              prepared.directives(),
+              cmd.options(),
+              ctx,
+              prepared.name(),
+              inv.args(),
+              null);
       Map<String, String> values = SbatchJob.merged(input);
       List<Attribute> attributes = SbatchJob.attributes(input, values, warnings);
       warnings.forEach(w -> inv.err().println("sbatch: warning: " + w));

@@ -34,6 +34,16 @@ final class SbatchException extends Exception {
     return new SbatchException(FAILED, "sbatch: error: " + message, message);
   }
 
+  /**
+   * The lines as {@code program} prints them: salloc and srun read sbatch's options with sbatch's
+   * code, and say what is wrong in its words with their own name where sbatch's stands.
+   */
+  String lines(String program) {
+    return getMessage()
+        .replace("sbatch: ", program + ": ")
+        .replace("Berth's sbatch", "Berth's " + program);
+  }
+
   /** What is wrong, without sbatch's name: for another command that reads the same value. */
   String reason() {
     return reason;

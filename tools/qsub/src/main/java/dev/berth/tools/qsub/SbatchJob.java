@@ -7,6 +7,8 @@ import static dev.berth.core.AttributeNames.ERROR_PATH;
 import static dev.berth.core.AttributeNames.EXECUTION_TIME;
 import static dev.berth.core.AttributeNames.HOLD_TYPES;
 import static dev.berth.core.AttributeNames.INIT_WORK_DIR;
+import static dev.berth.core.AttributeNames.INTERACTIVE;
+import static dev.berth.core.AttributeNames.INTER_CMD;
 import static dev.berth.core.AttributeNames.JOB_ARRAY_REQUEST;
 import static dev.berth.core.AttributeNames.JOB_NAME;
 import static dev.berth.core.AttributeNames.JOIN_PATH;
@@ -29,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * sbatch's options, from the script's {@code #SBATCH} lines, then the {@code SBATCH_*} variables,
@@ -65,35 +68,51 @@ final class SbatchJob {
 
   private SbatchJob() {}
 
-  /** Where sbatch runs, and what it read. */
+  /**
+   * The Slurm command that submits: its name, the options of its own it honours, and the variables
+   * it reads as options ({@code SBATCH_*}, {@code SALLOC_*}, {@code SLURM_*}).
+   */
+  record Command(String program, Set<String> honoured, Map<String, String> inputVariables) {
+    static final Command SBATCH = new Command("sbatch", SbatchOptions.HONOURED, INPUT_VARIABLES);
+  }
+
+  /**
+   * Where the command runs, and what it read.
+   *
+   * @param interactive null for a batch job; else the job is interactive (salloc's, srun's), with
+   *     this command on its terminal, or its owner's login shell when empty
+   */
   record Input(
+      Command command,
       List<GnuOptions.Given> directives,
       List<GnuOptions.Given> commandLine,
       SubmitContext ctx,
       String defaultName,
-      List<String> args) {}
+      List<String> args,
+      String interactive) {}
 
   /**
    * The merged options: each option's last value; of two that undo each other ({@code
    * --container-remap-root} and {@code --no-container-remap-root}), the last.
    */
   static Map<String, String> merged(Input in) throws SbatchException {
+    Command command = in.command();
     Map<String, String> values = new LinkedHashMap<>();
     for (GnuOptions.Given g : in.directives()) {
-      put(values, honoured(g.option().name(), "--"), g.value());
+      put(values, honoured(command, g.option().name(), "--"), g.value());
     }
     for (Map.Entry<String, String> v : new java.util.TreeMap<>(in.ctx().env()).entrySet()) {
-      String option = INPUT_VARIABLES.get(v.getKey());
+      String option = command.inputVariables().get(v.getKey());
       if (option != null) {
         GnuOptions.Option o = SbatchOptions.named(option);
         put(
             values,
-            honoured(option, v.getKey() + " is set: --"),
+            honoured(command, option, v.getKey() + " is set: --"),
             o.arg() == GnuOptions.Arg.NONE ? "" : v.getValue());
       }
     }
     for (GnuOptions.Given g : in.commandLine()) {
-      put(values, honoured(g.option().name(), "--"), g.value());
+      put(values, honoured(command, g.option().name(), "--"), g.value());
     }
     return values;
   }
@@ -114,10 +133,15 @@ final class SbatchJob {
     values.put(option, value);
   }
 
-  private static String honoured(String option, String how) throws SbatchException {
-    if (!SbatchOptions.HONOURED.contains(option)) {
+  private static String honoured(Command command, String option, String how)
+      throws SbatchException {
+    if (!command.honoured().contains(option)) {
       throw SbatchException.failed(
-          how + option + " is not supported by Berth's sbatch yet (docs/slurm.md lists what is)");
+          how
+              + option
+              + " is not supported by Berth's "
+              + command.program()
+              + " yet (docs/slurm.md lists what is)");
     }
     return option;
   }
@@ -132,18 +156,25 @@ final class SbatchJob {
     add(a, JOB_NAME, name);
     String workDir = values.containsKey("chdir") ? ctx.absolute(values.get("chdir")) : cwd(ctx);
     add(a, INIT_WORK_DIR, workDir);
-    boolean array = values.containsKey("array");
-    if (array) {
-      add(a, JOB_ARRAY_REQUEST, values.get("array")); // the server checks it, as Slurm's does
-    }
-    String output =
-        path(values.getOrDefault("output", array ? "slurm-%A_%a.out" : "slurm-%j.out"), workDir);
-    add(a, OUTPUT_PATH, ctx.host() + ":" + output);
-    if (values.containsKey("error")) {
-      add(a, ERROR_PATH, ctx.host() + ":" + path(values.get("error"), workDir));
+    if (in.interactive() != null) {
+      add(a, INTERACTIVE, "True"); // its output is its terminal's
+      if (!in.interactive().isEmpty()) {
+        add(a, INTER_CMD, in.interactive());
+      }
     } else {
-      add(a, ERROR_PATH, ctx.host() + ":" + output);
-      add(a, JOIN_PATH, "oe"); // Slurm's stderr goes with stdout unless -e says where
+      boolean array = values.containsKey("array");
+      if (array) {
+        add(a, JOB_ARRAY_REQUEST, values.get("array")); // the server checks it, as Slurm's does
+      }
+      String output =
+          path(values.getOrDefault("output", array ? "slurm-%A_%a.out" : "slurm-%j.out"), workDir);
+      add(a, OUTPUT_PATH, ctx.host() + ":" + output);
+      if (values.containsKey("error")) {
+        add(a, ERROR_PATH, ctx.host() + ":" + path(values.get("error"), workDir));
+      } else {
+        add(a, ERROR_PATH, ctx.host() + ":" + output);
+        add(a, JOIN_PATH, "oe"); // Slurm's stderr goes with stdout unless -e says where
+      }
     }
     if (values.containsKey("partition")) {
       String partition = values.get("partition");

@@ -81,6 +81,47 @@ public interface Voice {
    * (silent unless it waits), on standard error, naming the job by its number.
    */
   static Voice slurm(String program, boolean allocation) {
+    return slurm(program, allocation, false);
+  }
+
+  /** The same, saying nothing but a revoked allocation with {@code quiet} ({@code -Q}). */
+  static Voice slurm(String program, boolean allocation, boolean quiet) {
+    PrintStream none = new PrintStream(java.io.OutputStream.nullOutputStream());
+    Voice spoken = spoken(program, allocation);
+    if (!quiet) {
+      return spoken;
+    }
+    return new Voice() {
+      @Override
+      public String program() {
+        return program;
+      }
+
+      @Override
+      public void submitted(String jobId, PrintStream out, PrintStream err) {}
+
+      @Override
+      public void waiting(String jobId, PrintStream out, PrintStream err) {}
+
+      @Override
+      public void ready(String jobId, boolean waited, PrintStream out, PrintStream err) {}
+
+      @Override
+      public void ended(String jobId, PrintStream out, PrintStream err) {}
+
+      @Override
+      public boolean asksBeforeGivingUp() {
+        return false;
+      }
+
+      @Override
+      public int gaveUp(String jobId, PrintStream out, PrintStream err) {
+        return spoken.gaveUp(jobId, none, err);
+      }
+    };
+  }
+
+  private static Voice spoken(String program, boolean allocation) {
     return new Voice() {
       @Override
       public String program() {
