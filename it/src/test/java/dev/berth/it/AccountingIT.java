@@ -216,18 +216,7 @@ class AccountingIT {
 
   /** {@code command} from ops/bin as {@code user}, on this cluster. */
   private static TestCluster.Result as(String user, String command, String... args) {
-    List<String> argv =
-        new ArrayList<>(
-            List.of(
-                "runuser",
-                "-u",
-                user,
-                "--",
-                "env",
-                "BERTH_SERVER=" + cluster.socket,
-                TestCluster.ROOT.resolve("ops/bin").resolve(command).toString()));
-    argv.addAll(List.of(args));
-    return TestCluster.exec(work, argv);
+    return cluster.commandAs(user, work, command, args);
   }
 
   /**

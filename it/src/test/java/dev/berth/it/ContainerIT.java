@@ -279,25 +279,19 @@ class ContainerIT {
   @Test
   void srunOutsideAJobRunsItsTasksInTheImage() {
     TestCluster.Result r =
-        TestCluster.exec(
+        cluster.commandAs(
+            USER,
             work,
-            List.of(
-                "runuser",
-                "-u",
-                USER,
-                "--",
-                "env",
-                "BERTH_SERVER=" + cluster.socket,
-                TestCluster.ROOT.resolve("ops/bin/srun").toString(),
-                "-N",
-                "2",
-                "-l",
-                "--container-image=" + openMpi,
-                "--container-mounts=$HOME:/workspace",
-                "--container-workdir=" + inside(""),
-                "sh",
-                "-c",
-                "echo node=$(hostname) marker=$(tr ' ' _ < " + TestImages.MARKER + ") pwd=$(pwd)"));
+            "srun",
+            "-N",
+            "2",
+            "-l",
+            "--container-image=" + openMpi,
+            "--container-mounts=$HOME:/workspace",
+            "--container-workdir=" + inside(""),
+            "sh",
+            "-c",
+            "echo node=$(hostname) marker=$(tr ' ' _ < " + TestImages.MARKER + ") pwd=$(pwd)");
     assertEquals(0, r.exit(), r.toString());
     String marker = TestImages.OPENMPI_MARKER.replace(' ', '_');
     String pwd = inside("").replaceAll("/$", "");

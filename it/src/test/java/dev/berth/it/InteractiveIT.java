@@ -127,18 +127,7 @@ class InteractiveIT {
 
   /** A command of ops/bin as the user, from the work directory, with no terminal. */
   private static TestCluster.Result user(String command, String... args) {
-    List<String> argv =
-        new java.util.ArrayList<>(
-            List.of(
-                "runuser",
-                "-u",
-                USER,
-                "--",
-                "env",
-                "BERTH_SERVER=" + cluster.socket,
-                TestCluster.ROOT.resolve("ops/bin").resolve(command).toString()));
-    argv.addAll(List.of(args));
-    return TestCluster.exec(work, argv);
+    return cluster.commandAs(USER, work, command, args);
   }
 
   /**

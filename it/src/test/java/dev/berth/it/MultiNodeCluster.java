@@ -201,6 +201,25 @@ final class MultiNodeCluster implements AutoCloseable {
     return TestCluster.runCli(TestCluster.clientEnv(socket), home, "", command, args);
   }
 
+  /**
+   * {@code command} from ops/bin as {@code user} in {@code cwd}, on this cluster, with no terminal
+   * and empty standard input.
+   */
+  TestCluster.Result commandAs(String user, Path cwd, String command, String... args) {
+    List<String> argv =
+        new ArrayList<>(
+            List.of(
+                "runuser",
+                "-u",
+                user,
+                "--",
+                "env",
+                "BERTH_SERVER=" + socket,
+                TestCluster.ROOT.resolve("ops/bin").resolve(command).toString()));
+    argv.addAll(List.of(args));
+    return TestCluster.exec(cwd, argv);
+  }
+
   void qmgr(String command) {
     TestCluster.Result r = cli("qmgr", "-c", command);
     assertEquals(0, r.exit(), r.toString());

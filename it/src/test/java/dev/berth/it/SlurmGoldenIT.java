@@ -171,14 +171,22 @@ class SlurmGoldenIT {
         .replace("=" + cluster + "\n", "=CLUSTER\n");
   }
 
+  /** The job ids of one script submitted to each. */
+  private record Submitted(String slurm, String berth) {}
+
+  private static Submitted sbatchBoth(String script) {
+    TestCluster.Result s = slurm("sbatch", "--parsable", script);
+    assertEquals(0, s.exit(), s.toString());
+    TestCluster.Result b = berth("sbatch", "--parsable", script);
+    assertEquals(0, b.exit(), b.toString());
+    return new Submitted(s.out().trim().split(";")[0], b.out().trim());
+  }
+
   @Test
   void aBatchJobSeesWhatSlurmsJobSees() throws IOException {
-    TestCluster.Result s = slurm("sbatch", "--parsable", "env.sh");
-    assertEquals(0, s.exit(), s.toString());
-    String slurmId = s.out().trim().split(";")[0];
-    TestCluster.Result b = berth("sbatch", "--parsable", "env.sh");
-    assertEquals(0, b.exit(), b.toString());
-    String berthId = b.out().trim();
+    Submitted both = sbatchBoth("env.sh");
+    String slurmId = both.slurm();
+    String berthId = both.berth();
     String slurmShown = slurmEnded(slurmId);
     berth.awaitState(berthId, JobState.COMPLETED);
     String berthShown = berth("scontrol", "-o", "show", "job", berthId).out();
@@ -223,12 +231,9 @@ class SlurmGoldenIT {
    */
   @Test
   void anArraysTasksSeeWhatSlurmsTasksSee() throws IOException {
-    TestCluster.Result s = slurm("sbatch", "--parsable", "array.sh");
-    assertEquals(0, s.exit(), s.toString());
-    String slurmId = s.out().trim().split(";")[0];
-    TestCluster.Result b = berth("sbatch", "--parsable", "array.sh");
-    assertEquals(0, b.exit(), b.toString());
-    String berthId = b.out().trim();
+    Submitted both = sbatchBoth("array.sh");
+    String slurmId = both.slurm();
+    String berthId = both.berth();
     Set<String> berthOwnIds = new java.util.HashSet<>();
     for (int index : new int[] {1, 3, 5}) {
       String slurmShown = slurmEnded(slurmId + "_" + index);
