@@ -146,7 +146,7 @@ static void await(struct session *s, enum tm_kind asked, int *stdin_fd) {
   s->outcome = PENDING;
   while (s->outcome == PENDING && !s->c.ended) {
     struct pollfd in = {.fd = tm_pending(&s->c) < CHUNK ? *stdin_fd : -1, .events = POLLIN};
-    tm_poll(&s->c, &in);
+    tm_poll(&s->c, &in, 1);
     if (!in.revents) continue;
     ssize_t n = (in.revents & POLLNVAL) ? 0 : read(*stdin_fd, chunk, sizeof chunk);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;

@@ -401,6 +401,6 @@ int pbsdsh_main(int argc, char **argv) {
     while (send_more(&run) | report_starts(&run) | report_ends(&run)) {
     }
     if (done(&run)) return run.status;
-    tm_poll(&run.c, NULL);
+    tm_poll(&run.c, NULL, 0);
   }
 }

@@ -5,6 +5,8 @@
  * SLURM_LOCALID, SLURM_NODEID and the step's SLURM_* variables; the tasks' output back on srun's
  * own (each line behind its task's number with -l), and srun's exit status as Slurm's: the highest
  * exit code, or 128 + the highest signal when a task was killed. docs/slurm.md has the rest.
+ * The step's tasks are served PMI-1 (pmi.c), so that MPICH's ranks started by srun form one MPI
+ * job; a rank's MPI_Abort ends the others.
  *
  * Tasks are laid out as Slurm's block distribution lays them: the step's nodes (-N, else as many
  * of the job's as there are tasks) get one task each, then each node in turn is filled up to its
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "pmi.h"
 #include "tm.h"
 
 #define USAGE                                                                                      \
@@ -38,7 +41,8 @@
         "  -c, --cpus-per-task=N    CPUs each task takes from its node's\n"                        \
         "  -l, --label              each output line behind its task's number\n"                   \
         "  -u, --unbuffered         output as it comes (it always does without -l)\n"              \
-        "      --mpi=none           tasks that are no MPI job (the only kind yet)\n"               \
+        "      --mpi=none           taken; every step is served PMI-1, so that MPICH's ranks\n"     \
+        "                           form one MPI job (Open MPI's: start them with mpirun)\n"       \
         "      --cpu-bind=q|none    each task on any CPU of the job's on its node (as always)\n"   \
         "  -h, --help, --usage, -V, --version\n\n"                                                 \
         "Outside a job, srun allocates first (salloc's options, --pty, pyxis's container\n"      \
@@ -92,6 +96,9 @@ struct run {
   int spawned, ended, width, caught;
   int exit_code, signal; /* the highest of the tasks' */
   char cwd[4096];
+  struct pmi *pmi;       /* the step's PMI-1 server; NULL if it could not listen */
+  struct pollfd *waited; /* its descriptors, for tm_poll */
+  int waited_cap, aborted;
 };
 
 /* ---- the command line ---- */
@@ -180,8 +187,9 @@ static int parse(int argc, char **argv, struct options *o) {
     case 'u': break; /* relayed output is never held back */
     case OPT_MPI:
       if (strcmp(optarg, "none") != 0) {
-        return say_error("--mpi=%s is not supported by Berth's srun yet: start MPI programs with"
-                         " mpirun inside the job (docs/mpi.md)",
+        return say_error("--mpi=%s is not supported by Berth's srun yet: every step is served"
+                         " PMI-1, which MPICH's programs use; start Open MPI's with mpirun inside"
+                         " the job (docs/mpi.md)",
                          optarg);
       }
       break;
@@ -354,6 +362,7 @@ static void spawn(struct run *run, int t) {
   int slot = task->local * run->o.cpus_per_task;
   struct tm_spawn s = {node->name, run->o.argv, run->o.argc, run->cwd,
                        node->first_vnode + (node->slots > 0 ? slot % node->slots : 0), 1};
+  if (run->pmi) pmi_task_environment(run->pmi, t);
   task->state = 1;
   tm_send_spawn(&run->c, TM_ID(TM_ASK_SPAWN, t), &s);
 }
@@ -491,6 +500,10 @@ int srun_main(int argc, char **argv) {
   if (lay_out(&run) < 0) return 1;
   if (!getcwd(run.cwd, sizeof run.cwd)) run.cwd[0] = 0;
   step_environment(&run);
+  run.pmi = pmi_start(run.o.ntasks, run.count, run.step_nodes, run.nodes.job_id);
+  /* the listener, a connection per task, and the strangers pmi.c lets wait */
+  run.waited_cap = run.o.ntasks + 80;
+  run.waited = tm_alloc((size_t)run.waited_cap * sizeof *run.waited);
   run.c.on_response = on_response;
   run.c.on_signal = on_signal;
   run.c.on_output = on_output;
@@ -508,6 +521,14 @@ int srun_main(int argc, char **argv) {
       say_error("lost the connection to the task manager: %s", run.c.why);
       return status(&run) > 1 ? status(&run) : 1;
     }
-    tm_poll(&run.c, NULL);
+    int n = run.pmi ? pmi_fds(run.pmi, run.waited, run.waited_cap) : 0;
+    tm_poll(&run.c, run.waited, n);
+    if (run.pmi) {
+      pmi_serve(run.pmi, run.waited, n);
+      if (pmi_aborted(run.pmi) >= 0 && !run.aborted) { /* MPI_Abort: the other ranks end too */
+        run.aborted = 1;
+        on_signal(&run, SIGKILL);
+      }
+    }
   }
 }

@@ -89,7 +89,7 @@ int tm_get_nodes(struct tm_conn *c, struct tm_nodes *nodes) {
   c->on_response = nodes_answer;
   c->ctx = &w;
   tm_send_nodes(c);
-  while (!w.done && !c->ended) tm_poll(c, NULL);
+  while (!w.done && !c->ended) tm_poll(c, NULL, 0);
   c->on_response = on_response;
   c->ctx = ctx;
   if (w.done && !w.failure) return 0;

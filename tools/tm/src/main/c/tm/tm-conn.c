@@ -245,9 +245,18 @@ void tm_trap(const int *signals, int n) {
   for (int i = 0; i < n; i++) sigaction(signals[i], &action, NULL);
 }
 
-void tm_poll(struct tm_conn *c, struct pollfd *extra) {
-  struct pollfd fds[3];
-  int n = 0, conn = -1, sig = -1, other = -1;
+void tm_poll(struct tm_conn *c, struct pollfd *extra, int n_extra) {
+  static struct pollfd *fds;
+  static int *at;
+  static int cap;
+  if (n_extra + 2 > cap) { /* grown for the most a caller waits on (srun's PMI connections) */
+    free(fds);
+    free(at);
+    cap = n_extra + 2;
+    fds = tm_alloc((size_t)cap * sizeof *fds);
+    at = tm_alloc((size_t)cap * sizeof *at);
+  }
+  int n = 0, conn = -1, sig = -1;
   if (!c->ended) {
     conn = n;
     fds[n++] = (struct pollfd){.fd = c->fd, .events = POLLIN | (tm_pending(c) ? POLLOUT : 0)};
@@ -256,11 +265,12 @@ void tm_poll(struct tm_conn *c, struct pollfd *extra) {
     sig = n;
     fds[n++] = (struct pollfd){.fd = signal_pipe[0], .events = POLLIN};
   }
-  if (extra) {
-    extra->revents = 0;
-    if (extra->fd >= 0) {
-      other = n;
-      fds[n++] = *extra;
+  for (int e = 0; e < n_extra; e++) {
+    extra[e].revents = 0;
+    at[e] = -1;
+    if (extra[e].fd >= 0) {
+      at[e] = n;
+      fds[n++] = extra[e];
     }
   }
   if (n == 0 || poll(fds, (nfds_t)n, -1) <= 0) return;
@@ -271,5 +281,7 @@ void tm_poll(struct tm_conn *c, struct pollfd *extra) {
   }
   if (conn >= 0 && !c->ended && (fds[conn].revents & (POLLIN | POLLHUP | POLLERR))) receive(c);
   if (conn >= 0 && !c->ended && tm_pending(c) && (fds[conn].revents & POLLOUT)) send_some(c);
-  if (other >= 0) extra->revents = fds[other].revents;
+  for (int e = 0; e < n_extra; e++) {
+    if (at[e] >= 0) extra[e].revents = fds[at[e]].revents;
+  }
 }

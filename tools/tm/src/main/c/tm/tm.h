@@ -124,11 +124,12 @@ void tm_send_input(struct tm_conn *c, int32_t task, const void *data, size_t n, 
 /* From now on these signals are caught and handed to on_signal from tm_poll. */
 void tm_trap(const int *signals, int n);
 /*
- * One round of the loop: waits until the connection, a caught signal or `extra` (may be NULL or
- * have fd -1) is ready, then reads and dispatches whole frames, sends what it can and hands over
- * the signals. extra->revents tells the caller what its descriptor is ready for.
+ * One round of the loop: waits until the connection, a caught signal or one of the `n_extra`
+ * descriptors of `extra` (may be NULL; one with fd -1 is left out) is ready, then reads and
+ * dispatches whole frames, sends what it can and hands over the signals. Each extra's revents
+ * tells the caller what its descriptor is ready for.
  */
-void tm_poll(struct tm_conn *c, struct pollfd *extra);
+void tm_poll(struct tm_conn *c, struct pollfd *extra, int n_extra);
 /* Writes all of it, waiting when fd is non-blocking and full; a broken stdout loses the rest. */
 void tm_write_all(int fd, const char *p, size_t n);
 

@@ -82,6 +82,23 @@ class MpiIT {
       }
       """;
 
+  /** Rank 1 aborts with 7 once every rank has started; the others would sleep ten minutes. */
+  static final String ABORTING =
+      """
+      #include <mpi.h>
+      #include <unistd.h>
+      int main(int argc, char **argv) {
+        MPI_Init(&argc, &argv);
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1) MPI_Abort(MPI_COMM_WORLD, 7);
+        sleep(600);
+        MPI_Finalize();
+        return 0;
+      }
+      """;
+
   static MultiNodeCluster cluster;
   static Path work;
 
@@ -94,6 +111,8 @@ class MpiIT {
     // The MPI compilers come from Debian's openmpi-bin, libopenmpi-dev and mpich (ops/test).
     MultiNodeCluster.runAs(USER, work, "mpicc", "-o", "mpi", "mpi.c");
     MultiNodeCluster.runAs(USER, work, "mpicc.mpich", "-o", "mpi_mpich", "mpi.c");
+    Files.writeString(work.resolve("abort.c"), ABORTING);
+    MultiNodeCluster.runAs(USER, work, "mpicc.mpich", "-o", "abort_mpich", "abort.c");
     cluster = MultiNodeCluster.threeHosts();
   }
 
@@ -226,6 +245,57 @@ class MpiIT {
                 + ".out\n"
                 + command);
     return cluster.await(id, j -> j.getState() == JobState.COMPLETED, Duration.ofSeconds(90));
+  }
+
+  /**
+   * Slurm users' {@code srun ./mpi_program}: MPICH's ranks started by srun are one MPI job, on two
+   * and on three nodes, through the PMI-1 srun serves its step, each rank in the job's cgroup on
+   * its node.
+   */
+  @Test
+  void srunStartsMpichsRanksAsOneMpiJob() throws Exception {
+    List<String> hosts = List.of("a", "b", "c");
+    for (int nodes = 2; nodes <= 3; nodes++) {
+      Job job = sbatch("srun -N " + nodes + " -n " + nodes + " ./mpi_mpich\n");
+      assertEquals(0, job.getExitStatus(), output(job));
+      List<Map<String, String>> ranks = ranks(job);
+      assertEquals(nodes, ranks.size(), output(job));
+      for (int r = 0; r < nodes; r++) {
+        Map<String, String> rank = ranks.get(r);
+        assertEquals(Integer.toString(r), rank.get("R"), output(job));
+        assertEquals(Integer.toString(nodes), rank.get("S"), "one MPI job: " + output(job));
+        assertEquals(hosts.get(r), rank.get("H"), output(job));
+        String cgroup = "/" + cluster.cgroupRoot + "/" + hosts.get(r) + "/" + job.getId();
+        assertTrue(rank.get("G").endsWith(cgroup), "the rank's cgroup: " + rank);
+      }
+    }
+  }
+
+  /** A rank's MPI_Abort ends the step: srun ends the other ranks, and the job ends failed. */
+  @Test
+  void anMpiAbortEndsTheWholeStep() throws Exception {
+    Job job = sbatch("srun -N 3 -n 3 ./abort_mpich\n");
+    assertNotEquals(0, job.getExitStatus(), output(job));
+    assertTrue(output(job).contains("MPI_Abort(MPI_COMM_WORLD, 7)"), output(job));
+  }
+
+  /**
+   * The step's PMI port answers only its own tasks: a connection that names another PMI_ID than a
+   * task's is closed unanswered, as an ordinary user trying the port would find; the task's own is
+   * welcomed.
+   */
+  @Test
+  void srunsPmiPortAnswersOnlyTheStepsTasks() throws Exception {
+    Job job =
+        sbatch(
+            "srun -n 1 bash -c 'at=/dev/tcp/${PMI_PORT%:*}/${PMI_PORT#*:};"
+                + " exec 3<>$at; echo \"cmd=initack pmiid=$((PMI_ID ^ 1))\" >&3;"
+                + " echo \"stranger=$(timeout 20 cat <&3)\";"
+                + " exec 4<>$at; echo \"cmd=initack pmiid=$PMI_ID\" >&4;"
+                + " read -t 20 line <&4; echo \"task=$line\"'\n");
+    String out = output(job);
+    assertTrue(out.contains("stranger=\n"), out);
+    assertTrue(out.contains("task=cmd=initack\n"), out);
   }
 
   /** Scripts written for a host file work as before. */
