@@ -41,7 +41,7 @@
         "  -c, --cpus-per-task=N    CPUs each task takes from its node's\n"                        \
         "  -l, --label              each output line behind its task's number\n"                   \
         "  -u, --unbuffered         output as it comes (it always does without -l)\n"              \
-        "      --mpi=none           taken; every step is served PMI-1, so that MPICH's ranks\n"     \
+        "      --mpi=none|pmi2      taken; every step is served PMI-1, so that MPICH's ranks\n"     \
         "                           form one MPI job (Open MPI's: start them with mpirun)\n"       \
         "      --cpu-bind=q|none    each task on any CPU of the job's on its node (as always)\n"   \
         "  -h, --help, --usage, -V, --version\n\n"                                                 \
@@ -186,7 +186,9 @@ static int parse(int argc, char **argv, struct options *o) {
     case 'l': o->label = 1; break;
     case 'u': break; /* relayed output is never held back */
     case OPT_MPI:
-      if (strcmp(optarg, "none") != 0) {
+      /* every step is served PMI-1; Slurm's pmi2 plugin serves PMI-1 clients too, so MPICH's
+       * programs run under --mpi=pmi2 as under none */
+      if (strcmp(optarg, "none") != 0 && strcmp(optarg, "pmi2") != 0) {
         return say_error("--mpi=%s is not supported by Berth's srun yet: every step is served"
                          " PMI-1, which MPICH's programs use; start Open MPI's with mpirun inside"
                          " the job (docs/mpi.md)",

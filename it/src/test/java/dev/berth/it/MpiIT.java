@@ -256,7 +256,9 @@ class MpiIT {
   void srunStartsMpichsRanksAsOneMpiJob() throws Exception {
     List<String> hosts = List.of("a", "b", "c");
     for (int nodes = 2; nodes <= 3; nodes++) {
-      Job job = sbatch("srun -N " + nodes + " -n " + nodes + " ./mpi_mpich\n");
+      // as Slurm users write it for MPICH too: --mpi=pmi2 (Slurm's pmi2 serves PMI-1 clients)
+      String mpi = nodes == 2 ? " --mpi=pmi2" : "";
+      Job job = sbatch("srun" + mpi + " -N " + nodes + " -n " + nodes + " ./mpi_mpich\n");
       assertEquals(0, job.getExitStatus(), output(job));
       List<Map<String, String>> ranks = ranks(job);
       assertEquals(nodes, ranks.size(), output(job));

@@ -180,7 +180,8 @@ class NativeCommandsIT {
     assertEquals(1, same("sbatch", "--array=5-1", "job.sh").exit());
     assertEquals(1, same("sbatch", "--gpus-per-task=1", "job.sh").exit());
     assertEquals(1, same("sbatch", "nonexistent.sh").exit());
-    assertEquals(1, same("squeue", "--sort=i").exit());
+    assertEquals(1, same("squeue", "--sort=x").exit());
+    assertEquals(1, same("squeue", "--iterate=5").exit());
     assertEquals(1, same("squeue", "-o", "%q").exit());
   }
 

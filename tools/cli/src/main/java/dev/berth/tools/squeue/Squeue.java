@@ -31,10 +31,11 @@ import java.util.TreeSet;
 /**
  * {@code squeue}: the jobs Slurm's squeue would list, from the same server as qstat (every job the
  * caller may see, qsub's and sbatch's): pending, running, suspended and completing ones unless
- * {@code -t} asks for others, sorted as Slurm sorts them (partition, state, priority), in Slurm
- * 22.05's default, {@code -l} or {@code --start} layout or a {@code -o} format. Pending tasks of
- * one array share a line ({@code 12_[1-3]}) unless {@code -r}. Options Berth does not honour yet
- * are refused by name. Exit status 0, or 1 for a bad option or when the server cannot be reached.
+ * {@code -t} asks for others, sorted as Slurm sorts them (partition, state, priority; or as {@code
+ * -S} says, {@link SqueueSort}), in Slurm 22.05's default, {@code -l} or {@code --start} layout or
+ * a {@code -o} format. Pending tasks of one array share a line ({@code 12_[1-3]}) unless {@code
+ * -r}. Options Berth does not honour yet are refused by name. Exit status 0, or 1 for a bad option
+ * or when the server cannot be reached.
  */
 public final class Squeue {
   private static final List<Option> OPTIONS =
@@ -90,6 +91,7 @@ public final class Squeue {
           "noheader",
           "nodelist",
           "partition",
+          "sort",
           "start",
           "states",
           "usage",
@@ -132,7 +134,12 @@ public final class Squeue {
     ZoneId zone = inv.zone();
     SlurmFormat<SlurmJob> format;
     Set<SlurmJob.State> states;
+    Comparator<SlurmJob> order;
     try {
+      order =
+          SqueueSort.parse(
+              given.getOrDefault(
+                  "sort", given.containsKey("start") ? SqueueSort.START : SqueueSort.DEFAULT));
       String layout =
           given.containsKey("format")
               ? given.get("format")
@@ -210,15 +217,7 @@ public final class Squeue {
       }
       shown.add(j);
     }
-    shown.sort(
-        Comparator.comparing((SlurmJob j) -> j.job().getQueue())
-            .thenComparing(SlurmJob::state)
-            .thenComparing(j -> -j.job().getSchedPriority().getTotal())
-            .thenComparingLong(j -> j.job().getNumber())
-            .thenComparingInt(j -> j.job().getArrayIndex()));
-    if (given.containsKey("start")) {
-      shown.sort(Comparator.comparingLong(j -> j.job().getEstimatedStartTime()));
-    }
+    shown.sort(order);
     if (given.containsKey("long")) {
       inv.out().println(SlurmTimes.banner(now, zone));
     }

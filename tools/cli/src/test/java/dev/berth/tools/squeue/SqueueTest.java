@@ -136,12 +136,35 @@ class SqueueTest {
   }
 
   @Test
+  void dashSSortsByTheKeysGivenTheFirstTheMostSignificant() {
+    assertEquals(
+        "16_4\n16_2\n16_1\n14\n13\n12\n",
+        squeue("-h", "-r", "-S", "-i", "-o", "%i").out(),
+        "falling ids");
+    assertEquals(
+        "14 bob\n16_1 alice\n12 alice\n13 alice\n16_2 alice\n16_4 alice\n",
+        squeue("-h", "-r", "-S", "-u,-M,+i", "-o", "%i %u").out(),
+        "users falling, then the longest running first, then ids");
+    assertEquals(
+        "12\n13\n14\n16_1\n16_2\n16_4\n",
+        squeue("-h", "-r", "-S", "c,i", "-o", "%i").out(),
+        "c, as Slurm's, sorts by nothing");
+    Run bad = squeue("-S", "x");
+    assertEquals(1, bad.status());
+    assertEquals("squeue: error: Invalid sort specification: x\n", bad.err());
+    Run lacking = squeue("-S", "m");
+    assertEquals(1, lacking.status());
+    assertEquals(
+        "squeue: error: sorting by %m is not supported by Berth's squeue yet\n", lacking.err());
+  }
+
+  @Test
   void whatItDoesNotHonourIsRefusedByName() {
-    Run sorted = squeue("-S", "i");
+    Run sorted = squeue("-i", "5");
     assertEquals(1, sorted.status());
     assertEquals(
-        "squeue: error: --sort is not supported by Berth's squeue yet (docs/slurm.md lists what"
-            + " is)\n",
+        "squeue: error: --iterate is not supported by Berth's squeue yet (docs/slurm.md lists"
+            + " what is)\n",
         sorted.err());
     Run field = squeue("-o", "%i %q");
     assertEquals(1, field.status());

@@ -103,12 +103,13 @@ public final class Srun {
   /** What the step in the job would refuse, refused before anything is allocated. */
   private static void checkStep(Map<String, String> given) throws SbatchException {
     String mpi = given.get("mpi");
-    if (mpi != null && !mpi.equals("none")) {
+    if (mpi != null && !mpi.equals("none") && !mpi.equals("pmi2")) {
       throw SbatchException.failed(
           "--mpi="
               + mpi
-              + " is not supported by Berth's srun yet (--mpi=none is: start MPI programs with"
-              + " mpirun in the allocation)");
+              + " is not supported by Berth's srun yet: every step is served PMI-1, which MPICH's"
+              + " programs use (--mpi=none and pmi2 are taken); start Open MPI's with mpirun in"
+              + " the allocation");
     }
     String bind = given.get("cpu-bind");
     if (bind != null && !QUIET_BINDINGS.containsAll(List.of(bind.split(",")))) {
