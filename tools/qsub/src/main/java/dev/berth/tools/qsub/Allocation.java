@@ -2,9 +2,7 @@ package dev.berth.tools.qsub;
 
 import com.google.protobuf.ByteString;
 import dev.berth.client.Connector;
-import dev.berth.client.GnuOptions;
 import dev.berth.client.Invocation;
-import dev.berth.core.BerthVersion;
 import dev.berth.core.ControlCharacters;
 import dev.berth.proto.Attribute;
 import dev.berth.proto.SubmitJob;
@@ -14,7 +12,6 @@ import dev.berth.tools.qsub.session.Voice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 
 /**
  * What salloc and srun outside a job share: an allocation is an interactive job (qsub -I's) with
@@ -23,33 +20,6 @@ import java.util.OptionalInt;
  */
 final class Allocation {
   private Allocation() {}
-
-  /** {@code --help}, {@code --usage} and {@code --version} among {@code cmd}'s: the answer. */
-  static OptionalInt helpOrVersion(Invocation inv, GnuOptions.Parsed cmd, String usage) {
-    for (GnuOptions.Given g : cmd.options()) {
-      switch (g.option().name()) {
-        case "version" -> {
-          inv.out().println("berth " + BerthVersion.NUMBER);
-          return OptionalInt.of(0);
-        }
-        case "usage", "help" -> {
-          inv.out().println(usage);
-          return OptionalInt.of(0);
-        }
-        default -> {}
-      }
-    }
-    return OptionalInt.empty();
-  }
-
-  /** {@code words} read as sbatch's are, in the command's name (getopt's own words on error). */
-  static GnuOptions.Parsed parse(GnuOptions options, List<String> words) throws SbatchException {
-    try {
-      return options.parse(words);
-    } catch (GnuOptions.UsageException e) {
-      throw new SbatchException(SbatchException.BAD_OPTION, e.getMessage());
-    }
-  }
 
   /** {@code words} as one shell command line that runs them as they are. */
   static String shellWords(List<String> words) {

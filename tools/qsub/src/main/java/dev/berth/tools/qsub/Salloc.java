@@ -30,8 +30,8 @@ public final class Salloc {
 
   static int run(Invocation inv, SubmitContext ctx, Connector connector, Terminal terminal) {
     try {
-      GnuOptions.Parsed cmd = Allocation.parse(AllocationOptions.SALLOC, inv.args());
-      OptionalInt answered = Allocation.helpOrVersion(inv, cmd, USAGE);
+      GnuOptions.Parsed cmd = SbatchOptions.parse(AllocationOptions.SALLOC, inv.args());
+      OptionalInt answered = SbatchOptions.answered(inv, cmd, USAGE);
       if (answered.isPresent()) {
         return answered.getAsInt();
       }

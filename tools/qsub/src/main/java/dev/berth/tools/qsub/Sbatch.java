@@ -4,7 +4,6 @@ import com.google.protobuf.ByteString;
 import dev.berth.client.Connector;
 import dev.berth.client.GnuOptions;
 import dev.berth.client.Invocation;
-import dev.berth.core.BerthVersion;
 import dev.berth.core.ControlCharacters;
 import dev.berth.core.JobIds;
 import dev.berth.proto.Attribute;
@@ -16,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * {@code sbatch [options] [script]}: submits a batch script as Slurm's sbatch does, with its {@code
@@ -40,18 +40,9 @@ public final class Sbatch {
   static int run(Invocation inv, SubmitContext ctx, Connector connector) {
     try {
       GnuOptions.Parsed cmd = SbatchOptions.parse(inv.args());
-      for (GnuOptions.Given g : cmd.options()) {
-        switch (g.option().name()) {
-          case "version" -> {
-            inv.out().println("berth " + BerthVersion.NUMBER);
-            return 0;
-          }
-          case "usage", "help" -> {
-            inv.out().println(USAGE);
-            return 0;
-          }
-          default -> {}
-        }
+      OptionalInt answered = SbatchOptions.answered(inv, cmd, USAGE);
+      if (answered.isPresent()) {
+        return answered.getAsInt();
       }
       Prepared prepared = prepare(inv, ctx, cmd);
       List<String> warnings = new ArrayList<>();

@@ -1,8 +1,11 @@
 package dev.berth.tools.qsub;
 
 import dev.berth.client.GnuOptions;
+import dev.berth.client.Invocation;
+import dev.berth.core.BerthVersion;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
  * sbatch's options as Slurm 22.05 knows them (pyxis's container options among them), read as its
@@ -202,10 +205,38 @@ final class SbatchOptions {
    *     getopt's words, exit 255
    */
   static GnuOptions.Parsed parse(List<String> words) throws SbatchException {
+    return parse(OPTIONS, words);
+  }
+
+  /**
+   * {@code words} read by {@code options} (sbatch's, salloc's, srun's), getopt's words on error.
+   */
+  static GnuOptions.Parsed parse(GnuOptions options, List<String> words) throws SbatchException {
     try {
-      return OPTIONS.parse(words);
+      return options.parse(words);
     } catch (GnuOptions.UsageException e) {
       throw new SbatchException(SbatchException.BAD_OPTION, e.getMessage());
     }
+  }
+
+  /**
+   * {@code --help}, {@code --usage} or {@code --version} among {@code cmd}'s, answered: the exit
+   * status; empty when none was given.
+   */
+  static OptionalInt answered(Invocation inv, GnuOptions.Parsed cmd, String usage) {
+    for (GnuOptions.Given g : cmd.options()) {
+      switch (g.option().name()) {
+        case "version" -> {
+          inv.out().println("berth " + BerthVersion.NUMBER);
+          return OptionalInt.of(0);
+        }
+        case "usage", "help" -> {
+          inv.out().println(usage);
+          return OptionalInt.of(0);
+        }
+        default -> {}
+      }
+    }
+    return OptionalInt.empty();
   }
 }

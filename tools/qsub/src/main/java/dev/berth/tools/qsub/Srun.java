@@ -50,8 +50,8 @@ public final class Srun {
 
   static int run(Invocation inv, SubmitContext ctx, Connector connector, Terminal terminal) {
     try {
-      GnuOptions.Parsed cmd = Allocation.parse(AllocationOptions.SRUN, inv.args());
-      OptionalInt answered = Allocation.helpOrVersion(inv, cmd, USAGE);
+      GnuOptions.Parsed cmd = SbatchOptions.parse(AllocationOptions.SRUN, inv.args());
+      OptionalInt answered = SbatchOptions.answered(inv, cmd, USAGE);
       if (answered.isPresent()) {
         return answered.getAsInt();
       }
