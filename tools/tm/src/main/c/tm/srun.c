@@ -1,10 +1,11 @@
 /*
- * srun [-n tasks] [-N nodes] [--ntasks-per-node n] [-c cpus] [-l] [-u] [--mpi=none] program
+ * srun [-n tasks] [-N nodes] [--ntasks-per-node n] [-c cpus] [-l] [-u] [--mpi=none|pmi2] program
  * [args...]: Slurm's srun inside a job (sbatch's or qsub's), through the job's task manager as
  * pbsdsh: every task on the job's nodes, in its cgroup, as its owner, with Slurm's SLURM_PROCID,
  * SLURM_LOCALID, SLURM_NODEID and the step's SLURM_* variables; the tasks' output back on srun's
- * own (each line behind its task's number with -l), and srun's exit status as Slurm's: the highest
- * exit code, or 128 + the highest signal when a task was killed. docs/slurm.md has the rest.
+ * own (each line behind its task's number with -l), srun's stdin to task 0 as Slurm sends it, and
+ * srun's exit status as Slurm's: the highest exit code, or 128 + the highest signal when a task
+ * was killed. docs/slurm.md has the rest.
  * The step's tasks are served PMI-1 (pmi.c), so that MPICH's ranks started by srun form one MPI
  * job; a rank's MPI_Abort ends the others.
  *
@@ -99,6 +100,7 @@ struct run {
   struct pmi *pmi;       /* the step's PMI-1 server; NULL if it could not listen */
   struct pollfd *waited; /* its descriptors, for tm_poll */
   int waited_cap, aborted;
+  int input; /* srun's stdin, while task 0 takes it (Slurm's default); -1 once it has ended */
 };
 
 /* ---- the command line ---- */
@@ -464,7 +466,11 @@ static int on_response(void *ctx, const struct tm_response *r) {
     task->id = r->task_id;
     task->state = 2;
     if (run->caught) tm_send_signal(&run->c, TM_ID(TM_ASK_SIGNAL, t), task->id, run->caught);
-    tm_send_input(&run->c, task->id, NULL, 0, 1);
+    if (t == 0) {
+      run->input = 0; /* srun's stdin goes to task 0, as Slurm's srun sends it */
+    } else {
+      tm_send_input(&run->c, task->id, NULL, 0, 1);
+    }
     tm_send_wait(&run->c, TM_ID(TM_ASK_WAIT, t), task->id);
     return 1;
   }
@@ -476,6 +482,19 @@ static int on_response(void *ctx, const struct tm_response *r) {
     return 1;
   }
   return 0;
+}
+
+/* What srun's stdin has for task 0: sent on; its end (or an unreadable stdin) ends task 0's. */
+static void forward_input(struct run *run) {
+  static char chunk[64 << 10];
+  ssize_t n = read(run->input, chunk, sizeof chunk);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n > 0) {
+    tm_send_input(&run->c, run->task[0].id, chunk, (size_t)n, 0);
+    return;
+  }
+  tm_send_input(&run->c, run->task[0].id, NULL, 0, 1);
+  run->input = -1;
 }
 
 static void on_signal(void *ctx, int signal) {
@@ -523,8 +542,12 @@ int srun_main(int argc, char **argv) {
       say_error("lost the connection to the task manager: %s", run.c.why);
       return status(&run) > 1 ? status(&run) : 1;
     }
-    int n = run.pmi ? pmi_fds(run.pmi, run.waited, run.waited_cap) : 0;
-    tm_poll(&run.c, run.waited, n);
+    int n = run.pmi ? pmi_fds(run.pmi, run.waited, run.waited_cap - 1) : 0;
+    /* stdin only as fast as the task manager takes it, and only while task 0 runs */
+    int reading = run.input >= 0 && run.task[0].state == 2 && tm_pending(&run.c) < (64 << 10);
+    if (reading) run.waited[n] = (struct pollfd){.fd = run.input, .events = POLLIN};
+    tm_poll(&run.c, run.waited, n + reading);
+    if (reading && run.waited[n].revents) forward_input(&run);
     if (run.pmi) {
       pmi_serve(run.pmi, run.waited, n);
       if (pmi_aborted(run.pmi) >= 0 && !run.aborted) { /* MPI_Abort: the other ranks end too */

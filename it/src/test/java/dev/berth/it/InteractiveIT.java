@@ -194,6 +194,19 @@ class InteractiveIT {
         "salloc: error: --qos is not supported by Berth's salloc yet (docs/slurm.md lists what"
             + " is)\n",
         refused.err());
+    TestCluster.Result fed =
+        cluster.commandAs(
+            USER,
+            work,
+            "piped in\n".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            "srun",
+            "-n",
+            "1",
+            "sed",
+            "s/in/through/");
+    assertEquals(0, fed.exit(), fed.toString());
+    assertEquals("piped through\n", fed.out(), "srun's stdin reaches task 0 there");
+
     TestCluster.Result nothing = user("srun", "-N", "1");
     assertEquals(1, nothing.exit(), nothing.toString());
     assertEquals("srun: fatal: No command given to execute.\n", nothing.err());

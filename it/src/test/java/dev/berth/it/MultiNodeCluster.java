@@ -206,6 +206,12 @@ final class MultiNodeCluster implements AutoCloseable {
    * and empty standard input.
    */
   TestCluster.Result commandAs(String user, Path cwd, String command, String... args) {
+    return commandAs(user, cwd, new byte[0], command, args);
+  }
+
+  /** The same, with {@code stdin} as its standard input. */
+  TestCluster.Result commandAs(
+      String user, Path cwd, byte[] stdin, String command, String... args) {
     List<String> argv =
         new ArrayList<>(
             List.of(
@@ -217,7 +223,7 @@ final class MultiNodeCluster implements AutoCloseable {
                 "BERTH_SERVER=" + socket,
                 TestCluster.ROOT.resolve("ops/bin").resolve(command).toString()));
     argv.addAll(List.of(args));
-    return TestCluster.exec(cwd, argv);
+    return TestCluster.exec(cwd, argv, null, stdin);
   }
 
   void qmgr(String command) {

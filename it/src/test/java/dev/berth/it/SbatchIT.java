@@ -253,7 +253,9 @@ class SbatchIT {
             + "srun -l sh -c 'echo rank=$SLURM_PROCID local=$SLURM_LOCALID of=$SLURM_NTASKS'\n"
             + "srun -n 1 sh -c 'exit 3'; echo status=$?\n"
             + "srun -n 1 sh -c 'kill -9 $$'; echo status=$?\n"
-            + "srun -n 3 true; echo status=$?\n");
+            + "srun -n 3 true; echo status=$?\n"
+            // srun's stdin goes to task 0, and task 1's ends at once
+            + "printf 'one\\ntwo\\n' | srun -n 2 -l sh -c 'wc -l; echo end=$SLURM_PROCID'\n");
     TestCluster.Result r = cluster.runAs(ALICE, work, "sbatch", "--parsable", "steps.sh");
     assertEquals(0, r.exit(), r.toString());
     String number = r.out().trim();
@@ -265,7 +267,9 @@ class SbatchIT {
           "1: rank=1 local=1 of=2\n",
           "srun: error: " + Hosts.localName() + ": task 0: Exited with exit code 3\nstatus=3\n",
           "srun: error: " + Hosts.localName() + ": task 0: Killed\nstatus=137\n",
-          "More processors requested than permitted (3 tasks, room for 2 on 1 node)\nstatus=1\n"
+          "More processors requested than permitted (3 tasks, room for 2 on 1 node)\nstatus=1\n",
+          "0: 2\n",
+          "1: 0\n"
         }) {
       assertTrue(out.contains(line), line + " in " + out);
     }
