@@ -212,18 +212,7 @@ final class MultiNodeCluster implements AutoCloseable {
   /** The same, with {@code stdin} as its standard input. */
   TestCluster.Result commandAs(
       String user, Path cwd, byte[] stdin, String command, String... args) {
-    List<String> argv =
-        new ArrayList<>(
-            List.of(
-                "runuser",
-                "-u",
-                user,
-                "--",
-                "env",
-                "BERTH_SERVER=" + socket,
-                TestCluster.ROOT.resolve("ops/bin").resolve(command).toString()));
-    argv.addAll(List.of(args));
-    return TestCluster.exec(cwd, argv, null, stdin);
+    return TestCluster.runAs(socket, user, cwd, stdin, command, args);
   }
 
   void qmgr(String command) {

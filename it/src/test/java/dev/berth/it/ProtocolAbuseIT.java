@@ -160,16 +160,7 @@ class ProtocolAbuseIT {
   private Duration qstatAs(String user) {
     long start = System.nanoTime();
     TestCluster.Result r =
-        TestCluster.exec(
-            Path.of("/"),
-            List.of(
-                "runuser",
-                "-u",
-                user,
-                "--",
-                "env",
-                "BERTH_SERVER=" + server.socket,
-                TestCluster.ROOT.resolve("ops/bin/qstat").toString()));
+        TestCluster.runAs(server.socket, user, Path.of("/"), new byte[0], "qstat");
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     assertEquals(0, r.exit(), r.toString());
     return took;

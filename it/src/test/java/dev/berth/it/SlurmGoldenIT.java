@@ -171,6 +171,15 @@ class SlurmGoldenIT {
         .replace("=" + cluster + "\n", "=CLUSTER\n");
   }
 
+  /**
+   * The output file {@code name} in the work directory, which {@code whose} job must have written.
+   */
+  private static String written(String name, String whose) throws IOException {
+    Path file = work.resolve(name);
+    assertTrue(Files.exists(file), file + " (" + whose + ")");
+    return Files.readString(file, StandardCharsets.UTF_8);
+  }
+
   /** The job ids of one script submitted to each. */
   private record Submitted(String slurm, String berth) {}
 
@@ -192,12 +201,8 @@ class SlurmGoldenIT {
     String berthShown = berth("scontrol", "-o", "show", "job", berthId).out();
 
     // the output file's name, from the same pattern
-    Path slurmOut = work.resolve("golden-golden-env-" + slurmId + ".out");
-    Path berthOut = work.resolve("golden-golden-env-" + berthId + ".out");
-    assertTrue(Files.exists(slurmOut), slurmOut + " (Slurm's)");
-    assertTrue(Files.exists(berthOut), berthOut + " (Berth's)");
-    String slurmText = Files.readString(slurmOut, StandardCharsets.UTF_8);
-    String berthText = Files.readString(berthOut, StandardCharsets.UTF_8);
+    String slurmText = written("golden-golden-env-" + slurmId + ".out", "Slurm's");
+    String berthText = written("golden-golden-env-" + berthId + ".out", "Berth's");
 
     Map<String, String> slurmVars = variables(normal(slurmText, slurmId, "bench"));
     Map<String, String> berthVars =
@@ -239,12 +244,10 @@ class SlurmGoldenIT {
       String slurmShown = slurmEnded(slurmId + "_" + index);
       berth.awaitState(berthId + "[" + index + "]", JobState.COMPLETED);
       String berthShown = berth("scontrol", "-o", "show", "job", berthId + "_" + index).out();
-      Path slurmOut = work.resolve("golden-golden-array-" + slurmId + "_" + index + ".out");
-      Path berthOut = work.resolve("golden-golden-array-" + berthId + "_" + index + ".out");
-      assertTrue(Files.exists(slurmOut), slurmOut + " (Slurm's)");
-      assertTrue(Files.exists(berthOut), berthOut + " (Berth's)");
-      String slurmText = Files.readString(slurmOut, StandardCharsets.UTF_8);
-      String berthText = Files.readString(berthOut, StandardCharsets.UTF_8);
+      String slurmText =
+          written("golden-golden-array-" + slurmId + "_" + index + ".out", "Slurm's");
+      String berthText =
+          written("golden-golden-array-" + berthId + "_" + index + ".out", "Berth's");
       Map<String, String> slurmVars = variables(normal(slurmText, slurmId, "bench"));
       Map<String, String> berthVars =
           variables(normal(berthText, berthId, berth.job(berthId + "[1]").getServer()));

@@ -221,11 +221,20 @@ final class TestCluster implements AutoCloseable {
 
   /** Runs ops/bin/COMMAND as a real process of {@code user}, as that user would. */
   Result runAs(String user, Path cwd, String command, String... args) {
+    return runAs(socket, user, cwd, new byte[0], command, args);
+  }
+
+  /**
+   * {@code command} from ops/bin as {@code user} in {@code cwd}, with {@code stdin}, talking to the
+   * server at {@code socket}.
+   */
+  static Result runAs(
+      Path socket, String user, Path cwd, byte[] stdin, String command, String... args) {
     List<String> argv =
         new ArrayList<>(List.of("runuser", "-u", user, "--", "env", "BERTH_SERVER=" + socket));
     argv.add(ROOT.resolve("ops/bin").resolve(command).toString());
     argv.addAll(List.of(args));
-    return exec(cwd, argv);
+    return exec(cwd, argv, null, stdin);
   }
 
   static Result exec(Path cwd, List<String> argv) {

@@ -38,7 +38,7 @@ public final class SlurmEnvironment {
     env.put("SLURM_JOB_ID", id);
     env.put("SLURM_JOBID", id);
     if (!job.getArrayParent().isEmpty()) {
-      // and SLURM_ARRAY_TASK_COUNT, _MIN, _MAX and _STEP, which sbatch sent
+      // and SLURM_ARRAY_TASK_COUNT, _MIN, _MAX and _STEP, which the server added at submission
       env.put("SLURM_ARRAY_JOB_ID", Long.toString(job.getNumber()));
       env.put("SLURM_ARRAY_TASK_ID", Integer.toString(job.getArrayIndex()));
     }

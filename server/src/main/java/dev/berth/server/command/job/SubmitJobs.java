@@ -285,13 +285,16 @@ public final class SubmitJobs {
     }
   }
 
+  /** The step of an array request's first range that has one (Slurm reads the number after ':'). */
+  private static final Pattern FIRST_STEP = Pattern.compile(":(\\d+)");
+
   /**
    * What Slurm's controller adds to the environment of each task of an array: how many tasks, the
    * lowest and highest index, and the step (of the first range that has one, else 1).
    */
   private static void slurmArray(Job.Builder job, ArrayRequest request) {
     List<Integer> indices = request.indices();
-    Matcher step = Pattern.compile(":(\\d+)").matcher(job.getArrayRequest());
+    Matcher step = FIRST_STEP.matcher(job.getArrayRequest());
     variable(job, "SLURM_ARRAY_TASK_COUNT", indices.size());
     variable(job, "SLURM_ARRAY_TASK_MIN", indices.get(0));
     variable(job, "SLURM_ARRAY_TASK_MAX", indices.get(indices.size() - 1));

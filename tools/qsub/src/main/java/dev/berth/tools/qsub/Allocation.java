@@ -34,6 +34,8 @@ final class Allocation {
    * Submits the interactive job {@code in} describes and holds its session; the exit status is the
    * command's there.
    *
+   * @param allocation whether the command says when it is granted an allocation and gives it up
+   *     (salloc), or only when it waits (srun)
    * @param failed how the command says the server refused the job ({@code Job submit/allocate
    *     failed}, {@code Unable to allocate resources})
    */
@@ -42,7 +44,7 @@ final class Allocation {
       Connector connector,
       Terminal terminal,
       SbatchJob.Input in,
-      Voice voice,
+      boolean allocation,
       String failed)
       throws SbatchException {
     String program = in.command().program();
@@ -57,7 +59,7 @@ final class Allocation {
     }
     SubmitJob job =
         SubmitJob.newBuilder().addAllAttributes(attributes).setScript(ByteString.EMPTY).build();
-    Voice spoken = values.containsKey("quiet") ? Voice.slurm(program, false, true) : voice;
+    Voice voice = Voice.slurm(program, allocation, values.containsKey("quiet"));
     return Qsub.send(
         inv,
         connector,
@@ -71,7 +73,7 @@ final class Allocation {
                     inv.err(),
                     Qsub.term(inv),
                     terminal,
-                    spoken)
+                    voice)
                 .run(server, () -> connector.connect(inv));
           }
           inv.err()

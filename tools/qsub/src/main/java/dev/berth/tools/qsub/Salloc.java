@@ -5,7 +5,6 @@ import dev.berth.client.GnuOptions;
 import dev.berth.client.Invocation;
 import dev.berth.tools.qsub.os.ProcessTerminal;
 import dev.berth.tools.qsub.session.Terminal;
-import dev.berth.tools.qsub.session.Voice;
 import java.util.List;
 import java.util.OptionalInt;
 
@@ -44,8 +43,7 @@ public final class Salloc {
               "interactive",
               inv.args(),
               Allocation.shellWords(cmd.operands()));
-      return Allocation.run(
-          inv, connector, terminal, in, Voice.slurm("salloc", true), "Job submit/allocate failed");
+      return Allocation.run(inv, connector, terminal, in, true, "Job submit/allocate failed");
     } catch (SbatchException e) {
       inv.err().println(e.lines("salloc"));
       return e.exit();

@@ -5,7 +5,6 @@ import dev.berth.client.GnuOptions;
 import dev.berth.client.Invocation;
 import dev.berth.tools.qsub.os.ProcessTerminal;
 import dev.berth.tools.qsub.session.Terminal;
-import dev.berth.tools.qsub.session.Voice;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,8 +91,7 @@ public final class Srun {
               program == null ? "srun" : program.toString(),
               inv.args(),
               command);
-      return Allocation.run(
-          inv, connector, terminal, in, Voice.slurm("srun", false), "Unable to allocate resources");
+      return Allocation.run(inv, connector, terminal, in, false, "Unable to allocate resources");
     } catch (SbatchException e) {
       inv.err().println(e.lines("srun"));
       return e.exit();

@@ -1,6 +1,5 @@
 package dev.berth.tools.qsub.session;
 
-import dev.berth.core.JobIds;
 import java.io.PrintStream;
 
 /**
@@ -78,99 +77,10 @@ public interface Voice {
 
   /**
    * Slurm 22.05's salloc ({@code allocation}: it says when it is granted and relinquished) or srun
-   * (silent unless it waits), on standard error, naming the job by its number.
+   * (silent unless it waits), on standard error, naming the job by its number; with {@code quiet}
+   * ({@code -Q}) only a revoked allocation is said.
    */
-  static Voice slurm(String program, boolean allocation) {
-    return slurm(program, allocation, false);
-  }
-
-  /** The same, saying nothing but a revoked allocation with {@code quiet} ({@code -Q}). */
   static Voice slurm(String program, boolean allocation, boolean quiet) {
-    PrintStream none = new PrintStream(java.io.OutputStream.nullOutputStream());
-    Voice spoken = spoken(program, allocation);
-    if (!quiet) {
-      return spoken;
-    }
-    return new Voice() {
-      @Override
-      public String program() {
-        return program;
-      }
-
-      @Override
-      public void submitted(String jobId, PrintStream out, PrintStream err) {}
-
-      @Override
-      public void waiting(String jobId, PrintStream out, PrintStream err) {}
-
-      @Override
-      public void ready(String jobId, boolean waited, PrintStream out, PrintStream err) {}
-
-      @Override
-      public void ended(String jobId, PrintStream out, PrintStream err) {}
-
-      @Override
-      public boolean asksBeforeGivingUp() {
-        return false;
-      }
-
-      @Override
-      public int gaveUp(String jobId, PrintStream out, PrintStream err) {
-        return spoken.gaveUp(jobId, none, err);
-      }
-    };
-  }
-
-  private static Voice spoken(String program, boolean allocation) {
-    return new Voice() {
-      @Override
-      public String program() {
-        return program;
-      }
-
-      @Override
-      public void submitted(String jobId, PrintStream out, PrintStream err) {}
-
-      @Override
-      public void waiting(String jobId, PrintStream out, PrintStream err) {
-        if (allocation) {
-          err.println(program + ": Pending job allocation " + JobIds.number(jobId));
-        }
-        err.println(
-            program + ": job " + JobIds.number(jobId) + " queued and waiting for resources");
-        err.flush();
-      }
-
-      @Override
-      public void ready(String jobId, boolean waited, PrintStream out, PrintStream err) {
-        if (waited) {
-          err.println(program + ": job " + JobIds.number(jobId) + " has been allocated resources");
-        }
-        if (allocation) {
-          err.println(program + ": Granted job allocation " + JobIds.number(jobId));
-        }
-        err.flush();
-      }
-
-      @Override
-      public void ended(String jobId, PrintStream out, PrintStream err) {
-        if (allocation) {
-          err.println(program + ": Relinquishing job allocation " + JobIds.number(jobId));
-          err.flush();
-        }
-      }
-
-      @Override
-      public boolean asksBeforeGivingUp() {
-        return false;
-      }
-
-      @Override
-      public int gaveUp(String jobId, PrintStream out, PrintStream err) {
-        err.println(program + ": Job allocation " + JobIds.number(jobId) + " has been revoked.");
-        err.flush();
-        return 1;
-      }
-    };
+    return new SlurmVoice(program, allocation, quiet);
   }
 }

@@ -47,7 +47,7 @@ final class InteractiveSessions {
 
   /** In Slurm's words ({@link Voice#slurm}), and saying a job waits once it is not started. */
   InteractiveSessions slurm(String program, boolean allocation) {
-    voice = Voice.slurm(program, allocation);
+    voice = Voice.slurm(program, allocation, false);
     timing =
         new InteractiveSession.Timing(
             QUICK.firstPoll(), QUICK.maxPoll(), Duration.ZERO, QUICK.answer(), QUICK.connect());

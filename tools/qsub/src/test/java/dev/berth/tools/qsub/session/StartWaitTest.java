@@ -144,6 +144,26 @@ class StartWaitTest {
   }
 
   @Test
+  void quietSallocSaysNothingOfItsAllocation() throws Exception {
+    session.slurm("salloc", true).voice = Voice.slurm("salloc", true, true);
+    try (StandInPort mom =
+        new StandInPort(
+            peer -> {
+              peer.ready();
+              peer.exit(0);
+            })) {
+      ScriptedServer server =
+          waiting(
+              n ->
+                  n == 0
+                      ? ScriptedServer.state("Q")
+                      : InteractiveSessions.running(mom.address(), StandInPort.caCertificates()));
+      assertEquals(0, session.run(server), session.stderr());
+    }
+    assertEquals("", session.stderr(), "-Q: not even that it waited");
+  }
+
+  @Test
   void slurmsCommandsGiveUpAtCtrlCWithoutAsking() {
     session.slurm("srun", false);
     ScriptedServer server =
