@@ -54,6 +54,8 @@ struct pmi {
   int nconn, conn_cap, strangers;
   char **key, **value;
   int nkeys, keys_cap;
+  int *slot;     /* open addressing over the keys: index + 1, 0 for an empty slot */
+  size_t slots;  /* a power of two, at least twice the keys */
   long kvs_bytes;
   int in_barrier;
   int aborted;
@@ -176,11 +178,31 @@ int pmi_aborted(const struct pmi *p) { return p->aborted; }
 
 /* ---- the keys ---- */
 
+/* FNV-1a: every rank gets every other rank's keys, so a lookup must not walk them all. */
+static size_t hash(const char *key) {
+  size_t h = 14695981039346656037UL;
+  for (const unsigned char *c = (const unsigned char *)key; *c; c++) h = (h ^ *c) * 1099511628211UL;
+  return h;
+}
+
+/* The slot key belongs in: its own, or the empty one where it would go. */
+static size_t slot_of(const struct pmi *p, const char *key) {
+  size_t at = hash(key) & (p->slots - 1);
+  while (p->slot[at] && strcmp(p->key[p->slot[at] - 1], key)) at = (at + 1) & (p->slots - 1);
+  return at;
+}
+
 static int find_key(const struct pmi *p, const char *key) {
-  for (int i = 0; i < p->nkeys; i++) {
-    if (!strcmp(p->key[i], key)) return i;
-  }
-  return -1;
+  return p->slots ? p->slot[slot_of(p, key)] - 1 : -1;
+}
+
+/* Twice the slots once half are taken, every key in its new place. */
+static void grow_slots(struct pmi *p) {
+  free(p->slot);
+  p->slots = p->slots ? 2 * p->slots : 128;
+  p->slot = tm_alloc(p->slots * sizeof *p->slot);
+  memset(p->slot, 0, p->slots * sizeof *p->slot);
+  for (int i = 0; i < p->nkeys; i++) p->slot[slot_of(p, p->key[i])] = i + 1;
 }
 
 static void put_key(struct pmi *p, const char *key, const char *value) {
@@ -205,6 +227,11 @@ static void put_key(struct pmi *p, const char *key, const char *value) {
   p->value[p->nkeys] = tm_strdup((struct pb_bytes){value, strlen(value)});
   p->kvs_bytes += (long)(strlen(key) + strlen(value));
   p->nkeys++;
+  if ((size_t)p->nkeys * 2 > p->slots) {
+    grow_slots(p);
+  } else {
+    p->slot[slot_of(p, key)] = p->nkeys;
+  }
 }
 
 /* ---- connections ---- */
