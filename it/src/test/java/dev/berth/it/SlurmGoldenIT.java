@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -290,20 +289,28 @@ class SlurmGoldenIT {
     assertEquals(4, berthStep.exit(), berthStep.toString());
     assertEquals(said(slurmStep.out() + slurmStep.err()), said(berthStep.out() + berthStep.err()));
 
-    for (String[] wrong : new String[][] {{"srun", "-N", "1"}, {"srun", "--mpi=pmix", "true"}}) {
-      TestCluster.Result s = slurm(wrong[0], Arrays.copyOfRange(wrong, 1, wrong.length));
-      TestCluster.Result b = berth(wrong[0], Arrays.copyOfRange(wrong, 1, wrong.length));
-      if (s.exit() != 0) { // Slurm's refusal, in its words (its pmix plugin may be there)
-        assertEquals(s.exit(), b.exit(), String.join(" ", wrong));
-        assertEquals(s.err(), b.err(), String.join(" ", wrong));
-      }
-    }
+    TestCluster.Result slurmBare = slurm("srun", "-N", "1");
+    TestCluster.Result berthBare = berth("srun", "-N", "1");
+    assertEquals(slurmBare.exit(), berthBare.exit(), berthBare.toString());
+    assertEquals(slurmBare.err(), berthBare.err());
+
+    // both serve the step PMIx (Debian's Slurm has its pmix plugin)
+    TestCluster.Result slurmPmix = slurm("srun", "-N", "1", "--mpi=pmix", "sh", "-c", "exit 5");
+    TestCluster.Result berthPmix = berth("srun", "-N", "1", "--mpi=pmix", "sh", "-c", "exit 5");
+    assertEquals(5, slurmPmix.exit(), slurmPmix.toString());
+    assertEquals(5, berthPmix.exit(), berthPmix.toString());
   }
 
-  /** Output lines with job numbers and node names as placeholders, without the waiting lines. */
+  /**
+   * Output lines with job numbers and node names as placeholders, without the waiting lines and
+   * without Slurm's salloc's "Job allocation N has been revoked.", which it prints when slurmctld's
+   * word that the job has ended reaches it before it has given the allocation up itself (a race
+   * within Slurm: _job_complete_handler in src/salloc/salloc.c).
+   */
   private static List<String> said(String text) {
     return text.lines()
         .filter(l -> !l.matches("\\w+: (Pending job allocation|job \\d+ (queued|has been)).*"))
+        .filter(l -> !l.matches("salloc: Job allocation \\d+ has been revoked\\."))
         .map(l -> l.replaceAll("allocation \\d+", "allocation JOB"))
         .map(l -> l.replaceAll("error: \\S+: task", "error: NODE: task"))
         .sorted()
