@@ -12,9 +12,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -26,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "step-address.h"
 #include "tm.h"
 
 #define LINE_MAX_BYTES 4096          /* MPICH's lines are at most 1024 */
@@ -77,37 +75,6 @@ static char *process_mapping(const int *count, int nnodes) {
   return text;
 }
 
-/*
- * This host's address for the tasks on the others, as a number: a task's node may not resolve
- * names as this one does (a job in a mount namespace of its own, a site's split DNS). The host
- * name's first IPv4 address unless that is a loopback one, else the first address of an interface
- * that is up and no loopback (as MPICH's hydra picks), else the loopback: the step's nodes are then
- * this host (moms that share one).
- */
-static void host_address(char *out, size_t size) {
-  char name[256] = "";
-  struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *found = NULL;
-  snprintf(out, size, "127.0.0.1");
-  if (gethostname(name, sizeof name - 1) == 0 && getaddrinfo(name, NULL, &hints, &found) == 0) {
-    struct in_addr a = ((struct sockaddr_in *)found->ai_addr)->sin_addr;
-    freeaddrinfo(found);
-    if ((ntohl(a.s_addr) >> 24) != 127) {
-      inet_ntop(AF_INET, &a, out, (socklen_t)size);
-      return;
-    }
-  }
-  struct ifaddrs *all;
-  if (getifaddrs(&all) < 0) return;
-  for (struct ifaddrs *i = all; i; i = i->ifa_next) {
-    if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
-        !(i->ifa_flags & IFF_LOOPBACK)) {
-      inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out, (socklen_t)size);
-      break;
-    }
-  }
-  freeifaddrs(all);
-}
-
 struct pmi *pmi_start(int ntasks, const int *count, int nnodes, const char *step) {
   struct pmi *p = tm_alloc(sizeof *p);
   memset(p, 0, sizeof *p);
@@ -125,7 +92,7 @@ struct pmi *pmi_start(int ntasks, const int *count, int nnodes, const char *step
     return NULL;
   }
   p->port = ntohs(a.sin_port);
-  host_address(p->host, sizeof p->host);
+  step_host_address(p->host, sizeof p->host);
   p->secret = tm_alloc((size_t)ntasks * sizeof *p->secret);
   p->joined = tm_alloc((size_t)ntasks * sizeof *p->joined);
   memset(p->joined, 0, (size_t)ntasks * sizeof *p->joined);

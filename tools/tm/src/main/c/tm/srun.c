@@ -1,13 +1,13 @@
 /*
- * srun [-n tasks] [-N nodes] [--ntasks-per-node n] [-c cpus] [-l] [-u] [--mpi=none|pmi2] program
+ * srun [-n tasks] [-N nodes] [--ntasks-per-node n] [-c cpus] [-l] [-u] [--mpi=TYPE] program
  * [args...]: Slurm's srun inside a job (sbatch's or qsub's), through the job's task manager as
  * pbsdsh: every task on the job's nodes, in its cgroup, as its owner, with Slurm's SLURM_PROCID,
  * SLURM_LOCALID, SLURM_NODEID and the step's SLURM_* variables; the tasks' output back on srun's
  * own (each line behind its task's number with -l), srun's stdin to task 0 as Slurm sends it, and
  * srun's exit status as Slurm's: the highest exit code, or 128 + the highest signal when a task
  * was killed. docs/slurm.md has the rest.
- * The step's tasks are served PMI-1 (pmi.c), so that MPICH's ranks started by srun form one MPI
- * job; a rank's MPI_Abort ends the others.
+ * The step's tasks are served PMI-1 (pmi.c) and PMIx (step-pmix.c), so that MPICH's and Open
+ * MPI's ranks started by srun form one MPI job; a rank's MPI_Abort ends the others.
  *
  * Tasks are laid out as Slurm's block distribution lays them: the step's nodes (-N, else as many
  * of the job's as there are tasks) get one task each, then each node in turn is filled up to its
@@ -26,11 +26,12 @@
 
 #include "commands.h"
 #include "pmi.h"
+#include "step-pmix.h"
 #include "tm.h"
 
 #define USAGE                                                                                      \
   "Usage: srun [-n ntasks] [-N nnodes] [--ntasks-per-node=n] [-c ncpus] [-l] [-u]\n"             \
-  "            [--mpi=none] [--cpu-bind=q|none] executable [args...]\n"
+  "            [--mpi=pmix] [--cpu-bind=q|none] executable [args...]\n"
 #define HELP                                                                                       \
   USAGE "\n"                                                                                       \
         "Runs a parallel job step inside the job srun is called from (an sbatch or qsub job),\n"   \
@@ -42,8 +43,8 @@
         "  -c, --cpus-per-task=N    CPUs each task takes from its node's\n"                        \
         "  -l, --label              each output line behind its task's number\n"                   \
         "  -u, --unbuffered         output as it comes (it always does without -l)\n"              \
-        "      --mpi=none|pmi2      taken; every step is served PMI-1, so that MPICH's ranks\n"     \
-        "                           form one MPI job (Open MPI's: start them with mpirun)\n"       \
+        "      --mpi=TYPE           none, pmi2, pmix, pmix_v3, pmix_v4: taken; every step is\n"    \
+        "                           served PMI-1 (MPICH's ranks) and PMIx (Open MPI's)\n"          \
         "      --cpu-bind=q|none    each task on any CPU of the job's on its node (as always)\n"   \
         "  -h, --help, --usage, -V, --version\n\n"                                                 \
         "Outside a job, srun allocates first (salloc's options, --pty, pyxis's container\n"      \
@@ -73,6 +74,7 @@ static int cpu_bind(const char *value) {
 
 struct options {
   int ntasks, nodes, per_node, cpus_per_task, label; /* 0: not given (cpus_per_task too) */
+  int pmix; /* --mpi=pmix: the step needs PMIx */
   char **argv;
   int argc;
 };
@@ -98,6 +100,8 @@ struct run {
   int exit_code, signal; /* the highest of the tasks' */
   char cwd[4096];
   struct pmi *pmi;       /* the step's PMI-1 server; NULL if it could not listen */
+  struct step_pmix *pmix; /* its PMIx server; NULL without libpmix */
+  struct step_layout layout;
   struct pollfd *waited; /* its descriptors, for tm_poll */
   int waited_cap, aborted;
   int input; /* srun's stdin, while task 0 takes it (Slurm's default); -1 once it has ended */
@@ -188,12 +192,15 @@ static int parse(int argc, char **argv, struct options *o) {
     case 'l': o->label = 1; break;
     case 'u': break; /* relayed output is never held back */
     case OPT_MPI:
-      /* every step is served PMI-1; Slurm's pmi2 plugin serves PMI-1 clients too, so MPICH's
-       * programs run under --mpi=pmi2 as under none */
-      if (strcmp(optarg, "none") != 0 && strcmp(optarg, "pmi2") != 0) {
-        return say_error("--mpi=%s is not supported by Berth's srun yet: every step is served"
-                         " PMI-1, which MPICH's programs use; start Open MPI's with mpirun inside"
-                         " the job (docs/mpi.md)",
+      /* every step is served PMI-1 and, where libpmix is, PMIx: Slurm's pmi2 plugin serves PMI-1
+       * clients too, so MPICH's programs run under --mpi=pmi2 as under none; --mpi=pmix (and
+       * Slurm's versioned names) says that the step needs PMIx */
+      if (!strcmp(optarg, "pmix") || !strcmp(optarg, "pmix_v3") || !strcmp(optarg, "pmix_v4")) {
+        o->pmix = 1;
+      } else if (strcmp(optarg, "none") != 0 && strcmp(optarg, "pmi2") != 0) {
+        return say_error("--mpi=%s is not supported by Berth's srun: every step is served PMI-1"
+                         " (MPICH's programs) and PMIx (Open MPI's); --mpi takes none, pmi2,"
+                         " pmix, pmix_v3 and pmix_v4",
                          optarg);
       }
       break;
@@ -351,11 +358,22 @@ static void step_environment(struct run *run) {
   setenv("SLURM_STEPID", "0", 1);
   setenv("SLURM_DISTRIBUTION", "block", 1);
   setenv("SLURM_LAUNCH_NODE_IPADDR", "", 0);
+  /* what an sbatch or salloc job has already, and a qsub job has not: Open MPI's ranks take
+   * SLURM_JOBID, SLURM_NODELIST and SLURM_STEP_ID together for a launch by srun, and PMIx then */
+  char number[32];
+  snprintf(number, sizeof number, "%.*s", (int)strcspn(run->nodes.job_id, "."),
+           run->nodes.job_id);
+  setenv("SLURM_JOB_ID", number, 0);
+  setenv("SLURM_JOBID", number, 0);
+  setenv("SLURM_JOB_NODELIST", nodes, 0);
+  setenv("SLURM_NODELIST", nodes, 0);
   free(nodes);
   free(tasks);
 }
 
 /* ---- the run ---- */
+
+static void ended(struct run *run, int t);
 
 static void spawn(struct run *run, int t) {
   struct task *task = &run->task[t];
@@ -367,6 +385,12 @@ static void spawn(struct run *run, int t) {
   struct tm_spawn s = {node->name, run->o.argv, run->o.argc, run->cwd,
                        node->first_vnode + (node->slots > 0 ? slot % node->slots : 0), 1};
   if (run->pmi) pmi_task_environment(run->pmi, t);
+  if (run->pmix && step_pmix_task_environment(run->pmix, t, task->node) < 0) {
+    task->status = -1;
+    task->message = strdup("PMIx refused it");
+    ended(run, t);
+    return;
+  }
   task->state = 1;
   tm_send_spawn(&run->c, TM_ID(TM_ASK_SPAWN, t), &s);
 }
@@ -507,6 +531,28 @@ static void on_signal(void *ctx, int signal) {
   }
 }
 
+/*
+ * PMIx for the step, which Open MPI's ranks need: served wherever libpmix is, as Slurm's sites
+ * serve it by default (MpiDefault=pmix); without libpmix, a step that asked for it (--mpi=pmix)
+ * is refused rather than run as ranks that each believe they are alone.
+ */
+static int serve_pmix(struct run *run) {
+  const char **names = tm_alloc((size_t)run->step_nodes * sizeof *names);
+  for (int i = 0; i < run->step_nodes; i++) names[i] = run->nodes.node[i].name;
+  run->layout = (struct step_layout){.job = run->nodes.job_id, .ntasks = run->o.ntasks,
+                                     .nnodes = run->step_nodes, .count = run->count,
+                                     .name = names};
+  run->pmix = step_pmix_start(&run->layout, run->o.pmix);
+  return !run->pmix && run->o.pmix ? -1 : 0;
+}
+
+/* srun's exit, once its PMIx server (and the thread libpmix runs it in) has stopped. */
+static int finish(struct run *run, int code) {
+  if (run->pmix) step_pmix_stop(run->pmix);
+  run->pmix = NULL;
+  return code;
+}
+
 int srun_main(int argc, char **argv) {
   static struct run run;
   int parsed = parse(argc, argv, &run.o);
@@ -522,8 +568,9 @@ int srun_main(int argc, char **argv) {
   if (!getcwd(run.cwd, sizeof run.cwd)) run.cwd[0] = 0;
   step_environment(&run);
   run.pmi = pmi_start(run.o.ntasks, run.count, run.step_nodes, run.nodes.job_id);
-  /* the listener, a connection per task, and the strangers pmi.c lets wait */
-  run.waited_cap = run.o.ntasks + 80;
+  if (serve_pmix(&run) < 0) return 1;
+  /* the listener, a connection per task and the strangers pmi.c lets wait; PMIx's; stdin */
+  run.waited_cap = run.o.ntasks + 80 + (run.pmix ? step_pmix_max_fds(run.o.ntasks) : 0);
   run.waited = tm_alloc((size_t)run.waited_cap * sizeof *run.waited);
   run.c.on_response = on_response;
   run.c.on_signal = on_signal;
@@ -537,23 +584,26 @@ int srun_main(int argc, char **argv) {
     if (run.caught && run.spawned < run.o.ntasks) {
       run.o.ntasks = run.spawned; /* after a signal no further task starts */
     }
-    if (run.ended == run.o.ntasks) return status(&run);
+    if (run.ended == run.o.ntasks) return finish(&run, status(&run));
     if (run.c.ended) {
       say_error("lost the connection to the task manager: %s", run.c.why);
-      return status(&run) > 1 ? status(&run) : 1;
+      return finish(&run, status(&run) > 1 ? status(&run) : 1);
     }
-    int n = run.pmi ? pmi_fds(run.pmi, run.waited, run.waited_cap - 1) : 0;
+    int pmix_at = run.pmi ? pmi_fds(run.pmi, run.waited, run.o.ntasks + 79) : 0;
+    int n = pmix_at;
+    if (run.pmix) n += step_pmix_fds(run.pmix, run.waited + n, run.waited_cap - 1 - n);
     /* stdin only as fast as the task manager takes it, and only while task 0 runs */
     int reading = run.input >= 0 && run.task[0].state == 2 && tm_pending(&run.c) < (64 << 10);
     if (reading) run.waited[n] = (struct pollfd){.fd = run.input, .events = POLLIN};
     tm_poll(&run.c, run.waited, n + reading);
     if (reading && run.waited[n].revents) forward_input(&run);
-    if (run.pmi) {
-      pmi_serve(run.pmi, run.waited, n);
-      if (pmi_aborted(run.pmi) >= 0 && !run.aborted) { /* MPI_Abort: the other ranks end too */
-        run.aborted = 1;
-        on_signal(&run, SIGKILL);
-      }
+    if (run.pmi) pmi_serve(run.pmi, run.waited, pmix_at);
+    if (run.pmix) step_pmix_serve(run.pmix, run.waited + pmix_at, n - pmix_at);
+    int aborted =
+        (run.pmi && pmi_aborted(run.pmi) >= 0) || (run.pmix && step_pmix_aborted(run.pmix));
+    if (aborted && !run.aborted) { /* MPI_Abort: the other ranks end too */
+      run.aborted = 1;
+      on_signal(&run, SIGKILL);
     }
   }
 }

@@ -76,6 +76,10 @@ class MpiIT {
         printf("R=%d S=%d H=%s M=%ld C=%s G=%s P=%s PC=%s PG=%s\\n",
                rank, size, host, mb, cpus, cg, pname, pcpus, pcg);
         fflush(stdout);
+        int sum = 0; /* the ranks' numbers added up: they talk to each other */
+        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        printf("Sum at %d: %d\\n", rank, sum);
+        fflush(stdout);
         if (argc > 2) sleep(atoi(argv[2]));
         MPI_Finalize();
         return 0;
@@ -113,6 +117,7 @@ class MpiIT {
     MultiNodeCluster.runAs(USER, work, "mpicc.mpich", "-o", "mpi_mpich", "mpi.c");
     Files.writeString(work.resolve("abort.c"), ABORTING);
     MultiNodeCluster.runAs(USER, work, "mpicc.mpich", "-o", "abort_mpich", "abort.c");
+    MultiNodeCluster.runAs(USER, work, "mpicc", "-o", "abort", "abort.c");
     cluster = MultiNodeCluster.threeHosts();
   }
 
@@ -236,11 +241,17 @@ class MpiIT {
   }
 
   private static Job sbatch(String command) throws IOException {
+    return sbatch("-N 3 -n 3", command);
+  }
+
+  private static Job sbatch(String allocation, String command) throws IOException {
     String id =
         cluster.sbatchAs(
             USER,
             work,
-            "#!/bin/bash\n#SBATCH -N 3 -n 3 -o sbatch-mpi-"
+            "#!/bin/bash\n#SBATCH "
+                + allocation
+                + " -o sbatch-mpi-"
                 + System.nanoTime()
                 + ".out\n"
                 + command);
@@ -273,12 +284,43 @@ class MpiIT {
     }
   }
 
+  /**
+   * The same for Open MPI, whose ranks take PMIx only: srun serves its step PMIx too (with or
+   * without {@code --mpi=pmix}), so the ranks are one MPI job, on two and on three nodes, two of
+   * them sharing node a (shared memory between them, TCP to the others).
+   */
+  @Test
+  void srunStartsOpenMpisRanksAsOneMpiJob() throws Exception {
+    List<String> hosts = List.of("a", "a", "b", "c");
+    for (int nodes = 2; nodes <= 3; nodes++) {
+      int tasks = nodes + 1;
+      String mpi = nodes == 2 ? " --mpi=pmix" : "";
+      Job job = sbatch("-N " + nodes + " -n " + tasks, "srun" + mpi + " ./mpi\n");
+      assertEquals(0, job.getExitStatus(), output(job));
+      List<Map<String, String>> ranks = ranks(job);
+      assertEquals(tasks, ranks.size(), output(job));
+      for (int r = 0; r < tasks; r++) {
+        Map<String, String> rank = ranks.get(r);
+        assertEquals(Integer.toString(r), rank.get("R"), output(job));
+        assertEquals(Integer.toString(tasks), rank.get("S"), "one MPI job: " + output(job));
+        String sum = "Sum at " + r + ": " + tasks * (tasks - 1) / 2 + "\n";
+        assertTrue(output(job).contains(sum), sum + " in " + output(job));
+        assertEquals(hosts.get(r), rank.get("H"), output(job));
+        String cgroup = "/" + cluster.cgroupRoot + "/" + hosts.get(r) + "/" + job.getId();
+        assertTrue(rank.get("G").endsWith(cgroup), "the rank's cgroup: " + rank);
+      }
+    }
+  }
+
   /** A rank's MPI_Abort ends the step: srun ends the other ranks, and the job ends failed. */
   @Test
   void anMpiAbortEndsTheWholeStep() throws Exception {
     Job job = sbatch("srun -N 3 -n 3 ./abort_mpich\n");
     assertNotEquals(0, job.getExitStatus(), output(job));
     assertTrue(output(job).contains("MPI_Abort(MPI_COMM_WORLD, 7)"), output(job));
+    job = sbatch("srun -N 3 -n 3 ./abort\n");
+    assertNotEquals(0, job.getExitStatus(), output(job));
+    assertTrue(output(job).contains("with errorcode 7"), output(job));
   }
 
   /**
@@ -298,6 +340,30 @@ class MpiIT {
     String out = output(job);
     assertTrue(out.contains("stranger=\n"), out);
     assertTrue(out.contains("task=cmd=initack\n"), out);
+  }
+
+  /**
+   * srun's PMIx door lets strangers neither in nor in the way: with a connection that sent garbage
+   * and one that says nothing held open on it, and one that says nothing on every port listening on
+   * srun's node's loopback (where libpmix's own listener is, whose handshake read would wait on
+   * it), as an ordinary user trying them would, the step's ranks still form their MPI job.
+   */
+  @Test
+  void strangersOnSrunsPmixPortDoNotStopTheStep() throws Exception {
+    Job job =
+        sbatch(
+            "srun -N 3 -n 3 bash -c 'if [ $SLURM_PROCID = 0 ]; then"
+                + " u=${PMIX_SERVER_URI41#*tcp4://}; at=/dev/tcp/${u%:*}/${u#*:};"
+                + " exec 3<>$at; head -c 65536 /dev/urandom >&3; exec 4<>$at;"
+                + " while read -r _ local _ state _; do"
+                + " [ $state = 0A ] && [ ${local%:*} = 0100007F ] &&"
+                + " exec {fd}<>/dev/tcp/127.0.0.1/$((16#${local#*:})) && echo silent on $fd;"
+                + " done < /proc/net/tcp; fi; exec ./mpi'\n");
+    assertTrue(output(job).contains("silent on "), "libpmix's listener tried: " + output(job));
+    assertEquals(0, job.getExitStatus(), output(job));
+    List<Map<String, String>> ranks = ranks(job);
+    assertEquals(3, ranks.size(), output(job));
+    assertEquals("3", ranks.get(0).get("S"), output(job));
   }
 
   /** Scripts written for a host file work as before. */

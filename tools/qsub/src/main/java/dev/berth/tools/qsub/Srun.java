@@ -41,6 +41,9 @@ public final class Srun {
 
   private static final Set<String> QUIET_BINDINGS = Set.of("q", "quiet", "none", "no");
 
+  /** --mpi's types the step takes: it is served PMI-1 and PMIx whichever is named. */
+  private static final Set<String> MPI_TYPES = Set.of("none", "pmi2", "pmix", "pmix_v3", "pmix_v4");
+
   private Srun() {}
 
   public static int run(Invocation inv) {
@@ -101,13 +104,12 @@ public final class Srun {
   /** What the step in the job would refuse, refused before anything is allocated. */
   private static void checkStep(Map<String, String> given) throws SbatchException {
     String mpi = given.get("mpi");
-    if (mpi != null && !mpi.equals("none") && !mpi.equals("pmi2")) {
+    if (mpi != null && !MPI_TYPES.contains(mpi)) {
       throw SbatchException.failed(
           "--mpi="
               + mpi
-              + " is not supported by Berth's srun yet: every step is served PMI-1, which MPICH's"
-              + " programs use (--mpi=none and pmi2 are taken); start Open MPI's with mpirun in"
-              + " the allocation");
+              + " is not supported by Berth's srun: every step is served PMI-1 (MPICH's programs)"
+              + " and PMIx (Open MPI's); --mpi takes none, pmi2, pmix, pmix_v3 and pmix_v4");
     }
     String bind = given.get("cpu-bind");
     if (bind != null && !QUIET_BINDINGS.containsAll(List.of(bind.split(",")))) {

@@ -109,8 +109,8 @@ class AllocationTest {
         "srun: error: --pty with more than one task is not supported by Berth's srun yet\n",
         stderr());
     err.reset();
-    assertEquals(1, run("srun", "--mpi=pmix", "./a.out"));
-    assertTrue(stderr().startsWith("srun: error: --mpi=pmix is not supported"), stderr());
+    assertEquals(1, run("srun", "--mpi=cray_shasta", "./a.out"));
+    assertTrue(stderr().startsWith("srun: error: --mpi=cray_shasta is not supported"), stderr());
     err.reset();
     assertEquals(1, run("srun", "--qos=high", "true"));
     assertEquals(
