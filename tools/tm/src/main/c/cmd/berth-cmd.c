@@ -256,7 +256,8 @@ int main(int argc, char **argv) {
 
   struct buf frame = {0};
   struct reply r;
-  for (uint64_t id = 1; id <= 6; id++) {
+  /* a few rounds for what the server needs; squeue -i's rounds start the count again */
+  for (uint64_t id = 1, round = 1; round <= 6; id++, round++) {
     exchange(&s, &run, id, &frame, &r);
     if (r.has_error) {
       if (r.error_code == UNKNOWN_REQUEST) { /* a server that runs no commands */
@@ -269,7 +270,10 @@ int main(int argc, char **argv) {
     if (!r.has_command) break;
     if (!r.has_needs) {
       cmd_each_output(&r, write_output);
-      return r.exit_status;
+      if (r.repeat_after <= 0) return r.exit_status;
+      sleep((unsigned)r.repeat_after); /* until a signal ends it, as Slurm's squeue -i */
+      round = 0;
+      continue;
     }
     if (r.needs_interaction) {
       close(s.fd);

@@ -155,6 +155,7 @@ static int get_command(struct pb_bytes raw, struct reply *r) {
     if (pb_get_field(&in, &f, 0) < 0) return -1;
     if (f.number == 2 && f.wire == PB_VARINT) r->exit_status = (int32_t)(uint32_t)f.v;
     if (f.number == 3 && f.wire == PB_LEN && get_needs(f.b, r) < 0) return -1;
+    if (f.number == 4 && f.wire == PB_VARINT) r->repeat_after = (int32_t)(uint32_t)f.v;
   }
   return 0;
 }

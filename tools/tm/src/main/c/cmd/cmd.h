@@ -71,6 +71,7 @@ struct reply {
   struct pb_bytes error_message;
   struct pb_bytes outputs; /* the CommandReply, whose Output fields are written in order */
   int32_t exit_status;
+  int32_t repeat_after; /* squeue -i: seconds until the same request is sent again; 0: never */
   int has_needs;
   int needs_stdin, needs_environment, needs_interaction;
   struct pb_bytes needs; /* the CommandNeeds, for its files */

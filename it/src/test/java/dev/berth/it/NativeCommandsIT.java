@@ -181,8 +181,31 @@ class NativeCommandsIT {
     assertEquals(1, same("sbatch", "--gpus-per-task=1", "job.sh").exit());
     assertEquals(1, same("sbatch", "nonexistent.sh").exit());
     assertEquals(1, same("squeue", "--sort=x").exit());
-    assertEquals(1, same("squeue", "--iterate=5").exit());
+    assertEquals(1, same("squeue", "--iterate=0").exit());
     assertEquals(1, same("squeue", "-o", "%q").exit());
+  }
+
+  /**
+   * squeue -i lists again each interval until it is interrupted, both ways: the native client asks
+   * the server again when the server says so, the Java command runs again itself.
+   */
+  @Test
+  void squeueDashIListsAgainUntilInterrupted() {
+    for (boolean java : new boolean[] {false, true}) {
+      List<String> argv = new ArrayList<>(TestUsers.loginEnv(ALICE));
+      argv.addAll(List.of("LANG=C.UTF-8", "BERTH_SERVER=" + cluster.socket));
+      argv.addAll(List.of("timeout", "-s", "INT", "6"));
+      Path bin = TestCluster.ROOT.resolve("ops/bin");
+      argv.addAll(
+          java
+              ? List.of(bin.resolve("berth-java").toString(), "squeue")
+              : List.of(bin.resolve("squeue").toString()));
+      argv.addAll(List.of("-i", "1", "-o", "%i"));
+      TestCluster.Result r = TestCluster.exec(work, argv, null, new byte[0]);
+      long listings = r.out().lines().filter(l -> l.equals("JOBID")).count();
+      assertTrue(listings >= 2, (java ? "java: " : "native: ") + r);
+      assertTrue(r.out().contains("\n\n"), "a blank line after each listing: " + r);
+    }
   }
 
   @Test

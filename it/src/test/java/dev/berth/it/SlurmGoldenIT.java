@@ -349,6 +349,11 @@ class SlurmGoldenIT {
         normal(
             berth("squeue", "-h", "-j", berthId, "-o", "%i|%j|%u|%t|%M|%D|%R").out(), berthId, ""),
         "squeue -o");
+    String named = "Name,username:.10,StateCompact:4|,state:0|,timeused,NumNodes:.6,reasonlist";
+    assertEquals(
+        normal(slurm("squeue", "-j", slurmId, "-O", named).out(), slurmId, ""),
+        normal(berth("squeue", "-j", berthId, "-O", named).out(), berthId, ""),
+        "squeue -O, its header too");
     String slurmShown = slurm("scontrol", "show", "job", slurmId).out();
     String berthShown = berth("scontrol", "show", "job", berthId).out();
     // MinMemoryCPU is Slurm's key for the baseline's DefMemPerCPU; without one (as in Berth,

@@ -42,6 +42,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -179,7 +180,29 @@ public final class Main {
       err.println("berth-cli: unknown command '" + name + "'; commands: " + names(commands));
       return ExitCodes.USAGE;
     }
-    return command.run(Invocation.ofProcess(name, rest));
+    Invocation invocation = Invocation.ofProcess(name, rest);
+    OptionalInt again = repeatAfter(name, invocation.args());
+    for (; ; ) {
+      int status = command.run(invocation);
+      if (status != ExitCodes.OK || again.isEmpty()) {
+        return status;
+      }
+      System.out.flush();
+      try {
+        Thread.sleep(again.getAsInt() * 1000L); // until a signal ends it, as Slurm's squeue -i
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return status;
+      }
+    }
+  }
+
+  /**
+   * How many seconds after a successful run of {@code name} with {@code args} it runs again (squeue
+   * -i), for whoever runs it: this process, or the native client for a run the server hosts.
+   */
+  public static OptionalInt repeatAfter(String name, List<String> args) {
+    return name.equals("squeue") ? Squeue.repeatAfter(args) : OptionalInt.empty();
   }
 
   private static String baseName(String path) {

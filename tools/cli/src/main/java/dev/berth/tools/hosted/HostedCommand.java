@@ -21,6 +21,7 @@ import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -88,6 +89,13 @@ public final class HostedCommand {
     try {
       int status = target.run(invocation);
       reply = output.overflowed() ? tooLong(command, outputBytes) : reply(output, status);
+      OptionalInt again =
+          status == 0 && !output.overflowed()
+              ? Main.repeatAfter(command.getName(), invocation.args())
+              : OptionalInt.empty();
+      if (again.isPresent()) { // squeue -i: the client asks again, so that this run ends
+        reply = reply.toBuilder().setRepeatAfterSeconds(again.getAsInt()).build();
+      }
     } catch (NeedsInput needs) {
       if (watched.changed) {
         throw new IllegalStateException(

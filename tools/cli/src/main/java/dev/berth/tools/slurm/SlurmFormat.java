@@ -2,14 +2,15 @@ package dev.berth.tools.slurm;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
 /**
  * The {@code -o} formats of Slurm's squeue and sprio: text with fields {@code %[.][size]type}, a
  * size padding the field to that width (and cutting what is longer, its start kept), a {@code .}
- * putting it on the right, as Slurm 22.05 prints them. Each command has its own letters; any other
- * is refused by name.
+ * putting it on the right, as Slurm 22.05 prints them; and squeue's {@code -O} formats, the same
+ * fields by name. Each command has its own letters; any other is refused by name.
  *
  * @param <T> what a line shows (a job)
  */
@@ -76,6 +77,65 @@ public final class SlurmFormat<T> {
     }
     if (text.length() > 0) {
       pieces.add(new Piece<>(text.toString(), null, 0, false));
+    }
+    return new SlurmFormat<>(List.copyOf(pieces));
+  }
+
+  /**
+   * Reads a {@code -O} format: a comma list of {@code name[:[.][size][suffix]]}, names in any case,
+   * each field 20 wide and on the left unless its size says otherwise (a size of none or 0 neither
+   * pads nor cuts), followed by its suffix; nothing between fields, as Slurm 22.05's squeue prints
+   * them.
+   *
+   * @param names the command's field names (lower case), as the letters of its {@code -o} fields
+   * @param known the names of the command's other fields (lower case), refused as not shown yet
+   * @throws IllegalArgumentException naming a field that is not shown, in Slurm's words for a name
+   *     the command does not have
+   */
+  public static <T> SlurmFormat<T> parseNamed(
+      String format,
+      Map<String, Character> names,
+      java.util.Set<String> known,
+      Map<Character, Field<T>> fields,
+      String program) {
+    List<Piece<T>> pieces = new ArrayList<>();
+    for (String token : format.split(",")) {
+      if (token.isEmpty()) {
+        continue;
+      }
+      int colon = token.indexOf(':');
+      String name = (colon < 0 ? token : token.substring(0, colon)).toLowerCase(Locale.ROOT);
+      int width = 20;
+      boolean right = false;
+      String suffix = "";
+      if (colon >= 0) {
+        int at = colon + 1;
+        right = at < token.length() && token.charAt(at) == '.';
+        if (right) {
+          at++;
+        }
+        int from = at;
+        while (at < token.length() && Character.isDigit(token.charAt(at)) && at - from < 4) {
+          at++;
+        }
+        width = at == from ? 0 : Integer.parseInt(token.substring(from, at));
+        suffix = token.substring(at);
+      }
+      Character letter = names.get(name);
+      if (letter == null) {
+        throw new IllegalArgumentException(
+            known.contains(name)
+                ? "the field "
+                    + name
+                    + " is not supported by Berth's "
+                    + program
+                    + " yet (docs/slurm.md lists the fields it shows)"
+                : "Invalid job format specification: " + name);
+      }
+      pieces.add(new Piece<>(null, fields.get(letter), width, right && width > 0));
+      if (!suffix.isEmpty()) {
+        pieces.add(new Piece<>(suffix, null, 0, false));
+      }
     }
     return new SlurmFormat<>(List.copyOf(pieces));
   }

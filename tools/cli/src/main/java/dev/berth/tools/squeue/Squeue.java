@@ -1,5 +1,6 @@
 package dev.berth.tools.squeue;
 
+import dev.berth.client.GnuOptions;
 import dev.berth.client.GnuOptions.Arg;
 import dev.berth.client.GnuOptions.Option;
 import dev.berth.client.Invocation;
@@ -25,8 +26,11 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code squeue}: the jobs Slurm's squeue would list, from the same server as qstat (every job the
@@ -83,7 +87,9 @@ public final class Squeue {
           "all",
           "array",
           "format",
+          "Format",
           "help",
+          "iterate",
           "jobs",
           "long",
           "me",
@@ -105,6 +111,8 @@ public final class Squeue {
           SlurmJob.State.RUNNING,
           SlurmJob.State.SUSPENDED,
           SlurmJob.State.COMPLETING);
+
+  private static final Pattern LEADING_NUMBER = Pattern.compile("^\\s*([+-]?\\d{1,9})");
 
   static final String USAGE =
       "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
@@ -131,6 +139,10 @@ public final class Squeue {
       return 1;
     }
     Map<String, String> given = read.options();
+    if (given.containsKey("iterate") && iterate(given.get("iterate")) <= 0) {
+      inv.err().println("squeue: error: --iterate=" + given.get("iterate") + "\n");
+      return 1;
+    }
     ZoneId zone = inv.zone();
     SlurmFormat<SlurmJob> format;
     Set<SlurmJob.State> states;
@@ -140,13 +152,24 @@ public final class Squeue {
           SqueueSort.parse(
               given.getOrDefault(
                   "sort", given.containsKey("start") ? SqueueSort.START : SqueueSort.DEFAULT));
+      if (given.containsKey("format") && given.containsKey("Format")) {
+        throw new IllegalArgumentException(incompatible(inv.args()));
+      }
       String layout =
           given.containsKey("format")
               ? given.get("format")
               : given.containsKey("start")
                   ? SqueueFormat.START
                   : given.containsKey("long") ? SqueueFormat.LONG : SqueueFormat.DEFAULT;
-      format = SlurmFormat.parse(layout, SqueueFormat.fields(zone), "squeue");
+      format =
+          given.containsKey("Format")
+              ? SlurmFormat.parseNamed(
+                  given.get("Format"),
+                  SqueueFormat.NAMES,
+                  SqueueFormat.NOT_SHOWN,
+                  SqueueFormat.fields(zone),
+                  "squeue")
+              : SlurmFormat.parse(layout, SqueueFormat.fields(zone), "squeue");
       states = states(given.get("states"), given.containsKey("start"));
     } catch (IllegalArgumentException e) {
       inv.err().println("squeue: error: " + e.getMessage());
@@ -218,16 +241,61 @@ public final class Squeue {
       shown.add(j);
     }
     shown.sort(order);
-    if (given.containsKey("long")) {
-      inv.out().println(SlurmTimes.banner(now, zone));
-    }
+    boolean iterated = given.containsKey("iterate");
     if (!given.containsKey("noheader")) {
+      if (given.containsKey("long") || iterated) {
+        inv.out().println(SlurmTimes.banner(now, zone));
+      }
       inv.out().println(format.header());
     }
     for (String line : rows(shown, format, given.containsKey("array"))) {
       inv.out().println(line);
     }
+    if (iterated) {
+      inv.out().println();
+    }
     return 0;
+  }
+
+  /**
+   * {@code -i}: how many seconds after this listing squeue lists again (until interrupted), as
+   * Slurm's squeue repeats itself; the caller repeats it, so that a run the server hosts ends.
+   * Empty without {@code -i}, or when the arguments are wrong (the run has said so).
+   */
+  public static OptionalInt repeatAfter(List<String> args) {
+    try {
+      for (GnuOptions.Given g : new GnuOptions("squeue", OPTIONS).parse(args).options()) {
+        if (g.option().name().equals("iterate") && iterate(g.value()) > 0) {
+          return OptionalInt.of(iterate(g.value()));
+        }
+      }
+    } catch (GnuOptions.UsageException e) {
+      return OptionalInt.empty();
+    }
+    return OptionalInt.empty();
+  }
+
+  /** {@code -i}'s seconds as Slurm reads them (atoi: a leading number, else 0). */
+  private static int iterate(String value) {
+    Matcher m = LEADING_NUMBER.matcher(value);
+    return m.find() ? Integer.parseInt(m.group(1)) : 0;
+  }
+
+  /** Slurm's refusal of -o with -O, which names the one given last. */
+  private static String incompatible(List<String> args) {
+    int lower = -1;
+    int upper = -1;
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (a.startsWith("-o") || a.startsWith("--format")) {
+        lower = i;
+      } else if (a.startsWith("-O") || a.startsWith("--Format")) {
+        upper = i;
+      }
+    }
+    return upper > lower
+        ? "-O (--Format) is incompatible with -o (--format)"
+        : "-o (--format) is incompatible with -O (--Format)";
   }
 
   /**

@@ -7,16 +7,129 @@ import dev.berth.tools.slurm.SlurmJob;
 import dev.berth.tools.slurm.SlurmTimes;
 import java.time.ZoneId;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
  * squeue's layouts (default, {@code -l}, {@code --start}) and the {@code -o} fields Berth's squeue
- * shows, by their letters ({@link SlurmFormat} reads the formats).
+ * shows, by their letters and by {@code -O}'s names ({@link SlurmFormat} reads the formats).
  */
 final class SqueueFormat {
   static final String DEFAULT = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
   static final String LONG = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
   static final String START = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %R";
+
+  /** {@code -O}'s names of the fields Berth's squeue shows, as their {@code -o} letters. */
+  static final Map<String, Character> NAMES =
+      Map.ofEntries(
+          Map.entry("account", 'a'),
+          Map.entry("arrayjobid", 'F'),
+          Map.entry("arraytaskid", 'K'),
+          Map.entry("batchhost", 'B'),
+          Map.entry("endtime", 'e'),
+          Map.entry("groupname", 'g'),
+          Map.entry("jobarrayid", 'i'),
+          Map.entry("jobid", 'A'),
+          Map.entry("name", 'j'),
+          Map.entry("nodelist", 'N'),
+          Map.entry("numcpus", 'C'),
+          Map.entry("numnodes", 'D'),
+          Map.entry("partition", 'P'),
+          Map.entry("prioritylong", 'Q'),
+          Map.entry("reason", 'r'),
+          Map.entry("reasonlist", 'R'),
+          Map.entry("starttime", 'S'),
+          Map.entry("state", 'T'),
+          Map.entry("statecompact", 't'),
+          Map.entry("submittime", 'V'),
+          Map.entry("timeleft", 'L'),
+          Map.entry("timelimit", 'l'),
+          Map.entry("timeused", 'M'),
+          Map.entry("username", 'u'),
+          Map.entry("workdir", 'Z'));
+
+  /** Slurm 22.05's other {@code -O} names of a job's fields, which Berth's squeue refuses. */
+  static final Set<String> NOT_SHOWN =
+      Set.of(
+          "accruetime",
+          "admin_comment",
+          "allocnodes",
+          "allocsid",
+          "batchflag",
+          "boardspernode",
+          "burstbuffer",
+          "burstbufferstate",
+          "cluster",
+          "clusterfeature",
+          "command",
+          "comment",
+          "container",
+          "contiguous",
+          "corespec",
+          "cores",
+          "cpuspertask",
+          "deadline",
+          "delayboot",
+          "dependency",
+          "derivedec",
+          "eligibletime",
+          "exit_code",
+          "feature",
+          "gres",
+          "groupid",
+          "lastschedeval",
+          "licenses",
+          "maxcpus",
+          "maxnodes",
+          "mcslabel",
+          "mincpus",
+          "minmemory",
+          "mintime",
+          "mintmpdisk",
+          "network",
+          "nice",
+          "ntperboard",
+          "ntpercore",
+          "ntpernode",
+          "ntpersocket",
+          "numtasks",
+          "origin",
+          "originraw",
+          "oversubscribe",
+          "packjobid",
+          "packjobidset",
+          "packjoboffset",
+          "pendingtime",
+          "preempttime",
+          "prefer",
+          "priority",
+          "profile",
+          "qos",
+          "reboot",
+          "reqnodes",
+          "reqswitch",
+          "requeue",
+          "reservation",
+          "resizetime",
+          "restartcnt",
+          "schednodes",
+          "sct",
+          "selectjobinfo",
+          "shared",
+          "siblingsactive",
+          "siblingsactiveraw",
+          "siblingsviable",
+          "siblingsviableraw",
+          "sockets",
+          "sperboard",
+          "stderr",
+          "stdin",
+          "stdout",
+          "system_comment",
+          "threads",
+          "tres",
+          "userid",
+          "wckey");
 
   private SqueueFormat() {}
 

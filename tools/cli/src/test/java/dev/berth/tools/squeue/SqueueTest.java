@@ -17,10 +17,12 @@ import dev.berth.proto.NodeStatus;
 import dev.berth.proto.ResourceRequest;
 import dev.berth.proto.Response;
 import dev.berth.tools.slurm.SlurmJob;
+import dev.berth.tools.slurm.SlurmTimes;
 import dev.berth.tools.testing.FakeCli;
 import dev.berth.tools.testing.Run;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /** squeue over qsub's and sbatch's jobs, in Slurm 22.05's layouts and words. */
@@ -123,6 +125,34 @@ class SqueueTest {
   }
 
   @Test
+  void dashCapitalOFormatsByFieldNames() {
+    assertEquals(
+        "JOBID               NAME                ST\n13                  train               PD\n",
+        squeue("-j", "13", "-O", "JobID,name,StateCompact:0").out(),
+        "20 wide on the left unless said; names in any case");
+    assertEquals(
+        "      13|train|PENDING|1:00:00|\n",
+        squeue("-h", "-j", "13", "-O", "jobarrayid:.8|,name:0|,state:0|,timelimit:0|").out(),
+        "a size after a dot on the right; a suffix after the size");
+    assertEquals("sweep-\n", squeue("-h", "-t", "R", "-j", "16_1", "-O", "name:6").out(), "cut");
+    Run unknown = squeue("-O", "jobid,colour");
+    assertEquals(1, unknown.status());
+    assertEquals("squeue: error: Invalid job format specification: colour\n", unknown.err());
+    Run notShown = squeue("-O", "qos");
+    assertEquals(1, notShown.status());
+    assertEquals(
+        "squeue: error: the field qos is not supported by Berth's squeue yet (docs/slurm.md lists"
+            + " the fields it shows)\n",
+        notShown.err());
+    assertEquals(
+        "squeue: error: -O (--Format) is incompatible with -o (--format)\n",
+        squeue("-o", "%i", "-O", "jobid").err());
+    assertEquals(
+        "squeue: error: -o (--format) is incompatible with -O (--Format)\n",
+        squeue("--Format=jobid", "-o", "%i").err());
+  }
+
+  @Test
   void aTaskOfAnSbatchArrayIsNamedByItsOwnNumberToo() {
     Job task =
         job(20, "sweep", "alice", JobState.RUNNING)
@@ -159,11 +189,27 @@ class SqueueTest {
   }
 
   @Test
+  void dashIListsWithTheDateAndABlankLineAndSaysWhenToListAgain() {
+    Run r = squeue("-i", "5", "-j", "13", "-o", "%i %t");
+    assertEquals(0, r.status(), r.err());
+    assertEquals(
+        SlurmTimes.banner(NOW, java.time.ZoneOffset.UTC) + "\nJOBID ST\n13 PD\n\n", r.out());
+    assertEquals("13 PD\n\n", squeue("-h", "--iterate=5", "-j", "13", "-o", "%i %t").out());
+    assertEquals(OptionalInt.of(5), Squeue.repeatAfter(List.of("-hi", "5")));
+    assertEquals(OptionalInt.of(7), Squeue.repeatAfter(List.of("--iterate=7s")), "as atoi reads");
+    assertEquals(OptionalInt.empty(), Squeue.repeatAfter(List.of("-o", "%i")));
+    Run zero = squeue("-i", "0");
+    assertEquals(1, zero.status());
+    assertEquals("squeue: error: --iterate=0\n\n", zero.err(), "Slurm's, its newline doubled");
+    assertEquals(OptionalInt.empty(), Squeue.repeatAfter(List.of("-i", "x")));
+  }
+
+  @Test
   void whatItDoesNotHonourIsRefusedByName() {
-    Run sorted = squeue("-i", "5");
+    Run sorted = squeue("--steps");
     assertEquals(1, sorted.status());
     assertEquals(
-        "squeue: error: --iterate is not supported by Berth's squeue yet (docs/slurm.md lists"
+        "squeue: error: --steps is not supported by Berth's squeue yet (docs/slurm.md lists"
             + " what is)\n",
         sorted.err());
     Run field = squeue("-o", "%i %q");

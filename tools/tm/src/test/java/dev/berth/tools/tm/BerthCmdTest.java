@@ -153,6 +153,27 @@ class BerthCmdTest {
         sent.getSubmissionId());
   }
 
+  /** squeue -i: the server says when to ask again; the client asks, the same request each time. */
+  @Test
+  void asksAgainWhenTheServerSaysSo() throws Exception {
+    CompletableFuture<Void> served =
+        serve(
+            r -> {
+              Response.Builder reply = output(0, false, "list " + received.size() + "\n");
+              if (received.size() < 3) {
+                reply.getCommandBuilder().setRepeatAfterSeconds(1);
+              }
+              return reply;
+            });
+    TmProcess.Result result = run("", "squeue", "-i", "1");
+    served.get(10, TimeUnit.SECONDS);
+    assertEquals(new TmProcess.Result(0, "list 1\nlist 2\nlist 3\n", ""), result);
+    assertEquals(3, received.size());
+    assertEquals(
+        received.get(0).getRunCommand().getArgsList(),
+        received.get(2).getRunCommand().getArgsList());
+  }
+
   @Test
   void sendsWhatTheServerNeedsReadWithItsOwnPermissions() throws Exception {
     Files.writeString(dir.resolve("job.sh"), "#PBS -N x\ntrue\n");
