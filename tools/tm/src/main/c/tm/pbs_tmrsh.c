@@ -165,7 +165,8 @@ static void await(struct session *s, enum tm_kind asked, int *stdin_fd) {
 }
 
 static int run(struct session *s, const struct line *l, const struct tm_node *node) {
-  struct tm_spawn spawn = {node->name, shell_argv(l), 3, "", node->first_vnode, 1};
+  struct tm_spawn spawn = {.node = node->name, .argv = shell_argv(l), .argc = 3, .cwd = "",
+                           .vnode = node->first_vnode, .relay_output = 1};
   int stdin_fd = -1;
   tm_send_spawn(&s->c, TM_ID(TM_ASK_SPAWN, 0), &spawn);
   await(s, TM_ASK_SPAWN, &stdin_fd);

@@ -235,8 +235,9 @@ static void fail(struct task *t, enum state state, const char *why, int lost) {
 }
 
 static void send_spawn(struct run *run, int i) {
-  struct tm_spawn spawn = {node_of(run, i), run->o.argv, run->o.argc, run->cwd,
-                           target(run, i).vnode, !run->o.no_wait};
+  struct tm_spawn spawn = {.node = node_of(run, i), .argv = run->o.argv, .argc = run->o.argc,
+                           .cwd = run->cwd, .vnode = target(run, i).vnode,
+                           .relay_output = !run->o.no_wait};
   run->task[i].state = SPAWNING;
   tm_send_spawn(&run->c, TM_ID(TM_ASK_SPAWN, i), &spawn);
 }

@@ -46,12 +46,14 @@
         "      --mpi=TYPE           none, pmi2, pmix, pmix_v3, pmix_v4: taken; every step is\n"    \
         "                           served PMI-1 (MPICH's ranks) and PMIx (Open MPI's)\n"          \
         "      --cpu-bind=q|none    each task on any CPU of the job's on its node (as always)\n"   \
+        "      --gpus-per-task=N    each task N of the job's GPUs on its node, in order (as\n"     \
+        "                           Slurm's per-task binding); default: sbatch's\n"                \
         "  -h, --help, --usage, -V, --version\n\n"                                                 \
         "Outside a job, srun allocates first (salloc's options, --pty, pyxis's container\n"      \
         "options) and runs this step there. Other options of Slurm's srun are refused by name.\n" \
         "The whole text: man srun, or docs/slurm.md, \"srun\".\n"
 
-enum { OPT_NTASKS_PER_NODE = 256, OPT_MPI, OPT_CPU_BIND, OPT_USAGE };
+enum { OPT_NTASKS_PER_NODE = 256, OPT_MPI, OPT_CPU_BIND, OPT_GPUS_PER_TASK, OPT_USAGE };
 
 /*
  * --cpu-bind: what Berth does anyway, a task on any CPU of the job's on its node (none), said
@@ -74,7 +76,8 @@ static int cpu_bind(const char *value) {
 
 struct options {
   int ntasks, nodes, per_node, cpus_per_task, label; /* 0: not given (cpus_per_task too) */
-  int pmix; /* --mpi=pmix: the step needs PMIx */
+  int pmix;          /* --mpi=pmix: the step needs PMIx */
+  int gpus_per_task; /* --gpus-per-task, else sbatch's SLURM_GPUS_PER_TASK; 0: none */
   char **argv;
   int argc;
 };
@@ -162,6 +165,7 @@ static int parse(int argc, char **argv, struct options *o) {
                                       {"unbuffered", no_argument, 0, 'u'},
                                       {"mpi", required_argument, 0, OPT_MPI},
                                       {"cpu-bind", required_argument, 0, OPT_CPU_BIND},
+                                      {"gpus-per-task", required_argument, 0, OPT_GPUS_PER_TASK},
                                       {"help", no_argument, 0, 'h'},
                                       {"usage", no_argument, 0, OPT_USAGE},
                                       {"version", no_argument, 0, 'V'}};
@@ -206,6 +210,10 @@ static int parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_CPU_BIND:
       if (cpu_bind(optarg) < 0) return -1;
+      break;
+    case OPT_GPUS_PER_TASK:
+      if (count("--gpus-per-task", optarg, &o->gpus_per_task) < 0) return -1;
+      if (o->gpus_per_task > 64) return say_error("--gpus-per-task=%s: at most 64", optarg);
       break;
     case 'h': fputs(HELP, stdout); return 1;
     case OPT_USAGE: fputs(USAGE, stdout); return 1;
@@ -254,6 +262,7 @@ static int lay_out(struct run *run) {
   /* what the command line leaves out, the step's (or sbatch's) variables say, as Slurm's srun */
   int given_tasks = o->ntasks > 0;
   if (!o->cpus_per_task) o->cpus_per_task = env_count("SLURM_CPUS_PER_TASK");
+  if (!o->gpus_per_task) o->gpus_per_task = env_count("SLURM_GPUS_PER_TASK");
   if (!o->cpus_per_task) o->cpus_per_task = 1;
   if (!o->per_node) o->per_node = env_count("SLURM_NTASKS_PER_NODE");
   if (!o->ntasks && !o->nodes) o->ntasks = env_count("SLURM_NTASKS");
@@ -382,8 +391,21 @@ static void spawn(struct run *run, int t) {
   set_number("SLURM_NODEID", task->node);
   const struct tm_node *node = &run->nodes.node[task->node];
   int slot = task->local * run->o.cpus_per_task;
-  struct tm_spawn s = {node->name, run->o.argv, run->o.argc, run->cwd,
-                       node->first_vnode + (node->slots > 0 ? slot % node->slots : 0), 1};
+  struct tm_spawn s = {.node = node->name,
+                       .argv = run->o.argv,
+                       .argc = run->o.argc,
+                       .cwd = run->cwd,
+                       .vnode = node->first_vnode + (node->slots > 0 ? slot % node->slots : 0),
+                       .relay_output = 1};
+  /* --gpus-per-task: Slurm's per-task binding, the node's GPUs in order, N to each local task;
+   * the mom refuses a task whose GPUs the job has not got there */
+  int32_t gpus[64];
+  if (run->o.gpus_per_task > 0) {
+    s.ngpus = run->o.gpus_per_task < 64 ? run->o.gpus_per_task : 64;
+    for (int g = 0; g < s.ngpus; g++) gpus[g] = task->local * run->o.gpus_per_task + g;
+    s.gpus = gpus;
+    set_number("SLURM_GPUS_PER_TASK", run->o.gpus_per_task);
+  }
   if (run->pmi) pmi_task_environment(run->pmi, t);
   if (run->pmix && step_pmix_task_environment(run->pmix, t, task->node) < 0) {
     task->status = -1;

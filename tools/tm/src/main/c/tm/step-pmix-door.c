@@ -178,9 +178,13 @@ static int open_inner(struct door *d) {
   socklen_t len = sizeof self;
   int one = 1;
   if (fd < 0 || bind(fd, (struct sockaddr *)&self, sizeof self) < 0 ||
-      getsockname(fd, (struct sockaddr *)&self, &len) < 0 || remember(self.sin_port) < 0 ||
-      connect(fd, (struct sockaddr *)&d->inner, sizeof d->inner) < 0) {
+      getsockname(fd, (struct sockaddr *)&self, &len) < 0 || remember(self.sin_port) < 0) {
     if (fd >= 0) close(fd);
+    return -1;
+  }
+  if (connect(fd, (struct sockaddr *)&d->inner, sizeof d->inner) < 0) {
+    opened_by_door(self.sin_port); /* forgotten: libpmix will not accept it */
+    close(fd);
     return -1;
   }
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

@@ -42,6 +42,13 @@ static size_t env_entry(const char *entry, size_t *key, size_t *value) {
   return pb_len_size(*key) + pb_len_size(*value);
 }
 
+/* The task's GPUs, packed (a repeated field's varints in one length-delimited one): GPU 0 too. */
+static size_t gpus_size(const struct tm_spawn *s) {
+  size_t n = 0;
+  for (int i = 0; i < s->ngpus; i++) n += pb_varint_size((uint64_t)(uint32_t)s->gpus[i]);
+  return n;
+}
+
 static size_t spawn_size(const struct tm_spawn *s) {
   size_t n = pb_text_size(strlen(s->node)) + pb_text_size(strlen(s->cwd)) + pb_int_size(s->vnode) +
              (s->relay_output ? 2 : 0);
@@ -50,6 +57,7 @@ static size_t spawn_size(const struct tm_spawn *s) {
     size_t key, value, entry = env_entry(*e, &key, &value);
     if (entry) n += pb_len_size(entry);
   }
+  if (s->ngpus > 0) n += pb_len_size(gpus_size(s));
   return n;
 }
 
@@ -68,7 +76,11 @@ size_t tm_encode_spawn(unsigned char *p, uint64_t id, const struct tm_spawn *s) 
   }
   p = pb_put_text(p, 4, s->cwd, strlen(s->cwd));
   p = pb_put_int(p, 5, s->vnode);
-  if (s->relay_output) pb_put_int(p, 6, 1);
+  if (s->relay_output) p = pb_put_int(p, 6, 1);
+  if (s->ngpus > 0) {
+    p = pb_put_len(p, 7, gpus_size(s));
+    for (int i = 0; i < s->ngpus; i++) p = pb_put_varint(p, (uint64_t)(uint32_t)s->gpus[i]);
+  }
   return frame_size(id, size);
 }
 

@@ -55,6 +55,8 @@ struct tm_spawn {
   const char *cwd;
   int32_t vnode;
   int relay_output;
+  const int32_t *gpus; /* srun --gpus-per-task: the task's among the job's on its node */
+  int ngpus;
 };
 
 struct tm_node {

@@ -268,6 +268,38 @@ class GpuIsolationIT {
   }
 
   /**
+   * sbatch --gpus-per-task: as many GPUs on each node as its tasks take, and srun gives each task
+   * its own, in order (Slurm's implied per-task binding): CUDA_VISIBLE_DEVICES names only the
+   * task's. A step that asks a task for more than the job has on its node is refused by the mom.
+   */
+  @Test
+  void gpusPerTaskGiveEachTaskOfAStepItsOwn() throws Exception {
+    String id =
+        cluster.sbatchAs(
+            USER,
+            work,
+            "#!/bin/sh\n#SBATCH -N 2 -n 4 --gpus-per-task=1 -o per-task.out\n"
+                + "srun -l sh -c 'echo host=$(hostname) local=$SLURM_LOCALID"
+                + " cvd=$CUDA_VISIBLE_DEVICES each=$SLURM_GPUS_PER_TASK'\n"
+                + "srun -N 1 -n 2 --gpus-per-task=2 true; echo beyond=$?\n");
+    Job job = done(id);
+    String out = MultiNodeCluster.output(job);
+    assertEquals(0, job.getExitStatus(), out);
+    assertTrue(job.getResources().getValuesMap().get("nodes").contains("gpus=2"), job.toString());
+    for (String line :
+        List.of(
+            "0: host=a local=0 cvd=0 each=1",
+            "1: host=a local=1 cvd=1 each=1",
+            "2: host=b local=0 cvd=0 each=1",
+            "3: host=b local=1 cvd=1 each=1")) {
+      assertTrue(out.contains(line + "\n"), line + " in " + out);
+    }
+    assertTrue(out.contains("srun: error: a: task 1: could not start: "), out);
+    assertTrue(out.contains("the task's GPU 2 is not one of the job's 2 on this node\n"), out);
+    assertTrue(out.contains("beyond=2\n"), out);
+  }
+
+  /**
    * A job without GPUs on a GPU node is denied every GPU, and cannot get one back: not by making
    * its own device file, not by leaving its devices cgroup, not by widening its rules.
    */

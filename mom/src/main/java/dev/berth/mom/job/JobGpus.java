@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * A job's GPUs on one node: those the server gave it, which it sees, and the node's others, which
@@ -80,6 +81,28 @@ public record JobGpus(List<Gpu> held, List<Gpu> others, boolean anyNode) {
    * leaves it none to find). Values the job brought give way.
    */
   public void addTo(Map<String, String> env, Path gpufile) {
+    addTo(env, gpufile, List.of());
+  }
+
+  /**
+   * As {@link #addTo(Map, Path)}, for a task that uses only {@code task} of the job's GPUs here
+   * (srun --gpus-per-task; none: all of them), numbered as the job sees them: its
+   * CUDA_VISIBLE_DEVICES names only those, as Slurm's per-task binding gives each task its own.
+   *
+   * @throws IllegalArgumentException when one of them is not the job's here, or named twice
+   */
+  public void addTo(Map<String, String> env, Path gpufile, List<Integer> task) {
+    for (int i = 0; i < task.size(); i++) {
+      int g = task.get(i);
+      if (g < 0 || g >= held.size() || task.subList(0, i).contains(g)) {
+        throw new IllegalArgumentException(
+            "the task's GPU "
+                + g
+                + (g < 0 || g >= held.size()
+                    ? " is not one of the job's " + held.size() + " on this node"
+                    : " is named twice"));
+      }
+    }
     if (anyNode) {
       env.put("PBS_GPUFILE", gpufile.toString());
     }
@@ -90,8 +113,9 @@ public record JobGpus(List<Gpu> held, List<Gpu> others, boolean anyNode) {
       return;
     }
     StringBuilder visible = new StringBuilder();
-    for (int i = 0; i < held.size(); i++) {
-      visible.append(i == 0 ? "" : ",").append(i);
+    List<Integer> seen = task.isEmpty() ? IntStream.range(0, held.size()).boxed().toList() : task;
+    for (int i = 0; i < seen.size(); i++) {
+      visible.append(i == 0 ? "" : ",").append(seen.get(i));
     }
     env.put("CUDA_VISIBLE_DEVICES", visible.toString());
     env.put("CUDA_DEVICE_ORDER", "PCI_BUS_ID");

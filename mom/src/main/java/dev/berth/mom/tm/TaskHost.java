@@ -322,7 +322,11 @@ public final class TaskHost {
     Map<String, String> env = new HashMap<>(s.getEnvMap());
     env.put("TMPDIR", job.tmpdir().toString());
     JobEnvironment.moveNodefile(env, job.nodefile());
-    job.gpus().addTo(env, job.gpufile());
+    try {
+      job.gpus().addTo(env, job.gpufile(), s.getGpusList());
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage());
+    }
     if (!job.motherSuperior()) {
       env.remove(JobEnvironment.TM_SOCKET); // the task manager serves the mother superior only
     }

@@ -213,6 +213,7 @@ public final class TaskManager {
             .setCwd(s.getCwd())
             .setFrom(self)
             .setStdinRelayed(s.getRelayOutput())
+            .addAllGpus(s.getGpusList())
             .build();
     Entry e = new Entry(id, node.getName(), spawn, connection, request);
     if (s.getRelayOutput()) {

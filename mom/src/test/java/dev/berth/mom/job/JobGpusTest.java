@@ -58,6 +58,22 @@ class JobGpusTest {
     assertEquals(GPUFILE.toString(), env.get("PBS_GPUFILE"));
   }
 
+  /** srun --gpus-per-task: a task sees only its own of the job's GPUs here. */
+  @Test
+  void aTaskWithGpusOfItsOwnSeesOnlyThose() throws Exception {
+    JobGpus a = JobGpus.of(job(), "a", FOUR);
+    Map<String, String> env = new HashMap<>();
+    a.addTo(env, GPUFILE, List.of(1));
+    assertEquals("1", env.get("CUDA_VISIBLE_DEVICES"));
+    IllegalArgumentException beyond =
+        assertThrows(IllegalArgumentException.class, () -> a.addTo(env, GPUFILE, List.of(1, 2)));
+    assertEquals("the task's GPU 2 is not one of the job's 2 on this node", beyond.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> a.addTo(env, GPUFILE, List.of(0, 0)));
+    assertThrows(IllegalArgumentException.class, () -> a.addTo(env, GPUFILE, List.of(-1)));
+    JobGpus b = JobGpus.of(job(), "b", FOUR);
+    assertThrows(IllegalArgumentException.class, () -> b.addTo(env, GPUFILE, List.of(0)));
+  }
+
   @Test
   void aNodeWhereTheJobHoldsNoneDeniesAllAndDropsAnotherNodesSetting() throws Exception {
     JobGpus b = JobGpus.of(job(), "b", FOUR);

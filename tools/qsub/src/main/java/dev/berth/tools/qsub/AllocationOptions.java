@@ -195,6 +195,7 @@ final class AllocationOptions {
           "exclusive",
           "gpus",
           "gpus-per-node",
+          "gpus-per-task",
           "gres",
           "help",
           "hold",

@@ -212,6 +212,9 @@ final class SbatchJob {
       gpus = SlurmRequests.gpusPerNode(values.get("gpus"), layout.nodeCount());
       slurm.put("SLURM_GPUS", values.get("gpus"));
     }
+    if (values.containsKey("gpus-per-task")) {
+      gpus = gpusForTasks(values, layout, gpus, slurm);
+    }
     resource(a, "nodes", layout.nodes() + (gpus > 0 ? ":gpus=" + gpus : ""));
     if (gpus > 0 && layout.groups().size() > 1) {
       throw SbatchException.failed(
@@ -286,6 +289,36 @@ final class SbatchJob {
       return "/dev/null";
     }
     return path.startsWith("/") ? path : (workDir.endsWith("/") ? workDir : workDir + "/") + path;
+  }
+
+  /**
+   * {@code --gpus-per-task=N}: N GPUs for each of the tasks on a node, so N times its tasks there
+   * (srun then gives each task its own N, as Slurm's implied {@code --gpu-bind=per_task:N}); the
+   * tasks must be counted ({@code -n}, or {@code --ntasks-per-node}), as Slurm asks.
+   */
+  private static int gpusForTasks(
+      Map<String, String> values, Layout layout, int otherGpus, Map<String, String> slurm)
+      throws SbatchException {
+    if (otherGpus > 0) {
+      throw SbatchException.failed(
+          "--gpus-per-task with --gres, --gpus or --gpus-per-node: give the GPUs one way");
+    }
+    if (!values.containsKey("ntasks") && !values.containsKey("ntasks-per-node")) {
+      throw SbatchException.failed(
+          "--gpus-per-task needs a task count: -n (--ntasks), or --ntasks-per-node");
+    }
+    String text = values.get("gpus-per-task");
+    if (text.contains(":")) {
+      throw SbatchException.failed(
+          "--gpus-per-task="
+              + text
+              + ": GPU types are not supported by Berth's sbatch yet (a number is)");
+    }
+    int each = SlurmRequests.count("gpus-per-task", text);
+    int cpusPerTask =
+        values.containsKey("cpus-per-task") ? Integer.parseInt(values.get("cpus-per-task")) : 1;
+    slurm.put("SLURM_GPUS_PER_TASK", Integer.toString(each));
+    return each * (layout.groups().get(0)[1] / cpusPerTask);
   }
 
   /**

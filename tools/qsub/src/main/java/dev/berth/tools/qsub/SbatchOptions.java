@@ -164,6 +164,7 @@ final class SbatchOptions {
           "export",
           "gpus",
           "gpus-per-node",
+          "gpus-per-task",
           "gres",
           "help",
           "hold",

@@ -208,10 +208,10 @@ class SbatchTest {
 
   @Test
   void whatBerthDoesNotHonourIsRefusedByNameAndNothingIsSent() throws Exception {
-    String file = script("#!/bin/sh\n#SBATCH --gpus-per-task=1\ntrue\n");
+    String file = script("#!/bin/sh\n#SBATCH --gpus-per-socket=1\ntrue\n");
     assertEquals(1, sbatch(file));
     assertEquals(
-        "sbatch: error: --gpus-per-task is not supported by Berth's sbatch yet (docs/slurm.md"
+        "sbatch: error: --gpus-per-socket is not supported by Berth's sbatch yet (docs/slurm.md"
             + " lists what is)\n",
         stderr());
     assertTrue(server.requests().isEmpty());
@@ -312,6 +312,26 @@ class SbatchTest {
     assertTrue(stderr().contains("GPU types are not supported"), stderr());
     assertEquals(1, sbatch("--gpus=2", "--gres=gpu:1", file));
     assertTrue(stderr().contains("give the GPUs one way"), stderr());
+  }
+
+  @Test
+  void gpusPerTaskAreAsManyTimesTheTasksOnEachNode() throws Exception {
+    String file = script("#!/bin/sh\ntrue\n");
+    assertEquals(0, sbatch("--gpus-per-task=2", "-N", "2", "-n", "4", file), stderr());
+    assertEquals("2:ppn=2:gpus=4", sent().get("Resource_List.nodes"));
+    assertEquals("2", variables().get("SLURM_GPUS_PER_TASK"));
+    assertEquals(0, sbatch("--gpus-per-task=1", "-N", "1", "--ntasks-per-node=3", "-c", "2", file));
+    assertEquals(
+        "1:ppn=6:gpus=3",
+        SubmitPlace.byName(server.requests().get(1).getSubmit().getAttributesList())
+            .get("Resource_List.nodes"),
+        "tasks, not CPUs");
+    assertEquals(1, sbatch("--gpus-per-task=1", "-N", "2", file));
+    assertTrue(stderr().contains("--gpus-per-task needs a task count"), stderr());
+    assertEquals(1, sbatch("--gpus-per-task=1", "--gpus=2", "-n", "2", file));
+    assertTrue(stderr().contains("give the GPUs one way"), stderr());
+    assertEquals(1, sbatch("--gpus-per-task=1", "-N", "2", "-n", "3", file));
+    assertTrue(stderr().contains("spread unevenly"), stderr());
   }
 
   @Test
