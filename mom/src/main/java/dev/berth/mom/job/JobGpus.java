@@ -92,6 +92,14 @@ public record JobGpus(List<Gpu> held, List<Gpu> others, boolean anyNode) {
    * @throws IllegalArgumentException when one of them is not the job's here, or named twice
    */
   public void addTo(Map<String, String> env, Path gpufile, List<Integer> task) {
+    if (task.size() > held.size()) { // before the check below, which takes the square of it
+      throw new IllegalArgumentException(
+          "the task asks "
+              + task.size()
+              + " GPUs, more than the job's "
+              + held.size()
+              + " on this node");
+    }
     for (int i = 0; i < task.size(); i++) {
       int g = task.get(i);
       if (g < 0 || g >= held.size() || task.subList(0, i).contains(g)) {

@@ -70,6 +70,11 @@ class JobGpusTest {
     assertEquals("the task's GPU 2 is not one of the job's 2 on this node", beyond.getMessage());
     assertThrows(IllegalArgumentException.class, () -> a.addTo(env, GPUFILE, List.of(0, 0)));
     assertThrows(IllegalArgumentException.class, () -> a.addTo(env, GPUFILE, List.of(-1)));
+    List<Integer> many = java.util.Collections.nCopies(1 << 20, 0);
+    assertEquals(
+        "the task asks 1048576 GPUs, more than the job's 2 on this node",
+        assertThrows(IllegalArgumentException.class, () -> a.addTo(env, GPUFILE, many))
+            .getMessage());
     JobGpus b = JobGpus.of(job(), "b", FOUR);
     assertThrows(IllegalArgumentException.class, () -> b.addTo(env, GPUFILE, List.of(0)));
   }

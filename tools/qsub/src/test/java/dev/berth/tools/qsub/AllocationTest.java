@@ -95,6 +95,17 @@ class AllocationTest {
   }
 
   @Test
+  void gpusPerTaskAskTheAllocationsGpusAndTheStepBindsThem() {
+    assertEquals(1, run("srun", "-n", "2", "--gpus-per-task=1", "nvidia-smi"));
+    Map<String, String> a = sent();
+    assertEquals("1:ppn=2:gpus=2", a.get("Resource_List.nodes"));
+    assertTrue(
+        SubmitPlace.variables(server.requests().get(0).getSubmit().getAttributesList())
+            .contains("SLURM_GPUS_PER_TASK=1"),
+        a.toString());
+  }
+
+  @Test
   void srunPtyRunsTheCommandItselfOnTheTerminal() {
     assertEquals(1, run("srun", "--pty", "--container-image=pytorch", "bash"), stderr());
     Map<String, String> a = sent();
