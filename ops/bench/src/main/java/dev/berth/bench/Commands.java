@@ -82,6 +82,21 @@ final class Commands {
    * Times {@code runs} calls of each command, interleaved; {@code argv} is asked for each call's
    * command line (a job to delete is a new one each time).
    */
+  /**
+   * Runs each command {@code runs} times, untimed and in turn, checking that each succeeds: a
+   * server's JIT compiles the paths a command takes on its first calls, which a running cluster has
+   * compiled long before.
+   */
+  void warm(Map<String, Supplier<List<String>>> commands, int runs)
+      throws IOException, InterruptedException {
+    for (int r = 0; r < runs; r++) {
+      for (Supplier<List<String>> command : commands.values()) {
+        List<String> argv = command.get();
+        check(argv, builder(argv).start().waitFor());
+      }
+    }
+  }
+
   List<Timing> time(Map<String, Supplier<List<String>>> commands, int runs)
       throws IOException, InterruptedException {
     List<String> names = new ArrayList<>(commands.keySet());

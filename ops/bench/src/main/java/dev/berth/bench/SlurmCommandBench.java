@@ -1,5 +1,6 @@
 package dev.berth.bench;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -21,10 +22,10 @@ import java.util.function.Supplier;
  * Berth's Slurm commands against Slurm 22.05's own, side by side in one run (issue 34: each at most
  * Slurm's own). Each manager first runs a 10,000-task array of {@code true} through two CPUs with
  * cgroups, as the same job user, one manager after the other (Berth: {@code qsub -t} on one mom,
- * since its sbatch takes no {@code --array} yet; Slurm: {@code sbatch --array}, its controller
- * recording jobs in a private slurmdbd and MariaDB); both controllers forget a finished job 2 s
- * after it ends (Berth's keep_completed, the tuned Slurm's MinJobAge), so that sacct lists what
- * they stored. Then, both managers up and idle, the same sacct over the 10,000 finished jobs,
+ * whose tasks share their array's number as Slurm's do; Slurm: {@code sbatch --array}, its
+ * controller recording jobs in a private slurmdbd and MariaDB); both controllers forget a finished
+ * job 2 s after it ends (Berth's keep_completed, the tuned Slurm's MinJobAge), so that sacct lists
+ * what they stored. Then, both managers up and idle, the same sacct over the 10,000 finished jobs,
  * Berth's and Slurm's calls alternating; then 1,000 {@code sbatch --hold} in a shell loop on each,
  * and with those 1,000 held jobs queued in each, sbatch, squeue and scancel, the six alternating
  * (Berth's held jobs in a fresh server without moms, as CommandBench's, since moms that run jobs as
@@ -37,6 +38,10 @@ final class SlurmCommandBench {
   private static final int FINISHED = 10_000;
   private static final int QUEUED = 1_000;
   private static final int RUNS = 50;
+
+  /** Untimed calls of each before the timed ones, on both sides (Commands.warm). */
+  private static final int WARMUP = 50;
+
   private static final int KEEP_SECONDS = 2;
   private static final long WAIT_MILLIS = 3_600_000;
   private static final String JOB_SCRIPT = "#!/bin/sh\ntrue\n";
@@ -95,7 +100,7 @@ final class SlurmCommandBench {
       work.toFile().setReadable(true, false);
       work.toFile().setExecutable(true, false);
       Files.writeString(work.resolve("job.sh"), JOB_SCRIPT);
-      Side berth = berth(root, cluster);
+      Side berth = berth(root, cluster, work);
       Map<String, String> env = new HashMap<>();
       env.put("BERTH_SERVER", cluster.socket().toString());
       Map<String, Figures> figures = new LinkedHashMap<>();
@@ -140,7 +145,7 @@ final class SlurmCommandBench {
     }
   }
 
-  private static Side berth(Path root, MomCluster cluster) throws Exception {
+  private static Side berth(Path root, MomCluster cluster, Path work) throws Exception {
     cluster.start();
     cluster.qmgr("set server cgroup_enable = True");
     cluster.qmgr("set server keep_completed = " + KEEP_SECONDS);
@@ -151,7 +156,27 @@ final class SlurmCommandBench {
           return id.substring(0, id.indexOf('['));
         };
     String user = cluster.user() != null ? cluster.user() : "root";
-    return new Side("Berth", root.resolve("ops/bin"), array, user);
+    return new Side("Berth", nativeCommands(root, work), array, user);
+  }
+
+  /**
+   * Berth's commands as its package installs them, each a link to the native client
+   * (/usr/bin/sbatch to /usr/lib/berth/libexec/berth-cmd): ops/bin's are links to a shell script
+   * that finds the client, for a checkout where it may not be built yet, which costs a shell's
+   * start on every call. ops/bin when the client is not built.
+   */
+  private static Path nativeCommands(Path root, Path work) throws IOException {
+    Path client = root.resolve("tools/tm/target/native/berth-cmd");
+    if (!Files.isExecutable(client)) {
+      return root.resolve("ops/bin");
+    }
+    Path bin = Files.createDirectory(work.resolve("bin"));
+    bin.toFile().setReadable(true, false);
+    bin.toFile().setExecutable(true, false);
+    for (String command : List.of("sbatch", "squeue", "scancel", "sacct")) {
+      Files.createSymbolicLink(bin.resolve(command), client);
+    }
+    return bin;
   }
 
   /**
@@ -302,6 +327,7 @@ final class SlurmCommandBench {
     for (Side side : sides) {
       calls.put(side.name() + " sacct", () -> side.argv("sacct", sacct));
     }
+    shell.warm(calls, WARMUP);
     return shell.time(calls, RUNS);
   }
 
@@ -330,7 +356,7 @@ final class SlurmCommandBench {
     Map<Side, List<String>> doomed = new LinkedHashMap<>();
     for (Side side : sides) {
       List<String> submit = side.argv("sbatch", "--parsable", "--hold", "job.sh");
-      doomed.put(side, queuedIds(side, shell).subList(0, RUNS + 1));
+      doomed.put(side, queuedIds(side, shell).subList(0, WARMUP + RUNS + 1));
       Deque<String> left = new ArrayDeque<>(doomed.get(side));
       calls.put(side.name() + " sbatch", () -> submit);
       calls.put(side.name() + " squeue", () -> side.argv("squeue"));
@@ -338,6 +364,7 @@ final class SlurmCommandBench {
     }
     System.out.printf(
         "%n%d timed calls of sbatch, squeue and scancel on each side, alternating...%n", RUNS);
+    shell.warm(calls, WARMUP);
     List<Commands.Timing> timings = shell.time(calls, RUNS);
     for (Side side : sides) {
       List<String> ids = queuedIds(side, shell);
@@ -416,12 +443,14 @@ final class SlurmCommandBench {
     System.out.printf(
         "%nsacct's options, on both: %s%n"
             + "the finished jobs: a %,d-task array of `true` on 2 CPUs with cgroups, as one user"
-            + " (Berth: qsub -t 0-%d, its sbatch has no --array yet; Slurm: sbatch --array=0-%d),"
+            + " (Berth: qsub -t 0-%d; Slurm: sbatch --array=0-%d),"
             + " each task listed once, COMPLETED 0:0; both controllers forget a job %d s after it"
             + " ends (keep_completed, MinJobAge)%n"
-            + "timings: %d calls of each, spawned from the benchmark, both sides' alternating; peak"
-            + " resident size of one more call (GNU time)%n",
-        sacct, FINISHED, FINISHED - 1, FINISHED - 1, KEEP_SECONDS, RUNS);
+            + "timings: %d calls of each, spawned from the benchmark, both sides' alternating,"
+            + " after %d untimed ones of each (a server's first calls of a command compile its"
+            + " path); Berth's commands as its package installs them, links to the native client;"
+            + " peak resident size of one more call (GNU time)%n",
+        sacct, FINISHED, FINISHED - 1, FINISHED - 1, KEEP_SECONDS, RUNS, WARMUP);
     if (n > 1) {
       System.out.println(
           above.isEmpty()
