@@ -270,17 +270,28 @@ class MpiIT {
       // as Slurm users write it for MPICH too: --mpi=pmi2 (Slurm's pmi2 serves PMI-1 clients)
       String mpi = nodes == 2 ? " --mpi=pmi2" : "";
       Job job = sbatch("srun" + mpi + " -N " + nodes + " -n " + nodes + " ./mpi_mpich\n");
-      assertEquals(0, job.getExitStatus(), output(job));
-      List<Map<String, String>> ranks = ranks(job);
-      assertEquals(nodes, ranks.size(), output(job));
-      for (int r = 0; r < nodes; r++) {
-        Map<String, String> rank = ranks.get(r);
-        assertEquals(Integer.toString(r), rank.get("R"), output(job));
-        assertEquals(Integer.toString(nodes), rank.get("S"), "one MPI job: " + output(job));
-        assertEquals(hosts.get(r), rank.get("H"), output(job));
-        String cgroup = "/" + cluster.cgroupRoot + "/" + hosts.get(r) + "/" + job.getId();
-        assertTrue(rank.get("G").endsWith(cgroup), "the rank's cgroup: " + rank);
-      }
+      assertOneMpiJob(job, hosts.subList(0, nodes));
+    }
+  }
+
+  /**
+   * The job's ranks are one MPI job, rank r on {@code hosts.get(r)} in the job's cgroup there: each
+   * knows the job's size and got the sum of every rank's number.
+   */
+  private static void assertOneMpiJob(Job job, List<String> hosts) {
+    int tasks = hosts.size();
+    assertEquals(0, job.getExitStatus(), output(job));
+    List<Map<String, String>> ranks = ranks(job);
+    assertEquals(tasks, ranks.size(), output(job));
+    for (int r = 0; r < tasks; r++) {
+      Map<String, String> rank = ranks.get(r);
+      assertEquals(Integer.toString(r), rank.get("R"), output(job));
+      assertEquals(Integer.toString(tasks), rank.get("S"), "one MPI job: " + output(job));
+      String sum = "Sum at " + r + ": " + tasks * (tasks - 1) / 2 + "\n";
+      assertTrue(output(job).contains(sum), sum + " in " + output(job));
+      assertEquals(hosts.get(r), rank.get("H"), output(job));
+      String cgroup = "/" + cluster.cgroupRoot + "/" + hosts.get(r) + "/" + job.getId();
+      assertTrue(rank.get("G").endsWith(cgroup), "the rank's cgroup: " + rank);
     }
   }
 
@@ -296,19 +307,7 @@ class MpiIT {
       int tasks = nodes + 1;
       String mpi = nodes == 2 ? " --mpi=pmix" : "";
       Job job = sbatch("-N " + nodes + " -n " + tasks, "srun" + mpi + " ./mpi\n");
-      assertEquals(0, job.getExitStatus(), output(job));
-      List<Map<String, String>> ranks = ranks(job);
-      assertEquals(tasks, ranks.size(), output(job));
-      for (int r = 0; r < tasks; r++) {
-        Map<String, String> rank = ranks.get(r);
-        assertEquals(Integer.toString(r), rank.get("R"), output(job));
-        assertEquals(Integer.toString(tasks), rank.get("S"), "one MPI job: " + output(job));
-        String sum = "Sum at " + r + ": " + tasks * (tasks - 1) / 2 + "\n";
-        assertTrue(output(job).contains(sum), sum + " in " + output(job));
-        assertEquals(hosts.get(r), rank.get("H"), output(job));
-        String cgroup = "/" + cluster.cgroupRoot + "/" + hosts.get(r) + "/" + job.getId();
-        assertTrue(rank.get("G").endsWith(cgroup), "the rank's cgroup: " + rank);
-      }
+      assertOneMpiJob(job, hosts.subList(0, tasks));
     }
   }
 
