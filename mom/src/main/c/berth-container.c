@@ -71,8 +71,14 @@ int container_option(struct container *c, const char *flag, const char *value, c
   else if (!strcmp(flag, "--container-mount")) full = add(c->mounts, &c->nmounts, value);
   else if (!strcmp(flag, "--container-bind")) full = add(c->binds, &c->nbinds, value);
   else if (!strcmp(flag, "--container-device")) full = add(c->devices, &c->ndevices, value);
+  else if (!strcmp(flag, "--container-env")) full = add(c->host_env, &c->nhost_env, value);
   else return 0;
   if (full) return failed(error, size, "too many %s options", flag);
+  if (!strcmp(flag, "--container-env")) {
+    if (!value[0] || strchr(value, '='))
+      return failed(error, size, "--container-env needs a variable's name, not %s", value);
+    return 1;
+  }
   if (value[0] != '/' && strcmp(flag, "--container-mount") && strcmp(flag, "--container-nvidia"))
     return failed(error, size, "%s needs an absolute path, not %s", flag, value);
   return 1;
@@ -547,8 +553,9 @@ static int pivot(const char *root, int writable, char *error, size_t size) {
 /*
  * The image's environment (berth image import writes it to /etc/berth/environment, one
  * NAME=VALUE a line) over the job's, as pyxis gives the image's values precedence; the job's
- * own PBS_ and BERTH_ variables, TMPDIR and the owner's HOME, USER and LOGNAME stay. A PATH of
- * the image keeps the directories of the job's PATH that were bound in (Berth's tools).
+ * own PBS_ and BERTH_ variables, TMPDIR, the owner's HOME, USER and LOGNAME, and the names the
+ * job keeps from the host (pyxis's --container-env) stay. A PATH of the image keeps the
+ * directories of the job's PATH that were bound in (Berth's tools).
  */
 static void image_environment(const struct container *c) {
   FILE *f = fopen("/etc/berth/environment", "re");
@@ -562,6 +569,7 @@ static void image_environment(const struct container *c) {
     *eq = 0;
     int keep = !strncmp(line, "PBS_", 4) || !strncmp(line, "BERTH_", 6);
     for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) keep |= !strcmp(line, kept[i]);
+    for (int i = 0; i < c->nhost_env; i++) keep |= !strcmp(line, c->host_env[i]);
     if (keep) continue;
     if (!strcmp(line, "PATH")) {
       char path[8192];

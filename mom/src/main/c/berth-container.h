@@ -23,6 +23,9 @@ struct container {
   const char *devices[CONTAINER_MAX_ITEMS]; /* device files bound into /dev by their base name */
   int ndevices;
   const char *nvidia;    /* the job's NVIDIA GPUs by UUID, comma separated: the driver's files */
+  const char *host_env[CONTAINER_MAX_ITEMS]; /* names whose values the process brings win over
+                                                the image's (pyxis's --container-env) */
+  int nhost_env;
 };
 
 /*

@@ -127,7 +127,6 @@ struct door *door_open(const char *secret, int max_relays) {
 
 int door_port(const struct door *d) { return d->port; }
 
-
 void door_lead_to(struct door *d, struct sockaddr_in inner) { d->inner = inner; }
 
 int door_max_fds(int ntasks) { return 1 + MAX_STRANGERS + 2 * (2 * ntasks + 8); }

@@ -44,6 +44,7 @@ public final class AttributeNames {
   public static final String CONTAINER_IMAGE = "container_image";
   public static final String CONTAINER_MOUNTS = "container_mounts";
   public static final String CONTAINER_WORKDIR = "container_workdir";
+  public static final String CONTAINER_ENV = "container_env";
   public static final String CONTAINER_WRITABLE = "container_writable";
   public static final String CONTAINER_REMAP_ROOT = "container_remap_root";
   public static final String CONTAINER_NAME = "container_name";

@@ -242,6 +242,8 @@ class ContainerIT {
                 + openMpi
                 + "\n"
                 + "#SBATCH --container-mounts=$HOME:/workspace\n"
+                // the image sets none of them: they reach the starter and change nothing
+                + "#SBATCH --container-env=NCCL_DEBUG,CUDA_HOME\n"
                 + "#SBATCH --container-workdir="
                 + inside("")
                 + "\n"

@@ -172,6 +172,7 @@ public enum AttributeTable {
           owner(AttributeNames.CONTAINER_IMAGE, ValueType.STRING, BERTH),
           owner(AttributeNames.CONTAINER_MOUNTS, ValueType.STRING, BERTH),
           owner(AttributeNames.CONTAINER_WORKDIR, ValueType.STRING, BERTH),
+          owner(AttributeNames.CONTAINER_ENV, ValueType.STRING, BERTH),
           owner(AttributeNames.CONTAINER_WRITABLE, ValueType.BOOLEAN, BERTH),
           owner(AttributeNames.CONTAINER_REMAP_ROOT, ValueType.BOOLEAN, BERTH),
           owner(AttributeNames.CONTAINER_NAME, ValueType.STRING, BERTH),

@@ -89,7 +89,8 @@ public final class ContainerPlan {
             mounts,
             binds,
             devices,
-            uuids.isEmpty() ? null : String.join(",", uuids)));
+            uuids.isEmpty() ? null : String.join(",", uuids),
+            c.getEnvList()));
   }
 
   /**

@@ -17,6 +17,8 @@ import java.util.List;
  * @param devices device files bound into the container's /dev under their own names (GPUs)
  * @param nvidia the job's NVIDIA GPUs by UUID, comma separated, whose driver files
  *     nvidia-container-cli puts into the container; null for none
+ * @param hostEnv variables whose values the process brings win over the image's (pyxis's
+ *     --container-env)
  */
 public record ContainerSpec(
     Path image,
@@ -29,17 +31,20 @@ public record ContainerSpec(
     List<String> mounts,
     List<Path> binds,
     List<Path> devices,
-    String nvidia) {
+    String nvidia,
+    List<String> hostEnv) {
   public ContainerSpec {
     mounts = List.copyOf(mounts);
     binds = List.copyOf(binds);
     devices = List.copyOf(devices);
+    hostEnv = List.copyOf(hostEnv);
   }
 
   /** This container, started in {@code workdir} (null: the process's own directory, if there). */
   public ContainerSpec startingIn(String workdir) {
     return new ContainerSpec(
-        image, cache, named, scratch, workdir, writable, remapRoot, mounts, binds, devices, nvidia);
+        image, cache, named, scratch, workdir, writable, remapRoot, mounts, binds, devices, nvidia,
+        hostEnv);
   }
 
   /** The starter's options for this container. */
@@ -57,6 +62,9 @@ public record ContainerSpec(
     }
     if (remapRoot) {
       argv.add("--container-remap-root");
+    }
+    for (String name : hostEnv) {
+      argv.addAll(List.of("--container-env", name));
     }
     mounts.forEach(m -> argv.addAll(List.of("--container-mount", m)));
     binds.forEach(b -> add(argv, "--container-bind", b));

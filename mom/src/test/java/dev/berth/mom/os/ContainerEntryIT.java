@@ -58,6 +58,9 @@ class ContainerEntryIT {
       Files.createSymbolicLink(root.resolve("bin").resolve(applet), Path.of("busybox"));
     }
     Files.writeString(root.resolve("etc/marker"), MARKER + "\n");
+    // as berth image import writes an image's own environment
+    Files.createDirectories(root.resolve("etc/berth"));
+    Files.writeString(root.resolve("etc/berth/environment"), "GREETING=image\nOTHER=image\n");
     image = dir.resolve("busybox.sqsh");
     Process p =
         new ProcessBuilder(
@@ -108,10 +111,16 @@ class ContainerEntryIT {
     Files.setAttribute(scratch, "unix:uid", NOBODY);
     return new ContainerSpec(
         image, ownCache, named, scratch, "/work", writable, remapRoot, List.of(), List.of(),
-        List.of(), null);
+        List.of(), null, List.of());
   }
 
   private JobProcess start(ContainerSpec container, String script, String name) throws IOException {
+    return start(container, Map.of("PATH", "/bin"), script, name);
+  }
+
+  private JobProcess start(
+      ContainerSpec container, Map<String, String> env, String script, String name)
+      throws IOException {
     StartSpec spec =
         new StartSpec(
             nobody,
@@ -126,7 +135,7 @@ class ContainerEntryIT {
             dir.resolve(name + ".status"),
             null,
             List.of("/bin/sh", "-c", script),
-            Map.of("PATH", "/bin"),
+            env,
             false,
             false,
             null,
@@ -141,8 +150,13 @@ class ContainerEntryIT {
 
   /** Runs {@code script} in the container; its output, after checking it exited 0. */
   private String run(ContainerSpec container, String script) throws Exception {
+    return run(container, Map.of("PATH", "/bin"), script);
+  }
+
+  private String run(ContainerSpec container, Map<String, String> env, String script)
+      throws Exception {
     String name = "run-" + System.nanoTime();
-    start(container, script, name).exited().get(60, TimeUnit.SECONDS);
+    start(container, env, script, name).exited().get(60, TimeUnit.SECONDS);
     StarterStatus status = StarterStatus.parse(Files.readString(dir.resolve(name + ".status")));
     String out = Files.readString(dir.resolve("out").resolve(name));
     assertEquals(0, status.exitStatus(), status + ": " + out);
@@ -157,6 +171,32 @@ class ContainerEntryIT {
             "cat /etc/marker; id -u; pwd; touch /x 2>&1; echo done > /tmp/t && cat /tmp/t");
     assertEquals(MARKER + "\n" + NOBODY + "\n/work\ntouch: /x: Read-only file system\ndone\n", out);
     assertTrue(Files.isSymbolicLink(ownCache.resolve("ids").toFile().listFiles()[0].toPath()));
+  }
+
+  /**
+   * The image's own environment wins over what the process brings, as pyxis's does, but for the
+   * names kept from the host (pyxis's --container-env).
+   */
+  @Test
+  void theImagesValuesWinButForTheNamesKeptFromTheHost() throws Exception {
+    ContainerSpec c = container(null, false, false);
+    ContainerSpec keeping =
+        new ContainerSpec(
+            c.image(),
+            c.cache(),
+            null,
+            c.scratch(),
+            "/work",
+            false,
+            false,
+            List.of(),
+            List.of(),
+            List.of(),
+            null,
+            List.of("GREETING"));
+    Map<String, String> env = Map.of("PATH", "/bin", "GREETING", "host", "OTHER", "host");
+    assertEquals("image image\n", run(c, env, "echo $GREETING $OTHER"));
+    assertEquals("host image\n", run(keeping, env, "echo $GREETING $OTHER"));
   }
 
   @Test
@@ -251,7 +291,8 @@ class ContainerEntryIT {
             List.of(),
             List.of(),
             List.of(),
-            "GPU-0000");
+            "GPU-0000",
+            List.of());
     String name = "nvidia-" + System.nanoTime();
     start(gpu, "true", name).exited().get(60, TimeUnit.SECONDS);
     String status = Files.readString(dir.resolve(name + ".status"));

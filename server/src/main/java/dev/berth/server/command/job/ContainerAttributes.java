@@ -1,12 +1,15 @@
 package dev.berth.server.command.job;
 
+import dev.berth.core.ControlCharacters;
 import dev.berth.core.image.UserData;
 import dev.berth.proto.Container;
 import dev.berth.proto.Error;
 import dev.berth.server.command.AttributeSpec;
 import dev.berth.server.command.CommandException;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * The {@code -W container_*} attributes (pyxis's {@code --container-*} options), checked here since
@@ -21,8 +24,14 @@ final class ContainerAttributes {
   static final String WRITABLE = "container_writable";
   static final String REMAP_ROOT = "container_remap_root";
   static final String NAME = "container_name";
+  static final String ENV = "container_env";
 
-  static final Set<String> ALL = Set.of(IMAGE, MOUNTS, WORKDIR, WRITABLE, REMAP_ROOT, NAME);
+  static final Set<String> ALL = Set.of(IMAGE, MOUNTS, WORKDIR, WRITABLE, REMAP_ROOT, NAME, ENV);
+
+  /** container_env: at most this many names (the starter's bound), each of at most 256 bytes. */
+  private static final int MAX_ENV = 64;
+
+  private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
 
   /** An image or container name: what `berth image` files them under. */
   private static final int MAX_MOUNTS = 64;
@@ -40,6 +49,7 @@ final class ContainerAttributes {
       case WRITABLE -> c.setWritable(JobAttributes.bool(WRITABLE, v));
       case REMAP_ROOT -> c.setRemapRoot(JobAttributes.bool(REMAP_ROOT, v));
       case NAME -> c.setName(plainName(NAME, v));
+      case ENV -> c.clearEnv().addAllEnv(variables(v));
       default -> throw new IllegalArgumentException(attribute);
     }
   }
@@ -127,6 +137,29 @@ final class ContainerAttributes {
           Error.Code.BAD_VALUE, attribute + " '" + v + "': only $HOME is expanded, at the start");
     }
     return v;
+  }
+
+  /** container_env's names, comma separated, each once. */
+  private static List<String> variables(String v) {
+    LinkedHashSet<String> names = new LinkedHashSet<>();
+    for (String item : v.split(",", -1)) {
+      String name = item.trim();
+      if (!VARIABLE.matcher(name).matches()) {
+        throw new CommandException(
+            Error.Code.BAD_VALUE,
+            ENV
+                + " '"
+                + ControlCharacters.escape(
+                    name.length() > 64 ? name.substring(0, 64) + "..." : name)
+                + "' is not a variable's name (letters, digits and _, not first a digit)");
+      }
+      names.add(name);
+      if (names.size() > MAX_ENV) {
+        throw new CommandException(
+            Error.Code.BAD_VALUE, ENV + " names more than " + MAX_ENV + " variables");
+      }
+    }
+    return List.copyOf(names);
   }
 
   private static String plainName(String attribute, String v) {

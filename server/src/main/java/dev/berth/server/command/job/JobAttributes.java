@@ -115,7 +115,8 @@ final class JobAttributes {
           ContainerAttributes.WORKDIR,
           ContainerAttributes.WRITABLE,
           ContainerAttributes.REMAP_ROOT,
-          ContainerAttributes.NAME ->
+          ContainerAttributes.NAME,
+          ContainerAttributes.ENV ->
           ContainerAttributes.apply(job.getContainerBuilder(), a.getName(), v);
       case SUBMIT_STYLE -> job.setSubmitStyle(oneOf(SUBMIT_STYLE, v, Set.of(SBATCH)));
       case "x", "job_radix" -> job.putExtensions(a.getName(), v); // recorded, no effect yet

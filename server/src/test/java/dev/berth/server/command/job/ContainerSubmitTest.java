@@ -32,7 +32,8 @@ class ContainerSubmitTest {
             attr("container_mounts", "$HOME:/workspace,/scratch/alice:/scratch:ro"),
             attr("container_workdir", "/workspace/run"),
             attr("container_writable", "True"),
-            attr("container_name", "ompi-dev"));
+            attr("container_name", "ompi-dev"),
+            attr("container_env", "NCCL_DEBUG, CUDA_HOME,NCCL_DEBUG"));
     Container c = d.job(id).getContainer();
     assertEquals("/images/ompi.sqsh", c.getImage());
     assertEquals(
@@ -48,6 +49,7 @@ class ContainerSubmitTest {
     assertTrue(c.getWritable());
     assertFalse(c.getRemapRoot(), "only when asked, as pyxis");
     assertEquals("ompi-dev", c.getName());
+    assertEquals(List.of("NCCL_DEBUG", "CUDA_HOME"), c.getEnvList(), "each once, trimmed");
     assertFalse(d.job(d.submit(ALICE)).hasContainer(), "a job without them runs on the host");
   }
 
@@ -102,5 +104,17 @@ class ContainerSubmitTest {
         Error.Code.BAD_VALUE,
         () -> d.submit(ALICE, attr("container_workdir", "/workspace")),
         "container attributes need container_image");
+    for (String bad : List.of("A=B", "1X", "", "A,,B", "X Y")) {
+      refused(
+          Error.Code.BAD_VALUE,
+          () -> d.submit(ALICE, attr("container_image", "/i.sqsh"), attr("container_env", bad)),
+          "is not a variable's name");
+    }
+    String many =
+        String.join(",", java.util.stream.IntStream.range(0, 65).mapToObj(i -> "V" + i).toList());
+    refused(
+        Error.Code.BAD_VALUE,
+        () -> d.submit(ALICE, attr("container_image", "/i.sqsh"), attr("container_env", many)),
+        "container_env names more than 64 variables");
   }
 }

@@ -5,6 +5,7 @@ import static dev.berth.core.AttributeNames.CGROUP_ENABLE;
 import static dev.berth.core.AttributeNames.CHECKPOINT;
 import static dev.berth.core.AttributeNames.COMMENT;
 import static dev.berth.core.AttributeNames.COMP_TIME;
+import static dev.berth.core.AttributeNames.CONTAINER_ENV;
 import static dev.berth.core.AttributeNames.CONTAINER_IMAGE;
 import static dev.berth.core.AttributeNames.CONTAINER_MOUNTS;
 import static dev.berth.core.AttributeNames.CONTAINER_NAME;
@@ -313,6 +314,7 @@ public final class JobAttributeList {
             .map(m -> m.getSource() + ":" + m.getTarget() + (m.getReadOnly() ? ":ro" : ""))
             .collect(java.util.stream.Collectors.joining(",")));
     text(attrs, CONTAINER_WORKDIR, c.getWorkdir());
+    text(attrs, CONTAINER_ENV, String.join(",", c.getEnvList()));
     attrs.add(Attr.text(CONTAINER_WRITABLE, bool(c.getWritable())));
     attrs.add(Attr.text(CONTAINER_REMAP_ROOT, bool(c.getRemapRoot())));
   }

@@ -245,6 +245,7 @@ final class AllocationOptions {
               STEP,
               Set.of(
                   "pty",
+                  "container-env",
                   "container-image",
                   "container-mounts",
                   "container-workdir",

@@ -13,7 +13,8 @@ import java.util.Map;
  * sbatch's directory, or the name of an image imported with {@code berth image}; Berth pulls
  * nothing from a registry, so {@code ubuntu:22.04} or {@code nvcr.io#nvidia/pytorch} is refused
  * with what to do instead), mounts ({@code SRC[:DST[:ro|rw]]}), working directory, a named
- * container, root remapping and a writable root. {@code --no-container-mount-home} and {@code
+ * container, root remapping, a writable root, and the variables whose job values win over the
+ * image's ({@code --container-env}). {@code --no-container-mount-home} and {@code
  * --no-container-entrypoint} are what Berth does anyway.
  */
 final class PyxisOptions {
@@ -40,6 +41,9 @@ final class PyxisOptions {
     }
     if (values.containsKey("container-writable")) {
       a.put("container_writable", "True");
+    }
+    if (values.containsKey("container-env")) {
+      a.put("container_env", values.get("container-env"));
     }
     return a;
   }

@@ -150,6 +150,7 @@ final class SbatchOptions {
           "array",
           "begin",
           "chdir",
+          "container-env",
           "container-image",
           "container-mounts",
           "container-name",
