@@ -150,6 +150,17 @@ class SbatchIT {
         cluster.runAs(ALICE, work, "squeue", "-h", "-j", after.out().trim(), "-o", "%i %r");
     assertEquals(after.out().trim() + " Dependency\n", waiting.out(), waiting.toString());
 
+    // singleton: the held job of that name holds it back; once that one is gone, it runs
+    TestCluster.Result single =
+        cluster.runAs(ALICE, work, "sbatch", "--parsable", "--dependency=singleton", "held.sh");
+    assertEquals(0, single.exit(), single.toString());
+    String solo = single.out().trim();
+    assertEquals(
+        solo + " Dependency\n",
+        cluster.runAs(ALICE, work, "squeue", "-h", "-j", solo, "-o", "%i %r").out());
+    assertEquals(0, cluster.runAs(ALICE, work, "scancel", slurm).exit());
+    assertEquals(0, cluster.awaitState(solo, JobState.COMPLETED).getExitStatus());
+
     TestCluster.Result info = cluster.runAs(ALICE, work, "sinfo");
     assertEquals(0, info.exit(), info.toString());
     assertTrue(
@@ -377,12 +388,12 @@ class SbatchIT {
 
   @Test
   void whatBerthDoesNotHonourIsRefusedAndNothingIsSubmitted() throws IOException {
-    script("pertask.sh", "#!/bin/sh\n#SBATCH --gpus-per-task=1\ntrue\n");
+    script("pertask.sh", "#!/bin/sh\n#SBATCH --gpus-per-socket=1\ntrue\n");
     long before = cluster.jobs().size();
     TestCluster.Result r = cluster.runAs(ALICE, work, "sbatch", "pertask.sh");
     assertEquals(1, r.exit(), r.toString());
     assertEquals(
-        "sbatch: error: --gpus-per-task is not supported by Berth's sbatch yet (docs/slurm.md"
+        "sbatch: error: --gpus-per-socket is not supported by Berth's sbatch yet (docs/slurm.md"
             + " lists what is)\n",
         r.err());
     TestCluster.Result bad = cluster.runAs(ALICE, work, "sbatch", "--bogus", "pertask.sh");

@@ -5,6 +5,7 @@ import dev.berth.core.JobIds;
 import dev.berth.proto.Dependency;
 import dev.berth.proto.Error;
 import dev.berth.proto.Job;
+import dev.berth.proto.JobState;
 import dev.berth.server.command.CommandException;
 import dev.berth.server.state.ClusterState;
 import dev.berth.server.state.DependencyStatus;
@@ -30,7 +31,14 @@ public final class Dependencies {
 
   private Dependencies() {}
 
-  static List<Dependency> parse(String value, ClusterState s, String server) {
+  /**
+   * The dependencies {@code value} names, each job looked up in {@code s}; Slurm's {@code
+   * singleton} as {@code afterany} on every job of {@code owner} named {@code name} that has not
+   * ended (so the job starts once those submitted before it have ended, one at a time in the order
+   * they came; a job submitted later does not hold it back, as it does in Slurm's).
+   */
+  static List<Dependency> parse(
+      String value, ClusterState s, String server, String owner, String name) {
     long named = value.chars().filter(c -> c == ':').count(); // each job id follows a colon
     if (named > MAX_DEPENDENCIES) {
       throw new CommandException(
@@ -45,12 +53,16 @@ public final class Dependencies {
     for (String clause : value.split(",")) {
       String[] parts = clause.trim().split(":");
       String type = parts[0];
+      if (type.equals(SINGLETON) && parts.length == 1) {
+        singleton(s, owner, name).ifPresent(result::add);
+        continue;
+      }
       if (!DependencyStatus.TYPES.contains(type)) {
         throw new CommandException(
             Error.Code.BAD_DEPENDENCY,
             "dependency type '"
                 + type
-                + "' is not supported (use after, afterok, afternotok or afterany)");
+                + "' is not supported (use after, afterok, afternotok, afterany or singleton)");
       }
       if (parts.length < 2) {
         throw new CommandException(
@@ -85,6 +97,32 @@ public final class Dependencies {
       result.add(d.build());
     }
     return result;
+  }
+
+  /** Slurm's dependency on the owner's earlier jobs of the same name. */
+  static final String SINGLETON = "singleton";
+
+  /** {@code singleton} as afterany on the owner's unended jobs of that name; none when none. */
+  private static Optional<Dependency> singleton(ClusterState s, String owner, String name) {
+    Dependency.Builder d = Dependency.newBuilder().setType("afterany");
+    for (Job job : s.jobs()) {
+      boolean task = !job.getArrayParent().isEmpty(); // its array stands for it
+      if (!task
+          && job.getState() != JobState.COMPLETED
+          && job.getEuser().equals(owner)
+          && job.getName().equals(name)) {
+        d.addJobIds(job.getId());
+      }
+    }
+    if (d.getJobIdsCount() > MAX_DEPENDENCIES) {
+      throw new CommandException(
+          Error.Code.BAD_DEPENDENCY,
+          "singleton: "
+              + d.getJobIdsCount()
+              + " jobs of that name have not ended; a job may wait on at most "
+              + MAX_DEPENDENCIES);
+    }
+    return d.getJobIdsCount() == 0 ? Optional.empty() : Optional.of(d.build());
   }
 
   private static String canonical(String id, String server) {

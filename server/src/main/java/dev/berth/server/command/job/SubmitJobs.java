@@ -325,7 +325,8 @@ public final class SubmitJobs {
     job.setCgroupEnable(ServerAttributes.flag(s, ServerAttributeNames.CGROUP_ENABLE));
     String depend = job.getExtensionsOrDefault(AttributeNames.DEPEND, "");
     if (!depend.isEmpty()) {
-      job.addAllDependencies(Dependencies.parse(depend, s, ctx.serverName()));
+      job.addAllDependencies(
+          Dependencies.parse(depend, s, ctx.serverName(), job.getEuser(), job.getName()));
       job.removeExtensions(AttributeNames.DEPEND);
       switch (Dependencies.status(job.build(), s)) {
         case IMPOSSIBLE ->

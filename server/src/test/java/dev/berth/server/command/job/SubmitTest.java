@@ -424,6 +424,38 @@ class SubmitTest {
     assertFalse(j.containsExtensions(AttributeNames.DEPEND), "depend travels as dependencies");
   }
 
+  /**
+   * Slurm's singleton: the owner's jobs of the same name that have not ended, when the job comes,
+   * hold it until they end (afterany); another user's, another name's and later ones do not.
+   */
+  @Test
+  void singletonWaitsForTheOwnersUnendedJobsOfTheSameName() {
+    String first = d.submit(ALICE, attr(AttributeNames.JOB_NAME, "train"));
+    String second = d.submit(ALICE, attr(AttributeNames.JOB_NAME, "train"));
+    d.submit(BOB, attr(AttributeNames.JOB_NAME, "train"));
+    d.submit(ALICE, attr(AttributeNames.JOB_NAME, "eval"));
+    Job j =
+        d.job(
+            d.submit(
+                ALICE,
+                attr(AttributeNames.JOB_NAME, "train"),
+                attr(AttributeNames.DEPEND, "singleton")));
+    assertEquals(JobState.HELD, j.getState());
+    assertTrue(j.getHolds().getSystem());
+    assertEquals(
+        List.of(
+            Dependency.newBuilder().setType("afterany").addJobIds(first).addJobIds(second).build()),
+        j.getDependenciesList());
+    Job alone =
+        d.job(
+            d.submit(
+                ALICE,
+                attr(AttributeNames.JOB_NAME, "fresh"),
+                attr(AttributeNames.DEPEND, "singleton")));
+    assertEquals(JobState.QUEUED, alone.getState(), "none of its name: nothing to wait for");
+    assertEquals(List.of(), alone.getDependenciesList());
+  }
+
   @Test
   void anArrayRequestMakesAnArrayOfSubjobs() {
     long number = d.state.nextJobNumber();

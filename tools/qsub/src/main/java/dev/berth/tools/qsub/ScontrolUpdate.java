@@ -228,10 +228,21 @@ public final class ScontrolUpdate {
     }
   }
 
-  /** sbatch's --dependency, refused in scontrol's words. */
+  /**
+   * sbatch's --dependency, refused in scontrol's words; singleton is resolved when a job is
+   * submitted, so an update cannot add it.
+   */
   private static String dependency(String value) throws RefusedException {
     try {
-      return SlurmRequests.depend("Dependency", "Berth", value);
+      String depend = SlurmRequests.depend("Dependency", "Berth", value);
+      if (java.util.Arrays.asList(depend.split(",")).contains("singleton")) {
+        throw SbatchException.failed(
+            "Dependency="
+                + value
+                + ": singleton is not supported by Berth yet (after, afterany,"
+                + " afterok and afternotok are; sbatch takes singleton)");
+      }
+      return depend;
     } catch (SbatchException e) {
       throw new RefusedException("scontrol: error: " + e.reason());
     }

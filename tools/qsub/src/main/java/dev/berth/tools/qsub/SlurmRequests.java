@@ -26,9 +26,9 @@ final class SlurmRequests {
 
   /**
    * {@code --dependency}: Slurm's {@code after}, {@code afterany}, {@code afterok} and {@code
-   * afternotok} on jobs ({@code 12}, an array task {@code 12_3}), items joined by {@code ,} (all
-   * must hold), as Torque's {@code depend}; OR ({@code ?}), {@code singleton}, {@code aftercorr}
-   * and {@code +minutes} are refused.
+   * afternotok} on jobs ({@code 12}, an array task {@code 12_3}), and {@code singleton} (the server
+   * waits on the owner's earlier jobs of the same name), items joined by {@code ,} (all must hold),
+   * as Torque's {@code depend}; OR ({@code ?}), {@code aftercorr} and {@code +minutes} are refused.
    *
    * @param option how the command names the option in its refusals ({@code --dependency},
    *     scontrol's {@code Dependency})
@@ -44,6 +44,10 @@ final class SlurmRequests {
     for (String item : text.split(",")) {
       String[] parts = item.strip().split(":");
       String type = parts[0];
+      if (type.equals("singleton") && parts.length == 1) {
+        items.add(type);
+        continue;
+      }
       if (!Set.of("after", "afterany", "afterok", "afternotok").contains(type)) {
         throw SbatchException.failed(
             given
@@ -51,7 +55,7 @@ final class SlurmRequests {
                 + (type.isEmpty() ? "an empty item" : type)
                 + " is not supported by "
                 + by
-                + " yet (after, afterany, afterok and afternotok are)");
+                + " yet (after, afterany, afterok, afternotok and singleton are)");
       }
       if (parts.length < 2) {
         throw SbatchException.failed("Batch job submission failed: Job dependency problem");

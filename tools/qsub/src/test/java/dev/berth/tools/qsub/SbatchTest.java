@@ -179,6 +179,7 @@ class SbatchTest {
             "--no-container-remap-root",
             "--container-writable",
             "--no-container-mount-home",
+            "--container-env=NCCL_DEBUG,CUDA_HOME",
             file),
         stderr());
     Map<String, String> a = sent();
@@ -188,6 +189,7 @@ class SbatchTest {
     assertEquals("work", a.get("container_name"));
     assertFalse(a.containsKey("container_remap_root"), "the command line's --no- wins");
     assertEquals("True", a.get("container_writable"));
+    assertEquals("NCCL_DEBUG,CUDA_HOME", a.get("container_env"));
   }
 
   @Test
@@ -200,9 +202,9 @@ class SbatchTest {
         stderr().contains("container_image " + dir + "/missing.sqsh: no such file"), stderr());
     assertEquals(1, sbatch("--container-image=x", "--container-mounts=/a:/b:private", "--wrap=t"));
     assertTrue(stderr().contains("mount flags 'private' are not supported"), stderr());
-    assertEquals(1, sbatch("--container-image=x", "--container-env=PATH", "--wrap=true"));
+    assertEquals(1, sbatch("--container-image=x", "--container-save=/tmp/x", "--wrap=true"));
     assertTrue(
-        stderr().contains("--container-env is not supported by Berth's sbatch yet"), stderr());
+        stderr().contains("--container-save is not supported by Berth's sbatch yet"), stderr());
     assertEquals(List.of(), server.requests(), "nothing submitted");
   }
 
@@ -282,14 +284,14 @@ class SbatchTest {
     assertEquals(
         0,
         sbatch(
-            "--dependency=afterok:12:13_2,afterany:14",
+            "--dependency=afterok:12:13_2,afterany:14,singleton",
             "--begin=now+2hours",
             "--mail-type=BEGIN,END",
             "--mail-user=alice@example.org",
             file),
         stderr());
     Map<String, String> sent = sent();
-    assertEquals("afterok:12:13[2],afterany:14", sent.get("depend"));
+    assertEquals("afterok:12:13[2],afterany:14,singleton", sent.get("depend"));
     assertEquals(
         Long.toString(SubmitPlace.CLOCK.instant().getEpochSecond() + 7200),
         sent.get("Execution_Time"));
@@ -297,7 +299,7 @@ class SbatchTest {
     assertEquals("alice@example.org", sent.get("Mail_Users"));
     assertEquals("2:ppn=1:gpus=2", sent.get("Resource_List.nodes"));
     assertEquals("True", sent.get("node_exclusive"));
-    assertEquals("afterok:12:13_2,afterany:14", variables().get("SLURM_JOB_DEPENDENCY"));
+    assertEquals("afterok:12:13_2,afterany:14,singleton", variables().get("SLURM_JOB_DEPENDENCY"));
   }
 
   @Test
@@ -337,8 +339,8 @@ class SbatchTest {
   @Test
   void whatTheseCannotExpressIsRefused() throws Exception {
     String file = script("#!/bin/sh\ntrue\n");
-    assertEquals(1, sbatch("--dependency=singleton", file));
-    assertTrue(stderr().contains("singleton is not supported"), stderr());
+    assertEquals(1, sbatch("--dependency=aftercorr:12", file));
+    assertTrue(stderr().contains("aftercorr is not supported"), stderr());
     err.reset();
     assertEquals(1, sbatch("--dependency=afterok:1?afterok:2", file));
     err.reset();

@@ -97,7 +97,7 @@ class ScontrolUpdateTest {
         refusal("JobId=5", "TimeLimit=UNLIMITED"));
     assertEquals(
         "scontrol: error: Dependency=singleton: singleton is not supported by Berth yet (after,"
-            + " afterany, afterok and afternotok are)",
+            + " afterany, afterok and afternotok are; sbatch takes singleton)",
         refusal("JobId=5", "Dependency=singleton"));
     assertEquals(
         "scontrol: error: Berth's scontrol finds the job to update by its JobId only (yet)",
