@@ -18,6 +18,24 @@ public final class SlurmFormat<T> {
   /** What a field shows: its header and its value of a line's subject. */
   public record Field<T>(String header, Function<T, String> value) {}
 
+  /**
+   * A field's {@code [.][size]} read from {@code at}: on the right, its width (0 for none; of a
+   * longer size its first four digits, so that no field pads a line out of bounds), and where what
+   * follows starts.
+   */
+  private record Size(boolean right, int width, int end) {
+    static Size at(String text, int at) {
+      boolean right = at < text.length() && text.charAt(at) == '.';
+      int from = right ? at + 1 : at;
+      int end = from;
+      while (end < text.length() && Character.isDigit(text.charAt(end))) {
+        end++;
+      }
+      int width = end == from ? 0 : Integer.parseInt(text.substring(from, Math.min(end, from + 4)));
+      return new Size(right, width, end);
+    }
+  }
+
   /** A piece of a format: literal text, or a field with its width and side. */
   private record Piece<T>(String text, Field<T> field, int width, boolean right) {}
 
@@ -45,19 +63,11 @@ public final class SlurmFormat<T> {
         i++;
         continue;
       }
-      int at = i + 1;
-      boolean right = format.charAt(at) == '.';
-      if (right) {
-        at++;
-      }
-      int from = at;
-      while (at < format.length() && Character.isDigit(format.charAt(at))) {
-        at++;
-      }
+      Size size = Size.at(format, i + 1);
+      int at = size.end();
       if (at >= format.length()) {
         throw new IllegalArgumentException("a format that ends in a field without its letter");
       }
-      int width = at == from ? 0 : Integer.parseInt(format.substring(from, Math.min(at, from + 4)));
       char letter = format.charAt(at);
       Field<T> field = fields.get(letter);
       if (field == null) {
@@ -72,7 +82,7 @@ public final class SlurmFormat<T> {
         pieces.add(new Piece<>(text.toString(), null, 0, false));
         text.setLength(0);
       }
-      pieces.add(new Piece<>(null, field, width, right && width > 0));
+      pieces.add(new Piece<>(null, field, size.width(), size.right() && size.width() > 0));
       i = at + 1;
     }
     if (text.length() > 0) {
@@ -84,8 +94,8 @@ public final class SlurmFormat<T> {
   /**
    * Reads a {@code -O} format: a comma list of {@code name[:[.][size][suffix]]}, names in any case,
    * each field 20 wide and on the left unless its size says otherwise (a size of none or 0 neither
-   * pads nor cuts), followed by its suffix; nothing between fields, as Slurm 22.05's squeue prints
-   * them.
+   * pads nor cuts; a size is read as {@code -o}'s), followed by its suffix; nothing between fields,
+   * as Slurm 22.05's squeue prints them.
    *
    * @param names the command's field names (lower case), as the letters of its {@code -o} fields
    * @param known the names of the command's other fields (lower case), refused as not shown yet
@@ -105,22 +115,8 @@ public final class SlurmFormat<T> {
       }
       int colon = token.indexOf(':');
       String name = (colon < 0 ? token : token.substring(0, colon)).toLowerCase(Locale.ROOT);
-      int width = 20;
-      boolean right = false;
-      String suffix = "";
-      if (colon >= 0) {
-        int at = colon + 1;
-        right = at < token.length() && token.charAt(at) == '.';
-        if (right) {
-          at++;
-        }
-        int from = at;
-        while (at < token.length() && Character.isDigit(token.charAt(at)) && at - from < 4) {
-          at++;
-        }
-        width = at == from ? 0 : Integer.parseInt(token.substring(from, at));
-        suffix = token.substring(at);
-      }
+      Size size = colon < 0 ? new Size(false, 20, token.length()) : Size.at(token, colon + 1);
+      String suffix = token.substring(size.end());
       Character letter = names.get(name);
       if (letter == null) {
         throw new IllegalArgumentException(
@@ -132,7 +128,8 @@ public final class SlurmFormat<T> {
                     + " yet (docs/slurm.md lists the fields it shows)"
                 : "Invalid job format specification: " + name);
       }
-      pieces.add(new Piece<>(null, fields.get(letter), width, right && width > 0));
+      pieces.add(
+          new Piece<>(null, fields.get(letter), size.width(), size.right() && size.width() > 0));
       if (!suffix.isEmpty()) {
         pieces.add(new Piece<>(suffix, null, 0, false));
       }
