@@ -131,6 +131,9 @@ void pmi_task_environment(const struct pmi *p, int t) {
   set_number("PMI_SIZE", p->ntasks);
 }
 
+/* The listener, a connection per task (a task's PMI_ID is used up once it names it), strangers. */
+int pmi_max_fds(int ntasks) { return 1 + ntasks + MAX_STRANGERS; }
+
 int pmi_fds(struct pmi *p, struct pollfd *fds, int max) {
   int n = 0;
   if (n < max) fds[n++] = (struct pollfd){.fd = p->listen_fd, .events = POLLIN};

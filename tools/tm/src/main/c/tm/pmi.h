@@ -19,6 +19,9 @@ struct pmi *pmi_start(int ntasks, const int *count, int nnodes, const char *step
 /* Sets task t's PMI_PORT, PMI_ID, PMI_RANK and PMI_SIZE in the environment its spawn carries. */
 void pmi_task_environment(const struct pmi *p, int t);
 
+/* The most descriptors pmi_fds lists for a step of `ntasks` tasks. */
+int pmi_max_fds(int ntasks);
+
 /* The descriptors to wait on: at most max of them in fds; returns how many. */
 int pmi_fds(struct pmi *p, struct pollfd *fds, int max);
 

@@ -53,6 +53,9 @@
         "options) and runs this step there. Other options of Slurm's srun are refused by name.\n" \
         "The whole text: man srun, or docs/slurm.md, \"srun\".\n"
 
+/* The most GPUs srun binds to one task (--gpus-per-task, SLURM_GPUS_PER_TASK). */
+#define MAX_TASK_GPUS 64
+
 enum { OPT_NTASKS_PER_NODE = 256, OPT_MPI, OPT_CPU_BIND, OPT_GPUS_PER_TASK, OPT_USAGE };
 
 /*
@@ -106,6 +109,7 @@ struct run {
   struct step_pmix *pmix; /* its PMIx server; NULL without libpmix */
   struct step_layout layout;
   struct pollfd *waited; /* its descriptors, for tm_poll */
+  int pmi_room; /* how many of waited's first entries pmi.c may fill */
   int waited_cap, aborted;
   int input; /* srun's stdin, while task 0 takes it (Slurm's default); -1 once it has ended */
 };
@@ -213,7 +217,6 @@ static int parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_GPUS_PER_TASK:
       if (count("--gpus-per-task", optarg, &o->gpus_per_task) < 0) return -1;
-      if (o->gpus_per_task > 64) return say_error("--gpus-per-task=%s: at most 64", optarg);
       break;
     case 'h': fputs(HELP, stdout); return 1;
     case OPT_USAGE: fputs(USAGE, stdout); return 1;
@@ -263,6 +266,10 @@ static int lay_out(struct run *run) {
   int given_tasks = o->ntasks > 0;
   if (!o->cpus_per_task) o->cpus_per_task = env_count("SLURM_CPUS_PER_TASK");
   if (!o->gpus_per_task) o->gpus_per_task = env_count("SLURM_GPUS_PER_TASK");
+  if (o->gpus_per_task > MAX_TASK_GPUS) {
+    return say_error("--gpus-per-task=%d: at most %d GPUs to a task", o->gpus_per_task,
+                     MAX_TASK_GPUS);
+  }
   if (!o->cpus_per_task) o->cpus_per_task = 1;
   if (!o->per_node) o->per_node = env_count("SLURM_NTASKS_PER_NODE");
   if (!o->ntasks && !o->nodes) o->ntasks = env_count("SLURM_NTASKS");
@@ -363,6 +370,7 @@ static void step_environment(struct run *run) {
   set_number("SLURM_NPROCS", run->o.ntasks);
   set_number("SLURM_NNODES", run->step_nodes);
   if (run->o.cpus_per_task > 1) set_number("SLURM_CPUS_PER_TASK", run->o.cpus_per_task);
+  if (run->o.gpus_per_task > 0) set_number("SLURM_GPUS_PER_TASK", run->o.gpus_per_task);
   setenv("SLURM_STEP_ID", "0", 1);
   setenv("SLURM_STEPID", "0", 1);
   setenv("SLURM_DISTRIBUTION", "block", 1);
@@ -399,13 +407,10 @@ static void spawn(struct run *run, int t) {
                        .relay_output = 1};
   /* --gpus-per-task: Slurm's per-task binding, the node's GPUs in order, N to each local task;
    * the mom refuses a task whose GPUs the job has not got there */
-  int32_t gpus[64];
-  if (run->o.gpus_per_task > 0) {
-    s.ngpus = run->o.gpus_per_task < 64 ? run->o.gpus_per_task : 64;
-    for (int g = 0; g < s.ngpus; g++) gpus[g] = task->local * run->o.gpus_per_task + g;
-    s.gpus = gpus;
-    set_number("SLURM_GPUS_PER_TASK", run->o.gpus_per_task);
-  }
+  int32_t gpus[MAX_TASK_GPUS];
+  s.ngpus = run->o.gpus_per_task; /* at most MAX_TASK_GPUS: lay_out refused more */
+  for (int g = 0; g < s.ngpus; g++) gpus[g] = task->local * run->o.gpus_per_task + g;
+  s.gpus = gpus;
   if (run->pmi) pmi_task_environment(run->pmi, t);
   if (run->pmix && step_pmix_task_environment(run->pmix, t, task->node) < 0) {
     task->status = -1;
@@ -591,8 +596,9 @@ int srun_main(int argc, char **argv) {
   step_environment(&run);
   run.pmi = pmi_start(run.o.ntasks, run.count, run.step_nodes, run.nodes.job_id);
   if (serve_pmix(&run) < 0) return 1;
-  /* the listener, a connection per task and the strangers pmi.c lets wait; PMIx's; stdin */
-  run.waited_cap = run.o.ntasks + 80 + (run.pmix ? step_pmix_max_fds(run.o.ntasks) : 0);
+  /* PMI-1's descriptors, PMIx's, and stdin */
+  run.pmi_room = pmi_max_fds(run.o.ntasks);
+  run.waited_cap = run.pmi_room + (run.pmix ? step_pmix_max_fds(run.o.ntasks) : 0) + 1;
   run.waited = tm_alloc((size_t)run.waited_cap * sizeof *run.waited);
   run.c.on_response = on_response;
   run.c.on_signal = on_signal;
@@ -611,7 +617,7 @@ int srun_main(int argc, char **argv) {
       say_error("lost the connection to the task manager: %s", run.c.why);
       return finish(&run, status(&run) > 1 ? status(&run) : 1);
     }
-    int pmix_at = run.pmi ? pmi_fds(run.pmi, run.waited, run.o.ntasks + 79) : 0;
+    int pmix_at = run.pmi ? pmi_fds(run.pmi, run.waited, run.pmi_room) : 0;
     int n = pmix_at;
     if (run.pmix) n += step_pmix_fds(run.pmix, run.waited + n, run.waited_cap - 1 - n);
     /* stdin only as fast as the task manager takes it, and only while task 0 runs */
