@@ -1,5 +1,6 @@
 package dev.berth.mom.os.cgroup;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,11 +27,24 @@ final class TaskCap {
   /** Three quarters of the smaller of {@code pid_max} and {@code threads-max} in {@code dir}. */
   static long of(Path dir) {
     try {
-      long pids = Long.parseLong(Files.readString(dir.resolve("pid_max")).strip());
-      long threads = Long.parseLong(Files.readString(dir.resolve("threads-max")).strip());
-      return Math.min(pids, threads) / 4 * 3;
+      return Math.min(number(dir.resolve("pid_max")), number(dir.resolve("threads-max"))) / 4 * 3;
     } catch (IOException | NumberFormatException e) {
       return 0;
+    }
+  }
+
+  /**
+   * The number a sysctl file holds. Read through a buffer in one read: the kernel answers a read of
+   * such a file at a later offset with end of file, and Files.readString, which sizes its first
+   * read by the file's length (0 in /proc), read only the first digit (a cap of 0: none).
+   */
+  private static long number(Path file) throws IOException {
+    try (BufferedReader in = Files.newBufferedReader(file)) {
+      String line = in.readLine();
+      if (line == null) {
+        throw new IOException(file + " is empty");
+      }
+      return Long.parseLong(line.strip());
     }
   }
 }
