@@ -144,7 +144,7 @@ final class MultiNodeCluster implements AutoCloseable {
   }
 
   void awaitNode(String node, String state) {
-    long deadline = System.currentTimeMillis() + 60_000;
+    long deadline = System.currentTimeMillis() + TimeScale.of(Duration.ofSeconds(60)).toMillis();
     String last = "";
     while (System.currentTimeMillis() < deadline) {
       last = cli("pbsnodes", "-a", node).out();
@@ -181,7 +181,7 @@ final class MultiNodeCluster implements AutoCloseable {
   /** Stops the mom of {@code node} as its service would (SIGTERM); returns its exit status. */
   int stopMom(String node) throws InterruptedException {
     moms.get(node).destroy();
-    return awaitMomExit(node, Duration.ofSeconds(60));
+    return awaitMomExit(node, TimeScale.of(Duration.ofSeconds(60)));
   }
 
   String momLog(String node) {
@@ -318,7 +318,10 @@ final class MultiNodeCluster implements AutoCloseable {
     for (String id : submitted) {
       if (jobProto(id).getState() != dev.berth.proto.JobState.COMPLETED) {
         cli("qdel", id);
-        await(id, j -> j.getState() == dev.berth.proto.JobState.COMPLETED, Duration.ofSeconds(30));
+        await(
+            id,
+            j -> j.getState() == dev.berth.proto.JobState.COMPLETED,
+            TimeScale.of(Duration.ofSeconds(30)));
       }
     }
     submitted.clear();

@@ -9,6 +9,7 @@ import dev.berth.proto.StatServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -115,7 +116,8 @@ final class ServerProcess implements AutoCloseable {
   }
 
   private boolean awaitLog(java.util.function.BooleanSupplier ready, String what) {
-    long deadline = System.currentTimeMillis() + 60_000;
+    Duration wait = TimeScale.of(Duration.ofSeconds(60));
+    long deadline = System.currentTimeMillis() + wait.toMillis();
     while (System.currentTimeMillis() < deadline) {
       if (!process.isAlive()) {
         return false;
@@ -125,7 +127,7 @@ final class ServerProcess implements AutoCloseable {
       }
       TestCluster.sleep(100);
     }
-    return fail("the server did not " + what + " within 60 s: " + log());
+    return fail("the server did not " + what + " within " + wait + ": " + log());
   }
 
   /** Whether it answers on its socket now. */
