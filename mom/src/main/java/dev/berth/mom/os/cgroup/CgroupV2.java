@@ -47,7 +47,7 @@ public final class CgroupV2 implements CgroupDriver {
   /** Peak memory sampled from memory.current where the kernel has no memory.peak (before 5.19). */
   private final Map<String, Long> sampledPeaks = new ConcurrentHashMap<>();
 
-  CgroupV2(Path parent, String root, Kernel kernel, String movesNote, long taskCap)
+  private CgroupV2(Path parent, String root, Kernel kernel, String movesNote, long taskCap)
       throws IOException {
     this.parent = parent;
     this.levels = List.of(root.split("/"));
@@ -55,9 +55,7 @@ public final class CgroupV2 implements CgroupDriver {
     this.movesNote = movesNote;
     this.taskCap = taskCap;
     this.offered = ControlFiles.words(parent.resolve("cgroup.controllers"));
-    Set<String> usable = new LinkedHashSet<>(List.of(CPUSET, MEMORY, IO, PIDS));
-    usable.retainAll(offered);
-    this.available = Collections.unmodifiableSet(usable);
+    this.available = usable(offered);
     this.takesPrograms = Files.getFileStore(parent).type().equals("cgroup2");
   }
 
@@ -79,8 +77,34 @@ public final class CgroupV2 implements CgroupDriver {
   /** The driver whose jobs may have {@code taskCap} tasks together (0: no cap). */
   static CgroupV2 open(CgroupConfig config, Mounts mounts, Kernel kernel, long taskCap)
       throws IOException {
-    return new CgroupV2(
-        parentDir(config, mounts), config.root(), kernel, mounts.movesNote(), taskCap);
+    Path parent = parentDir(config, mounts);
+    String leaf = "";
+    if (config.parentFor(CgroupConfig.UNIFIED) == null) {
+      checkBesideLeaf(config.root());
+      boolean root = mounts.own(CgroupConfig.UNIFIED).map("/"::equals).orElse(false);
+      Set<String> usable = usable(ControlFiles.words(parent.resolve("cgroup.controllers")));
+      leaf = OwnLeaf.enter(parent, root, !usable.isEmpty(), kernel);
+    }
+    return new CgroupV2(parent, config.root(), kernel, leaf + mounts.movesNote(), taskCap);
+  }
+
+  /** The controllers of {@code offered} the job cgroups use. */
+  private static Set<String> usable(Set<String> offered) {
+    Set<String> usable = new LinkedHashSet<>(List.of(CPUSET, MEMORY, IO, PIDS));
+    usable.retainAll(offered);
+    return Collections.unmodifiableSet(usable);
+  }
+
+  /** The job cgroups' root must not be the leaf the mom's own processes may move to. */
+  private static void checkBesideLeaf(String root) throws IOException {
+    if (root.split("/")[0].equals(OwnLeaf.NAME)) {
+      throw new IOException(
+          "cgroup v2: the cgroup root "
+              + root
+              + " would hold the mom's own processes (its first level may not be "
+              + OwnLeaf.NAME
+              + ")");
+    }
   }
 
   /** The directory of the parent of the job cgroups. */

@@ -95,6 +95,49 @@ class CgroupV2Test {
     assertEquals(List.of(), d.jobs());
   }
 
+  /**
+   * Under systemd the mom's own cgroup is its service's, where it runs: it moves into a leaf of its
+   * own so that the service's cgroup can hand controllers down to the jobs.
+   */
+  @Test
+  void theMomMovesFromItsOwnCgroupIntoALeafToHoldTheJobsBelowIt() throws IOException {
+    FakeTree s = new FakeTree(tmp.resolve("systemd"));
+    Path top = s.v2("cgroup", FakeTree.v2Controllers());
+    Path unit = s.cgroup(top, "system.slice/berth-mom.service");
+    s.kernel.join(unit, 77);
+    s.own("0:", "/system.slice/berth-mom.service");
+    CgroupV2 d =
+        CgroupV2.open(
+            new CgroupConfig(CgroupConfig.Mode.V2, "berth/n1", Map.of()), s.mounts(), s.kernel);
+    assertEquals(
+        List.of("cgroup/system.slice/berth-mom.service/mom/cgroup.procs=77"),
+        s.kernel.writesTo("cgroup.procs"));
+    assertTrue(d.describe().contains("own processes moved to " + unit.resolve("mom")));
+    IOException clash =
+        assertThrows(
+            IOException.class,
+            () ->
+                CgroupV2.open(
+                    new CgroupConfig(CgroupConfig.Mode.V2, "mom/n1", Map.of()),
+                    s.mounts(),
+                    s.kernel));
+    assertTrue(clash.getMessage().contains("may not be mom"), clash.getMessage());
+  }
+
+  /** The root cgroup may hold processes and still hand controllers down: nothing moves there. */
+  @Test
+  void aMomInTheRootCgroupStaysThere() throws IOException {
+    FakeTree s = new FakeTree(tmp.resolve("root"));
+    Path top = s.v2("cgroup", FakeTree.v2Controllers());
+    s.kernel.join(top, 1);
+    s.own("0:", "/");
+    CgroupV2 d =
+        CgroupV2.open(
+            new CgroupConfig(CgroupConfig.Mode.V2, "berth/n1", Map.of()), s.mounts(), s.kernel);
+    assertEquals(List.of(), s.kernel.writesTo("cgroup.procs"));
+    assertFalse(d.describe().contains("moved"), d.describe());
+  }
+
   @Test
   void refusesCpusTheParentDoesNotHave() throws IOException {
     CgroupV2 d = driver("/system.slice/berth-mom.service");
@@ -231,7 +274,10 @@ class CgroupV2Test {
     assertEquals(
         "cgroup v2: "
             + service.resolve("mom/berth/n1")
-            + ", controllers: cpuset io memory pids, the jobs' tasks capped at 3000"
+            + ", controllers: cpuset io memory pids, the jobs' tasks capped at 3000, the mom's own"
+            + " processes moved to "
+            + service.resolve("mom/mom")
+            + " (a cgroup that hands controllers down holds none)"
             + t.mounts().movesNote(),
         d.describe());
   }
