@@ -3,6 +3,7 @@ package dev.berth.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.berth.mom.os.JobFiles;
 import java.io.IOException;
@@ -425,6 +426,77 @@ class PackageIT {
    * What the package carries beside the files: RocksDB's native library for this machine only, and
    * the maintainer scripts that stop, disable and, on purge, remove what it made.
    */
+  /**
+   * The packages on a current distribution, as an administrator installs them: a guest with a
+   * kernel of its own, cgroup v2 only, booted with systemd (ops/vm run --systemd), where dpkg
+   * installs them, systemctl starts the server and the mom, and an ordinary user's job with
+   * cgroup_enable runs in a cgroup below the mom's service, which systemd delegated to it; with the
+   * units stopped, nothing of them is left (guest/systemd-site.sh does the administrator's part).
+   */
+  @Test
+  @Timeout(1200)
+  void theUnitsRunUnderSystemdAndAJobRunsInTheMomsDelegatedCgroup() throws Exception {
+    String why = Guest.unavailable();
+    if (why != null) {
+      System.err.println("PackageIT: NO SYSTEMD GUEST: guests cannot start here: " + why);
+    }
+    assumeTrue(why == null, why);
+    Path work = Files.createTempDirectory(Path.of("/tmp"), "berth-systemd-");
+    Path log = Files.createTempFile(Path.of("/tmp"), "berth-systemd-", ".log");
+    try {
+      Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxr-xr-x"));
+      Path script = TestCluster.ROOT.resolve("it/target/test-classes/guest/systemd-site.sh");
+      Guest.Result r =
+          Guest.run(
+              Duration.ofMinutes(18),
+              log,
+              List.of("--systemd", "--writable", work.toString()),
+              List.of(
+                  "/bin/sh",
+                  script.toString(),
+                  debs.get("berth").getParent().toString(),
+                  work.toString()));
+      String journal =
+          Files.exists(work.resolve("journal.log"))
+              ? Files.readString(work.resolve("journal.log"))
+              : "(no journal)";
+      String all = r.output() + "\n" + journal;
+      System.out.println(r.output());
+      System.out.printf("PackageIT: the systemd guest took %d s%n", r.took().toSeconds());
+      assertEquals(0, r.exit(), all);
+      java.util.Map<String, String> said = new java.util.TreeMap<>();
+      r.output()
+          .lines()
+          .filter(l -> l.matches("[a-z_]+=.*"))
+          .forEach(l -> said.put(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
+      assertEquals("0", said.get("dpkg"), all);
+      assertEquals("0", said.get("start"), all);
+      assertEquals("free", said.get("node"), all);
+      assertEquals("yes", said.get("delegate"), all);
+      String service = "/system.slice/berth-mom.service";
+      assertEquals(service + "/mom", said.get("mom_cgroup"), "the mom moved into its leaf\n" + all);
+      assertEquals("0", said.get("service_procs"), "no process in the inner cgroup\n" + all);
+      String id = said.get("job");
+      String node = dev.berth.core.Hosts.localName(); // the guest has this host's name
+      // mom.conf's cgroup root, the node, the job
+      assertEquals(service + "/berth/" + node + "/" + id, said.get("job_cgroup"), all);
+      assertEquals(Long.toString(64L << 20), said.get("job_memory_max"), all);
+      assertEquals("0", said.get("exit_status"), all);
+      assertEquals("gone", said.get("job_cgroup_after"), all);
+      assertEquals("0", said.get("stop"), all);
+      // a stop is not a failure (SuccessExitStatus=143: the JVM's status after SIGTERM)
+      assertEquals("inactive", said.get("mom_after_stop"), all);
+      assertEquals("inactive", said.get("server_after_stop"), all);
+      assertEquals("gone", said.get("service_cgroup_after"), all);
+      assertEquals("0", said.get("berth_processes"), all);
+      System.out.println(
+          "PackageIT: under systemd, up in " + said.get("up_seconds") + " s on " + node);
+    } finally {
+      JobFiles.removeTree(work);
+      Files.deleteIfExists(log);
+    }
+  }
+
   @Test
   void itCarriesOneRocksDbLibraryAndScriptsForRemovalAndPurge() throws IOException {
     Path jar;
