@@ -141,22 +141,7 @@ class CgroupV1IT {
             20);
     JobCgroup job = capped.create("9.test", List.of(cpu), 0);
     try {
-      RealCgroups.Run storm =
-          RealCgroups.run(
-              job,
-              tmp,
-              "storm",
-              List.of(
-                  "/usr/bin/perl",
-                  "-e",
-                  "my @kids; for (1 .. 100) { my $p = fork; last unless defined $p;"
-                      + " if ($p == 0) { sleep 60; exit } push @kids, $p }"
-                      + " print scalar(@kids), \" children\\n\"; kill 'KILL', @kids;"));
-      assertTrue(storm.status().startsWith("exit 0"), storm.status() + " / " + storm.output());
-      int children = Integer.parseInt(storm.output().split(" ")[0]);
-      assertTrue(children > 0 && children < 20, storm.output());
-      Process outside = new ProcessBuilder("/bin/true").start();
-      assertEquals(0, outside.waitFor(), "the host still forks");
+      RealCgroups.stormStopsAtTheCap(job, tmp, 20);
     } finally {
       RealCgroups.clear(capped, TIMEOUT);
     }

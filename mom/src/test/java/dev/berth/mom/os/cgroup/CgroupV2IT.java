@@ -167,21 +167,6 @@ class CgroupV2IT {
         capped.controllers().contains(CgroupV2.PIDS),
         "cgroup v2 offers no pids controller here: " + capped.describe());
     JobCgroup job = capped.create("9.v2", List.of(), 0);
-    RealCgroups.Run storm =
-        RealCgroups.run(
-            job,
-            tmp,
-            "storm",
-            List.of(
-                "/usr/bin/perl",
-                "-e",
-                "my @kids; for (1 .. 100) { my $p = fork; last unless defined $p;"
-                    + " if ($p == 0) { sleep 60; exit } push @kids, $p }"
-                    + " print scalar(@kids), \" children\\n\"; kill 'KILL', @kids;"));
-    assertTrue(storm.status().startsWith("exit 0"), storm.status() + " / " + storm.output());
-    int children = Integer.parseInt(storm.output().split(" ")[0]);
-    assertTrue(children > 0 && children < 20, storm.output());
-    Process outside = new ProcessBuilder("/bin/true").start();
-    assertEquals(0, outside.waitFor(), "the host still forks");
+    RealCgroups.stormStopsAtTheCap(job, tmp, 20);
   }
 }

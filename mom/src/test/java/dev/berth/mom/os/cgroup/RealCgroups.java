@@ -99,6 +99,31 @@ final class RealCgroups {
   }
 
   /** Runs {@code command} in the job's cgroups to its end. */
+  /**
+   * A fork storm in {@code job} whose cap on tasks is {@code cap}: perl forks up to 100 children
+   * until fork fails and counts them, which must be more than none and fewer than the cap; a
+   * process outside the jobs still forks.
+   */
+  static void stormStopsAtTheCap(JobCgroup job, Path dir, int cap)
+      throws IOException, InterruptedException {
+    Run storm =
+        run(
+            job,
+            dir,
+            "storm",
+            List.of(
+                "/usr/bin/perl",
+                "-e",
+                "my @kids; for (1 .. 100) { my $p = fork; last unless defined $p;"
+                    + " if ($p == 0) { sleep 60; exit } push @kids, $p }"
+                    + " print scalar(@kids), \" children\\n\"; kill 'KILL', @kids;"));
+    assertTrue(storm.status().startsWith("exit 0"), storm.status() + " / " + storm.output());
+    int children = Integer.parseInt(storm.output().split(" ")[0]);
+    assertTrue(children > 0 && children < cap, storm.output());
+    Process outside = new ProcessBuilder("/bin/true").start();
+    assertTrue(outside.waitFor() == 0, "the host still forks");
+  }
+
   static Run run(JobCgroup job, Path dir, String name, List<String> command)
       throws IOException, InterruptedException {
     Process p = start(job, dir, name, command);
