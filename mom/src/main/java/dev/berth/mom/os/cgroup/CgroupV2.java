@@ -47,14 +47,15 @@ public final class CgroupV2 implements CgroupDriver {
   /** Peak memory sampled from memory.current where the kernel has no memory.peak (before 5.19). */
   private final Map<String, Long> sampledPeaks = new ConcurrentHashMap<>();
 
-  private CgroupV2(Path parent, String root, Kernel kernel, String movesNote, long taskCap)
+  private CgroupV2(
+      Path parent, Set<String> offered, String root, Kernel kernel, String movesNote, long taskCap)
       throws IOException {
     this.parent = parent;
     this.levels = List.of(root.split("/"));
     this.kernel = kernel;
     this.movesNote = movesNote;
     this.taskCap = taskCap;
-    this.offered = ControlFiles.words(parent.resolve("cgroup.controllers"));
+    this.offered = offered;
     this.available = usable(offered);
     this.takesPrograms = Files.getFileStore(parent).type().equals("cgroup2");
   }
@@ -78,14 +79,14 @@ public final class CgroupV2 implements CgroupDriver {
   static CgroupV2 open(CgroupConfig config, Mounts mounts, Kernel kernel, long taskCap)
       throws IOException {
     Path parent = parentDir(config, mounts);
+    Set<String> offered = ControlFiles.words(parent.resolve("cgroup.controllers"));
     String leaf = "";
     if (config.parentFor(CgroupConfig.UNIFIED) == null) {
       checkBesideLeaf(config.root());
       boolean root = mounts.own(CgroupConfig.UNIFIED).map("/"::equals).orElse(false);
-      Set<String> usable = usable(ControlFiles.words(parent.resolve("cgroup.controllers")));
-      leaf = OwnLeaf.enter(parent, root, !usable.isEmpty(), kernel);
+      leaf = OwnLeaf.enter(parent, root, !usable(offered).isEmpty(), kernel);
     }
-    return new CgroupV2(parent, config.root(), kernel, leaf + mounts.movesNote(), taskCap);
+    return new CgroupV2(parent, offered, config.root(), kernel, leaf + mounts.movesNote(), taskCap);
   }
 
   /** The controllers of {@code offered} the job cgroups use. */
